@@ -1,0 +1,1 @@
+"""CUDA C sources of mazeroute's GPU engines, shipped as text (installed as mazeroute.kernels)."""

@@ -1,0 +1,163 @@
+"""The one registry of wavefront engines, and the public BFS entry points.
+
+Every engine is a ``(backend, strategy)`` pair mapped to the :class:`Problem` subclass
+that runs it. The CLI, the tests and the benchmark all read :data:`ENGINES`, so a new
+strategy is one kernel file plus one entry here. Classes are named by import path so
+that CPU-only machines never import CuPy.
+
+Examples
+--------
+>>> import numpy as np
+>>> from mazeroute.graph import fig15_1_graph
+>>> bfs(fig15_1_graph(), 2, backend="cpu").tolist()
+[2, 3, 0, 4, 4, 1, 1, 1, 2]
+>>> lv = bfs(np.ones((5, 5), bool), (2, 2), backend="cpu")
+>>> [(lv == k).sum() for k in range(1, 4)]   # Fig. 15.5's diamond, clipped by the border
+[4, 8, 8]
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import EngineUnavailable, InputError
+from ..graph import CSRGraph, GridGraph
+from .base import BLOCKED, UNREACHED, Graph, Problem, Wavefront
+
+__all__ = ["ENGINES", "EngineSpec", "Problem", "Wavefront", "UNREACHED", "BLOCKED",
+           "bfs", "make_problem", "resolve", "gpu_available", "strategies"]
+
+
+@dataclass(frozen=True)
+class EngineSpec:
+    """One registry entry.
+
+    ``form`` says what graph the engine walks: ``"grid"`` engines need a
+    :class:`GridGraph`; ``"csr"`` engines take any graph (a grid is converted).
+    """
+
+    backend: str
+    strategy: str
+    form: str
+    cls: str
+    summary: str
+    figure: str = ""
+
+    def load(self) -> type[Problem]:
+        module, _, name = self.cls.partition(":")
+        return getattr(importlib.import_module(module), name)
+
+
+_SPECS = [
+    EngineSpec("cpu", "grid", "grid", "mazeroute.engines.cpu:GridQueueProblem",
+               "sequential queue BFS on the implicit 4-neighbour grid (compiled)", "Fig. 15.5"),
+    EngineSpec("cpu", "csr", "csr", "mazeroute.engines.cpu:CSRQueueProblem",
+               "sequential queue BFS over CSR (compiled); works on any graph", "Fig. 15.3A"),
+]
+
+#: ``(backend, strategy) -> EngineSpec`` for every engine mazeroute offers.
+ENGINES: dict[tuple[str, str], EngineSpec] = {(s.backend, s.strategy): s for s in _SPECS}
+
+#: What ``strategy=None`` means per backend and graph kind.
+DEFAULT_STRATEGY = {("cpu", "grid"): "grid", ("cpu", "csr"): "csr",
+                    ("gpu", "grid"): "frontier", ("gpu", "csr"): "frontier"}
+
+
+def strategies(backend: str | None = None) -> list[str]:
+    """Strategy names offered by ``backend`` (all backends when None), registry order."""
+    names = [s.strategy for s in ENGINES.values() if backend in (None, s.backend)]
+    return list(dict.fromkeys(names))
+
+
+@functools.cache
+def gpu_available() -> bool:
+    """True when CuPy imports and sees at least one CUDA device."""
+    try:
+        import cupy
+        return cupy.cuda.runtime.getDeviceCount() > 0
+    except Exception:
+        return False
+
+
+def resolve(backend: str = "auto", strategy: str | None = None,
+            graph: Graph | None = None) -> tuple[EngineSpec, str | None]:
+    """Pick the engine for a request; return it with a one-line notice (or None).
+
+    ``backend="auto"`` means the GPU when CuPy and a device are present, else the CPU.
+    Raises :class:`InputError` for unknown names and :class:`EngineUnavailable` for
+    ``backend="gpu"`` on a machine without one.
+    """
+    kind = "csr" if isinstance(graph, CSRGraph) else "grid"
+    backends = sorted({s.backend for s in ENGINES.values()})
+    if backend not in (*backends, "auto"):
+        raise InputError(f"unknown backend {backend!r}; choose from auto, "
+                         + ", ".join(backends), field="backend")
+    if strategy is not None and strategy not in strategies():
+        raise InputError(f"unknown strategy {strategy!r}; choose from "
+                         + ", ".join(strategies()), field="strategy")
+    notice = None
+    if backend == "auto":
+        has_gpu = "gpu" in backends and gpu_available()
+        if strategy is not None:
+            offering = [b for b in ("gpu", "cpu") if (b, strategy) in ENGINES]
+            if "gpu" in offering and not has_gpu:
+                offering.remove("gpu")
+            if not offering:
+                raise EngineUnavailable(
+                    f"strategy {strategy!r} runs only on the GPU, and no CUDA device "
+                    "with CuPy was found")
+            backend = offering[0]
+        else:
+            backend = "gpu" if has_gpu else "cpu"
+            if "gpu" in backends and not has_gpu:
+                notice = "no CUDA device with CuPy found; using the CPU engine"
+    elif backend == "gpu" and not gpu_available():
+        raise EngineUnavailable("backend 'gpu' needs CuPy and a CUDA device, and none "
+                                "was found (install mazeroute[gpu] or use --backend cpu)")
+    strategy = strategy or DEFAULT_STRATEGY[(backend, kind)]
+    spec = ENGINES.get((backend, strategy))
+    if spec is None:
+        raise InputError(f"strategy {strategy!r} has no {backend} engine; {backend} offers "
+                         + ", ".join(strategies(backend)), field="strategy")
+    if spec.form == "grid" and kind != "grid":
+        raise InputError(f"strategy {strategy!r} works on grids only, not on a plain graph",
+                         field="strategy")
+    return spec, notice
+
+
+def make_problem(graph: Graph, backend: str = "auto",
+                 strategy: str | None = None) -> Problem:
+    """Build the problem object of the chosen engine for ``graph``."""
+    spec, _ = resolve(backend, strategy, graph)
+    problem = spec.load()(graph)
+    problem.name = (spec.backend, spec.strategy)
+    return problem
+
+
+def bfs(graph: Graph | np.ndarray, root, *, backend: str = "auto",
+        strategy: str | None = None) -> np.ndarray:
+    """BFS levels from ``root`` on a grid or a plain graph.
+
+    Parameters
+    ----------
+    graph : GridGraph, CSRGraph, or (height, width) bool array of free cells
+    root : for a grid, an ``(x, y)`` cell or a list of cells; for a plain graph, a
+        vertex id or a list of ids. Several roots make a multi-source wavefront.
+
+    Returns
+    -------
+    levels : uint32 array, grid-shaped for grids, ``UNREACHED`` where not reached.
+    """
+    if not isinstance(graph, (GridGraph, CSRGraph)):
+        graph = GridGraph(graph)
+    roots = np.asarray(root, dtype=np.int64)
+    if isinstance(graph, GridGraph):
+        if roots.ndim == 0 or roots.shape[-1] != 2:
+            raise InputError("a grid root is an (x, y) cell or a list of cells", field="root")
+        roots = graph.vertices(roots.reshape(-1, 2))
+    problem = make_problem(graph, backend, strategy)
+    return problem.wavefront(roots.ravel()).levels()

@@ -1,0 +1,147 @@
+"""What every wavefront engine shares: the problem object, its result, the sentinels.
+
+Following Gunrock's split, a :class:`Problem` holds one graph's arrays on the engine's
+device (host memory for CPU engines, GPU memory for GPU engines), keeps them alive
+across the nets of a layout, and resets only what a wavefront touched. An engine
+subclass supplies three things: how to run one wavefront, how to read levels back,
+and how to flip cells between blocked and free.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..graph import CSRGraph, GridGraph
+
+#: Level of a vertex that the wavefront did not reach (and of every blocked vertex).
+UNREACHED = np.uint32(0xFFFFFFFF)
+#: Internal level of a blocked vertex. Engines never label it, because every strategy's
+#: "unvisited" test is ``level == UNREACHED``; callers never see it.
+BLOCKED = np.uint32(0xFFFFFFFE)
+
+Graph = GridGraph | CSRGraph
+
+
+@dataclass(frozen=True)
+class Wavefront:
+    """The outcome of one BFS. Its levels stay readable until the problem's next run.
+
+    Attributes
+    ----------
+    target : int or None
+        The reached target with the lowest level (the first listed among equals), or
+        None when no target was given or none was reached.
+    target_level : int or None
+        Level of ``target``.
+    num_levels : int
+        Number of levels labelled, level 0 (the sources) included.
+    """
+
+    problem: Problem
+    target: int | None
+    target_level: int | None
+    num_levels: int
+
+    def levels(self, window: tuple[int, int, int, int] | None = None) -> np.ndarray:
+        """Levels as a host ``uint32`` array, ``UNREACHED`` where not reached or blocked.
+
+        For a grid the result has the grid's shape; ``window = (y0, y1, x0, x1)``
+        (half-open) reads only that part, which is what keeps backtracing on a big
+        GPU grid cheap. For a plain graph the result is one level per vertex.
+        """
+        out = np.array(self.problem._read_levels(window), dtype=np.uint32, copy=True)
+        out[out == BLOCKED] = UNREACHED
+        return out
+
+
+class Problem(ABC):
+    """One graph's state on an engine: levels, blockages, reusable buffers.
+
+    Subclasses implement :meth:`_clear`, :meth:`_run`, :meth:`_read_levels` and
+    :meth:`_write_levels`.
+    The level array starts as :meth:`initial_levels` (``BLOCKED`` on blocked grid
+    cells, ``UNREACHED`` elsewhere).
+    """
+
+    #: Set by the registry: ``(backend, strategy)`` of the engine that made this problem.
+    name: tuple[str, str] = ("?", "?")
+
+    def __init__(self, graph: Graph):
+        self.graph = graph
+        self.num_vertices = graph.num_vertices
+        self.shape = (graph.height, graph.width) if isinstance(graph, GridGraph) else None
+
+    # -- what engines implement ------------------------------------------------------
+    @abstractmethod
+    def _clear(self) -> None:
+        """Return every vertex labelled by the last run to ``UNREACHED`` (blocked stay)."""
+
+    @abstractmethod
+    def _run(self, sources: np.ndarray, targets: np.ndarray | None) -> int:
+        """Label levels from ``sources`` (all level 0); return the number of levels.
+
+        With ``targets``, stop after the first level at which any target is labelled
+        (every vertex of that level and below must be labelled exactly; deeper ones may
+        be left unreached). :meth:`_clear` has already run.
+        """
+
+    @abstractmethod
+    def _read_levels(self, window: tuple[int, int, int, int] | None) -> np.ndarray:
+        """Raw levels on the host (may include ``BLOCKED``), for the whole graph or a window."""
+
+    @abstractmethod
+    def _write_levels(self, vertices: np.ndarray, value: np.uint32) -> None:
+        """Set the resting level (``BLOCKED`` or ``UNREACHED``) of some vertices.
+
+        :meth:`_clear` has already run, so no label of an earlier wavefront remains.
+        """
+
+    # -- shared behaviour -----------------------------------------------------------
+    def initial_levels(self) -> np.ndarray:
+        level = np.full(self.num_vertices, UNREACHED, dtype=np.uint32)
+        if self.shape is not None:
+            level[~self.graph.free.ravel()] = BLOCKED
+        return level
+
+    def set_blocked(self, vertices, blocked: bool = True) -> None:
+        """Block (or free again) vertices for later wavefronts, e.g. a committed wire.
+
+        Only vertices that are free in the underlying graph may be freed again.
+        """
+        v = self._check_vertices(vertices, "vertices")
+        if not blocked and self.shape is not None and not self.graph.free.ravel()[v].all():
+            raise ValueError("cannot free a cell that the layout itself blocks")
+        self._clear()
+        self._write_levels(v, BLOCKED if blocked else UNREACHED)
+
+    def wavefront(self, sources, targets=None) -> Wavefront:
+        """Run one BFS from ``sources`` (vertex ids), optionally stopping at ``targets``."""
+        src = np.unique(self._check_vertices(sources, "sources"))
+        if src.size == 0:
+            raise ValueError("a wavefront needs at least one source")
+        if (self._read_vertices(src) == BLOCKED).any():
+            raise ValueError("a source vertex is blocked")
+        tgt = None if targets is None else self._check_vertices(targets, "targets")
+        self._clear()
+        num_levels = self._run(src, tgt if tgt is not None and tgt.size else None)
+        target = target_level = None
+        if tgt is not None and tgt.size:
+            tl = self._read_vertices(tgt)
+            reached = tl < BLOCKED
+            if reached.any():
+                i = int(np.flatnonzero(tl == tl[reached].min())[0])
+                target, target_level = int(tgt[i]), int(tl[i])
+        return Wavefront(self, target, target_level, int(num_levels))
+
+    def _read_vertices(self, vertices: np.ndarray) -> np.ndarray:
+        """Levels of a few vertices (engines on a device may override with a gather)."""
+        return np.asarray(self._read_levels(None)).ravel()[vertices]
+
+    def _check_vertices(self, vertices, what: str) -> np.ndarray:
+        v = np.atleast_1d(np.asarray(vertices, dtype=np.int64)).ravel()
+        if v.size and (v.min() < 0 or v.max() >= self.num_vertices):
+            raise ValueError(f"{what} hold a vertex outside 0..{self.num_vertices - 1}")
+        return v.astype(np.int32)
