@@ -14,7 +14,7 @@ Examples
 >>> res = route(lay, backend="cpu")
 >>> net = res.nets[0]
 >>> net.routed, net.length, net.bends
-(True, 8, 2)
+(True, 8, 3)
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ Examples
 >>> bfs(fig15_1_graph(), 2, backend="cpu").tolist()
 [2, 3, 0, 4, 4, 1, 1, 1, 2]
 >>> lv = bfs(np.ones((5, 5), bool), (2, 2), backend="cpu")
->>> [(lv == k).sum() for k in range(1, 4)]   # Fig. 15.5's diamond, clipped by the border
+>>> [int((lv == k).sum()) for k in range(1, 4)]   # Fig. 15.5's diamond, clipped by the border
 [4, 8, 8]
 """
 
