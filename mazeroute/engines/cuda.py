@@ -1,0 +1,42 @@
+"""CuPy plumbing shared by the GPU engines: find ``kernels/*.cu``, compile once per device.
+
+Kernel sources are real ``.cu`` files (``kernels/`` in a checkout, ``mazeroute/kernels``
+in an installed wheel). Each is compiled by NVRTC through ``cupy.RawModule`` the first
+time a device needs it and cached per device, as cuCIM does.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cupy
+
+_HERE = Path(__file__).resolve().parent
+
+
+def kernel_dir() -> Path:
+    """The folder holding the ``.cu`` sources."""
+    for candidate in (_HERE.parent / "kernels", _HERE.parent.parent / "kernels"):
+        if candidate.is_dir() and any(candidate.glob("*.cu")):
+            return candidate
+    raise FileNotFoundError("mazeroute's kernels/ folder with the .cu sources is missing")
+
+
+def kernel_source(name: str) -> str:
+    """Text of ``kernels/<name>.cu``."""
+    return (kernel_dir() / f"{name}.cu").read_text()
+
+
+@cupy.memoize(for_each_device=True)
+def load_module(name: str, options: tuple[str, ...] = ()) -> cupy.RawModule:
+    """``kernels/<name>.cu`` compiled for the current device (cached per device).
+
+    Options are NVRTC flags, e.g. ``("-DLOCAL_FRONTIER_CAPACITY=2048",)``.
+    """
+    opts = ("--std=c++17", f"-I{kernel_dir()}", *options)
+    return cupy.RawModule(code=kernel_source(name), options=opts)
+
+
+def get_kernel(module: str, kernel: str, options: tuple[str, ...] = ()) -> cupy.RawKernel:
+    """One ``extern "C"`` kernel from ``kernels/<module>.cu``."""
+    return load_module(module, tuple(options)).get_function(kernel)
