@@ -1,0 +1,54 @@
+"""The device-side half of :class:`~mazeroute.engines.base.Problem`, shared by GPU engines.
+
+Levels live in GPU memory for the life of the problem. A second device array, the
+*resting* levels (``BLOCKED`` on blocked cells, ``UNREACHED`` elsewhere), is patched in
+place when a wire is committed, so resetting between nets is one device-to-device copy
+and no graph is ever rebuilt. Reads copy back only what is asked for: a window of the
+grid for the backtracer, or the few target levels for early exit.
+"""
+
+from __future__ import annotations
+
+import cupy
+import numpy as np
+
+from .base import Problem
+
+
+class DeviceProblem(Problem):
+    """Device level array + resting levels; subclasses add graph arrays and ``_run``."""
+
+    def __init__(self, graph):
+        super().__init__(graph)
+        self.rest = cupy.asarray(self.initial_levels())
+        self.level = self.rest.copy()
+        self.dirty = False
+
+    def _clear(self) -> None:
+        if self.dirty:
+            cupy.copyto(self.level, self.rest)
+            self.dirty = False
+
+    def _write_levels(self, vertices: np.ndarray, value) -> None:
+        v = cupy.asarray(vertices, dtype=cupy.int32)
+        self.rest[v] = value
+        self.level[v] = value
+
+    def _read_levels(self, window):
+        if self.shape is None:
+            return self.level.get()
+        grid = self.level.reshape(self.shape)
+        if window is None:
+            return grid.get()
+        y0, y1, x0, x1 = window
+        return grid[y0:y1, x0:x1].get()
+
+    def _read_vertices(self, vertices: np.ndarray) -> np.ndarray:
+        return self.level[cupy.asarray(vertices, dtype=cupy.int32)].get()
+
+    def _seed(self, sources: np.ndarray) -> cupy.ndarray:
+        """Put the sources on level 0; mark the level array as needing a reset."""
+        src = cupy.asarray(sources, dtype=cupy.int32)
+        self.level[src] = 0
+        self.dirty = True
+        return src
