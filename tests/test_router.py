@@ -1,0 +1,131 @@
+"""Routing rules of issue 2: order, obstacles, multi-pin trees, unroutable nets."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import mazeroute.router as router_mod
+from mazeroute.contract import check_routes
+from mazeroute.engines import UNREACHED, bfs
+from mazeroute.generate import random_layout
+from mazeroute.layout import parse_layout
+from mazeroute.router import Router, net_order, route
+
+CPU_KEYS = [("cpu", "grid"), ("cpu", "csr")]
+
+
+def _layout(width, height, nets, blockages=()):
+    return parse_layout({"width": width, "height": height, "blockages": list(blockages),
+                         "nets": [{"name": n, "pins": p} for n, p in nets]}, "t.yaml")
+
+
+def test_two_pin_net_is_a_shortest_path_in_path_order():
+    lay = _layout(8, 5, [("a", [[0, 2], [7, 2]])], [[3, 0, 3, 3]])
+    net = route(lay, backend="cpu").nets[0]
+    assert net.routed and net.order == 0
+    assert net.cells[0] == (0, 2) and net.cells[-1] == (7, 2)
+    free = ~lay.blocked
+    assert net.length == bfs(free, (0, 2), backend="cpu")[2, 7] == len(net.cells) - 1
+
+
+def test_earlier_wire_is_a_blockage_for_later_nets():
+    # a runs straight across row 2; b must cross it and cannot.
+    lay = _layout(7, 5, [("a", [[0, 2], [6, 2]]), ("b", [[3, 0], [3, 4]])])
+    res = route(lay, backend="cpu")
+    a, b = res.nets
+    assert a.routed and a.length == 6
+    assert not b.routed and b.cells == [] and b.order is None
+    assert check_routes(lay, res.to_json(), sequential=True) == []
+    # In hpwl order b (span 4) goes first and a detours around it.
+    res = route(lay, backend="cpu", order="hpwl")
+    a, b = res.nets
+    assert b.order == 0 and b.routed and not a.routed   # row-spanning b cuts the chip
+
+
+def test_pins_of_other_nets_are_obstacles_before_they_are_routed():
+    # b's pin at (2, 1) sits on a's straight line; a must step around it.
+    lay = _layout(5, 3, [("a", [[0, 1], [4, 1]]), ("b", [[2, 1], [2, 0]])])
+    a = route(lay, backend="cpu").nets[0]
+    assert a.routed and (2, 1) not in a.cells and a.length == 6
+
+
+def test_multi_pin_net_grows_one_tree_through_every_pin():
+    pins = [[0, 0], [9, 0], [0, 9], [9, 9], [5, 5]]
+    lay = _layout(10, 10, [("t", pins)], [[3, 2, 6, 3]])
+    net = route(lay, backend="cpu").nets[0]
+    assert net.routed
+    assert {tuple(p) for p in pins} <= set(net.cells)
+    assert net.length == len(net.cells) - 1 == len(set(net.cells)) - 1
+    # Each step joins the nearest pin, so the tree is no longer than a star from the root.
+    lv = bfs(~lay.blocked, (0, 0), backend="cpu")
+    assert net.length <= sum(int(lv[y, x]) for x, y in pins[1:])
+    assert check_routes(lay, route(lay, backend="cpu").to_json()) == []
+
+
+def test_unroutable_net_is_reported_and_routing_goes_on():
+    lay = _layout(6, 6, [("boxed", [[0, 0], [5, 5]]), ("free", [[0, 5], [5, 0]])],
+                  [[1, 0, 1, 1], {"cell": [0, 1]}])
+    res = route(lay, backend="cpu")
+    boxed, free = res.nets
+    assert not boxed.routed and boxed.cells == [] and boxed.order is None
+    assert free.routed and free.order == 0
+    assert res.routed == 1 and res.wirelength == free.length
+
+
+def test_net_order_modes():
+    lay = _layout(10, 10, [("long", [[0, 0], [9, 9]]), ("short", [[4, 4], [5, 4]])])
+    assert net_order(lay, "file") == [0, 1]
+    assert net_order(lay, "hpwl") == [1, 0]
+    with pytest.raises(ValueError):
+        net_order(lay, "random")
+
+
+@pytest.mark.parametrize("key", CPU_KEYS, ids="/".join)
+def test_generated_layout_obeys_the_contract(key):
+    lay = random_layout(60, 40, density=0.2, nets=25, pins=2, seed=11)
+    res = route(lay, backend=key[0], strategy=key[1])
+    assert res.engine == "/".join(key)
+    assert res.routed > 0
+    assert check_routes(lay, res.to_json(), sequential=True) == []
+
+
+def test_backtrace_window_never_changes_the_route(monkeypatch):
+    lay = random_layout(50, 50, density=0.3, nets=30, pins=3, seed=4)
+    windowed = route(lay, backend="cpu").to_json()
+    monkeypatch.setattr(router_mod, "_window", lambda shape, *a: (0, shape[0], 0, shape[1]))
+    assert route(lay, backend="cpu").to_json() == windowed
+
+
+def test_full_wavefront_sees_committed_wires():
+    lay = _layout(7, 5, [("a", [[0, 2], [6, 2]]), ("b", [[3, 0], [3, 4]])])
+    r = Router(lay, backend="cpu")
+    r.route_net(0)
+    lv = r.full_wavefront(1)
+    assert lv[0, 3] == 0 and lv[4, 3] == UNREACHED and lv[2, 3] == UNREACHED
+
+
+@st.composite
+def layouts(draw):
+    w, h = draw(st.integers(2, 20)), draw(st.integers(2, 20))
+    seed = draw(st.integers(0, 2**16))
+    density = draw(st.sampled_from([0.0, 0.1, 0.3, 0.5]))
+    pins = draw(st.integers(2, 4))
+    nets = draw(st.integers(0, max(0, min(6, (w * h) // (2 * pins)))))
+    try:
+        return random_layout(w, h, density=density, nets=nets, pins=pins, seed=seed)
+    except Exception as e:   # not enough free cells for the nets: draw again
+        from hypothesis import assume
+        assume(False)
+        raise e
+
+
+@given(lay=layouts(), order=st.sampled_from(["file", "hpwl"]))
+@settings(max_examples=120, deadline=None)
+def test_every_routes_file_obeys_formats(lay, order):
+    results = [route(lay, backend=b, strategy=s, order=order).to_json() for b, s in CPU_KEYS]
+    assert check_routes(lay, results[0], sequential=True) == []
+    for other in results[1:]:
+        other["engine"] = results[0]["engine"]
+        assert other == results[0]     # every engine draws the same wires
