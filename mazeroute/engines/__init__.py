@@ -92,7 +92,7 @@ def resolve(backend: str = "auto", strategy: str | None = None,
     ``backend="gpu"`` on a machine without one.
     """
     kind = "csr" if isinstance(graph, CSRGraph) else "grid"
-    backends = sorted({s.backend for s in ENGINES.values()})
+    backends = sorted({"cpu", "gpu"} | {s.backend for s in ENGINES.values()})
     if backend not in (*backends, "auto"):
         raise InputError(f"unknown backend {backend!r}; choose from auto, "
                          + ", ".join(backends), field="backend")
