@@ -120,19 +120,67 @@ def mask_to_rects(blocked: np.ndarray) -> list[Rect]:
 
 
 def random_nets(blocked: np.ndarray, count: int, pins: int, rng: np.random.Generator,
-                prefix: str = "n") -> list[Net]:
-    """``count`` nets of ``pins`` distinct free cells each, no cell shared."""
+                prefix: str = "n", span: int | None = None) -> list[Net]:
+    """``count`` nets of ``pins`` distinct free cells each, no cell shared.
+
+    With ``span``, every pin of a net lies within Manhattan distance ``span`` of the
+    net's first pin, as in a router's local nets; the first pins are spread over the
+    whole layout. Without it, pins are drawn from all free cells.
+
+    >>> blocked = np.zeros((100, 100), bool)
+    >>> nets = random_nets(blocked, 20, 2, np.random.default_rng(0), span=8)
+    >>> max(n.hpwl for n in nets) <= 8
+    True
+    """
     if pins < 2:
         raise InputError(f"a net needs at least 2 pins, got {pins}", field="pins")
     free = np.flatnonzero(~blocked.ravel())
     if count * pins > free.size:
         raise InputError(f"{count} nets of {pins} pins need {count * pins} free cells, "
                          f"the layout has {free.size}", field="nets")
-    chosen = rng.choice(free, size=count * pins, replace=False)
     w = blocked.shape[1]
-    cells = [(int(v % w), int(v // w)) for v in chosen]
+    if span is None:
+        chosen = rng.choice(free, size=count * pins, replace=False)
+        cells = [(int(v % w), int(v // w)) for v in chosen]
+    else:
+        cells = _local_pins(blocked, count, pins, rng, span)
     width = len(str(max(count - 1, 0)))
     return [Net(f"{prefix}{i:0{width}d}", cells[i * pins:(i + 1) * pins]) for i in range(count)]
+
+
+def _local_pins(blocked: np.ndarray, count: int, pins: int, rng: np.random.Generator,
+                span: int) -> list[tuple[int, int]]:
+    """Pins of ``count`` nets, each net's pins within ``span`` of its first (rejection)."""
+    if not isinstance(span, (int, np.integer)) or span < 1:
+        raise InputError(f"span must be an integer >= 1, got {span!r}", field="span")
+    h, w = blocked.shape
+    used = blocked.copy()            # blocked or already a pin
+    cells: list[tuple[int, int]] = []
+    roots = iter(rng.permutation(np.flatnonzero(~blocked.ravel())).tolist())
+    for _ in range(count):
+        for root in roots:
+            ry, rx = divmod(root, w)
+            if used[ry, rx]:
+                continue
+            net = [(rx, ry)]
+            used[ry, rx] = True
+            for _try in range(64 * pins):
+                if len(net) == pins:
+                    break
+                dx, dy = (int(v) for v in rng.integers(-span, span + 1, 2))
+                x, y = rx + dx, ry + dy
+                if abs(dx) + abs(dy) <= span and 0 <= x < w and 0 <= y < h and not used[y, x]:
+                    net.append((x, y))
+                    used[y, x] = True
+            if len(net) == pins:
+                cells += net
+                break
+            for x, y in net:            # too crowded here: give the cells back, next root
+                used[y, x] = False
+        else:
+            raise InputError(f"cannot place {count} nets of {pins} pins within span {span} "
+                             "on this layout", field="span")
+    return cells
 
 
 def random_layout(width: int, height: int, *, density: float = 0.25, nets: int = 10,

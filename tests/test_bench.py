@@ -1,0 +1,293 @@
+"""The benchmark: its table, files, WRONG detection, option errors and suites (no timings)."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+import types
+from dataclasses import fields
+
+import numpy as np
+import pytest
+from PIL import Image
+
+import mazeroute.bench as bench
+import mazeroute.engines as engines_mod
+from mazeroute.engines import ENGINES, UNREACHED, EngineSpec
+from mazeroute.engines.cpu import CSRQueueProblem
+from mazeroute.engines.oracle import oracle_levels
+from mazeroute.errors import EngineUnavailable, InputError
+from mazeroute.generate import random_nets
+from mazeroute.graph import GridGraph
+from tests.corpus import hand_cases, random_cases
+
+CPU = [k for k in ENGINES if k[0] == "cpu"]
+TINY = ["--size", "24", "--repeats", "1", "-q"]
+
+
+def _args(*argv: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    bench.add_arguments(parser)
+    return parser.parse_args(list(argv))
+
+
+def _read_csv(path):
+    with open(path, newline="", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
+
+
+# -- the table ---------------------------------------------------------------------------
+def test_table_has_every_engine_and_class_and_writes_csv_and_png(tmp_path, capsys):
+    classes = ["open", "dense", "maze", "ost003d"]
+    status = bench.run(_args(*TINY, "--classes", ",".join(classes), "-o", str(tmp_path)))
+    assert status == 0
+    out = capsys.readouterr().out
+    names = ["cpu/grid", "cpu/csr", bench.SCIPY, bench.SCIPY_TOTAL]
+    assert all(c in out for c in classes) and all(n in out for n in names)
+    assert "WRONG" not in out and "ERROR" not in out
+
+    rows = _read_csv(tmp_path / "bench.csv")
+    assert list(rows[0]) == [f.name for f in fields(bench.Row)]
+    assert [(r["layout"], r["engine"]) for r in rows] == [
+        (c, n) for c in classes for n in ("cpu/grid", bench.SCIPY, bench.SCIPY_TOTAL,
+                                          "cpu/csr")]
+    assert {r["check"] for r in rows} == {"ref", "ok", "-"}
+    for r in rows:
+        assert float(r["median_s"]) > 0 and int(r["runs"]) == 1
+        assert int(r["reached"]) > 0 and int(r["levels"]) >= 2
+    sizes = {r["layout"]: r["size"] for r in rows}
+    assert sizes["open"] == "24x24" and sizes["ost003d"] == "194x194"   # maps keep their size
+    for c in classes:   # every engine of a layout reports the same level count
+        assert len({r["levels"] for r in rows if r["layout"] == c}) == 1
+
+    with Image.open(tmp_path / "bench.png") as img:
+        assert img.format == "PNG" and img.size[0] > 300 and img.size[1] > 200
+    assert not list(tmp_path.glob("*.part"))
+
+
+def test_reference_levels_are_the_oracle_levels_from_the_corner():
+    case = bench.make_case("dense", 40, seed=3)
+    graph = GridGraph(case.free)
+    _, levels, num = bench.time_engine(("cpu", "grid"), graph, case.source, 1)
+    expected = oracle_levels(graph.csr, [case.source], ~case.free.ravel())
+    np.testing.assert_array_equal(levels, expected)
+    assert num == int(expected[expected != UNREACHED].max()) + 1
+
+
+@pytest.mark.parametrize("case", [c for c in hand_cases() + random_cases(12, 30, seed=5)
+                                  if c.is_grid and len(c.sources) == 1], ids=lambda c: c.id)
+def test_levels_derived_from_scipy_match_the_oracle(case):
+    graph = case.graph
+    got = bench.scipy_levels(bench.scipy_matrix(graph), case.sources[0])
+    np.testing.assert_array_equal(got.reshape(graph.shape), case.expected())
+
+
+def test_source_is_in_the_largest_free_region():
+    free = np.zeros((10, 12), bool)
+    free[0, 0] = free[0, 1] = True        # a pocket nearest the corner
+    free[3:9, 2:11] = True                # the big region
+    src = bench.corner_source(free)
+    assert divmod(src, 12) == (3, 2)
+
+
+# -- WRONG and ERROR are shown, never hidden ---------------------------------------------
+def _corrupt_csr_engine(monkeypatch):
+    original = CSRQueueProblem._run
+
+    def bad_run(self, sources, targets):
+        n = original(self, sources, targets)
+        self.level[self.queue[self.touched - 1]] += 1     # one reached cell one level off
+        return n
+
+    monkeypatch.setattr(CSRQueueProblem, "_run", bad_run)
+
+
+def test_wrong_levels_are_flagged_in_the_table_and_the_status(monkeypatch, capsys, tmp_path):
+    _corrupt_csr_engine(monkeypatch)
+    rows = bench.bench_table(["open"], CPU, size=24, repeats=1)
+    check = {r.engine: r.check for r in rows}
+    assert check == {"cpu/grid": "ref", bench.SCIPY: "-", bench.SCIPY_TOTAL: "ok",
+                     "cpu/csr": "WRONG"}
+    assert "differ" in next(r.note for r in rows if r.engine == "cpu/csr")
+
+    status = bench.run(_args(*TINY, "--classes", "maze", "--engines", "cpu",
+                             "-o", str(tmp_path)))
+    assert status == 1
+    assert "WRONG" in capsys.readouterr().out
+    assert "WRONG" in {r["check"] for r in _read_csv(tmp_path / "bench.csv")}
+
+
+def test_an_engine_that_raises_is_an_error_row(monkeypatch):
+    def boom(self, sources, targets):
+        raise RuntimeError("kernel exploded")
+
+    monkeypatch.setattr(CSRQueueProblem, "_run", boom)
+    rows = bench.bench_table(["maze"], CPU, size=24, repeats=1)
+    bad = next(r for r in rows if r.engine == "cpu/csr")
+    assert bad.check == "ERROR" and "kernel exploded" in bad.note
+    assert "ERROR" in bench.format_table(rows)
+
+
+# -- options -----------------------------------------------------------------------------
+@pytest.mark.parametrize("argv, field", [
+    (["--size", "0"], "--size"),
+    (["--size", "100000"], "--size"),
+    (["--repeats", "0"], "--repeats"),
+    (["--max-seconds", "0"], "--max-seconds"),
+    (["--engines", "cpu/nope"], "--engines"),
+    (["--engines", "tpu"], "--engines"),
+    (["--classes", "open,swamp"], "--classes"),
+    (["--maps", "/no/such/folder"], "--maps"),
+])
+def test_bad_options_are_input_errors(argv, field):
+    with pytest.raises(InputError) as e:
+        bench.run(_args(*argv))
+    assert e.value.field == field
+
+
+def test_a_missing_map_is_an_input_error(tmp_path):
+    with pytest.raises(InputError, match="den520d") as e:
+        bench.run(_args(*TINY, "--classes", "den520d", "--maps", str(tmp_path)))
+    assert e.value.field == "--maps"
+    assert bench.parse_classes(None, tmp_path) == list(bench.SYNTHETIC)   # default skips them
+
+
+def test_option_lists_are_parsed():
+    assert bench.parse_engines("cpu/csr, cpu/grid,cpu") == [("cpu", "csr"), ("cpu", "grid")]
+    assert bench.parse_classes("maze,maps,maze") == ["maze", *bench.MAPS]
+    assert set(CPU) <= set(bench.parse_engines(None))
+
+
+@pytest.mark.skipif(engines_mod.gpu_available(), reason="checks the machine without a GPU")
+def test_gpu_engines_without_a_gpu_are_unavailable(monkeypatch):
+    monkeypatch.setitem(ENGINES, ("gpu", "frontier"), EngineSpec(
+        "gpu", "frontier", "csr", "mazeroute.engines.cpu:CSRQueueProblem", "test"))
+    assert ("gpu", "frontier") not in bench.parse_engines(None)
+    with pytest.raises(EngineUnavailable):
+        bench.parse_engines("gpu")
+
+
+def test_cli_reports_a_bad_bench_option_in_one_line(capsys):
+    cli = pytest.importorskip("mazeroute.cli")
+    assert cli.main(["bench", "--repeats", "0"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "--repeats" in err
+
+
+# -- suites ------------------------------------------------------------------------------
+def test_cpu_suite_reports_each_cpu_engine_against_scipy(tmp_path):
+    targets = bench.cpu_suite(rect_size=40, maze_size=31, repeats=1)
+    assert [t.id for t in targets] == ["cpu1a", "cpu1b", "cpu2a", "cpu2b"]
+    for t in targets:
+        assert t.met in ("yes", "no") and t.value > 0
+        assert "SciPy" in t.measured and t.goal == "<= 2x SciPy's time"
+    bench.write_csv(tmp_path / "cpu.csv", targets)
+    assert [r["id"] for r in _read_csv(tmp_path / "cpu.csv")] == [t.id for t in targets]
+    assert "cpu1a" in bench.format_targets(targets)
+
+
+def _small_targets(classes=("maze",)):
+    return bench.targets_suite(list(classes), size=24, repeats=1, big=40, maze=31,
+                               route_size=64, route_nets=12)
+
+
+@pytest.mark.skipif(engines_mod.gpu_available(), reason="checks the machine without a GPU")
+def test_targets_suite_skips_gpu_rows_with_a_note_without_a_gpu():
+    targets, rows = _small_targets()
+    by = {t.id: t for t in targets}
+    assert list(by) == ["a1", "a2", "b", "c", "d", "e-maze"]
+    for k in ("a1", "a2", "b", "d"):
+        assert by[k].met == "skipped" and "no CUDA device" in by[k].note
+    assert by["c"].met == "skipped" and "cpu/grid" in by["c"].measured
+    assert by["e-maze"].met in ("yes", "no") and "auto = cpu/grid" in by["e-maze"].measured
+    assert {r.layout for r in rows} == {"maze"}
+
+
+@pytest.fixture
+def fake_gpu(monkeypatch):
+    """A pretend GPU: 'gpu' engines that are really CPU engines, and a stand-in CuPy."""
+    pool = types.SimpleNamespace(free_all_blocks=lambda: None, total_bytes=lambda: 1 << 20)
+    device = types.SimpleNamespace(synchronize=lambda: None, id=0)
+    runtime = types.SimpleNamespace(memGetInfo=lambda: (1 << 33, 1 << 34),
+                                    getDeviceProperties=lambda i: {"name": b"Fake GPU"})
+    cupy = types.SimpleNamespace(cuda=types.SimpleNamespace(Device=lambda *a: device,
+                                                            runtime=runtime),
+                                 get_default_memory_pool=lambda: pool, __version__="fake")
+    monkeypatch.setitem(sys.modules, "cupy", cupy)
+    for strategy, form, cls in [("grid", "grid", "GridQueueProblem"),
+                                ("frontier", "csr", "CSRQueueProblem"),
+                                ("push", "csr", "CSRQueueProblem")]:
+        monkeypatch.setitem(ENGINES, ("gpu", strategy), EngineSpec(
+            "gpu", strategy, form, f"mazeroute.engines.cpu:{cls}", "stand-in"))
+    monkeypatch.setattr(bench, "gpu_available", lambda: True)
+    monkeypatch.setattr(engines_mod, "gpu_available", lambda: True)
+
+
+def test_targets_suite_measures_every_target_with_a_gpu(fake_gpu, capsys):
+    targets, rows = _small_targets(("maze", "den520d"))
+    by = {t.id: t for t in targets}
+    assert list(by) == ["a1", "a2", "b", "c", "d", "e-maze", "e-den520d"]
+    for t in targets:
+        assert t.met in ("yes", "no"), t
+        assert t.value == t.value              # a number, not NaN
+    assert "best textbook gpu/" in by["a2"].measured
+    assert "gpu/frontier" in by["c"].measured and "cpu/grid" in by["c"].measured
+    assert "B/cell" in by["d"].measured
+    assert "auto = gpu/frontier" in by["e-maze"].measured
+    assert {r.engine for r in rows} >= {"gpu/grid", "gpu/frontier", "gpu/push", "cpu/grid"}
+    assert {r.check for r in rows} <= {"ref", "ok", "-"}
+    assert "Fake GPU" in bench.machine()
+
+
+def test_a_wrong_textbook_strategy_is_flagged_and_not_the_best(fake_gpu, monkeypatch):
+    _corrupt_csr_engine(monkeypatch)     # gpu/frontier and gpu/push stand-ins go wrong
+    targets, rows = _small_targets()
+    assert {r.check for r in rows if r.engine in ("gpu/frontier", "gpu/push")} == {"WRONG"}
+    a2 = next(t for t in targets if t.id == "a2")
+    assert a2.met == "skipped" and "no textbook" in a2.note
+    e = next(t for t in targets if t.id == "e-maze")
+    assert e.met == "no" and "WRONG" in e.measured
+
+
+def test_run_targets_writes_its_files_and_returns_1_on_wrong(fake_gpu, monkeypatch,
+                                                             tmp_path, capsys):
+    real = bench.targets_suite
+    monkeypatch.setattr(bench, "targets_suite", lambda *a, **k: real(
+        *a, **k, big=40, maze=31, route_size=64, route_nets=12))
+    argv = [*TINY, "--suite", "targets", "--classes", "maze"]
+    assert bench.run(_args(*argv, "-o", str(tmp_path))) == 0
+    assert {p.name for p in tmp_path.iterdir()} == {"targets.csv", "bench.csv", "bench.png"}
+    assert [r["id"] for r in _read_csv(tmp_path / "targets.csv")][:2] == ["a1", "a2"]
+    _corrupt_csr_engine(monkeypatch)
+    assert bench.run(_args(*argv)) == 1
+    assert "WRONG" in capsys.readouterr().out
+
+
+# -- generate.random_nets(span=...), added for the routing target ------------------------
+def test_local_nets_stay_within_span_on_free_distinct_cells():
+    blocked = np.random.default_rng(0).random((80, 90)) < 0.2
+    nets = random_nets(blocked, 60, 3, np.random.default_rng(1), span=6)
+    cells = [p for n in nets for p in n.pins]
+    assert len(nets) == 60 and len(set(cells)) == len(cells)
+    assert not any(blocked[y, x] for x, y in cells)
+    for n in nets:
+        (x0, y0), *rest = n.pins
+        assert all(abs(x - x0) + abs(y - y0) <= 6 for x, y in rest)
+
+
+def test_span_none_keeps_the_old_draw():
+    blocked = np.zeros((20, 20), bool)
+    a = random_nets(blocked, 5, 2, np.random.default_rng(7))
+    chosen = np.random.default_rng(7).choice(400, size=10, replace=False)
+    assert [p for n in a for p in n.pins] == [(int(v % 20), int(v // 20)) for v in chosen]
+
+
+def test_impossible_span_is_an_input_error():
+    with pytest.raises(InputError) as e:
+        random_nets(np.zeros((5, 5), bool), 2, 2, np.random.default_rng(0), span=0)
+    assert e.value.field == "span"
+    isolated = np.ones((9, 9), bool)
+    isolated[::4, ::4] = False              # free cells 4 apart: no pair within span 2
+    with pytest.raises(InputError, match="span 2"):
+        random_nets(isolated, 1, 2, np.random.default_rng(0), span=2)
