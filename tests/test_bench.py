@@ -227,13 +227,14 @@ def fake_gpu(monkeypatch):
 def test_targets_suite_measures_every_target_with_a_gpu(fake_gpu, capsys):
     targets, rows = _small_targets(("maze", "den520d"))
     by = {t.id: t for t in targets}
-    assert list(by) == ["a1", "a2", "b", "c", "d", "e-maze", "e-den520d"]
+    assert list(by) == ["a1", "a0", "a2", "b", "b0", "c0", "c", "d", "e-maze", "e-den520d"]
     for t in targets:
         assert t.met in ("yes", "no"), t
         assert t.value == t.value              # a number, not NaN
     assert "best textbook gpu/" in by["a2"].measured
     assert "gpu/frontier" in by["c"].measured and "cpu/grid" in by["c"].measured
-    assert "B/cell" in by["d"].measured
+    assert "B/cell" in by["d"].measured and by["d"].goal == "< 1 GiB"
+    assert by["a0"].goal == "<= 4 ms" and by["b0"].goal == "<= 12 ms"
     assert "auto = gpu/frontier" in by["e-maze"].measured
     assert {r.engine for r in rows} >= {"gpu/grid", "gpu/frontier", "gpu/push", "cpu/grid"}
     assert {r.check for r in rows} <= {"ref", "ok", "-"}
@@ -258,7 +259,7 @@ def test_run_targets_writes_its_files_and_returns_1_on_wrong(fake_gpu, monkeypat
     argv = [*TINY, "--suite", "targets", "--classes", "maze"]
     assert bench.run(_args(*argv, "-o", str(tmp_path))) == 0
     assert {p.name for p in tmp_path.iterdir()} == {"targets.csv", "bench.csv", "bench.png"}
-    assert [r["id"] for r in _read_csv(tmp_path / "targets.csv")][:2] == ["a1", "a2"]
+    assert [r["id"] for r in _read_csv(tmp_path / "targets.csv")][:3] == ["a1", "a0", "a2"]
     _corrupt_csr_engine(monkeypatch)
     assert bench.run(_args(*argv)) == 1
     assert "WRONG" in capsys.readouterr().out
