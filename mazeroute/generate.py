@@ -184,21 +184,26 @@ def _local_pins(blocked: np.ndarray, count: int, pins: int, rng: np.random.Gener
 
 
 def random_layout(width: int, height: int, *, density: float = 0.25, nets: int = 10,
-                  pins: int = 2, seed: int = 0, name: str | None = None) -> Layout:
-    """Random rectangular blockages at ``density`` with ``nets`` random nets."""
+                  pins: int = 2, seed: int = 0, name: str | None = None,
+                  span: int | None = None) -> Layout:
+    """Random rectangular blockages at ``density`` with ``nets`` random nets.
+
+    ``span`` keeps each net's pins within that Manhattan distance of its root.
+    """
     rng = np.random.default_rng(seed)
     rects = random_rects(width, height, density, rng)
     layout = Layout(name or f"rects-{width}x{height}-s{seed}", width, height, rects)
-    layout.nets = random_nets(layout.blocked, nets, pins, rng)
+    layout.nets = random_nets(layout.blocked, nets, pins, rng, span=span)
     return layout
 
 
 def perfect_maze(width: int, height: int, *, nets: int = 0, pins: int = 2, seed: int = 0,
-                 name: str | None = None) -> Layout:
-    """A perfect maze with ``nets`` random nets on its corridors."""
+                 name: str | None = None, span: int | None = None) -> Layout:
+    """A perfect maze with ``nets`` random nets on its corridors (``span`` as above)."""
     blocked = maze_mask(width, height, seed)
     layout = Layout(name or f"maze-{width}x{height}-s{seed}", width, height,
                     mask_to_rects(blocked), [], blocked)
     if nets:
-        layout.nets = random_nets(blocked, nets, pins, np.random.default_rng(seed + 1))
+        layout.nets = random_nets(blocked, nets, pins, np.random.default_rng(seed + 1),
+                                  span=span)
     return layout
