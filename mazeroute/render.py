@@ -1,31 +1,58 @@
-"""Pictures: the routed layout (exact pixels) and a net's wavefront (heat map, GIF).
+"""Pictures: a routed layout as an exact-pixel PNG, a wavefront as a heat map or a GIF.
 
-The layout picture is built as a NumPy array, one ``scale x scale`` square per cell,
-so a 4096 x 4096 layout draws in well under a second and a test can find every wire
-pixel where ``routes.json`` says it is: cell ``(x, y)`` covers pixels
-``[x*scale, (x+1)*scale) x [y*scale, (y+1)*scale)`` in the top-left grid area; the
-legend sits to the right of it. The wavefront picture follows PMPP Fig. 15.5 (A)/(B):
-levels as a heat map with a colour bar, root and target marked, the path on top.
+The layout picture (:func:`layout_image`, :func:`save_layout_png`) is built as a NumPy
+array, so it is exact and fast even for 4096 x 4096 grids: every cell gets a label
+(free, blocked, net ``i``'s wire, net ``i``'s pin), the labels index a colour table,
+and each cell becomes a ``scale`` x ``scale`` square. The grid is the top-left
+:func:`grid_box` of the image; cell ``(x, y)`` covers the pixels
+``[x*scale, (x+1)*scale) x [y*scale, (y+1)*scale)``. The legend, when asked for, is a
+panel :data:`LEGEND_WIDTH` pixels wide to the right of the grid; :func:`image_size`
+predicts the whole image's size.
+
+Colours: free cells :data:`FREE`, blockages :data:`BLOCKED`, net ``i``'s wire
+:func:`net_colour` ``(i)``. Pins of a net are its colour too, marked so that they stand
+out: when ``scale >= 3`` by a centred square (:func:`pin_marker`) of :data:`PIN` (black)
+for a routed net or :data:`UNROUTED_PIN` (white) for a net that could not be routed;
+when ``scale < 3`` there is no room for a mark, so the whole pin cell takes the net's
+colour darkened (:func:`darken`). Pins of an unrouted net are drawn all the same.
+
+The wavefront pictures (:func:`save_wavefront_png`, :func:`save_wavefront_gif`) show the
+levels of one BFS like PMPP Fig. 15.5 (A)/(B): a viridis heat map of the levels,
+blockages dark grey, cells not reached white, roots, target and chosen path on top.
+They use Matplotlib's Agg canvas directly (never ``pyplot``), so no global backend is
+switched and nothing needs a display.
+
+Every file is written through :func:`mazeroute.io.atomic_path`: a failure leaves
+neither a half-written picture nor a temporary file.
 
 Examples
 --------
->>> import tempfile, pathlib
+>>> import pathlib, tempfile
 >>> from PIL import Image
 >>> from mazeroute.layout import parse_layout
 >>> from mazeroute.router import route
->>> lay = parse_layout({"width": 6, "height": 4,
-...                     "nets": [{"name": "a", "pins": [[0, 0], [5, 3]]}]})
->>> png = save_layout_png(lay, route(lay, backend="cpu"),
-...                       pathlib.Path(tempfile.mkdtemp()) / "a.png", scale=10)
->>> im = Image.open(png).convert("RGB")
->>> im.getpixel((15, 5)) == net_colour(0)       # cell (1, 0) lies on net a's wire
+>>> lay = parse_layout({"width": 5, "height": 3, "blockages": [[2, 0, 2, 1]],
+...                     "nets": [{"name": "a", "pins": [[0, 0], [4, 0]]}]})
+>>> res = route(lay, backend="cpu")
+>>> out = save_layout_png(lay, res, pathlib.Path(tempfile.mkdtemp()) / "a.png", scale=10)
+>>> with Image.open(out) as im:
+...     im.size == image_size(lay, 10), grid_box(lay, 10)
+...     im.getpixel((2 * 10 + 5, 0 * 10 + 5)) == BLOCKED       # blocked cell (2, 0)
+...     im.getpixel((1 * 10 + 5, 2 * 10 + 5)) == net_colour(0)  # wire cell (1, 2)
+...     im.getpixel((0 * 10 + 5, 0 * 10 + 5)) == PIN            # pin (0, 0), marked
+(True, (50, 30))
+True
+True
 True
 """
 
 from __future__ import annotations
 
 import colorsys
+import functools
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
@@ -33,108 +60,208 @@ from PIL import Image, ImageDraw, ImageFont
 from .engines import UNREACHED
 from .io import atomic_path
 from .layout import Cell, Layout
-from .router import RouteResult
 
-#: Colour of a free cell, a blocked cell, the mark on a pin, and the legend's text.
-FREE = (246, 246, 240)
-BLOCKED = (64, 64, 72)
-PIN = (0, 0, 0)
-TEXT = (20, 20, 20)
-#: Wires and pins of other nets in wavefront pictures (obstacles for this net).
-OTHER = (150, 150, 165)
-#: Longest side of the grid area that the automatic scale aims for, in pixels.
-MAX_SIDE_PX = 2048
-#: Legend rows shown before "... N more".
-LEGEND_ROWS = 40
-_ROW_PX = 14
-_PALETTE = [(31, 119, 180), (255, 127, 14), (44, 160, 44), (214, 39, 40), (148, 103, 189),
-            (140, 86, 75), (227, 119, 194), (188, 189, 34), (23, 190, 207), (174, 199, 232),
-            (255, 187, 120), (152, 223, 138), (255, 152, 150), (197, 176, 213),
-            (196, 156, 148), (247, 182, 210), (219, 219, 141), (158, 218, 229)]
+if TYPE_CHECKING:
+    from .router import RouteResult
+
+RGB = tuple[int, int, int]
+
+#: Free (untouched) grid cell.
+FREE: RGB = (247, 247, 242)
+#: Blocked grid cell.
+BLOCKED: RGB = (64, 64, 64)
+#: Pin mark of a routed net (``scale >= 3``).
+PIN: RGB = (0, 0, 0)
+#: Pin mark of a net that could not be routed (``scale >= 3``).
+UNROUTED_PIN: RGB = (255, 255, 255)
+#: Legend panel, and the margin under a grid shorter than the legend.
+LEGEND_BG: RGB = (255, 255, 255)
+#: Legend text.
+TEXT: RGB = (0, 0, 0)
+#: Wavefront pictures: wires and pins of other nets (obstacles to this one).
+OTHER: RGB = (150, 150, 165)
+
+#: Width in pixels of the legend panel right of the grid.
+LEGEND_WIDTH = 240
+#: Height in pixels of one legend row.
+LEGEND_ROW = 15
+#: Legend padding in pixels.
+LEGEND_PAD = 8
+#: Nets listed in the legend; the rest are counted in one "... N more nets" row.
+LEGEND_NETS = 40
+#: Largest default cell size in pixels (tiny layouts).
+MAX_SCALE = 24
+#: Long side in pixels the default scale aims the grid at.
+TARGET_SIDE = 2048
+
+# tab20 without its two greys (too close to FREE and BLOCKED): strong colours first.
+_PALETTE: list[RGB] = [
+    (31, 119, 180), (255, 127, 14), (44, 160, 44), (214, 39, 40), (148, 103, 189),
+    (140, 86, 75), (227, 119, 194), (188, 189, 34), (23, 190, 207),
+    (174, 199, 232), (255, 187, 120), (152, 223, 138), (255, 152, 150), (197, 176, 213),
+    (196, 156, 148), (247, 182, 210), (219, 219, 141), (158, 218, 229),
+]
+_RESERVED = {FREE, BLOCKED, PIN, UNROUTED_PIN, LEGEND_BG}
+
+# Wavefront pictures.
+_CMAP = "viridis"
+_WAVE_BLOCKED = "#404040"
+_WAVE_UNREACHED = "#ffffff"
+_WAVE_OTHER = tuple(v / 255 for v in OTHER)
+_ROOT_COLOUR = "#ffffff"
+_TARGET_COLOUR = "#ff00ff"
+_PATH_COLOUR = "#e4002b"
+#: Layouts of at most this many cells get their levels written into the cells.
+ANNOTATE_CELLS = 400
+#: Larger grids are reduced block-wise (lowest level per block) to about this many cells
+#: a side before the heat map is drawn.
+PNG_CELLS = 1024
+#: Long side in pixels the GIF aims at (bigger grids are reduced block-wise).
+GIF_SIDE = 512
 
 
+# -- colours and sizes --------------------------------------------------------------------
 def cell_scale(width: int, height: int) -> int:
-    """Default pixels per cell: up to 24 for tiny grids, 1 for big ones."""
-    return max(1, min(24, MAX_SIDE_PX // max(width, height)))
+    """Default pixels per cell: the grid's long side near :data:`TARGET_SIDE` pixels.
+
+    Tiny grids get up to :data:`MAX_SCALE` pixels a cell, grids of 2048 cells or more
+    a side get 1; never less than 1.
+
+    >>> cell_scale(5, 5), cell_scale(100, 40), cell_scale(4096, 4096)
+    (24, 20, 1)
+    """
+    long = max(int(width), int(height), 1)
+    return max(1, min(MAX_SCALE, TARGET_SIDE // long))
 
 
-def net_colour(index: int) -> tuple[int, int, int]:
-    """A distinct, deterministic colour for net ``index`` (palette, then golden-ratio hues)."""
+def net_colour(index: int) -> RGB:
+    """Colour of net ``index`` (file order): tab20 without greys, then hashed HSV.
+
+    Deterministic, saturated (never grey), and never :data:`FREE`, :data:`BLOCKED`,
+    :data:`PIN`, :data:`UNROUTED_PIN` or :data:`LEGEND_BG`.
+
+    >>> net_colour(0), net_colour(3)
+    ((31, 119, 180), (214, 39, 40))
+    >>> net_colour(1000) == net_colour(1000) != net_colour(1001)
+    True
+    """
+    if index < 0:
+        raise ValueError(f"net index must be >= 0, got {index}")
     if index < len(_PALETTE):
         return _PALETTE[index]
-    h = (index * 0.618033988749895) % 1.0
-    s = 0.55 + 0.4 * ((index * 7) % 5) / 4
-    v = 0.6 + 0.3 * ((index * 3) % 4) / 3
-    return tuple(int(round(255 * c)) for c in colorsys.hsv_to_rgb(h, s, v))
+    k = index
+    while True:
+        z = (k * 2654435761 + 0x9E3779B9) & 0xFFFFFFFF      # Knuth's multiplicative hash
+        hue = (k * 0.6180339887498949) % 1.0                 # golden-ratio hue steps
+        sat = 0.55 + 0.40 * ((z >> 8) & 0xFF) / 255
+        val = 0.60 + 0.35 * ((z >> 16) & 0xFF) / 255
+        rgb = tuple(int(round(c * 255)) for c in colorsys.hsv_to_rgb(hue, sat, val))
+        if rgb not in _RESERVED:
+            return rgb  # type: ignore[return-value]
+        k += 7919                                            # never in practice
 
 
-def grid_box(layout: Layout, scale: int) -> tuple[int, int]:
-    """Pixel size ``(width, height)`` of the grid area (the picture's top-left part)."""
-    return layout.width * scale, layout.height * scale
+def darken(colour: RGB) -> RGB:
+    """The colour a pin cell takes when ``scale < 3`` (55 % brightness).
 
-
-def _legend_entries(layout: Layout, routes: RouteResult | None) -> list[tuple[str, tuple]]:
-    routed = {n.name: n.routed for n in routes.nets} if routes else {}
-    entries = []
-    for i, net in enumerate(layout.nets):
-        state = "" if not routes else (" routed" if routed.get(net.name) else " UNROUTED")
-        entries.append((f"{net.name}{state}", net_colour(i)))
-    if len(entries) > LEGEND_ROWS:
-        more = len(entries) - (LEGEND_ROWS - 1)
-        entries = entries[:LEGEND_ROWS - 1] + [(f"... {more} more nets", None)]
-    return entries
-
-
-def layout_image(layout: Layout, routes: RouteResult | None = None, *,
-                 scale: int | None = None, legend: bool = True) -> Image.Image:
-    """The layout as an RGB image: blockages, each routed net's wire, pins, legend.
-
-    Wire cells take their net's :func:`net_colour`; a pin cell takes it too and, when a
-    cell is at least 3 pixels wide, carries a :data:`PIN` square in its middle third.
+    >>> darken((200, 100, 0))
+    (110, 55, 0)
     """
-    scale = scale or cell_scale(layout.width, layout.height)
-    n = len(layout.nets)
-    # label per cell: 0 free, 1 blocked, 2 + i net i
-    label = np.where(layout.blocked, 1, 0).astype(np.int32)
-    if routes is not None:
-        index = {net.name: i for i, net in enumerate(layout.nets)}
-        for r in routes.nets:
-            if r.routed and r.cells:
-                c = np.asarray(r.cells)
-                label[c[:, 1], c[:, 0]] = 2 + index[r.name]
-    pins = [(x, y, i) for i, net in enumerate(layout.nets) for x, y in net.pins]
-    if pins:
-        p = np.asarray(pins)
-        label[p[:, 1], p[:, 0]] = 2 + p[:, 2]
-    table = np.array([FREE, BLOCKED, *(net_colour(i) for i in range(n))], dtype=np.uint8)
-    grid = table[label]
-    if scale > 1:
-        grid = np.repeat(np.repeat(grid, scale, axis=0), scale, axis=1)
-    if pins and scale >= 3:
-        lo, hi = scale // 3, scale - scale // 3
-        for x, y, _ in pins:
-            grid[y * scale + lo:y * scale + hi, x * scale + lo:x * scale + hi] = PIN
+    return tuple(v * 55 // 100 for v in colour)  # type: ignore[return-value]
+
+
+def pin_marker(scale: int) -> tuple[int, int]:
+    """Pixel span ``[lo, hi)`` of the pin mark inside a cell square, on both axes.
+
+    A centred square about half the cell wide (at least 1 pixel), so the cell's centre
+    pixel ``scale // 2`` is always marked; ``(0, 0)`` (no mark) when ``scale < 3``.
+
+    >>> pin_marker(2), pin_marker(3), pin_marker(5), pin_marker(24)
+    ((0, 0), (1, 2), (1, 4), (6, 18))
+    """
+    if scale < 3:
+        return (0, 0)
+    side = max(1, scale // 2)
+    if (scale - side) % 2:
+        side += 1
+    lo = (scale - side) // 2
+    return (lo, lo + side)
+
+
+def grid_box(layout: Layout, scale: int | None = None) -> tuple[int, int]:
+    """``(width_px, height_px)`` of the grid area, the image's top-left corner."""
+    s = _scale(layout, scale)
+    return (layout.width * s, layout.height * s)
+
+
+def image_size(layout: Layout, scale: int | None = None, legend: bool = True) -> tuple[int, int]:
+    """``(width_px, height_px)`` of :func:`layout_image`'s picture."""
     gw, gh = grid_box(layout, scale)
-    if not legend or not layout.nets:
-        return Image.fromarray(grid, "RGB")
-    entries = _legend_entries(layout, routes)
-    font = ImageFont.load_default()
-    text_w = max(int(font.getlength(t)) for t, _ in entries)
-    lw = 16 + 12 + 6 + text_w + 8
-    img = Image.new("RGB", (gw + lw, max(gh, 8 + _ROW_PX * len(entries))), (255, 255, 255))
-    img.paste(Image.fromarray(grid, "RGB"), (0, 0))
-    draw = ImageDraw.Draw(img)
-    for k, (text, colour) in enumerate(entries):
-        y = 6 + k * _ROW_PX
-        if colour is not None:
-            draw.rectangle([gw + 12, y, gw + 22, y + 10], fill=colour, outline=TEXT)
-        draw.text((gw + 28, y - 1), text, fill=TEXT, font=font)
+    if not legend:
+        return (gw, gh)
+    return (gw + LEGEND_WIDTH, max(gh, _legend_height(layout)))
+
+
+# -- the layout picture ---------------------------------------------------------------------
+def layout_image(layout: Layout, routes: RouteResult | None = None, *, scale: int | None = None,
+                 legend: bool = True) -> Image.Image:
+    """The layout (and its routes) as an RGB picture; see the module notes for colours.
+
+    Parameters
+    ----------
+    layout : the layout
+    routes : the routing result of that layout (nets in file order), or None for the
+        bare layout with its pins
+    scale : pixels per cell; default :func:`cell_scale`
+    legend : add the legend panel right of the grid
+    """
+    s = _scale(layout, scale)
+    n = len(layout.nets)
+    if routes is not None and len(routes.nets) != n:
+        raise ValueError(f"the routes hold {len(routes.nets)} nets, the layout {n}")
+    h, w = layout.height, layout.width
+    # labels: 0 free, 1 blocked, 2 + i wire of net i, 2 + n + i pin of net i, then marks
+    label = np.zeros((h, w), dtype=np.uint32)
+    label[layout.blocked] = 1
+    if routes is not None:
+        for i, r in enumerate(routes.nets):
+            if r.routed and r.cells:
+                c = np.asarray(r.cells, dtype=np.int64).reshape(-1, 2)
+                label[c[:, 1], c[:, 0]] = 2 + i
+    mark = np.zeros((h, w), dtype=np.uint8)        # 1: PIN mark, 2: UNROUTED_PIN mark
+    for i, net in enumerate(layout.nets):
+        p = np.asarray(net.pins, dtype=np.int64).reshape(-1, 2)
+        label[p[:, 1], p[:, 0]] = 2 + n + i
+        unrouted = routes is not None and not routes.nets[i].routed
+        mark[p[:, 1], p[:, 0]] = 2 if unrouted else 1
+    colours = [net_colour(i) for i in range(n)]
+    table = np.array([FREE, BLOCKED, *colours,
+                      *(colours if s >= 3 else [darken(c) for c in colours]),
+                      PIN, UNROUTED_PIN], dtype=np.uint8).reshape(-1, 3)
+    if s > 1:
+        label = np.repeat(np.repeat(label, s, axis=0), s, axis=1)
+    lo, hi = pin_marker(s)
+    if hi > lo and mark.any():
+        tile = np.zeros((s, s), dtype=np.uint8)
+        tile[lo:hi, lo:hi] = 1
+        mark_px = np.kron(mark, tile)
+        label[mark_px == 1] = 2 + 2 * n
+        label[mark_px == 2] = 3 + 2 * n
+    grid = table[label]
+    if not legend:
+        return Image.fromarray(grid)
+    iw, ih = image_size(layout, s, True)
+    canvas = np.empty((ih, iw, 3), dtype=np.uint8)
+    canvas[...] = LEGEND_BG
+    canvas[:h * s, :w * s] = grid
+    img = Image.fromarray(canvas)
+    _draw_legend(img, layout, routes, w * s, s)
     return img
 
 
 def save_layout_png(layout: Layout, routes: RouteResult | None, path: str | Path, *,
                     scale: int | None = None, legend: bool = True) -> Path:
-    """Write :func:`layout_image` as a PNG (atomically); return the path."""
+    """Write :func:`layout_image` as a PNG, atomically; return the path."""
     img = layout_image(layout, routes, scale=scale, legend=legend)
     path = Path(path)
     with atomic_path(path) as tmp:
@@ -142,66 +269,235 @@ def save_layout_png(layout: Layout, routes: RouteResult | None, path: str | Path
     return path
 
 
-# -- wavefronts ----------------------------------------------------------------------
-def _cmap(name: str = "viridis"):
-    import matplotlib
+def _scale(layout: Layout, scale: int | None) -> int:
+    if scale is None:
+        return cell_scale(layout.width, layout.height)
+    if int(scale) < 1:
+        raise ValueError(f"scale must be >= 1 pixel per cell, got {scale}")
+    return int(scale)
 
-    return matplotlib.colormaps[name]
+
+def _legend_rows(layout: Layout) -> int:
+    n = len(layout.nets)
+    return 4 + min(n, LEGEND_NETS) + (n > LEGEND_NETS)   # title, summary, 2 keys, nets
+
+
+def _legend_height(layout: Layout) -> int:
+    return 2 * LEGEND_PAD + _legend_rows(layout) * LEGEND_ROW
+
+
+@functools.cache
+def _font():
+    return ImageFont.load_default()
+
+
+def _fit(draw: ImageDraw.ImageDraw, text: str, width: int) -> str:
+    """``text``, cut with '...' so that it fits ``width`` pixels."""
+    font = _font()
+    if draw.textlength(text, font=font) <= width:
+        return text
+    lo, hi = 0, len(text)
+    while lo < hi:                      # the longest prefix that fits with the ellipsis
+        mid = (lo + hi + 1) // 2
+        if draw.textlength(text[:mid] + "...", font=font) <= width:
+            lo = mid
+        else:
+            hi = mid - 1
+    return text[:lo] + "..."
+
+
+def _text(draw: ImageDraw.ImageDraw, xy: tuple[int, int], text: str, width: int) -> None:
+    try:
+        draw.text(xy, _fit(draw, text, width), fill=TEXT, font=_font())
+    except UnicodeError:                # a bitmap font knows Latin-1 only
+        draw.text(xy, _fit(draw, text.encode("ascii", "replace").decode(), width),
+                  fill=TEXT, font=_font())
+
+
+def _draw_legend(img: Image.Image, layout: Layout, routes: RouteResult | None,
+                 x0: int, scale: int) -> None:
+    """Fill the panel right of ``x0``; nothing is drawn left of it (the grid)."""
+    draw = ImageDraw.Draw(img)
+    draw.line([(x0, 0), (x0, img.height - 1)], fill=(200, 200, 200))
+    sw = LEGEND_ROW - 4                                   # swatch side
+    tx = x0 + LEGEND_PAD + sw + 6                         # text after a swatch
+    room = x0 + LEGEND_WIDTH - LEGEND_PAD - tx
+    full = LEGEND_WIDTH - 2 * LEGEND_PAD
+    y = LEGEND_PAD
+
+    def swatch(fill: RGB, inner: RGB | None = None) -> None:
+        sx, sy = x0 + LEGEND_PAD, y + 1
+        draw.rectangle([sx, sy, sx + sw - 1, sy + sw - 1], fill=fill, outline=(120, 120, 120))
+        if inner is not None:
+            draw.rectangle([sx + 3, sy + 3, sx + sw - 4, sy + sw - 4], fill=inner)
+
+    n = len(layout.nets)
+    _text(draw, (x0 + LEGEND_PAD, y), f"{layout.name}  {layout.width} x {layout.height}", full)
+    y += LEGEND_ROW
+    if routes is None:
+        summary = f"{n} nets, not routed"
+    else:
+        summary = f"{routes.routed}/{n} nets routed, wirelength {routes.wirelength}"
+    _text(draw, (x0 + LEGEND_PAD, y), summary, full)
+    y += LEGEND_ROW
+    swatch(BLOCKED)
+    _text(draw, (tx, y), "blockage", room)
+    y += LEGEND_ROW
+    grey = (150, 150, 150)
+    if scale >= 3:
+        swatch(grey, PIN)
+        _text(draw, (tx, y), "pin (white mark: net unrouted)", room)
+    else:
+        swatch(darken(grey))
+        _text(draw, (tx, y), "pin: darker shade of its net", room)
+    y += LEGEND_ROW
+    for i, net in enumerate(layout.nets[:LEGEND_NETS]):
+        swatch(net_colour(i))
+        if routes is None:
+            status = f"{len(net.pins)} pins"
+        elif routes.nets[i].routed:
+            status = f"routed, length {routes.nets[i].length}"
+        else:
+            status = "UNROUTED"
+        _text(draw, (tx, y), f"{net.name}: {status}", room)
+        y += LEGEND_ROW
+    if n > LEGEND_NETS:
+        _text(draw, (tx, y), f"... {n - LEGEND_NETS} more nets", room)
+
+
+# -- wavefront pictures ---------------------------------------------------------------------
+def _check_levels(layout: Layout, levels: np.ndarray) -> np.ndarray:
+    levels = np.asarray(levels)
+    if levels.shape != (layout.height, layout.width):
+        raise ValueError(f"levels have shape {levels.shape}, the layout is "
+                         f"{(layout.height, layout.width)} (rows, columns)")
+    return levels
+
+
+def _path_runs(cells: Sequence[Cell]) -> list[np.ndarray]:
+    """Polylines of a path, or of a tree listed branch after branch (multi-pin nets).
+
+    A run breaks where two listed cells are not neighbours; the new run is joined to an
+    earlier listed neighbour of its first cell, where the branch meets the tree.
+    """
+    cells = [(int(x), int(y)) for x, y in cells]
+    runs: list[list[Cell]] = []
+    seen: set[Cell] = set()
+    for c in cells:
+        prev = runs[-1][-1] if runs else None
+        if prev is not None and abs(prev[0] - c[0]) + abs(prev[1] - c[1]) == 1:
+            runs[-1].append(c)
+        else:
+            x, y = c
+            joint = next((q for q in ((x, y - 1), (x - 1, y), (x + 1, y), (x, y + 1))
+                          if q in seen), None)
+            runs.append([joint, c] if joint else [c])
+        seen.add(c)
+    return [np.asarray(r, dtype=float) for r in runs]
 
 
 def save_wavefront_png(layout: Layout, levels: np.ndarray, path: str | Path, *,
                        roots: list[Cell], target: Cell | None = None,
                        path_cells: list[Cell] | None = None, title: str = "",
                        others: list[Cell] | None = None) -> Path:
-    """The BFS levels as a heat map over the layout (PMPP Fig. 15.5 A/B), as a PNG.
+    """The levels of one wavefront as a heat map, like PMPP Fig. 15.5 (A)/(B).
 
-    Blockages are dark, unreached free cells light; a colour bar gives the level; the
-    roots (``o``) and target (``*``) are marked and ``path_cells`` is drawn on top.
-    ``others`` are cells of other nets (their wires and pins), drawn as obstacles.
+    Parameters
+    ----------
+    layout : the layout (its blockages are drawn dark grey)
+    levels : ``(height, width)`` uint32 levels, ``UNREACHED`` where not reached
+    path : the PNG to write (atomically)
+    roots : the wavefront's level-0 cells, marked with circles
+    target : a cell marked with a cross, or None
+    path_cells : the chosen wire, drawn as a line on top, or None
+    title : the title; by default the layout's name and the number of levels
+    others : cells of other nets (their wires and pins), drawn as obstacles in
+        :data:`OTHER`
+
+    Levels are written into the cells of layouts of at most :data:`ANNOTATE_CELLS` cells.
     """
+    import matplotlib
     from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.colors import ListedColormap
+    from matplotlib.colors import ListedColormap, Normalize
     from matplotlib.figure import Figure
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+    from matplotlib.ticker import MaxNLocator
+    from matplotlib.transforms import ScaledTranslation
 
+    levels = _check_levels(layout, levels)
     h, w = levels.shape
     reached = levels != UNREACHED
-    shown = np.ma.masked_array(levels.astype(np.float64), ~reached)
-    aspect = w / h
-    tall = min(7.0, max(3.5, 9.0 / aspect))
-    fig = Figure(figsize=(min(14.0, max(5.0, tall * aspect + 2.2)), tall + 0.8), dpi=110)
+    top = int(levels[reached].max()) if reached.any() else 0
+    norm = Normalize(vmin=0, vmax=max(top, 1))
+    cmap = matplotlib.colormaps[_CMAP].with_extremes(bad=(0, 0, 0, 0))
+
+    side = 6.5                                                # inches of the long side
+    iw, ih = (side, max(1.5, side * h / w)) if w >= h else (max(1.5, side * w / h), side)
+    fig = Figure(figsize=(iw + 1.8, ih + 1.6), dpi=150)
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
-    back = np.where(layout.blocked, 1, 0)
-    if others:
-        oc = np.asarray(others)
-        back[oc[:, 1], oc[:, 0]] = 2
-    ax.imshow(back, cmap=ListedColormap([np.array(c) / 255 for c in (FREE, BLOCKED, OTHER)]),
-              vmin=0, vmax=2, interpolation="nearest")
-    top = int(levels[reached].max()) if reached.any() else 0
-    im = ax.imshow(shown, cmap=_cmap(), vmin=0, vmax=max(1, top), interpolation="nearest")
+    back, lv = _background(layout, others), levels
+    k = -(-max(h, w) // PNG_CELLS)
+    if k > 1:        # more cells than pixels: reduce first (Matplotlib would, more slowly)
+        back, lv = _reduce(back, k, 1, np.minimum), _reduce(lv, k, UNREACHED, np.minimum)
+    extent = (-0.5, w - 0.5, h - 0.5, -0.5)    # axes stay in cell coordinates
+    ax.imshow(back, interpolation="nearest", vmin=0, vmax=2, extent=extent,
+              cmap=ListedColormap([_WAVE_UNREACHED, _WAVE_BLOCKED, _WAVE_OTHER]))
+    shown = np.ma.masked_array(lv.astype(np.float32), mask=lv == UNREACHED)
+    im = ax.imshow(shown, cmap=cmap, norm=norm, interpolation="nearest", extent=extent)
     bar = fig.colorbar(im, ax=ax, fraction=0.046, pad=0.03)
     bar.set_label("BFS level (distance from root)")
-    if w * h <= 400:                      # small enough to read every level, as in the book
+    bar.locator = MaxNLocator(integer=True)
+    bar.update_ticks()
+
+    cell_pt = min(iw / w, ih / h) * 72                       # one cell, in points
+    if w * h <= ANNOTATE_CELLS:
+        ax.set_xticks(np.arange(-0.5, w, 1), minor=True)
+        ax.set_yticks(np.arange(-0.5, h, 1), minor=True)
+        ax.grid(which="minor", color="#bbbbbb", linewidth=0.5)
+        ax.tick_params(which="minor", length=0)
+        size = float(np.clip(cell_pt * 0.38, 5, 11))
         for y, x in zip(*np.nonzero(reached)):
-            ax.text(x, y, str(int(levels[y, x])), ha="center", va="center", fontsize=7,
-                    color="white" if levels[y, x] < 0.6 * max(1, top) else "black")
-    if path_cells:
-        pc = np.asarray(path_cells)
-        ax.plot(pc[:, 0], pc[:, 1], color="red", lw=2 if w * h <= 40000 else 1,
-                label="chosen path", solid_capstyle="round")
-    r = np.asarray(roots)
-    ax.plot(r[:, 0], r[:, 1], "o", ms=9, mfc="white", mec="black", mew=2, ls="none",
-            label="root")
+            v = int(levels[y, x])
+            ax.text(x, y, str(v), ha="center", va="center", fontsize=size,
+                    color="white" if norm(v) < 0.6 else "black")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+
+    marker = float(np.clip(cell_pt * 0.6, 6, 14))
+    handles = []
+    if path_cells is not None and len(path_cells):
+        lw = float(np.clip(cell_pt * 0.18, 1.2, 4))
+        for run in _path_runs(path_cells):
+            ax.plot(run[:, 0], run[:, 1], color=_PATH_COLOUR, linewidth=lw,
+                    solid_capstyle="round", zorder=3)
+        handles.append(Line2D([], [], color=_PATH_COLOUR, linewidth=lw, label="path"))
+    r = np.asarray(roots, dtype=float).reshape(-1, 2)
+    if len(r):
+        ax.plot(r[:, 0], r[:, 1], "o", markersize=marker, markerfacecolor=_ROOT_COLOUR,
+                markeredgecolor="black", zorder=4, clip_on=False)
+        handles.append(Line2D([], [], marker="o", linestyle="", markersize=8,
+                              markerfacecolor=_ROOT_COLOUR, markeredgecolor="black",
+                              label="root" if len(r) == 1 else "roots"))
     if target is not None:
-        ax.plot([target[0]], [target[1]], "*", ms=15, mfc="gold", mec="black", ls="none",
-                label="target")
-    ax.set_xlim(-0.5, w - 0.5)
-    ax.set_ylim(h - 0.5, -0.5)
-    ax.set_xlabel("x (column)")
-    ax.set_ylabel("y (row)")
-    ax.set_title(title or f"{layout.name}: wavefront", fontsize=10)
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=3, fontsize=8,
-              frameon=False)
+        ax.plot([target[0]], [target[1]], "X", markersize=marker * 1.1,
+                markerfacecolor=_TARGET_COLOUR, markeredgecolor="black", zorder=4,
+                clip_on=False)
+        handles.append(Line2D([], [], marker="X", linestyle="", markersize=9,
+                              markerfacecolor=_TARGET_COLOUR, markeredgecolor="black",
+                              label="target"))
+    handles.append(Patch(facecolor=_WAVE_BLOCKED, label="blocked"))
+    if others is not None and len(others):
+        handles.append(Patch(facecolor=_WAVE_OTHER, label="other nets"))
+    handles.append(Patch(facecolor=_WAVE_UNREACHED, edgecolor="#999999", label="not reached"))
+    below = ax.transAxes + ScaledTranslation(0, -0.5, fig.dpi_scale_trans)  # under x label
+    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0), bbox_transform=below,
+              ncol=len(handles), fontsize=8, frameon=False, handlelength=1.5)
+    ax.set_xlabel("x (column)", fontsize=9)
+    ax.set_ylabel("y (row)", fontsize=9)
+    ax.set_title(title or f"{layout.name}: wavefront, {top + 1} levels", fontsize=10)
+
     path = Path(path)
     with atomic_path(path) as tmp:
         fig.savefig(tmp, format="png", bbox_inches="tight")
@@ -212,45 +508,94 @@ def save_wavefront_gif(layout: Layout, levels: np.ndarray, path: str | Path, *,
                        roots: list[Cell], target: Cell | None = None,
                        path_cells: list[Cell] | None = None,
                        max_frames: int = 120, others: list[Cell] | None = None) -> Path:
-    """An animated GIF of the wavefront growing level by level, ending with the path.
+    """An animated GIF of the wavefront growing level by level, then the chosen path.
 
-    With more levels than ``max_frames - 1`` each frame adds several levels.
+    Frame ``k`` shows every cell of level ``<= t_k`` in the viridis colour of its level;
+    when there are more levels than frames, levels are grouped evenly (``t_k`` spread
+    over ``0 .. last level``). With ``path_cells`` a last frame adds the path. At most
+    ``max_frames`` frames in all. ``others`` (cells of other nets) are drawn in
+    :data:`OTHER`. The picture's long side is about :data:`GIF_SIDE` pixels (up to 16
+    pixels a cell); larger grids are reduced block-wise (a block shows its lowest level,
+    and is an obstacle only when all its cells are).
     """
+    import matplotlib
+
+    if max_frames < 1:
+        raise ValueError(f"max_frames must be >= 1, got {max_frames}")
+    levels = _check_levels(layout, levels)
     h, w = levels.shape
-    scale = max(1, min(16, 640 // max(w, h)))
+    k = -(-max(h, w) // GIF_SIDE)                              # cells per block side
+    back = _background(layout, others)       # 0 free, 1 blocked, 2 other nets
+    if k > 1:
+        levels = _reduce(levels, k, UNREACHED, np.minimum)
+        back = _reduce(back, k, 1, np.minimum)  # free where any of its cells is free
     reached = levels != UNREACHED
     top = int(levels[reached].max()) if reached.any() else 0
-    colours = (_cmap()(np.linspace(0, 1, 256))[:, :3] * 255).astype(np.uint8)
-    shade = colours[(levels.astype(np.float64) / max(1, top) * 255).clip(0, 255).astype(int)]
-    base = np.empty((h, w, 3), np.uint8)
-    base[...] = FREE
-    base[layout.blocked] = BLOCKED
-    if others:
-        oc = np.asarray(others)
-        base[oc[:, 1], oc[:, 0]] = OTHER
-    steps = max(1, min(max_frames - 1, top + 1))
-    cuts = np.unique(np.linspace(0, top, steps).round().astype(np.int64))
-    frames = []
-    for cut in cuts:
-        f = base.copy()
-        on = reached & (levels <= cut)
-        f[on] = shade[on]
-        frames.append(f)
-    last = frames[-1].copy() if frames else base.copy()
-    if path_cells:
-        pc = np.asarray(path_cells)
-        last[pc[:, 1], pc[:, 0]] = (230, 20, 20)
-    for x, y in roots:
-        last[y, x] = (255, 255, 255)
-    if target is not None:
-        last[target[1], target[0]] = (255, 215, 0)
-    frames.append(last)
-    frames = frames[:max_frames]
-    images = [Image.fromarray(np.repeat(np.repeat(f, scale, 0), scale, 1), "RGB")
-              for f in frames]
+
+    shades = 248                                   # palette: 0..247 levels, then the rest
+    free_i, block_i, other_i, root_i, target_i, path_i = range(shades, shades + 6)
+    lut = matplotlib.colormaps[_CMAP](np.linspace(0, 1, shades))[:, :3]
+    palette = np.zeros((256, 3), dtype=np.uint8)
+    palette[:shades] = np.round(lut * 255)
+    palette[free_i], palette[block_i], palette[other_i] = (255, 255, 255), (64, 64, 64), OTHER
+    palette[root_i], palette[target_i], palette[path_i] = (255, 255, 255), (255, 0, 255), \
+        (228, 0, 43)
+    shade = np.zeros(levels.shape, dtype=np.uint8)
+    shade[reached] = np.round(levels[reached].astype(np.float64) / max(top, 1)
+                              * (shades - 1)).astype(np.uint8)
+    base = np.array([free_i, block_i, other_i], dtype=np.uint8)[back]
+
+    has_path = path_cells is not None and len(path_cells) > 0
+    count = min(top + 1, max_frames - has_path)        # 0 when the path frame is all
+    steps = np.floor(np.linspace(0, top, count) + 0.5).astype(np.int64)   # distinct
+    s = max(1, min(16, GIF_SIDE // max(levels.shape)))
+    cells = lambda pts: (np.asarray(pts, dtype=np.int64).reshape(-1, 2) // k)  # noqa: E731
+
+    def frame(t: int, with_path: bool) -> Image.Image:
+        idx = base.copy()
+        now = reached & (levels <= t)
+        idx[now] = shade[now]
+        if with_path:
+            c = cells(path_cells)
+            idx[c[:, 1], c[:, 0]] = path_i
+        px = np.repeat(np.repeat(idx, s, axis=0), s, axis=1)
+        half = max(s, 5) // 2                     # marks at least 5 px wide
+        marks = [(c, root_i) for c in cells(roots)]
+        if target is not None:
+            marks.append((cells([target])[0], target_i))
+        for (x, y), colour in marks:
+            cx, cy = x * s + s // 2, y * s + s // 2
+            px[max(0, cy - half):cy + half + 1, max(0, cx - half):cx + half + 1] = block_i
+            px[max(0, cy - half + 1):cy + half, max(0, cx - half + 1):cx + half] = colour
+        img = Image.frombytes("P", (px.shape[1], px.shape[0]), np.ascontiguousarray(px))
+        img.putpalette(palette.ravel().tolist())
+        return img
+
+    frames = [frame(int(t), False) for t in steps]
+    if has_path:
+        frames.append(frame(top, True))
+    durations = [90] * (len(frames) - 1) + [2000]
     path = Path(path)
-    durations = [60] * (len(images) - 1) + [1500]
     with atomic_path(path) as tmp:
-        images[0].save(tmp, format="GIF", save_all=True, append_images=images[1:],
+        frames[0].save(tmp, format="GIF", save_all=True, append_images=frames[1:],
                        duration=durations, loop=0)
     return path
+
+
+def _background(layout: Layout, others: list[Cell] | None) -> np.ndarray:
+    """Per cell: 0 free, 1 blocked, 2 a cell of another net."""
+    back = layout.blocked.astype(np.uint8)
+    if others is not None and len(others):
+        c = np.asarray(others, dtype=np.int64).reshape(-1, 2)
+        back[c[:, 1], c[:, 0]] = 2
+    return back
+
+
+def _reduce(a: np.ndarray, k: int, pad, op) -> np.ndarray:
+    """Block-wise reduction of a 2-D array by ``k`` x ``k`` blocks (edges padded)."""
+    h, w = a.shape
+    hh, ww = -(-h // k) * k, -(-w // k) * k
+    full = np.full((hh, ww), pad, dtype=a.dtype)
+    full[:h, :w] = a
+    blocks = full.reshape(hh // k, k, ww // k, k)
+    return op.reduce(op.reduce(blocks, axis=3), axis=1)
