@@ -78,6 +78,9 @@ _SPECS = [
     EngineSpec("gpu", "rodinia", "csr", "mazeroute.engines.gpu:RodiniaProblem",
                "Rodinia two-kernel mask scheme over Node{start, count} lists",
                "ROCm tutorial"),
+    EngineSpec("gpu", "grid", "grid", "mazeroute.engines.gpu_grid:GridRelaxProblem",
+               "tiled bit-parallel relaxation on the implicit grid: one persistent kernel, "
+               "device work queue of 64-column tiles, windowed early exit", "Fig. 15.5"),
 ]
 
 #: ``(backend, strategy) -> EngineSpec`` for every engine mazeroute offers.
@@ -85,7 +88,7 @@ ENGINES: dict[tuple[str, str], EngineSpec] = {(s.backend, s.strategy): s for s i
 
 #: What ``strategy=None`` means per backend and graph kind.
 DEFAULT_STRATEGY = {("cpu", "grid"): "grid", ("cpu", "csr"): "csr",
-                    ("gpu", "grid"): "frontier", ("gpu", "csr"): "frontier"}
+                    ("gpu", "grid"): "grid", ("gpu", "csr"): "frontier"}
 
 
 def strategies(backend: str | None = None) -> list[str]:
@@ -134,6 +137,10 @@ def resolve(backend: str = "auto", strategy: str | None = None,
             backend = offering[0]
         else:
             backend = "gpu" if has_gpu else "cpu"
+            if has_gpu and isinstance(graph, GridGraph):
+                from .auto import prefers_cpu  # the one place auto weighs CPU vs GPU
+                if prefers_cpu(graph.free):
+                    backend = "cpu"
             if "gpu" in backends and not has_gpu:
                 notice = "no CUDA device with CuPy found; using the CPU engine"
     elif backend == "gpu" and not gpu_available():

@@ -1,0 +1,272 @@
+"""``gpu/grid``: the grid-native GPU wavefront (kernels/grid.cu), mazeroute's flagship engine.
+
+The textbook GPU strategies pay one launch and one host round trip per BFS level. This
+engine works on the implicit 4-neighbour grid with a bit-packed blockage mask and runs a
+whole wavefront in one persistent kernel: warps take 64-column tiles from a device work
+queue and relax each to its local fixpoint with a bit-parallel BFS (one level = a few
+64-bit shifts and two warp shuffles), queueing a neighbour tile only when one of its halo
+cells improves. The relaxation is monotone and its fixpoint is exactly the BFS levels, so
+the levels equal the oracle's; nothing is checked by the host until the queue runs dry.
+
+With targets the search is confined to a *window*: the sources' bounding box grown by a
+radius ``R`` (tile-aligned). Every vertex at level ``<= T`` lies within ``T`` of a source,
+and so does every shortest path to it, so when the target's level ``T`` inside the window
+is ``<= R`` it is the true level and every vertex at level ``<= T`` is exact (``Problem``
+contract). Otherwise ``R`` grows (to ``T``, which then always suffices, or four-fold when
+no target was reached) and the wavefront runs again. Values deeper than ``T`` may be
+tentative over-estimates inside the window; reads report them as unreached.
+
+Per net the host does one small upload (blockage changes queued since the last run,
+sources, targets), three launches and one small download; blockage changes are kept on
+the host until then, and a source's "is it blocked" check is answered from a host copy of
+the mask.
+"""
+
+from __future__ import annotations
+
+import cupy
+import numpy as np
+
+from ..graph import GridGraph
+from .base import BLOCKED, UNREACHED
+from .cuda import get_kernel
+from .gpu_base import DeviceProblem
+
+TILE_COLS = 64
+WARPS = 8                       # warps per block of the persistent kernel (grid.cu WARPS)
+NUM_COUNTERS = 128
+
+
+def _pack_bits(free: np.ndarray) -> np.ndarray:
+    """Row-major 64-bit words of the free mask: bit ``b`` of word ``k`` is column 64k+b."""
+    h, w = free.shape
+    words = -(-w // 64)
+    packed = np.zeros((h, words * 8), dtype=np.uint8)
+    packed[:, :-(-w // 8)] = np.packbits(free, axis=1, bitorder="little")
+    return packed.view("<u8")
+
+
+class GridRelaxProblem(DeviceProblem):
+    """Tiled, worklist-driven relaxation BFS on the implicit grid (``gpu/grid``).
+
+    Parameters
+    ----------
+    graph : GridGraph
+    tile_rows : rows per tile (32 or 64); tiles are always 64 columns wide.
+    margin : minimum radius of a window beyond the nearest target's Manhattan distance.
+    flush_every : levels between a wide wavefront's hand-overs to neighbour tiles.
+    stats : compile the kernel with its counters (visits, levels, flushes, cycles), read
+        by :meth:`stats`; for probing only, it slows the kernel down.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mazeroute.graph import GridGraph
+    >>> p = GridRelaxProblem(GridGraph(np.ones((5, 5), bool)))
+    >>> p.wavefront([12]).levels()[0].tolist()
+    [4, 3, 2, 3, 4]
+    """
+
+    def __init__(self, graph: GridGraph, tile_rows: int = 32, margin: int = 16,
+                 flush_every: int = 16, stats: bool = False):
+        if not isinstance(graph, GridGraph):
+            raise TypeError("the gpu/grid engine needs a GridGraph")
+        if tile_rows not in (32, 64):
+            raise ValueError("tile_rows must be 32 or 64")
+        super().__init__(graph)
+        h, w = self.shape
+        self.tile_rows, self.margin = tile_rows, margin
+        self.words_per_row = -(-w // 64)
+        self.tiles_x, self.tiles_y = -(-w // TILE_COLS), -(-h // tile_rows)
+        tiles = self.tiles_x * self.tiles_y
+        self.free_bits = cupy.asarray(_pack_bits(graph.free))
+        self.src_bits = cupy.zeros_like(self.free_bits)
+        self.state = cupy.zeros(tiles, dtype=cupy.int32)
+        dev = cupy.cuda.Device()
+        self.num_sms = dev.attributes["MultiProcessorCount"]
+        workers = self.num_sms * 2 * WARPS
+        cap = 1 << int(2 * (tiles + workers) + 64).bit_length()
+        self.qmask = np.uint32(cap - 1)
+        self.queue = cupy.full(cap, -1, dtype=cupy.int32)
+        self.counters = cupy.zeros(NUM_COUNTERS, dtype=cupy.int32)
+        self.out = cupy.zeros(64, dtype=cupy.uint32)      # [max level, target levels...]
+        self._cells = cupy.zeros(1024, dtype=cupy.int32)  # upload buffer of _seed_launch
+        self.host_free = graph.free.copy()
+        self._pending: list[tuple[np.ndarray, bool]] = []
+        self._box: tuple[int, int, int, int] | None = None   # cells the last run touched
+        self._clamp: int | None = None
+        self._targets: tuple[np.ndarray, np.ndarray] | None = None
+        self._sources = np.empty(0, np.int32)
+        opts = (f"-DTILE_ROWS={tile_rows}", f"-DFLUSH_EVERY={flush_every}",
+                f"-DSTATS={int(stats)}")
+        self._opts = opts
+        self._k_wave = get_kernel("grid", "grid_wavefront", opts)
+        words = 2 * TILE_COLS + 2 * tile_rows + tile_rows * (TILE_COLS + 1)
+        self._smem = WARPS * words * 4          # grid.cu: WARP_WORDS per warp
+        self._k_wave.max_dynamic_shared_size_bytes = self._smem
+        self._k_seed = get_kernel("grid", "grid_seed", opts)
+        self._k_max = get_kernel("grid", "grid_max_level", opts)
+        self.runs = 0                      # wavefront launches (window growth included)
+
+    # -- Problem interface -------------------------------------------------------------
+    def _clear(self) -> None:
+        if self.dirty:
+            y0, y1, x0, x1 = self._box
+            h, w = self.shape
+            if (y0, y1, x0, x1) == (0, h, 0, w):
+                cupy.copyto(self.level, self.rest)
+            else:
+                lv, rs = self.level.reshape(self.shape), self.rest.reshape(self.shape)
+                lv[y0:y1, x0:x1] = rs[y0:y1, x0:x1]
+            self.dirty = False
+        self._clamp = None
+        self._targets = None
+
+    def _write_levels(self, vertices: np.ndarray, value) -> None:
+        blocked = np.uint32(value) == BLOCKED
+        v = np.asarray(vertices, dtype=np.int64)
+        self.host_free.ravel()[v] = not blocked
+        self._pending.append((v, bool(blocked)))
+
+    def _read_levels(self, window):
+        self._apply_writes()
+        grid = self.level.reshape(self.shape)
+        if window is not None:
+            y0, y1, x0, x1 = window
+            grid = grid[y0:y1, x0:x1]
+        out = grid.get()
+        if self._clamp is not None:
+            out[(out > self._clamp) & (out < BLOCKED)] = UNREACHED
+        return out
+
+    def _read_vertices(self, vertices: np.ndarray) -> np.ndarray:
+        v = np.asarray(vertices)
+        if self._targets is not None and np.array_equal(v, self._targets[0]):
+            return self._targets[1].copy()
+        free = self.host_free.ravel()[v]
+        rest = np.where(free, UNREACHED, BLOCKED).astype(np.uint32)
+        if not self.dirty:
+            return rest
+        if np.isin(v[free], self._sources).all():       # e.g. the same root again
+            return np.where(free, np.uint32(0), BLOCKED).astype(np.uint32)
+        self._apply_writes()
+        out = self.level[cupy.asarray(v, dtype=cupy.int32)].get()
+        if self._clamp is not None:
+            out[(out > self._clamp) & (out < BLOCKED)] = UNREACHED
+        return out
+
+    def _run(self, sources: np.ndarray, targets: np.ndarray | None) -> int:
+        h, w = self.shape
+        self._sources = np.asarray(sources, dtype=np.int32)
+        if targets is None:
+            self._launch(sources, None, (0, self.tiles_y, 0, self.tiles_x))
+            return self._max_level() + 1
+        targets = np.asarray(targets, dtype=np.int32)
+        sy, sx = np.divmod(sources.astype(np.int64), w)
+        ty, tx = np.divmod(targets.astype(np.int64), w)
+        ylo, yhi, xlo, xhi = sy.min(), sy.max(), sx.min(), sx.max()
+        near = int((np.maximum(0, np.maximum(ylo - ty, ty - yhi))
+                    + np.maximum(0, np.maximum(xlo - tx, tx - xhi))).min())
+        radius = near + max(self.margin, near // 2)
+        first = True
+        while True:
+            if not first:
+                self._clear()
+            first = False
+            ty0 = max(0, (ylo - radius) // self.tile_rows)
+            ty1 = min(self.tiles_y, (yhi + radius) // self.tile_rows + 1)
+            tx0 = max(0, (xlo - radius) // TILE_COLS)
+            tx1 = min(self.tiles_x, (xhi + radius) // TILE_COLS + 1)
+            window = (int(ty0), int(ty1), int(tx0), int(tx1))
+            whole = window == (0, self.tiles_y, 0, self.tiles_x)
+            got = self._launch(sources, targets, window)
+            reached = got < BLOCKED
+            best = int(got[reached].min()) if reached.any() else None
+            if best is not None and (best <= radius or whole):
+                got[got > best] = UNREACHED                 # deeper: tentative, hidden
+                self._targets = (targets, got)
+                self._clamp = best
+                return best + 1
+            if best is None and whole:
+                self._targets = (targets, got)
+                return self._max_level() + 1
+            radius = best if best is not None else 4 * radius + 64
+
+    STAT_NAMES = ("visits", "echo visits", "level steps", "flushes", "pushes", "dirty marks",
+                  "re-visits", "setup cycles", "loop cycles", "flush cycles",
+                  "dequeue cycles", "claims")
+
+    def stats(self, reset: bool = True) -> dict:
+        """The kernel's counters since the last reset (needs ``stats=True``)."""
+        from .cuda import load_module
+        ptr = load_module("grid", self._opts).get_global("g_stats")
+        arr = cupy.ndarray((16,), cupy.uint64, memptr=ptr)
+        out = dict(zip(self.STAT_NAMES, (int(v) for v in arr.get())))
+        if reset:
+            arr.fill(0)
+        return out
+
+    # -- device work -----------------------------------------------------------------
+    def _take_writes(self) -> np.ndarray:
+        """Queued blockage changes, last one per cell, as signed cells (< 0: blocked)."""
+        if not self._pending:
+            return np.empty(0, np.int32)
+        v = np.concatenate([p[0] for p in self._pending])
+        b = np.concatenate([np.full(p[0].size, p[1]) for p in self._pending])
+        self._pending.clear()
+        last = v.size - 1 - np.unique(v[::-1], return_index=True)[1]
+        v, b = v[last], b[last]
+        return np.where(b, v | np.int64(-(1 << 31)), v).astype(np.int32)
+
+    def _apply_writes(self) -> None:
+        if self._pending:
+            self._seed_launch(self._take_writes(), np.empty(0, np.int32))
+
+    def _seed_launch(self, writes: np.ndarray, sources: np.ndarray,
+                     targets: np.ndarray | None = None) -> cupy.ndarray:
+        cells = np.concatenate([writes, sources.astype(np.int32),
+                                np.empty(0, np.int32) if targets is None else targets])
+        if cells.size > self._cells.size:
+            self._cells = cupy.zeros(2 * cells.size, dtype=cupy.int32)
+        buf = self._cells[:max(1, cells.size)]
+        if cells.size:
+            buf.set(cells)
+        h, w = self.shape
+        self._k_seed((1,), (256,), (
+            self.level, self.rest, self.free_bits, self.src_bits, self.state, self.queue,
+            self.counters, self.qmask, np.int32(w), np.int32(self.words_per_row),
+            np.int32(self.tiles_x), buf, np.int32(writes.size), np.int32(sources.size),
+            self.out))
+        return buf
+
+    def _launch(self, sources: np.ndarray, targets: np.ndarray | None,
+                window: tuple[int, int, int, int]) -> np.ndarray | None:
+        """One wavefront confined to ``window`` (tiles ``y0, y1, x0, x1``).
+
+        Returns the targets' levels (downloaded), or None without targets.
+        """
+        nt = 0 if targets is None else targets.size
+        if nt + 1 > self.out.size:
+            self.out = cupy.zeros(2 * nt + 2, dtype=cupy.uint32)
+        buf = self._seed_launch(self._take_writes(), sources, targets)
+        h, w = self.shape
+        y0, y1, x0, x1 = window
+        tiles = (y1 - y0) * (x1 - x0)
+        blocks = max(1, min(self.num_sms, -(-tiles // WARPS)))
+        first_target = buf[buf.size - nt:] if nt else buf
+        self._k_wave((blocks,), (WARPS * 32,), (
+            self.level, self.free_bits, self.src_bits, self.state, self.queue, self.counters,
+            self.qmask, np.int32(w), np.int32(h), np.int32(self.words_per_row),
+            np.int32(self.tiles_x), np.int32(x0), np.int32(x1), np.int32(y0), np.int32(y1),
+            first_target, np.int32(nt), self.out[1:]), shared_mem=self._smem)
+        self.dirty = True
+        self._box = (y0 * self.tile_rows, min(h, y1 * self.tile_rows),
+                     x0 * TILE_COLS, min(w, x1 * TILE_COLS))
+        self.runs += 1
+        return self.out[1:1 + nt].get() if nt else None
+
+    def _max_level(self) -> int:
+        n = self.num_vertices
+        blocks = max(1, min(self.num_sms * 8, -(-n // 256)))
+        self._k_max((blocks,), (256,), (self.level, np.int64(n), self.out))
+        return int(self.out[:1].get()[0])

@@ -1,0 +1,184 @@
+"""``gpu/grid`` (mazeroute/engines/gpu_grid.py, kernels/grid.cu) equals the oracle.
+
+Every test needs CuPy and a CUDA device (marked ``gpu``); the module imports without them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mazeroute.engines import UNREACHED, make_problem
+from mazeroute.engines.oracle import oracle_levels
+from mazeroute.generate import maze_mask, random_rects
+from mazeroute.graph import GridGraph
+from mazeroute.layout import paint
+from tests.corpus import hand_cases, random_cases
+
+pytestmark = pytest.mark.gpu
+
+KEY = ("gpu", "grid")
+CASES = [c for c in hand_cases() + random_cases(200, max_side=1024, seed=44) if c.is_grid]
+
+
+def _problem(graph, **kw):
+    if kw:
+        from mazeroute.engines.gpu_grid import GridRelaxProblem
+        return GridRelaxProblem(graph, **kw)
+    return make_problem(graph, *KEY)
+
+
+def _oracle(free, sources):
+    g = GridGraph(free)
+    return oracle_levels(g.csr, list(sources), ~free.ravel()).reshape(free.shape)
+
+
+def _rects(w, h, density, seed):
+    return ~paint(w, h, random_rects(w, h, density, np.random.default_rng(seed)))
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_grid_equals_oracle_on_corpus(case):
+    lv = _problem(case.graph).wavefront(list(case.sources)).levels()
+    np.testing.assert_array_equal(lv, case.expected())
+
+
+@pytest.mark.parametrize("tile_rows,flush_every", [(32, 16), (64, 1), (32, 1000)])
+def test_tile_heights_and_hand_over_rates_equal_oracle(tile_rows, flush_every):
+    for case in random_cases(25, max_side=300, seed=5 + tile_rows + flush_every):
+        p = _problem(case.graph, tile_rows=tile_rows, flush_every=flush_every)
+        np.testing.assert_array_equal(p.wavefront(list(case.sources)).levels(),
+                                      case.expected(), err_msg=case.id)
+
+
+@pytest.mark.parametrize("size", [63, 255, 1023])
+def test_perfect_mazes(size):
+    free = ~maze_mask(size, size, seed=size)
+    g = GridGraph(free)
+    for root in [(0, 0), (size // 2 - (size // 2) % 2, size // 2 - (size // 2) % 2)]:
+        lv = _problem(g).wavefront(g.vertices([root])).levels()
+        np.testing.assert_array_equal(lv, _oracle(free, g.vertices([root])))
+
+
+def test_repeated_wavefronts_reuse_the_problem():
+    free = _rects(700, 500, 0.3, 3)
+    g = GridGraph(free)
+    p = _problem(g)
+    rng = np.random.default_rng(0)
+    cells = np.flatnonzero(free.ravel())
+    for _ in range(6):
+        src = rng.choice(cells, size=int(rng.integers(1, 4)), replace=False)
+        np.testing.assert_array_equal(p.wavefront(src).levels(), _oracle(free, src))
+
+
+def test_early_exit_labels_every_level_up_to_the_target():
+    for case in random_cases(40, max_side=400, seed=7):
+        want = case.expected().ravel()
+        reach = np.flatnonzero(want != UNREACHED)
+        p = _problem(case.graph)
+        targets = reach[::max(1, len(reach) // 3)][::-1]
+        wave = p.wavefront(list(case.sources), targets)
+        best = want[targets].min()
+        assert wave.target_level == best, case.id
+        assert wave.target == targets[np.flatnonzero(want[targets] == best)[0]]
+        assert wave.num_levels == best + 1
+        got = wave.levels().ravel()
+        inside = want <= best
+        np.testing.assert_array_equal(got[inside], want[inside], err_msg=case.id)
+        assert (got[~inside] == UNREACHED).all(), case.id    # deeper: reported unreached
+
+
+def test_window_grows_around_a_detour():
+    # A wall between the pins whose only gap lies far outside their bounding box.
+    h, w = 600, 900
+    free = np.ones((h, w), bool)
+    free[:, 450] = False
+    free[590, 450] = True
+    g = GridGraph(free)
+    src, tgt = g.vertex(440, 10), g.vertex(460, 12)
+    p = _problem(g)
+    wave = p.wavefront([src], [tgt])
+    want = _oracle(free, [src])
+    assert wave.target_level == want.ravel()[tgt] == 10 + 580 + 10 + 578
+    assert p.runs >= 2                                   # the first window was too small
+    got = wave.levels()
+    inside = want <= wave.target_level
+    np.testing.assert_array_equal(got[inside], want[inside])
+    # The same problem then serves a local net with a small window again.
+    runs = p.runs
+    wave = p.wavefront([g.vertex(10, 10)], [g.vertex(20, 30)])
+    assert wave.target_level == 30 and p.runs == runs + 1
+
+
+def test_unreachable_target_gives_no_target_and_full_levels():
+    free = np.ones((300, 300), bool)
+    free[100, :] = False
+    g = GridGraph(free)
+    p = _problem(g)
+    wave = p.wavefront([g.vertex(5, 5)], [g.vertex(5, 200)])
+    assert wave.target is None and wave.target_level is None
+    np.testing.assert_array_equal(wave.levels(), _oracle(free, [g.vertex(5, 5)]))
+
+
+def test_multi_source_with_targets():
+    free = _rects(512, 512, 0.25, 9)
+    g = GridGraph(free)
+    cells = np.flatnonzero(free.ravel())
+    rng = np.random.default_rng(1)
+    p = _problem(g)
+    for _ in range(5):
+        src = rng.choice(cells, 40, replace=False)
+        tgt = rng.choice(np.setdiff1d(cells, src), 3, replace=False)
+        want = _oracle(free, src).ravel()
+        wave = p.wavefront(src, tgt)
+        best = want[tgt].min()
+        assert wave.target_level == best
+        got = wave.levels().ravel()
+        inside = want <= best
+        np.testing.assert_array_equal(got[inside], want[inside])
+
+
+def test_blockages_change_between_wavefronts():
+    free = _rects(300, 200, 0.2, 2)
+    g = GridGraph(free)
+    p = _problem(g)
+    root = int(np.flatnonzero(free.ravel())[0])
+    first = p.wavefront([root]).levels()
+    np.testing.assert_array_equal(first, _oracle(free, [root]))
+    wall = g.vertices([(150, y) for y in range(200)])
+    wall = wall[free.ravel()[wall]]
+    p.set_blocked(wall)
+    now = free.copy()
+    now.ravel()[wall] = False
+    np.testing.assert_array_equal(p.wavefront([root]).levels(), _oracle(now, [root]))
+    p.set_blocked(wall[:50], False)
+    now.ravel()[wall[:50]] = True
+    np.testing.assert_array_equal(p.wavefront([root]).levels(), _oracle(now, [root]))
+    with pytest.raises(ValueError, match="blocked"):
+        p.wavefront([int(wall[-1])])
+
+
+def test_4096_equals_cpu_engine():
+    free = _rects(4096, 4096, 0.25, 0)
+    g = GridGraph(free)
+    root = int(np.flatnonzero(free.ravel())[0])
+    cpu = make_problem(g, "cpu", "grid").wavefront([root])
+    gpu = _problem(g).wavefront([root])
+    assert gpu.num_levels == cpu.num_levels
+    np.testing.assert_array_equal(gpu.levels(), cpu.levels())
+
+
+def test_router_routes_pass_the_contract():
+    from mazeroute.contract import check_routes
+    from mazeroute.generate import random_layout
+    from mazeroute.router import Router
+
+    for seed, (w, h, nets, pins, span) in enumerate([(200, 150, 60, 2, 40),
+                                                     (300, 300, 40, 3, None),
+                                                     (129, 97, 30, 2, None)]):
+        lay = random_layout(w, h, density=0.2, nets=nets, pins=pins, seed=seed, span=span)
+        res = Router(lay, backend="gpu", strategy="grid").run()
+        assert res.engine == "gpu/grid"
+        assert check_routes(lay, res.to_json(), sequential=True) == []
+        cpu = Router(lay, backend="cpu").run()
+        assert [n.cells for n in res.nets] == [n.cells for n in cpu.nets]
