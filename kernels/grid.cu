@@ -5,7 +5,9 @@
 // * The grid is cut into tiles of 64 columns x TILE_ROWS rows. One warp works on one tile
 //   at a time: each lane owns TILE_ROWS/32 consecutive rows, each row a 64-bit mask (bit b
 //   = column x0 + b), so one level of the tile's wavefront is a few shifts, ORs and two
-//   warp shuffles ("bit-parallel BFS"); the blockage mask is bit-packed the same way.
+//   warp shuffles ("bit-parallel BFS"); the blockage mask is bit-packed the same way. The
+//   wavefront steps BLOCK_LEVELS levels in registers, then one labelling pass writes those
+//   levels into the tile's copy in shared memory where they improve it.
 // * A visit of a tile is a local multi-source BFS (Dial's order): its seeds are the tile's
 //   own sources and the cells whose neighbour across the tile edge (the halo) offers a
 //   better level than the cell holds; seeds enter at their own level. The visit keeps the
@@ -23,6 +25,8 @@
 //   cost nothing; a finished tile is visited again only when a neighbour improves its halo.
 // * A window (a box of tiles) confines the search, which keeps small nets on big chips
 //   cheap; the host grows it when the target's level does not prove it exact.
+// * Not done: GAMER's alternating row/column segmented min-scans (rounds ~ bends, not
+//   path length). Here a corridor costs one bit-parallel step per level inside a tile.
 //
 // Kernel parameter names follow the book where a book name exists (level, currLevel).
 
@@ -37,6 +41,9 @@
 #define RPL (TILE_ROWS / 32)           // rows per lane
 #ifndef FLUSH_EVERY
 #define FLUSH_EVERY 16                 // levels between edge activations in a wide wavefront
+#endif
+#ifndef BLOCK_LEVELS
+#define BLOCK_LEVELS 8                 // levels stepped between labelling passes
 #endif
 #define WARPS 8                        // warps per block of the persistent kernel
 #define HALO_WORDS (2 * TILE_COLS + 2 * TILE_ROWS)
@@ -307,96 +314,113 @@ static __device__ void visit(const Grid& g, int t, bool sources, int lane, unsig
     long long v1 = clock64();
     unsigned iters = 0;
 #endif
+    unsigned base = currLevel;                     // level of the block's first step
     while (true) {
 #if STATS
-        ++iters;
+        iters += BLOCK_LEVELS;
 #endif
-        u64 s[RPL];
+        // BLOCK_LEVELS levels of the bit-parallel wavefront, registers only: the new
+        // cells of level base + j are rec[j].
+        u64 rec[BLOCK_LEVELS][RPL];
 #pragma unroll
-        for (int r = 0; r < RPL; ++r) s[r] = 0ull;
-        if (currLevel <= maxSeed) {                // warp-uniform
-            unsigned t0 = __ballot_sync(FULL, candT[0] == currLevel);
-            unsigned t1 = __ballot_sync(FULL, candT[1] == currLevel);
-            unsigned b0 = __ballot_sync(FULL, candB[0] == currLevel);
-            unsigned b1 = __ballot_sync(FULL, candB[1] == currLevel);
+        for (int j = 0; j < BLOCK_LEVELS; ++j) {
+            const unsigned level_j = base + j;
+            u64 s[RPL];
 #pragma unroll
-            for (int r = 0; r < RPL; ++r)
-                s[r] = (candL[r] == currLevel ? 1ull : 0ull) |
-                       (candR[r] == currLevel ? (1ull << 63) : 0ull);
-            if (lane == 0) s[0] |= (u64)t0 | ((u64)t1 << 32);
-            if (lane == 31) s[RPL - 1] |= (u64)b0 | ((u64)b1 << 32);
-        }
-        if (currLevel == 0) {
+            for (int r = 0; r < RPL; ++r) s[r] = 0ull;
+            if (level_j <= maxSeed) {              // warp-uniform
+                unsigned t0 = __ballot_sync(FULL, candT[0] == level_j);
+                unsigned t1 = __ballot_sync(FULL, candT[1] == level_j);
+                unsigned b0 = __ballot_sync(FULL, candB[0] == level_j);
+                unsigned b1 = __ballot_sync(FULL, candB[1] == level_j);
 #pragma unroll
-            for (int r = 0; r < RPL; ++r) s[r] |= src[r];
-        }
-        u64 up = __shfl_up_sync(FULL, f[RPL - 1], 1);
-        u64 dn = __shfl_down_sync(FULL, f[0], 1);
-        if (lane == 0) up = 0ull;
-        if (lane == 31) dn = 0ull;
-        u64 n[RPL];
+                for (int r = 0; r < RPL; ++r)
+                    s[r] = (candL[r] == level_j ? 1ull : 0ull) |
+                           (candR[r] == level_j ? (1ull << 63) : 0ull);
+                if (lane == 0) s[0] |= (u64)t0 | ((u64)t1 << 32);
+                if (lane == 31) s[RPL - 1] |= (u64)b0 | ((u64)b1 << 32);
+                if (level_j == 0) {
 #pragma unroll
-        for (int r = 0; r < RPL; ++r) {
-            u64 above = r ? f[r - 1] : up;
-            u64 below = r < RPL - 1 ? f[r + 1] : dn;
-            n[r] = ((f[r] << 1) | (f[r] >> 1) | above | below | s[r]) & fr[r] & ~vis[r];
-        }
-        bool anyNew = false;
-        const unsigned next1 = currLevel + 1;
-#pragma unroll
-        for (int r = 0; r < RPL; ++r) {
-            vis[r] |= n[r];
-            const int row = lane * RPL + r;
-            unsigned* crow = cur + row * CUR_STRIDE;
-            u64 m = n[r], keep = 0ull;
-            while (m) {
-                int b = __ffsll((long long)m) - 1;
-                m &= m - 1;
-                // Not better than what the cell holds: neither it nor anything beyond it
-                // can improve through it (the tile was locally relaxed before).
-                if (crow[b] > currLevel) {
-                    crow[b] = currLevel;
-                    keep |= 1ull << b;
+                    for (int r = 0; r < RPL; ++r) s[r] |= src[r];
                 }
             }
-            f[r] = keep;
-            chg[r] |= keep;
-            anyNew |= keep != 0ull;
-            u64 e = keep & ((row == 0 || row == TILE_ROWS - 1) ? ~0ull : (1ull | (1ull << 63)));
-            while (e) {                            // edge cells: does a neighbour gain?
-                int b = __ffsll((long long)e) - 1;
-                e &= e - 1;
-                if (row == 0 && next1 < sT[b]) pend |= 1u;
-                if (row == TILE_ROWS - 1 && next1 < sB[b]) pend |= 2u;
-                if (b == 0 && next1 < sL[row]) pend |= 4u;
-                if (b == TILE_COLS - 1 && next1 < sR[row]) pend |= 8u;
+            u64 up = __shfl_up_sync(FULL, f[RPL - 1], 1);
+            u64 dn = __shfl_down_sync(FULL, f[0], 1);
+            if (lane == 0) up = 0ull;
+            if (lane == 31) dn = 0ull;
+            u64 n[RPL];
+#pragma unroll
+            for (int r = 0; r < RPL; ++r) {
+                u64 above = r ? f[r - 1] : up;
+                u64 below = r < RPL - 1 ? f[r + 1] : dn;
+                n[r] = ((f[r] << 1) | (f[r] >> 1) | above | below | s[r]) & fr[r] & ~vis[r];
+            }
+#pragma unroll
+            for (int r = 0; r < RPL; ++r) {
+                vis[r] |= n[r];
+                f[r] = n[r];
+                rec[j][r] = n[r];
             }
         }
-        unsigned active = __ballot_sync(FULL, anyNew);
+        // Label the block's cells: keep a level only where it improves the tile's.
+#pragma unroll
+        for (int j = 0; j < BLOCK_LEVELS; ++j) {
+            const unsigned level_j = base + j, next1 = level_j + 1;
+#pragma unroll
+            for (int r = 0; r < RPL; ++r) {
+                const int row = lane * RPL + r;
+                unsigned* crow = cur + row * CUR_STRIDE;
+                u64 m = rec[j][r], keep = 0ull;
+                while (m) {
+                    int b = __ffsll((long long)m) - 1;
+                    m &= m - 1;
+                    if (crow[b] > level_j) {
+                        crow[b] = level_j;
+                        keep |= 1ull << b;
+                    }
+                }
+                chg[r] |= keep;
+                u64 e = keep & ((row == 0 || row == TILE_ROWS - 1) ? ~0ull
+                                                                 : (1ull | (1ull << 63)));
+                while (e) {                        // edge cells: does a neighbour gain?
+                    int b = __ffsll((long long)e) - 1;
+                    e &= e - 1;
+                    if (row == 0 && next1 < sT[b]) pend |= 1u;
+                    if (row == TILE_ROWS - 1 && next1 < sB[b]) pend |= 2u;
+                    if (b == 0 && next1 < sL[row]) pend |= 4u;
+                    if (b == TILE_COLS - 1 && next1 < sR[row]) pend |= 8u;
+                }
+            }
+        }
+        bool anyF = false;
+#pragma unroll
+        for (int r = 0; r < RPL; ++r) anyF |= f[r] != 0ull;
+        unsigned active = __ballot_sync(FULL, anyF);
         unsigned waiting = __ballot_sync(FULL, pend != 0);
-        ++sinceFlush;
+        sinceFlush += BLOCK_LEVELS;
         // A thin wavefront (a corridor) hands over at once; a wide one every few levels.
         if (waiting && (__popc(active) <= 2 || sinceFlush >= FLUSH_EVERY)) {
             flush(g, lane, t, x0, y0, cur, pend, false, next);
             sinceFlush = 0;
         }
+        const unsigned last = base + BLOCK_LEVELS - 1;
         if (!active) {
-            if (currLevel >= maxSeed) break;
+            if (last >= maxSeed) break;
             unsigned nx = NONE;                    // jump to the next seed's level
 #pragma unroll
             for (int k = 0; k < 2; ++k) {
-                if (candT[k] > currLevel) nx = min(nx, candT[k]);
-                if (candB[k] > currLevel) nx = min(nx, candB[k]);
+                if (candT[k] > last) nx = min(nx, candT[k]);
+                if (candB[k] > last) nx = min(nx, candB[k]);
             }
 #pragma unroll
             for (int r = 0; r < RPL; ++r) {
-                if (candL[r] > currLevel) nx = min(nx, candL[r]);
-                if (candR[r] > currLevel) nx = min(nx, candR[r]);
+                if (candL[r] > last) nx = min(nx, candL[r]);
+                if (candR[r] > last) nx = min(nx, candR[r]);
             }
-            currLevel = __reduce_min_sync(FULL, nx);
+            base = __reduce_min_sync(FULL, nx);
             continue;
         }
-        ++currLevel;
+        base += BLOCK_LEVELS;
     }
 #if STATS
     if (lane == 0) {

@@ -43,10 +43,12 @@ def test_grid_equals_oracle_on_corpus(case):
     np.testing.assert_array_equal(lv, case.expected())
 
 
-@pytest.mark.parametrize("tile_rows,flush_every", [(32, 16), (64, 1), (32, 1000)])
-def test_tile_heights_and_hand_over_rates_equal_oracle(tile_rows, flush_every):
+@pytest.mark.parametrize("tile_rows,flush_every,block_levels",
+                         [(64, 16, 8), (64, 1, 1), (32, 1000, 16), (32, 4, 3)])
+def test_tile_heights_and_hand_over_rates_equal_oracle(tile_rows, flush_every, block_levels):
     for case in random_cases(25, max_side=300, seed=5 + tile_rows + flush_every):
-        p = _problem(case.graph, tile_rows=tile_rows, flush_every=flush_every)
+        p = _problem(case.graph, tile_rows=tile_rows, flush_every=flush_every,
+                     block_levels=block_levels)
         np.testing.assert_array_equal(p.wavefront(list(case.sources)).levels(),
                                       case.expected(), err_msg=case.id)
 

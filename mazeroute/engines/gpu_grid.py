@@ -4,8 +4,9 @@ The textbook GPU strategies pay one launch and one host round trip per BFS level
 engine works on the implicit 4-neighbour grid with a bit-packed blockage mask and runs a
 whole wavefront in one persistent kernel: warps take 64-column tiles from a device work
 queue and relax each to its local fixpoint with a bit-parallel BFS (one level = a few
-64-bit shifts and two warp shuffles), queueing a neighbour tile only when one of its halo
-cells improves. The relaxation is monotone and its fixpoint is exactly the BFS levels, so
+64-bit shifts and two warp shuffles, several levels per labelling pass against the tile's
+levels in shared memory), queueing a neighbour tile only when one of its halo cells
+improves. The relaxation is monotone and its fixpoint is exactly the BFS levels, so
 the levels equal the oracle's; nothing is checked by the host until the queue runs dry.
 
 With targets the search is confined to a *window*: the sources' bounding box grown by a
@@ -15,6 +16,10 @@ is ``<= R`` it is the true level and every vertex at level ``<= T`` is exact (``
 contract). Otherwise ``R`` grows (to ``T``, which then always suffices, or four-fold when
 no target was reached) and the wavefront runs again. Values deeper than ``T`` may be
 tentative over-estimates inside the window; reads report them as unreached.
+
+Where it loses: one-cell corridors (a perfect maze) walk one level per bit-parallel step
+and hand over from tile to tile often, so there the compiled CPU queue is several times
+faster; :mod:`mazeroute.engines.auto` sends such layouts (and small grids) to the CPU.
 
 Per net the host does one small upload (blockage changes queued since the last run,
 sources, targets), three launches and one small download; blockage changes are kept on
@@ -55,6 +60,8 @@ class GridRelaxProblem(DeviceProblem):
     tile_rows : rows per tile (32 or 64); tiles are always 64 columns wide.
     margin : minimum radius of a window beyond the nearest target's Manhattan distance.
     flush_every : levels between a wide wavefront's hand-overs to neighbour tiles.
+    block_levels : levels the bit-parallel wavefront steps (registers only) between two
+        labelling passes against the tile's levels in shared memory.
     stats : compile the kernel with its counters (visits, levels, flushes, cycles), read
         by :meth:`stats`; for probing only, it slows the kernel down.
 
@@ -68,7 +75,7 @@ class GridRelaxProblem(DeviceProblem):
     """
 
     def __init__(self, graph: GridGraph, tile_rows: int = 32, margin: int = 16,
-                 flush_every: int = 16, stats: bool = False):
+                 flush_every: int = 16, block_levels: int = 8, stats: bool = False):
         if not isinstance(graph, GridGraph):
             raise TypeError("the gpu/grid engine needs a GridGraph")
         if tile_rows not in (32, 64):
@@ -98,7 +105,7 @@ class GridRelaxProblem(DeviceProblem):
         self._targets: tuple[np.ndarray, np.ndarray] | None = None
         self._sources = np.empty(0, np.int32)
         opts = (f"-DTILE_ROWS={tile_rows}", f"-DFLUSH_EVERY={flush_every}",
-                f"-DSTATS={int(stats)}")
+                f"-DBLOCK_LEVELS={block_levels}", f"-DSTATS={int(stats)}")
         self._opts = opts
         self._k_wave = get_kernel("grid", "grid_wavefront", opts)
         words = 2 * TILE_COLS + 2 * tile_rows + tile_rows * (TILE_COLS + 1)
