@@ -440,6 +440,7 @@ def write_csv(path: Path, rows: Sequence) -> None:
 
 def write_chart(path: Path, rows: Sequence[Row], title: str = "") -> None:
     """Grouped bar chart of median times (log scale), one group per layout; atomic PNG."""
+    import matplotlib
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -447,6 +448,7 @@ def write_chart(path: Path, rows: Sequence[Row], title: str = "") -> None:
     layouts = list(dict.fromkeys((r.layout, r.size) for r in rows))
     engines = list(dict.fromkeys(r.engine for r in rows))
     width = 0.8 / max(1, len(engines))
+    palette = matplotlib.colormaps["tab20"]      # a distinct colour for up to 20 engines
     fig = Figure(figsize=(max(6.0, 1.3 * len(layouts) + 2.5), 4.8), dpi=110)
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
@@ -459,7 +461,7 @@ def write_chart(path: Path, rows: Sequence[Row], title: str = "") -> None:
                 xs.append(i + (j - (len(engines) - 1) / 2) * width)
                 ts.append(r.median_s * 1e3)
                 wrong.append(r.check == "WRONG")
-        bars = ax.bar(xs, ts, width, label=eng)
+        bars = ax.bar(xs, ts, width, label=eng, color=palette(j % palette.N))
         for b, bad in zip(bars, wrong):
             if bad:
                 b.set_hatch("xx")
