@@ -6,7 +6,8 @@
 //   at a time: each lane owns TILE_ROWS/32 consecutive rows, each row a 64-bit mask (bit b
 //   = column x0 + b), so one level of the tile's wavefront is a few shifts, ORs and two
 //   warp shuffles ("bit-parallel BFS"); the blockage mask is bit-packed the same way. The
-//   wavefront steps BLOCK_LEVELS levels in registers, then one labelling pass writes those
+//   wavefront steps BLOCK_LEVELS levels in registers (a cell's step within the block kept
+//   as bit planes), then one labelling pass over the block's new cells writes their
 //   levels into the tile's copy in shared memory where they improve it.
 // * A visit of a tile is a local multi-source BFS (Dial's order): its seeds are the tile's
 //   own sources and the cells whose neighbour across the tile edge (the halo) offers a
@@ -23,6 +24,10 @@
 //   warps at once); idle warps take tiles from it; the last warp to finish (a pending-work
 //   counter reaching zero) gathers the target levels and ends the kernel. Untouched tiles
 //   cost nothing; a finished tile is visited again only when a neighbour improves its halo.
+// * A warp that finishes a tile while a neighbour tile still works lingers on it
+//   (LINGERING, at most LINGER cycles) with the tile's levels kept in shared memory: a
+//   wide wavefront's upstream neighbour hands over every FLUSH_EVERY levels, and the
+//   lingering warp then re-runs the tile at once, with no queue round trip and no reload.
 // * A window (a box of tiles) confines the search, which keeps small nets on big chips
 //   cheap; the host grows it when the target's level does not prove it exact.
 // * Not done: GAMER's alternating row/column segmented min-scans (rounds ~ bends, not
@@ -40,11 +45,18 @@
 #define TILE_COLS 64
 #define RPL (TILE_ROWS / 32)           // rows per lane
 #ifndef FLUSH_EVERY
-#define FLUSH_EVERY 16                 // levels between edge activations in a wide wavefront
+#define FLUSH_EVERY 32                 // levels between edge activations in a wide wavefront
 #endif
 #ifndef BLOCK_LEVELS
 #define BLOCK_LEVELS 8                 // levels stepped between labelling passes
 #endif
+#ifndef LINGER
+#define LINGER 80000                   // cycles a finished warp may wait for its tile's halo
+#endif
+#if BLOCK_LEVELS > 16
+#error "BLOCK_LEVELS must be at most 16"
+#endif
+#define PLANES (BLOCK_LEVELS > 8 ? 4 : BLOCK_LEVELS > 4 ? 3 : BLOCK_LEVELS > 2 ? 2 : 1)
 #define WARPS 8                        // warps per block of the persistent kernel
 #define HALO_WORDS (2 * TILE_COLS + 2 * TILE_ROWS)
 #define CUR_STRIDE (TILE_COLS + 1)      // padded row of the tile's levels in smem
@@ -56,6 +68,7 @@
 #define QUEUED 1
 #define RUNNING 2
 #define DIRTY 3
+#define LINGERING 4                    // idle, but its last warp still holds the tile's levels
 #define EMPTY (-1)
 #define SRC_FLAG 0x40000000
 
@@ -77,6 +90,21 @@ __device__ u64 g_stats[16];
 #else
 #define STAT(i, v) ((void)0)
 #endif
+
+#ifndef FENCE_SC
+#define FENCE_SC 0                     // 1: __threadfence() (sequentially consistent)
+#endif
+
+// Every hand-over here is message passing (data, then a flag: a state CAS or a queue
+// slot; the reader takes the flag, then fences, then reads), so an acquire-release fence
+// suffices; no store-buffering pattern needs the costlier sequentially consistent one.
+static __device__ __forceinline__ void fence() {
+#if FENCE_SC
+    __threadfence();
+#else
+    asm volatile("fence.acq_rel.gpu;" ::: "memory");
+#endif
+}
 
 static __device__ __forceinline__ int ld_volatile(const int* p) {
     return *((const volatile int*)p);
@@ -108,8 +136,8 @@ static __device__ int activate(int* state, int* queue, int* counters, unsigned q
                 STAT(4, 1);
                 return 0;
             }
-        } else if (s == RUNNING) {
-            if (atomicCAS(&state[t], RUNNING, DIRTY) == RUNNING) {
+        } else if (s == RUNNING || s == LINGERING) {
+            if (atomicCAS(&state[t], s, DIRTY) == s) {
                 STAT(5, 1);
                 return 0;
             }
@@ -192,7 +220,7 @@ static __device__ void flush(const Grid& g, int lane, int t, int x0, int y0, con
             g.level[(size_t)y * g.width + x0 + TILE_COLS - 1] =
                 cur[row * CUR_STRIDE + TILE_COLS - 1];
     }
-    __threadfence();
+    fence();
     __syncwarp();
     if (lane == 0) {
         const int nb[4] = {t - g.tilesX, t + g.tilesX, t - 1, t + 1};
@@ -239,8 +267,8 @@ static __device__ void load_tile(const Grid& g, int x0, int y0, int lane, unsign
 
 // One visit of tile t by one warp: a local BFS from the improved seeds that walks on only
 // through cells it improves, until nothing in the tile improves any more.
-static __device__ void visit(const Grid& g, int t, bool sources, int lane, unsigned* sT,
-                             int* next) {
+static __device__ bool visit(const Grid& g, int t, bool sources, int lane, unsigned* sT,
+                             int* next, bool warm) {
 #if STATS
     long long v0 = clock64();
     if (lane == 0) STAT(0, 1);
@@ -301,9 +329,13 @@ static __device__ void visit(const Grid& g, int t, bool sources, int lane, unsig
     unsigned currLevel = __reduce_min_sync(FULL, lo);
     if (currLevel == NONE) {                       // nothing improves: an echo
         if (lane == 0) STAT(1, 1);
-        return;
+        return warm;
     }
-    load_tile(g, x0, y0, lane, cur);
+    if (warm) {                                    // cur still holds the tile (see release)
+        if (lane == 0) STAT(12, 1);
+    } else {
+        load_tile(g, x0, y0, lane, cur);
+    }
     __syncwarp();                                  // halo and tile levels are in smem
 
     u64 f[RPL], vis[RPL], chg[RPL];
@@ -319,9 +351,15 @@ static __device__ void visit(const Grid& g, int t, bool sources, int lane, unsig
 #if STATS
         iters += BLOCK_LEVELS;
 #endif
-        // BLOCK_LEVELS levels of the bit-parallel wavefront, registers only: the new
-        // cells of level base + j are rec[j].
-        u64 rec[BLOCK_LEVELS][RPL];
+        // BLOCK_LEVELS levels of the bit-parallel wavefront, registers only. The block's
+        // new cells are any[r]; a cell's level is base + j, j's bits kept as bit planes.
+        u64 any[RPL], plane[PLANES][RPL];
+#pragma unroll
+        for (int r = 0; r < RPL; ++r) {
+            any[r] = 0ull;
+#pragma unroll
+            for (int k = 0; k < PLANES; ++k) plane[k][r] = 0ull;
+        }
 #pragma unroll
         for (int j = 0; j < BLOCK_LEVELS; ++j) {
             const unsigned level_j = base + j;
@@ -359,37 +397,45 @@ static __device__ void visit(const Grid& g, int t, bool sources, int lane, unsig
             for (int r = 0; r < RPL; ++r) {
                 vis[r] |= n[r];
                 f[r] = n[r];
-                rec[j][r] = n[r];
+                any[r] |= n[r];
+#pragma unroll
+                for (int k = 0; k < PLANES; ++k)
+                    if ((j >> k) & 1) plane[k][r] |= n[r];
             }
         }
-        // Label the block's cells: keep a level only where it improves the tile's.
+        // Label the block's cells: keep a level only where it improves the tile's. One
+        // pass over all the block's cells (32-bit halves), not one per level.
 #pragma unroll
-        for (int j = 0; j < BLOCK_LEVELS; ++j) {
-            const unsigned level_j = base + j, next1 = level_j + 1;
+        for (int r = 0; r < RPL; ++r) {
+            const int row = lane * RPL + r;
+            unsigned* crow = cur + row * CUR_STRIDE;
+            const bool edgeRow = row == 0 || row == TILE_ROWS - 1;
 #pragma unroll
-            for (int r = 0; r < RPL; ++r) {
-                const int row = lane * RPL + r;
-                unsigned* crow = cur + row * CUR_STRIDE;
-                u64 m = rec[j][r], keep = 0ull;
+            for (int h = 0; h < 2; ++h) {
+                unsigned m = (unsigned)(any[r] >> (32 * h)), keep = 0u;
+                unsigned pl[PLANES];
+#pragma unroll
+                for (int k = 0; k < PLANES; ++k) pl[k] = (unsigned)(plane[k][r] >> (32 * h));
                 while (m) {
-                    int b = __ffsll((long long)m) - 1;
+                    const int sh = __ffs(m) - 1;
                     m &= m - 1;
-                    if (crow[b] > level_j) {
-                        crow[b] = level_j;
-                        keep |= 1ull << b;
+                    unsigned lv = base;
+#pragma unroll
+                    for (int k = 0; k < PLANES; ++k) lv += ((pl[k] >> sh) & 1u) << k;
+                    const int b = 32 * h + sh;
+                    if (crow[b] > lv) {
+                        crow[b] = lv;
+                        keep |= 1u << sh;
+                        const unsigned next1 = lv + 1;   // does a neighbour tile gain?
+                        if (edgeRow || b == 0 || b == TILE_COLS - 1) {
+                            if (row == 0 && next1 < sT[b]) pend |= 1u;
+                            if (row == TILE_ROWS - 1 && next1 < sB[b]) pend |= 2u;
+                            if (b == 0 && next1 < sL[row]) pend |= 4u;
+                            if (b == TILE_COLS - 1 && next1 < sR[row]) pend |= 8u;
+                        }
                     }
                 }
-                chg[r] |= keep;
-                u64 e = keep & ((row == 0 || row == TILE_ROWS - 1) ? ~0ull
-                                                                 : (1ull | (1ull << 63)));
-                while (e) {                        // edge cells: does a neighbour gain?
-                    int b = __ffsll((long long)e) - 1;
-                    e &= e - 1;
-                    if (row == 0 && next1 < sT[b]) pend |= 1u;
-                    if (row == TILE_ROWS - 1 && next1 < sB[b]) pend |= 2u;
-                    if (b == 0 && next1 < sL[row]) pend |= 4u;
-                    if (b == TILE_COLS - 1 && next1 < sR[row]) pend |= 8u;
-                }
+                chg[r] |= (u64)keep << (32 * h);
             }
         }
         bool anyF = false;
@@ -447,6 +493,60 @@ static __device__ void visit(const Grid& g, int t, bool sources, int lane, unsig
         }
     }
     flush(g, lane, t, x0, y0, cur, pend, true, next);
+    return true;
+}
+
+#if LINGER
+static __device__ __forceinline__ bool busy(int s) {
+    return s == QUEUED || s == RUNNING || s == DIRTY;
+}
+#endif
+
+// After a visit (lane 0, writes fenced): give tile t up, or return 1 to visit it again
+// because a neighbour improved its halo meanwhile. In a wide wavefront the upstream
+// neighbour hands over every few levels; rather than going IDLE and coming back through
+// the queue (and reloading the tile), the warp lingers while a neighbour is still working
+// (at most LINGER cycles), so that the next hand-over finds it with the tile in smem.
+static __device__ int release(const Grid& g, int t, int next) {
+#if LINGER
+    if (next < 0) {
+        if (atomicCAS(&g.state[t], RUNNING, LINGERING) == RUNNING) {
+#if STATS
+            long long c0 = clock64();
+#endif
+            const long long t0 = clock64();
+            const int tx = t % g.tilesX, ty = t / g.tilesX;
+            while (true) {
+                int s = ld_volatile(&g.state[t]);
+                if (s == DIRTY) break;
+                bool near = (ty > g.wy0 && busy(ld_volatile(&g.state[t - g.tilesX]))) ||
+                            (ty + 1 < g.wy1 && busy(ld_volatile(&g.state[t + g.tilesX]))) ||
+                            (tx > g.wx0 && busy(ld_volatile(&g.state[t - 1]))) ||
+                            (tx + 1 < g.wx1 && busy(ld_volatile(&g.state[t + 1])));
+                if (!near || clock64() - t0 > LINGER) {
+                    if (atomicCAS(&g.state[t], LINGERING, IDLE) == LINGERING) {
+                        STAT(13, clock64() - c0);
+                        return 0;
+                    }
+                    break;                         // it became DIRTY
+                }
+                __nanosleep(100);
+            }
+            STAT(13, clock64() - c0);
+        }
+        atomicExch(&g.state[t], RUNNING);           // DIRTY: a neighbour improved our halo
+        fence();
+        STAT(6, 1);
+        return 1;
+    }
+#endif
+    if (atomicCAS(&g.state[t], RUNNING, IDLE) == DIRTY) {
+        atomicExch(&g.state[t], RUNNING);
+        fence();
+        STAT(6, 1);
+        return 1;
+    }
+    return 0;
 }
 
 // Persistent wavefront: every warp takes tiles from the queue until the pending count
@@ -479,25 +579,21 @@ grid_wavefront(unsigned* level, const u64* freeBits, u64* srcBits, int* state, i
             }
             if (item >= 0) {
                 atomicExch(&state[item & ~SRC_FLAG], RUNNING);
-                __threadfence();
+                fence();
             }
         }
         item = __shfl_sync(FULL, item, 0);
         if (item < 0) return;
         const int t = item & ~SRC_FLAG;
         bool sources = (item & SRC_FLAG) != 0;
+        bool warm = false;                         // this warp's smem holds t's levels
         while (true) {
-            visit(g, t, sources, lane, sT, &next);
+            warm = visit(g, t, sources, lane, sT, &next, warm);
             sources = false;
-            __threadfence();
+            fence();
             __syncwarp();
             int again = 0;
-            if (lane == 0 && atomicCAS(&state[t], RUNNING, IDLE) == DIRTY) {
-                atomicExch(&state[t], RUNNING);   // a neighbour improved our halo meanwhile
-                __threadfence();
-                again = 1;
-                STAT(6, 1);
-            }
+            if (lane == 0) again = release(g, t, next);
             if (!__shfl_sync(FULL, again, 0)) break;
         }
         int last = 0;
@@ -505,7 +601,7 @@ grid_wavefront(unsigned* level, const u64* freeBits, u64* srcBits, int* state, i
         if (__shfl_sync(FULL, last, 0)) {
             for (int i = lane; i < numTargets; i += 32)
                 targetLevels[i] = __ldcg(&level[targets[i]]);
-            __threadfence();
+            fence();
             __syncwarp();
             if (lane == 0) atomicExch(&counters[DONE], 1);
             return;

@@ -43,12 +43,14 @@ def test_grid_equals_oracle_on_corpus(case):
     np.testing.assert_array_equal(lv, case.expected())
 
 
-@pytest.mark.parametrize("tile_rows,flush_every,block_levels",
-                         [(64, 16, 8), (64, 1, 1), (32, 1000, 16), (32, 4, 3)])
-def test_tile_heights_and_hand_over_rates_equal_oracle(tile_rows, flush_every, block_levels):
+@pytest.mark.parametrize("tile_rows,flush_every,block_levels,linger",
+                         [(64, 16, 8, 20000), (64, 1, 1, 100000), (32, 1000, 16, 0),
+                          (32, 4, 3, 500), (32, 8, 8, 0)])
+def test_tile_heights_and_hand_over_rates_equal_oracle(tile_rows, flush_every, block_levels,
+                                                       linger):
     for case in random_cases(25, max_side=300, seed=5 + tile_rows + flush_every):
         p = _problem(case.graph, tile_rows=tile_rows, flush_every=flush_every,
-                     block_levels=block_levels)
+                     block_levels=block_levels, linger=linger)
         np.testing.assert_array_equal(p.wavefront(list(case.sources)).levels(),
                                       case.expected(), err_msg=case.id)
 

@@ -6,8 +6,10 @@ whole wavefront in one persistent kernel: warps take 64-column tiles from a devi
 queue and relax each to its local fixpoint with a bit-parallel BFS (one level = a few
 64-bit shifts and two warp shuffles, several levels per labelling pass against the tile's
 levels in shared memory), queueing a neighbour tile only when one of its halo cells
-improves. The relaxation is monotone and its fixpoint is exactly the BFS levels, so
-the levels equal the oracle's; nothing is checked by the host until the queue runs dry.
+improves; a warp that finished a tile keeps it (levels in shared memory) while a neighbour
+still works, so the next hand-over re-runs it without a queue round trip or a reload. The
+relaxation is monotone and its fixpoint is exactly the BFS levels, so the levels equal the
+oracle's; nothing is checked by the host until the queue runs dry.
 
 With targets the search is confined to a *window*: the sources' bounding box grown by a
 radius ``R`` (tile-aligned). Every vertex at level ``<= T`` lies within ``T`` of a source,
@@ -62,6 +64,9 @@ class GridRelaxProblem(DeviceProblem):
     flush_every : levels between a wide wavefront's hand-overs to neighbour tiles.
     block_levels : levels the bit-parallel wavefront steps (registers only) between two
         labelling passes against the tile's levels in shared memory.
+    linger : cycles (at most) that a warp which finished a tile keeps it, with its levels in
+        shared memory, while a neighbour tile is still working, so that the neighbour's next
+        hand-over re-runs it at once (no queue round trip, no reload); 0 turns it off.
     stats : compile the kernel with its counters (visits, levels, flushes, cycles), read
         by :meth:`stats`; for probing only, it slows the kernel down.
 
@@ -75,7 +80,8 @@ class GridRelaxProblem(DeviceProblem):
     """
 
     def __init__(self, graph: GridGraph, tile_rows: int = 32, margin: int = 16,
-                 flush_every: int = 16, block_levels: int = 8, stats: bool = False):
+                 flush_every: int = 32, block_levels: int = 8, linger: int = 80000,
+                 stats: bool = False):
         if not isinstance(graph, GridGraph):
             raise TypeError("the gpu/grid engine needs a GridGraph")
         if tile_rows not in (32, 64):
@@ -105,7 +111,8 @@ class GridRelaxProblem(DeviceProblem):
         self._targets: tuple[np.ndarray, np.ndarray] | None = None
         self._sources = np.empty(0, np.int32)
         opts = (f"-DTILE_ROWS={tile_rows}", f"-DFLUSH_EVERY={flush_every}",
-                f"-DBLOCK_LEVELS={block_levels}", f"-DSTATS={int(stats)}")
+                f"-DBLOCK_LEVELS={block_levels}", f"-DLINGER={int(linger)}",
+                f"-DSTATS={int(stats)}")
         self._opts = opts
         self._k_wave = get_kernel("grid", "grid_wavefront", opts)
         words = 2 * TILE_COLS + 2 * tile_rows + tile_rows * (TILE_COLS + 1)
@@ -201,7 +208,7 @@ class GridRelaxProblem(DeviceProblem):
 
     STAT_NAMES = ("visits", "echo visits", "level steps", "flushes", "pushes", "dirty marks",
                   "re-visits", "setup cycles", "loop cycles", "flush cycles",
-                  "dequeue cycles", "claims")
+                  "dequeue cycles", "claims", "warm visits", "linger cycles")
 
     def stats(self, reset: bool = True) -> dict:
         """The kernel's counters since the last reset (needs ``stats=True``)."""
