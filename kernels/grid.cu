@@ -597,8 +597,13 @@ grid_wavefront(unsigned* level, const u64* freeBits, u64* srcBits, int* state, i
             if (!__shfl_sync(FULL, again, 0)) break;
         }
         int last = 0;
-        if (lane == 0) last = atomicSub(&counters[PENDING], 1) == 1;
+        if (lane == 0) {
+            last = atomicSub(&counters[PENDING], 1) == 1;
+            // Acquire: every other warp fenced its level writes before its own decrement.
+            if (last) fence();
+        }
         if (__shfl_sync(FULL, last, 0)) {
+            __syncwarp();                          // orders lane 0's fence before the reads
             for (int i = lane; i < numTargets; i += 32)
                 targetLevels[i] = __ldcg(&level[targets[i]]);
             fence();
