@@ -48,7 +48,6 @@ Examples
 from __future__ import annotations
 
 import argparse
-import csv
 import gc
 import os
 import platform
@@ -71,6 +70,7 @@ from .errors import EngineUnavailable, InputError
 from .generate import maze_mask, random_nets, random_rects
 from .graph import GridGraph
 from .io import atomic_path
+from .io import write_csv as write_rows
 from .layout import Layout, paint, read_movingai
 from .router import Router
 
@@ -430,12 +430,7 @@ def write_csv(path: Path, rows: Sequence) -> None:
     """Dataclass rows as a CSV file, written atomically."""
     if not rows:
         return
-    names = [f.name for f in fields(rows[0])]
-    with atomic_path(path) as tmp, open(tmp, "w", newline="", encoding="utf-8") as fh:
-        w = csv.DictWriter(fh, fieldnames=names)
-        w.writeheader()
-        for r in rows:
-            w.writerow(asdict(r))
+    write_rows(path, [f.name for f in fields(rows[0])], (asdict(r) for r in rows))
 
 
 def write_chart(path: Path, rows: Sequence[Row], title: str = "") -> None:

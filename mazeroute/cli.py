@@ -15,8 +15,6 @@ Examples
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import json
 import sys
 import time
@@ -28,7 +26,7 @@ from .contract import check_routes
 from .engines import ENGINES, gpu_available, strategies
 from .errors import EngineUnavailable, InputError
 from .generate import perfect_maze, random_layout
-from .io import write_text
+from .io import write_csv, write_text
 from .layout import Layout, load_layout, save_layout
 from .report import SUMMARY_FIELDS, format_report, summary_row
 from .router import ORDERS, Router, RouteResult, net_order
@@ -204,11 +202,7 @@ def cmd_batch(args) -> int:
             bar(k + 1, len(files), f.name)
     summary = out / f"summary.{args.summary}"
     if args.summary == "csv":
-        buf = io.StringIO()
-        w = csv.DictWriter(buf, SUMMARY_FIELDS)
-        w.writeheader()
-        w.writerows(rows)
-        write_text(summary, buf.getvalue())
+        write_csv(summary, SUMMARY_FIELDS, rows)
     else:
         write_text(summary, json.dumps(rows, indent=1) + "\n")
     ok = len(rows) - invalid

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import csv
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 
@@ -45,3 +46,11 @@ def write_text(path: str | Path, text: str) -> None:
     """Write ``text`` to ``path`` atomically."""
     with atomic_path(path) as tmp:
         tmp.write_text(text, encoding="utf-8")
+
+
+def write_csv(path: str | Path, fieldnames: Sequence[str], rows: Iterable[dict]) -> None:
+    """Write dict ``rows`` as a CSV file with a header line, atomically."""
+    with atomic_path(path) as tmp, open(tmp, "w", newline="", encoding="utf-8") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(fieldnames))
+        w.writeheader()
+        w.writerows(rows)
