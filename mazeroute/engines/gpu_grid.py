@@ -144,11 +144,10 @@ class GridRelaxProblem(DeviceProblem):
 
     def _read_levels(self, window):
         self._apply_writes()
-        grid = self.level.reshape(self.shape)
-        if window is not None:
-            y0, y1, x0, x1 = window
-            grid = grid[y0:y1, x0:x1]
-        out = grid.get()
+        return self._hide_deeper(super()._read_levels(window))
+
+    def _hide_deeper(self, out: np.ndarray) -> np.ndarray:
+        """After an early exit, levels beyond the target's are tentative: show them unreached."""
         if self._clamp is not None:
             out[(out > self._clamp) & (out < BLOCKED)] = UNREACHED
         return out
@@ -164,10 +163,7 @@ class GridRelaxProblem(DeviceProblem):
         if np.isin(v[free], self._sources).all():       # e.g. the same root again
             return np.where(free, np.uint32(0), BLOCKED).astype(np.uint32)
         self._apply_writes()
-        out = self.level[cupy.asarray(v, dtype=cupy.int32)].get()
-        if self._clamp is not None:
-            out[(out > self._clamp) & (out < BLOCKED)] = UNREACHED
-        return out
+        return self._hide_deeper(super()._read_vertices(v))
 
     def _run(self, sources: np.ndarray, targets: np.ndarray | None) -> int:
         h, w = self.shape
