@@ -136,7 +136,7 @@ class Router:
             cells = np.concatenate(tree)
             self.problem.set_blocked(self.grid.vertices(cells))
             result.routed, result.order = True, self.committed
-            result.cells = [(int(x), int(y)) for x, y in cells]
+            result.cells = list(map(tuple, cells.tolist()))
             result.length = len(result.cells) - 1
             self.committed += 1
         result.seconds = time.perf_counter() - start
