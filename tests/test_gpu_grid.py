@@ -43,6 +43,62 @@ def test_grid_equals_oracle_on_corpus(case):
     np.testing.assert_array_equal(lv, case.expected())
 
 
+def test_auto_mode_picks_the_tree_for_perfect_mazes_only():
+    perfect = ~maze_mask(255, 255, seed=1)
+    assert _problem(GridGraph(perfect)).mode == "tree"
+    braid = perfect.copy()
+    braid[1:-1:2, 2:-1:8] = True                 # knock out walls: loops, still corridors
+    assert _problem(GridGraph(braid)).mode == "tiles"
+    assert _problem(GridGraph(_rects(256, 256, 0.25, 1))).mode == "tiles"
+    with pytest.raises(ValueError, match="forest"):
+        _problem(GridGraph(braid), mode="tree")
+
+
+def _forest_cases():
+    """Corpus mazes plus random forests: spanning trees of random grids, cut at random."""
+    cases = [c for c in CASES if "maze" in c.id]
+    rng = np.random.default_rng(12)
+    for k in range(30):
+        h, w = (int(v) for v in rng.integers(1, 90, 2))
+        free = ~maze_mask(2 * w + 1, 2 * h + 1, seed=k)
+        free &= rng.random(free.shape) > 0.03 * (k % 3)      # cut some trees apart
+        cells = np.flatnonzero(free.ravel())
+        if cells.size:
+            cases.append((free, [int(rng.choice(cells))]))
+    return [(c.graph.free, list(c.sources)) if hasattr(c, "graph") else c for c in cases]
+
+
+def test_tree_levels_equal_oracle_on_forests():
+    for free, sources in _forest_cases():
+        g = GridGraph(free)
+        p = _problem(g, mode="tree")
+        wave = p.wavefront(sources)
+        want = _oracle(free, sources)
+        np.testing.assert_array_equal(wave.levels(), want)
+        assert wave.num_levels == want[want < UNREACHED - 1].max() + 1
+
+
+def test_tree_follows_committed_wires_and_hands_several_roots_to_the_tiles():
+    free = ~maze_mask(301, 201, seed=4)
+    g = GridGraph(free)
+    p = _problem(g, mode="tree")
+    cells = np.flatnonzero(free.ravel())
+    rng = np.random.default_rng(3)
+    now = free.copy()
+    for _ in range(4):
+        root = int(rng.choice(cells[now.ravel()[cells]]))
+        np.testing.assert_array_equal(p.wavefront([root]).levels(), _oracle(now, [root]))
+        wire = rng.choice(cells[now.ravel()[cells]], 40, replace=False)
+        wire = wire[wire != root]
+        p.set_blocked(wire)
+        now.ravel()[wire] = False
+    src = rng.choice(cells[now.ravel()[cells]], 3, replace=False)
+    np.testing.assert_array_equal(p.wavefront(src).levels(), _oracle(now, src))
+    q = _problem(GridGraph(np.eye(9, dtype=bool)), mode="tree")   # isolated cells
+    lv = q.wavefront([0]).levels()
+    assert lv[0, 0] == 0 and (lv.ravel()[1:] >= UNREACHED - 1).all()
+
+
 @pytest.mark.parametrize("tile_rows,flush_every,block_levels,linger",
                          [(64, 16, 8, 20000), (64, 1, 1, 100000), (32, 1000, 16, 0),
                           (32, 4, 3, 500), (32, 8, 8, 0)])
@@ -55,13 +111,17 @@ def test_tile_heights_and_hand_over_rates_equal_oracle(tile_rows, flush_every, b
                                       case.expected(), err_msg=case.id)
 
 
-@pytest.mark.parametrize("size", [63, 255, 1023])
-def test_perfect_mazes(size):
+@pytest.mark.parametrize("mode", ["tiles", "tree"])
+@pytest.mark.parametrize("size", [63, 255, 1023, 2047])
+def test_perfect_mazes(size, mode):
     free = ~maze_mask(size, size, seed=size)
     g = GridGraph(free)
+    p = _problem(g)
     for root in [(0, 0), (size // 2 - (size // 2) % 2, size // 2 - (size // 2) % 2)]:
-        lv = _problem(g).wavefront(g.vertices([root])).levels()
-        np.testing.assert_array_equal(lv, _oracle(free, g.vertices([root])))
+        wave = p.wavefront(g.vertices([root]))
+        want = _oracle(free, g.vertices([root]))
+        np.testing.assert_array_equal(wave.levels(), want)
+        assert wave.num_levels == want[want < UNREACHED - 1].max() + 1
 
 
 def test_repeated_wavefronts_reuse_the_problem():
@@ -186,3 +246,36 @@ def test_router_routes_pass_the_contract():
         assert check_routes(lay, res.to_json(), sequential=True) == []
         cpu = Router(lay, backend="cpu").run()
         assert [n.cells for n in res.nets] == [n.cells for n in cpu.nets]
+
+
+def test_tree_early_exit_reads_like_the_tiles():
+    for free, sources in _forest_cases():
+        want = _oracle(free, sources).ravel()
+        reach = np.flatnonzero(want < UNREACHED - 1)
+        targets = reach[::max(1, len(reach) // 3)][::-1]
+        if sources[0] in targets:
+            continue
+        wave = _problem(GridGraph(free), mode="tree").wavefront(sources, targets)
+        best = want[targets].min()
+        assert wave.target_level == best and wave.num_levels == best + 1
+        assert wave.target == targets[np.flatnonzero(want[targets] == best)[0]]
+        got = wave.levels().ravel()
+        inside = want <= best
+        np.testing.assert_array_equal(got[inside], want[inside])
+        assert (got[~inside] == UNREACHED).all()
+
+
+@pytest.mark.parametrize("pins,span,nets", [(2, 30, 40), (3, 24, 30)])
+def test_router_on_a_perfect_maze_equals_the_cpu_router(pins, span, nets):
+    from mazeroute.contract import check_routes
+    from mazeroute.generate import perfect_maze
+    from mazeroute.router import Router
+
+    lay = perfect_maze(151, 121, nets=nets, pins=pins, seed=pins, span=span)
+    router = Router(lay, backend="gpu", strategy="grid")
+    assert router.problem.mode == "tree"
+    res = router.run()
+    assert check_routes(lay, res.to_json(), sequential=True) == []
+    cpu = Router(lay, backend="cpu").run()
+    assert res.routed > 0
+    assert [n.cells for n in res.nets] == [n.cells for n in cpu.nets]

@@ -3,14 +3,18 @@
 The GPU engine ``gpu/grid`` relaxes 64-column tiles in parallel, so it wins wherever
 the wavefront is wide; its cost per level along one corridor (a few warp instructions
 plus a hand-over from tile to tile) is larger than the CPU queue's cost per cell, so on a
-maze of one-cell corridors, and on small grids where a launch costs more than the whole
-CPU search, the compiled CPU queue BFS is faster. The choice reads two cheap features of
-the free mask, measured on a few sampled patches so that it costs well under a
-millisecond even on a 4096 x 4096 chip:
+maze of one-cell corridors with loops, and on small grids where a launch costs more than
+the whole CPU search, the compiled CPU queue BFS is faster. A perfect maze (free cells
+forming a forest) is the exception: there ``gpu/grid`` needs no level-by-level walk at all
+(Euler-tour depths, :mod:`mazeroute.engines.gpu_tree`) and wins by an order of magnitude.
+The choice reads cheap features of the free mask:
 
 * ``cells``: the number of free cells;
 * ``corridor``: the fraction of free cells with at most two free 4-neighbours (about 1
-  in a perfect maze, under 0.2 on an open layout with rectangular blockages).
+  in a perfect maze, under 0.2 on an open layout with rectangular blockages), measured on
+  a few sampled patches so that it costs well under a millisecond even on a 4096 x 4096
+  chip;
+* for maze-like layouts only: whether the free cells form a forest (one labelling pass).
 
 Examples
 --------
@@ -25,10 +29,12 @@ True
 from __future__ import annotations
 
 import numpy as np
+import scipy.ndimage
 
 #: Below this many free cells a full CPU wavefront takes about as long as launching one.
 MIN_GPU_CELLS = 1 << 16
-#: At or above this corridor fraction the layout behaves like a maze (CPU is faster).
+#: At or above this corridor fraction the layout behaves like a maze (CPU is faster
+#: unless the maze is perfect).
 MAX_GPU_CORRIDOR = 0.6
 _PATCH = 128
 _PATCHES = 4               # per side: up to 16 sampled patches
@@ -51,7 +57,28 @@ def grid_features(free: np.ndarray) -> dict:
     return {"cells": int(free.sum()), "corridor": narrow / total if total else 1.0}
 
 
+def is_forest(free: np.ndarray) -> bool:
+    """True when the free cells' 4-neighbour graph has no cycle (edges == cells - parts).
+
+    >>> is_forest(np.array([[1, 1, 1], [0, 1, 0]], bool))
+    True
+    >>> is_forest(np.ones((2, 2), bool))
+    False
+    """
+    free = np.asarray(free, dtype=bool)
+    edges = int((free[:, 1:] & free[:, :-1]).sum() + (free[1:] & free[:-1]).sum())
+    parts = scipy.ndimage.label(free)[1]
+    return edges == int(free.sum()) - parts
+
+
+def is_maze_like(free: np.ndarray) -> bool:
+    """True when most free cells have at most two free neighbours (one-cell corridors)."""
+    return grid_features(free)["corridor"] >= MAX_GPU_CORRIDOR
+
+
 def prefers_cpu(free: np.ndarray) -> bool:
     """True where the CPU engine is expected to beat ``gpu/grid`` on this layout."""
     f = grid_features(free)
-    return f["cells"] < MIN_GPU_CELLS or f["corridor"] >= MAX_GPU_CORRIDOR
+    if f["cells"] < MIN_GPU_CELLS:
+        return True
+    return f["corridor"] >= MAX_GPU_CORRIDOR and not is_forest(free)

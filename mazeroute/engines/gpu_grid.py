@@ -19,9 +19,12 @@ contract). Otherwise ``R`` grows (to ``T``, which then always suffices, or four-
 no target was reached) and the wavefront runs again. Values deeper than ``T`` may be
 tentative over-estimates inside the window; reads report them as unreached.
 
-Where it loses: one-cell corridors (a perfect maze) walk one level per bit-parallel step
-and hand over from tile to tile often, so there the compiled CPU queue is several times
-faster; :mod:`mazeroute.engines.auto` sends such layouts (and small grids) to the CPU.
+Where it loses: one-cell corridors walk one level per bit-parallel step and hand over
+from tile to tile often, so on a maze with loops the compiled CPU queue is several times
+faster and :mod:`mazeroute.engines.auto` sends such layouts (and small grids) to the CPU.
+A perfect maze is the exception: its free cells form a forest, so a wavefront from one
+root is its tree's depths, computed from an Euler tour in ~log2(cells) parallel rounds
+(``mode="tree"``, :mod:`mazeroute.engines.gpu_tree`, kernels/tree.cu).
 
 Per net the host does one small upload (blockage changes queued since the last run,
 sources, targets), three launches and one small download; blockage changes are kept on
@@ -35,13 +38,16 @@ import cupy
 import numpy as np
 
 from ..graph import GridGraph
+from .auto import is_forest, is_maze_like
 from .base import BLOCKED, UNREACHED
 from .cuda import get_kernel
 from .gpu_base import DeviceProblem
+from .gpu_tree import TreeWavefront
 
 TILE_COLS = 64
 WARPS = 8                       # warps per block of the persistent kernel (grid.cu WARPS)
 NUM_COUNTERS = 128
+MODES = ("auto", "tiles", "tree")
 
 
 def _pack_bits(free: np.ndarray) -> np.ndarray:
@@ -69,6 +75,9 @@ class GridRelaxProblem(DeviceProblem):
         hand-over re-runs it at once (no queue round trip, no reload); 0 turns it off.
     stats : compile the kernel with its counters (visits, levels, flushes, cycles), read
         by :meth:`stats`; for probing only, it slows the kernel down.
+    mode : ``"tiles"`` (the tiled kernel), ``"tree"`` (for a layout whose free cells form
+        a forest: wavefronts from one root as Euler-tour depths, :mod:`.gpu_tree`; from
+        several roots, tiles) or ``"auto"``: ``"tree"`` for maze-like forests, else tiles.
 
     Examples
     --------
@@ -81,11 +90,13 @@ class GridRelaxProblem(DeviceProblem):
 
     def __init__(self, graph: GridGraph, tile_rows: int = 32, margin: int = 16,
                  flush_every: int = 32, block_levels: int = 8, linger: int = 80000,
-                 stats: bool = False):
+                 stats: bool = False, mode: str = "auto"):
         if not isinstance(graph, GridGraph):
             raise TypeError("the gpu/grid engine needs a GridGraph")
         if tile_rows not in (32, 64):
             raise ValueError("tile_rows must be 32 or 64")
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
         super().__init__(graph)
         h, w = self.shape
         self.tile_rows, self.margin = tile_rows, margin
@@ -121,6 +132,12 @@ class GridRelaxProblem(DeviceProblem):
         self._k_seed = get_kernel("grid", "grid_seed", opts)
         self._k_max = get_kernel("grid", "grid_max_level", opts)
         self.runs = 0                      # wavefront launches (window growth included)
+        if mode == "auto":
+            mode = "tree" if is_maze_like(graph.free) and is_forest(graph.free) else "tiles"
+        elif mode == "tree" and not is_forest(graph.free):
+            raise ValueError("mode 'tree' needs a layout whose free cells form a forest")
+        self.mode = mode
+        self._tree = TreeWavefront(h, w, self.words_per_row) if mode == "tree" else None
 
     # -- Problem interface -------------------------------------------------------------
     def _clear(self) -> None:
@@ -168,6 +185,8 @@ class GridRelaxProblem(DeviceProblem):
     def _run(self, sources: np.ndarray, targets: np.ndarray | None) -> int:
         h, w = self.shape
         self._sources = np.asarray(sources, dtype=np.int32)
+        if self._tree is not None and sources.size == 1:
+            return self._run_tree(int(sources[0]), targets)
         if targets is None:
             self._launch(sources, None, (0, self.tiles_y, 0, self.tiles_x))
             return self._max_level() + 1
@@ -201,6 +220,25 @@ class GridRelaxProblem(DeviceProblem):
                 self._targets = (targets, got)
                 return self._max_level() + 1
             radius = best if best is not None else 4 * radius + 64
+
+    def _run_tree(self, root: int, targets: np.ndarray | None) -> int:
+        """Every level from ``root`` at once; with targets, read as an early exit would be."""
+        self._apply_writes()
+        h, w = self.shape
+        self.dirty, self._box = True, (0, h, 0, w)
+        self.runs += 1
+        num_levels = self._tree.run(self.level, self.free_bits, self.host_free, root)
+        if targets is None:
+            return num_levels
+        tl = self.level[cupy.asarray(targets)].get()
+        reached = tl < BLOCKED
+        if not reached.any():
+            self._targets = (targets, tl)
+            return num_levels
+        best = int(tl[reached].min())
+        tl[reached & (tl > best)] = UNREACHED
+        self._targets, self._clamp = (targets, tl), best
+        return best + 1
 
     STAT_NAMES = ("visits", "echo visits", "level steps", "flushes", "pushes", "dirty marks",
                   "re-visits", "setup cycles", "loop cycles", "flush cycles",

@@ -1,0 +1,88 @@
+"""Probe of gpu/grid's two paths (tiles, tree) against cpu/grid and SciPy.
+
+Run on a GPU machine from the repository root: ``python benchmarks/maze_probe.py``.
+Medians of host wall time around one ``Problem.wavefront()`` bracketed by device
+synchronisations (as ``mazeroute bench`` measures); every GPU result is compared with
+cpu/grid's levels.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from mazeroute import bench  # noqa: E402
+from mazeroute.engines import make_problem  # noqa: E402
+from mazeroute.engines.auto import grid_features  # noqa: E402
+from mazeroute.engines.gpu_grid import GridRelaxProblem  # noqa: E402
+from mazeroute.graph import GridGraph  # noqa: E402
+
+
+def sync():
+    import cupy
+    cupy.cuda.Device().synchronize()
+
+
+def timed(run, repeats, gpu=True):
+    run()
+    times, out = [], None
+    for _ in range(repeats):
+        if gpu:
+            sync()
+        t = time.perf_counter()
+        out = run()
+        if gpu:
+            sync()
+        times.append(time.perf_counter() - t)
+    return float(np.median(times)), out
+
+
+def main(argv=None):
+    repeats = 7
+    cases = [("maze", 1023), ("braid", 1023), ("maze", 511), ("maze", 255), ("maze", 2047),
+             ("open", 1024), ("dense", 1024), ("open", 4096),
+             ("den520d", 0), ("brc202d", 0), ("ost003d", 0)]
+    if argv and argv[0] == "--quick":
+        cases = cases[:2]
+    print(f"{'case':14} {'corr':>5} {'levels':>7} {'cpu ms':>8} {'scipy ms':>8} "
+          f"{'tiles ms':>9} {'tree ms':>8} {'auto':>5}  check")
+    for cls, size in cases:
+        case = bench.make_case("maze" if cls == "braid" else cls, size or bench.DEFAULT_SIZE)
+        if cls == "braid":     # a perfect maze with some walls knocked out: loops
+            case.free[1:-1:2, 2:-1:8] = True
+        g = GridGraph(case.free)
+        src = [case.source]
+        cpu = make_problem(g, "cpu", "grid")
+        t_cpu, wave = timed(lambda c=cpu, s=src: c.wavefront(s), repeats, gpu=False)
+        ref = wave.levels()
+        m = bench.scipy_matrix(g)
+        t_sp, _ = timed(lambda m=m, s=case.source: bench.scipy_levels(m, s), 3,
+                          gpu=False)
+        row = {}
+        checks = []
+        for mode in ("tiles", "tree"):
+            try:
+                p = GridRelaxProblem(g, mode=mode)
+            except ValueError as e:
+                row[mode] = float("nan")
+                checks.append(f"{mode}: {e}")
+                continue
+            t, w = timed(lambda p=p, s=src: p.wavefront(s), repeats)
+            row[mode] = t
+            ok = np.array_equal(w.levels(), ref) and w.num_levels == wave.num_levels
+            checks.append(f"{mode} {'ok' if ok else 'WRONG'}")
+        auto = GridRelaxProblem(g).mode
+        f = grid_features(case.free)
+        print(f"{cls + str(size or ''):14} {f['corridor']:5.2f} {wave.num_levels:7d} "
+              f"{t_cpu * 1e3:8.3f} {t_sp * 1e3:8.3f} {row['tiles'] * 1e3:9.3f} "
+              f"{row['tree'] * 1e3:8.3f} {auto:>5}  "
+              f"{', '.join(checks)}", flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,68 @@
+"""``backend="auto"``'s features and choice (mazeroute/engines/auto.py); no GPU needed."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mazeroute.engines.auto import (
+    MIN_GPU_CELLS,
+    grid_features,
+    is_forest,
+    is_maze_like,
+    prefers_cpu,
+)
+from mazeroute.generate import maze_mask
+
+
+def _has_cycle(free: np.ndarray) -> bool:
+    """Union-find over the free cells' 4-neighbour edges: an edge inside one set closes a cycle."""
+    h, w = free.shape
+    parent = list(range(h * w))
+
+    def find(a):
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        return a
+
+    for y in range(h):
+        for x in range(w):
+            if not free[y, x]:
+                continue
+            for ny, nx in ((y, x + 1), (y + 1, x)):
+                if ny < h and nx < w and free[ny, nx]:
+                    a, b = find(y * w + x), find(ny * w + nx)
+                    if a == b:
+                        return True
+                    parent[a] = b
+    return False
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 12), st.integers(1, 12), st.integers(0, 2**32 - 1),
+       st.floats(0.0, 1.0))
+def test_is_forest_agrees_with_union_find(h, w, seed, density):
+    free = np.random.default_rng(seed).random((h, w)) < density
+    assert is_forest(free) == (not _has_cycle(free))
+
+
+def test_perfect_mazes_are_forests_and_braids_are_not():
+    perfect = ~maze_mask(63, 41, seed=2)
+    assert is_forest(perfect) and is_maze_like(perfect)
+    braid = perfect.copy()
+    braid[1:-1:2, 2:-1:8] = True
+    assert not is_forest(braid) and is_maze_like(braid)
+    assert not is_maze_like(np.ones((200, 200), bool))
+
+
+def test_auto_prefers_the_gpu_for_big_open_grids_and_perfect_mazes():
+    assert prefers_cpu(np.ones((16, 16), bool))                    # too small to launch
+    assert grid_features(np.ones((300, 300), bool))["cells"] >= MIN_GPU_CELLS
+    assert not prefers_cpu(np.ones((300, 300), bool))
+    perfect = ~maze_mask(511, 511, seed=1)
+    assert not prefers_cpu(perfect)                                # Euler-tour depths
+    braid = perfect.copy()
+    braid[1:-1:2, 2:-1:8] = True
+    assert prefers_cpu(braid)                                      # loops: CPU queue
