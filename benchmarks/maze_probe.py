@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from mazeroute import bench  # noqa: E402
 from mazeroute.engines import make_problem  # noqa: E402
-from mazeroute.engines.auto import grid_features  # noqa: E402
+from mazeroute.engines.auto import cycle_rank, grid_features, prefers_cpu  # noqa: E402
 from mazeroute.engines.gpu_grid import GridRelaxProblem  # noqa: E402
 from mazeroute.graph import GridGraph  # noqa: E402
 
@@ -44,17 +44,19 @@ def timed(run, repeats, gpu=True):
 
 def main(argv=None):
     repeats = 7
-    cases = [("maze", 1023), ("braid", 1023), ("maze", 511), ("maze", 255), ("maze", 2047),
+    cases = [("maze", 1023), ("braid1", 1023), ("braid2", 1023), ("braid4", 1023),
+             ("braid16", 1023), ("maze", 511), ("maze", 255), ("maze", 2047),
              ("open", 1024), ("dense", 1024), ("open", 4096),
              ("den520d", 0), ("brc202d", 0), ("ost003d", 0)]
     if argv and argv[0] == "--quick":
         cases = cases[:2]
-    print(f"{'case':14} {'corr':>5} {'levels':>7} {'cpu ms':>8} {'scipy ms':>8} "
+    print(f"{'case':14} {'corr':>5} {'loops':>6} {'levels':>7} {'cpu ms':>8} {'scipy ms':>8} "
           f"{'tiles ms':>9} {'tree ms':>8} {'auto':>5}  check")
     for cls, size in cases:
-        case = bench.make_case("maze" if cls == "braid" else cls, size or bench.DEFAULT_SIZE)
-        if cls == "braid":     # a perfect maze with some walls knocked out: loops
-            case.free[1:-1:2, 2:-1:8] = True
+        braid = int(cls[5:]) if cls.startswith("braid") else 0
+        case = bench.make_case("maze" if braid else cls, size or bench.DEFAULT_SIZE)
+        if braid:     # a perfect maze with some walls knocked out: loops
+            case.free[1:-1:2 * braid, 2:-1:8 * braid] = True
         g = GridGraph(case.free)
         src = [case.source]
         cpu = make_problem(g, "cpu", "grid")
@@ -68,17 +70,18 @@ def main(argv=None):
         for mode in ("tiles", "tree"):
             try:
                 p = GridRelaxProblem(g, mode=mode)
-            except ValueError as e:
+            except ValueError:
                 row[mode] = float("nan")
-                checks.append(f"{mode}: {e}")
+                checks.append(f"{mode} n/a")
                 continue
             t, w = timed(lambda p=p, s=src: p.wavefront(s), repeats)
             row[mode] = t
             ok = np.array_equal(w.levels(), ref) and w.num_levels == wave.num_levels
             checks.append(f"{mode} {'ok' if ok else 'WRONG'}")
-        auto = GridRelaxProblem(g).mode
+        auto = "cpu" if prefers_cpu(case.free) else GridRelaxProblem(g).mode
         f = grid_features(case.free)
-        print(f"{cls + str(size or ''):14} {f['corridor']:5.2f} {wave.num_levels:7d} "
+        loops = cycle_rank(case.free) / max(1, f["cells"])
+        print(f"{cls + str(size or ''):14} {f['corridor']:5.2f} {loops:6.2%} {wave.num_levels:7d} "
               f"{t_cpu * 1e3:8.3f} {t_sp * 1e3:8.3f} {row['tiles'] * 1e3:9.3f} "
               f"{row['tree'] * 1e3:8.3f} {auto:>5}  "
               f"{', '.join(checks)}", flush=True)

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from mazeroute.engines.auto import (
     MIN_GPU_CELLS,
+    cycle_rank,
     grid_features,
     is_forest,
     is_maze_like,
@@ -65,4 +66,9 @@ def test_auto_prefers_the_gpu_for_big_open_grids_and_perfect_mazes():
     assert not prefers_cpu(perfect)                                # Euler-tour depths
     braid = perfect.copy()
     braid[1:-1:2, 2:-1:8] = True
-    assert prefers_cpu(braid)                                      # loops: CPU queue
+    assert cycle_rank(braid) > 0.05 * braid.sum()
+    assert not prefers_cpu(braid)                       # many loops: short, wide wavefront
+    few = perfect.copy()
+    few[1:-1:64, 2:-1:64] = True
+    assert 0 < cycle_rank(few) < 0.01 * few.sum()
+    assert prefers_cpu(few)                             # a few loops: long corridors, CPU
