@@ -6,6 +6,12 @@ the nearest unconnected pin is labelled; the backtracer turns the levels into a 
 and the wire becomes a blockage for every later net. Pins of other nets are always
 obstacles. A net that cannot be connected is reported unrouted and routing goes on.
 
+On an engine that offers a batched search (``gpu/grid``, see
+:mod:`mazeroute.engines.gpu_batch`) :meth:`Router.run` routes two-pin nets many at a time,
+one GPU launch per batch, with results identical to the one-net-at-a-time loop: every
+net is searched on the blockages as of its own turn, and a result that an earlier net's
+wire could still change is redone.
+
 Examples
 --------
 >>> from mazeroute.layout import parse_layout
@@ -27,6 +33,7 @@ import numpy as np
 
 from .backtrace import backtrace, bends
 from .engines import Problem, make_problem, resolve
+from .engines import gpu_batch as gb
 from .layout import Cell, Layout
 
 ROUTES_FORMAT = "mazeroute-routes/1"
@@ -47,10 +54,34 @@ class NetRoute:
     levels: int = 0
     seconds: float = 0.0
 
+    def set_cells(self, xy: np.ndarray) -> None:
+        """Set ``cells`` from a ``(k, 2)`` array of ``x, y``, turned into tuples when read.
+
+        A thousand-net route has some 50,000 cells; as Python tuples they cost more than
+        routing them on the GPU, and writing routes.json needs lists, not tuples.
+        """
+        self.__dict__["_cells"], self.__dict__["_xy"] = None, xy
+
     def to_json(self) -> dict:
+        xy = self.__dict__.get("_xy")
+        cells = xy.tolist() if xy is not None else [list(c) for c in self.cells]
         return {"name": self.name, "routed": self.routed, "order": self.order,
-                "cells": [list(c) for c in self.cells], "length": self.length,
-                "bends": self.bends}
+                "cells": cells, "length": self.length, "bends": self.bends}
+
+
+def _get_cells(self: NetRoute) -> list[Cell]:
+    d = self.__dict__
+    if d.get("_xy") is not None:
+        d["_cells"], d["_xy"] = list(zip(*d["_xy"].T.tolist())), None
+    return d["_cells"]
+
+
+def _put_cells(self: NetRoute, cells: list[Cell]) -> None:
+    self.__dict__["_cells"], self.__dict__["_xy"] = cells, None
+
+
+# ``cells`` stays a dataclass field (init, repr, eq); reads go through the lazy getter.
+NetRoute.cells = property(_get_cells, _put_cells)  # type: ignore[assignment]
 
 
 @dataclass
@@ -95,6 +126,12 @@ class Router:
     ----------
     layout : the layout to route
     backend, strategy : engine choice, as in :func:`mazeroute.engines.resolve`
+
+    Attributes
+    ----------
+    batch : the engine's batched search (:func:`mazeroute.engines.gpu_batch.batch_device`),
+        used by :meth:`run`; None routes one net at a time. Tests may swap in another
+        object with the same methods.
     """
 
     def __init__(self, layout: Layout, backend: str = "auto", strategy: str | None = None):
@@ -107,6 +144,8 @@ class Router:
         pins = [p for net in layout.nets for p in net.pins]
         if pins:
             self.problem.set_blocked(self.grid.vertices(pins))
+        self.batch = gb.batch_device(self.problem)
+        self.batches = 0                 # batched launches of the last run
 
     def route_net(self, index: int) -> NetRoute:
         """Route net ``index`` against everything committed so far, and commit it."""
@@ -136,8 +175,8 @@ class Router:
             cells = np.concatenate(tree)
             self.problem.set_blocked(self.grid.vertices(cells))
             result.routed, result.order = True, self.committed
-            result.cells = list(map(tuple, cells.tolist()))
-            result.length = len(result.cells) - 1
+            result.set_cells(cells)
+            result.length = len(cells) - 1
             self.committed += 1
         result.seconds = time.perf_counter() - start
         return result
@@ -157,9 +196,12 @@ class Router:
         """Route every net in ``order``; results come back in file order."""
         start = time.perf_counter()
         sequence = net_order(self.layout, order)
+        self.batches = 0
+        batched = (_BatchRun(self, sequence).run() if self.batch is not None and sequence
+                   else None)
         results: dict[int, NetRoute] = {}
         for k, i in enumerate(sequence):
-            results[i] = self.route_net(i)
+            results[i] = batched[i] if batched is not None else self.route_net(i)
             if progress:
                 progress(k + 1, len(sequence), results[i])
         return RouteResult(self.layout, [results[i] for i in range(len(self.layout.nets))],
@@ -170,6 +212,154 @@ def route(layout: Layout, *, backend: str = "auto", strategy: str | None = None,
           order: str = "file") -> RouteResult:
     """Route every net of ``layout`` sequentially; see :class:`Router`."""
     return Router(layout, backend, strategy).run(order)
+
+
+#: Most nets searched in one launch.
+MAX_BATCH = 4096
+#: Side of the buckets in which the scheduler compares claims.
+_TILE = 32
+
+
+class _BatchRun:
+    """One :meth:`Router.run` through the engine's batched search.
+
+    Positions ``p`` index the routing sequence. A two-pin net is ``TODO`` until a search
+    gives it a result, then ``COMMITTED`` (its result may still be redone: an earlier net
+    whose claim grew can land a wire in its claim) or ``FINAL`` (unroutable because its
+    target's component is enclosed, which no earlier wire can undo; or routed alone).
+    Every net before the first ``TODO`` one is final. The per-batch bookkeeping runs in
+    compiled helpers (:func:`~mazeroute.engines.gpu_batch.take`): with ~40 batches of
+    a 1000-net route, NumPy's per-call overhead on small arrays would cost more than
+    the searches themselves.
+    """
+
+    def __init__(self, router: Router, sequence: list[int]):
+        self.router, self.sequence = router, sequence
+        self.dev = router.batch
+        nets = router.layout.nets
+        n = self.n = len(sequence)
+        self.shape = router.grid.shape
+        two = np.fromiter((len(nets[i].pins) == 2 for i in sequence), bool, n)
+        self.pins = np.zeros((n, 4), np.int64)
+        idx = np.flatnonzero(two)
+        if idx.size:
+            self.pins[idx] = np.array([nets[sequence[p]].pins for p in idx]).reshape(-1, 4)
+        self.margin = np.full(n, self.dev.margin, np.int64)
+        self.barrier = ~two
+        self.search, self.claim, self.limit = gb.windows(
+            self.pins, self.margin, self.shape, self.dev.smem_limit, self.barrier)
+        # state, status, levels, bends, wire offset, wire length, grown
+        self.book = np.zeros((7, n), np.int64)
+        self.store = np.zeros(1 << 16, np.int32)      # wires, root first, back to back
+        self.used = 0
+        self.seconds = np.zeros(n)
+        self.alone: dict[int, NetRoute] = {}
+
+    def run(self) -> dict[int, NetRoute]:
+        h, w = self.shape
+        state, status = self.book[0], self.book[1]
+        todo = np.flatnonzero(state == gb.TODO)
+        counting = np.zeros(self.n, bool)
+        while todo.size:
+            p = int(todo[0])
+            # level counts of unroutable nets whose turn is final start at once, and run
+            # on the device while the loop goes on
+            ready = np.flatnonzero((status[:p] == gb.UNROUTED_TARGET) & ~counting[:p])
+            if ready.size:
+                counting[ready] = True
+                self.dev.count_levels(self.pins[ready, 1] * w + self.pins[ready, 0], ready)
+            if self.barrier[p]:
+                self.dev.quiesce()
+                self._alone(p)
+            else:
+                start = time.perf_counter()
+                batch = gb.next_batch(todo, self.claim, self.barrier, w, h, _TILE, MAX_BATCH)
+                rec, off, size = gb.records(batch, self.search, self.pins, self.limit)
+                hdr, paths = self.dev.search(rec, size)
+                self.router.batches += 1
+                if self.used + paths.size > self.store.size:
+                    grown = np.zeros(2 * (self.used + paths.size), np.int32)
+                    grown[:self.used] = self.store[:self.used]
+                    self.store = grown
+                self.used, redo = gb.take(batch, hdr, off, paths, self.book, self.pins,
+                                          self.margin, self.search, self.claim, self.limit,
+                                          self.barrier, self.shape, self.dev.smem_limit,
+                                          self.store, self.used)
+                if redo.size:
+                    self.dev.uncommit(*gb.wire_cells(redo, self.book[4], self.book[5],
+                                                     self.store, 1))
+                    self.book[5, redo] = 0
+                self.seconds[batch] += (time.perf_counter() - start) / batch.size
+            todo = np.flatnonzero(state == gb.TODO)
+        ready = np.flatnonzero((status == gb.UNROUTED_TARGET) & ~counting)
+        if ready.size:
+            self.dev.count_levels(self.pins[ready, 1] * w + self.pins[ready, 0], ready)
+        results = self._results()
+        for p, levels in zip(*(a.tolist() for a in self.dev.counted())):
+            results[self.sequence[p]].levels = levels
+        return results
+
+    def _alone(self, p: int) -> None:
+        """Route the net at ``p`` by itself, on the blockages as of its turn.
+
+        Every earlier net is final; later nets already committed are lifted for the
+        search, then put back unless the new wire lands in their claims.
+        """
+        router, state = self.router, self.book[0]
+        later = np.flatnonzero(state == gb.COMMITTED)
+        later = later[later > p]
+        cells, pos = gb.wire_cells(later, self.book[4], self.book[5], self.store, 1)
+        self.dev.uncommit(cells, pos)
+        result = router.route_net(self.sequence[p])
+        self.alone[p] = result
+        state[p] = gb.FINAL
+        self.book[1, p] = 0
+        redo = np.zeros(0, np.int64)
+        if result.routed:
+            grid = router.grid
+            wire = grid.vertices(np.array(result.cells)).astype(np.int32)
+            pins = grid.vertices(np.array(router.layout.nets[self.sequence[p]].pins))
+            inner = wire[~np.isin(wire, pins)]
+            self.dev.commit(inner, np.full(inner.size, p, np.int32))
+            hits = gb.wire_hits(wire, self.shape[1], p, self.claim, state)
+            if hits.size:
+                redo = gb.cascade(hits, self.claim, state)
+                state[redo] = gb.TODO
+                self.book[5, redo] = 0
+        keep = np.isin(pos, redo, invert=True)
+        self.dev.commit(cells[keep], pos[keep])
+
+    def _results(self) -> dict[int, NetRoute]:
+        """NetRoutes in the form :meth:`Router.route_net` gives them, order numbers set."""
+        router, w = self.router, self.shape[1]
+        nets = router.layout.nets
+        book = self.book
+        wired = (book[1] == gb.OK) & (book[0] == gb.COMMITTED)
+        ok = np.flatnonzero(wired)
+        # every wire's cells as one (x, y) array; each net gets a view of its rows
+        cells, _ = gb.wire_cells(ok, book[4], book[5], self.store, 0)
+        xy = np.stack([cells % w, cells // w], axis=1)
+        start = np.zeros(self.n, np.int64)
+        start[ok] = np.cumsum(book[5, ok]) - book[5, ok]
+        wired, start, levels, bends, length, seconds = (
+            wired.tolist(), start.tolist(), book[2].tolist(), book[3].tolist(),
+            book[5].tolist(), self.seconds.tolist())
+        out: dict[int, NetRoute] = {}
+        order = 0
+        for p, i in enumerate(self.sequence):
+            r = self.alone.get(p)
+            if r is None:
+                net = nets[i]
+                r = NetRoute(net.name, list(net.pins), levels=levels[p], seconds=seconds[p])
+                if wired[p]:
+                    r.routed, r.length, r.bends = True, length[p] - 1, bends[p]
+                    r.set_cells(xy[start[p]:start[p] + length[p]])
+            if r.routed:
+                r.order = order
+                order += 1
+            out[i] = r
+        router.committed = order
+        return out
 
 
 def _window(shape, sources: np.ndarray, target: Cell, level: int) -> tuple[int, int, int, int]:

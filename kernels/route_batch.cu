@@ -1,0 +1,436 @@
+// PMPP Fig. 15.16 (B) (one block runs many consecutive BFS levels in shared memory with
+// __syncthreads() between them) applied to the routing grid of Fig. 15.5, for many nets
+// at once: one block per two-pin net, each confined to its own window of the grid, then
+// the backtrace of Fig. 15.5 (B) on the device. Host side: mazeroute/engines/gpu_batch.py,
+// which also states why the results equal sequential routing.
+//
+// route_batch: per block (net), with the blockages as of the net's own routing position
+// `pos` (a cell blocked by the wire of a later net, time[cell] > pos, counts as free):
+//   * level-synchronous bit-parallel BFS inside the window: each row of the window is
+//     `wd` 64-bit words; one level is, per word, the frontier shifted left, right, up and
+//     down, masked by the free-and-unvisited plane. The level of a labelled cell is kept
+//     mod 4 in two bit planes: neighbours of a cell on level L are on L - 1 or L + 1, so
+//     two bits tell them apart for the backtrace.
+//   * exact early exit at the level `T` that labels the target. T <= limit: the
+//     backtrace (keep heading, else up, left, right, down; mazeroute/backtrace.py) writes
+//     the wire root first to paths[off ..], and the block commits it (free bit cleared,
+//     wired bit set, time = pos, resting and current level BLOCKED). T > limit: GROW.
+//   * the target unreached: if no labelled cell touches a free cell just outside the
+//     window, the source's component is enclosed (UNROUTED_SOURCE, exact level count);
+//     else a BFS from the target tells UNROUTED_TARGET (its component is enclosed) from
+//     ESCAPED.
+// commit_cells: block (or free again, where time still names the net) listed cells.
+// count_levels: the number of levels of a full wavefront from a root, as of its `pos`
+// (one block per root; visited bits and the frontier ring in shared memory when they
+// fit). It may run on a second stream while later nets are committed or lifted: it reads
+// a cell's free bit, then (after a fence) its wired bit and time, and writers store time
+// and the wired bit before (after a fence) clearing the free bit; lifting a wire only
+// sets the free bit. Every such cell belongs to a net after the root's, so it reads free.
+
+typedef unsigned long long u64;
+
+#define UNREACHED 0xFFFFFFFFu
+#define BLOCKED 0xFFFFFFFEu
+
+// record fields (gpu_batch.py REC, F_*)
+#define REC 12
+#define F_POS 0
+#define F_X0 1
+#define F_Y0 2
+#define F_W 3
+#define F_H 4
+#define F_SX 5
+#define F_SY 6
+#define F_TX 7
+#define F_TY 8
+#define F_LIMIT 9
+#define F_OFF 10
+// result header: status, levels, bends, cells of the wire, clock cycles, BFS levels run
+#define HDR 6
+#define OK 1
+#define GROW 2
+#define UNROUTED_SOURCE 3
+#define UNROUTED_TARGET 4
+#define ESCAPED 5
+
+// Most window words one thread handles per level (the host launches enough threads).
+#define WORDS_PER_THREAD 5
+
+struct Grid {
+    u64* freeBits;
+    u64* wiredBits;
+    int* time;
+    int width, height, wordsPerRow;
+};
+
+// Bits gx .. gx + nbits - 1 (nbits <= 64) of row gy of a row-major bit array, bit 0 first.
+__device__ __forceinline__ u64 rowBits(const u64* bits, int wordsPerRow, int gy, int gx,
+                                       int nbits) {
+    const u64* row = bits + (size_t)gy * wordsPerRow;
+    int k = gx >> 6, b = gx & 63;
+    u64 v = __ldcg(row + k) >> b;
+    if (b && k + 1 < wordsPerRow) v |= __ldcg(row + k + 1) << (64 - b);
+    return nbits >= 64 ? v : v & ((1ull << nbits) - 1);
+}
+
+// Free cells among columns gx .. gx + nbits - 1 of row gy as of routing position pos.
+// CONCURRENT: other kernels may be writing (see count_levels above): bypass L1 and read
+// the free bits before, and fenced from, the wired bits and times.
+template <bool CONCURRENT>
+__device__ u64 freeAt(const Grid& g, int gy, int gx, int nbits, int pos) {
+    u64 f = rowBits(g.freeBits, g.wordsPerRow, gy, gx, nbits);
+    if (CONCURRENT) __threadfence();
+    u64 later = ~f & rowBits(g.wiredBits, g.wordsPerRow, gy, gx, nbits);
+    while (later) {
+        int b = __ffsll((long long)later) - 1;
+        later &= later - 1;
+        int* t = g.time + (size_t)gy * g.width + gx + b;
+        if ((CONCURRENT ? __ldcg(t) : *t) > pos) f |= 1ull << b;
+    }
+    return f;
+}
+
+// One net's window in shared memory: six planes of h x wd words, then the halo.
+struct Window {
+    int x0, y0, w, h, wd, n;
+    u64 *avail, *vis, *front0, *front1, *lv0, *lv1, *haloT, *haloB;
+    unsigned char *haloL, *haloR;
+
+    __device__ void carve(u64* smem) {
+        wd = (w + 63) >> 6;
+        n = h * wd;
+        avail = smem;
+        vis = avail + n;
+        front0 = vis + n;
+        front1 = front0 + n;
+        lv0 = front1 + n;
+        lv1 = lv0 + n;
+        haloT = lv1 + n;
+        haloB = haloT + wd;
+        haloL = (unsigned char*)(haloB + wd);
+        haloR = haloL + ((h + 7) / 8 * 8);
+    }
+
+    // Labelled cells of word (r, k) that have a free 4-neighbour just outside the window.
+    __device__ __forceinline__ u64 exits(int r, int k) const {
+        u64 e = 0;
+        if (r == 0) e |= haloT[k];
+        if (r == h - 1) e |= haloB[k];
+        if (k == 0 && haloL[r]) e |= 1ull;
+        if (k == wd - 1 && haloR[r]) e |= 1ull << ((w - 1) & 63);
+        return e;
+    }
+
+    __device__ void load(const Grid& g, int pos) {
+        for (int i = threadIdx.x; i < n; i += blockDim.x) {
+            int r = i / wd, k = i - r * wd;
+            avail[i] = freeAt<false>(g, y0 + r, x0 + 64 * k, min(64, w - 64 * k), pos);
+            vis[i] = front0[i] = front1[i] = lv0[i] = lv1[i] = 0;
+        }
+        for (int k = threadIdx.x; k < wd; k += blockDim.x) {
+            int nb = min(64, w - 64 * k);
+            haloT[k] = y0 > 0 ? freeAt<false>(g, y0 - 1, x0 + 64 * k, nb, pos) : 0;
+            haloB[k] = y0 + h < g.height ? freeAt<false>(g, y0 + h, x0 + 64 * k, nb, pos) : 0;
+        }
+        for (int r = threadIdx.x; r < h; r += blockDim.x) {
+            haloL[r] = x0 > 0 ? (unsigned char)freeAt<false>(g, y0 + r, x0 - 1, 1, pos) : 0;
+            haloR[r] = x0 + w < g.width ? (unsigned char)freeAt<false>(g, y0 + r, x0 + w, 1, pos) : 0;
+        }
+    }
+};
+
+__shared__ int s_found[2];    // per level parity: a slot is cleared a level before its use
+__shared__ int s_escaped;
+
+// Level-synchronous BFS from local cell (sx, sy) with both pins free; labels levels mod 4
+// when `labels`. Stops after the level that labels (tx, ty) (tx < 0: no target). Returns
+// that level or -1; *numLevels is the number of levels labelled; *escaped as above.
+// Every thread must call it (it synchronises the block).
+__device__ int bfs(Window& win, const Grid& g, int pos, int sx, int sy, int ox, int oy,
+                   int tx, int ty, bool labels, int* numLevels, bool* escaped) {
+    win.load(g, pos);
+    __syncthreads();
+    int sWord = sy * win.wd + (sx >> 6);
+    u64 sBit = 1ull << (sx & 63);
+    int tWord = tx >= 0 ? ty * win.wd + (tx >> 6) : -1;
+    u64 tBit = tx >= 0 ? 1ull << (tx & 63) : 0;
+    if (threadIdx.x == 0) {
+        win.avail[oy * win.wd + (ox >> 6)] |= 1ull << (ox & 63);   // the net's other pin
+        win.avail[sWord] &= ~sBit;
+        win.vis[sWord] |= sBit;
+        win.front0[sWord] |= sBit;
+        s_escaped = (win.exits(sy, sx >> 6) & sBit) != 0;
+        s_found[0] = s_found[1] = 0;
+    }
+    __syncthreads();
+    // this thread's words, row and column of each, computed once
+    int row[WORDS_PER_THREAD], col[WORDS_PER_THREAD];
+#pragma unroll
+    for (int j = 0; j < WORDS_PER_THREAD; ++j) {
+        int i = threadIdx.x + j * blockDim.x;
+        row[j] = i / win.wd;
+        col[j] = i - row[j] * win.wd;
+    }
+    int level = 0;
+    u64* curr = win.front0;
+    u64* next = win.front1;
+    while (true) {
+        int currLevel = ++level;
+        if (threadIdx.x == 0) s_found[(currLevel + 1) & 1] = 0;
+        int any = 0;
+#pragma unroll
+        for (int j = 0; j < WORDS_PER_THREAD; ++j) {
+            int i = threadIdx.x + j * blockDim.x;
+            if (i >= win.n) break;
+            int r = row[j], k = col[j];
+            u64 f = curr[i];
+            u64 nb = (f << 1) | (f >> 1);
+            if (k > 0) nb |= curr[i - 1] >> 63;
+            if (k < win.wd - 1) nb |= curr[i + 1] << 63;
+            if (r > 0) nb |= curr[i - win.wd];
+            if (r < win.h - 1) nb |= curr[i + win.wd];
+            u64 fresh = nb ? nb & win.avail[i] : 0;   // most words: no frontier near
+            next[i] = fresh;
+            if (fresh) {
+                any = 1;
+                win.avail[i] &= ~fresh;
+                win.vis[i] |= fresh;
+                if (labels) {
+                    if (currLevel & 1) win.lv0[i] |= fresh;
+                    if (currLevel & 2) win.lv1[i] |= fresh;
+                }
+                if (i == tWord && (fresh & tBit)) s_found[currLevel & 1] = 1;
+                if (fresh & win.exits(r, k)) s_escaped = 1;
+            }
+        }
+        any = __syncthreads_or(any);
+        if (s_found[currLevel & 1]) {
+            *numLevels = currLevel + 1;
+            *escaped = s_escaped != 0;
+            return currLevel;
+        }
+        if (!any) {
+            *numLevels = currLevel;
+            *escaped = s_escaped != 0;
+            return -1;
+        }
+        u64* t = curr;
+        curr = next;
+        next = t;
+    }
+}
+
+__constant__ int c_dx[4] = {0, -1, 1, 0};   // up, left, right, down
+__constant__ int c_dy[4] = {-1, 0, 0, 1};
+
+extern "C" __global__ void __launch_bounds__(1024)
+route_batch(const int* recs, int numNets, u64* freeBits, u64* wiredBits, int* time,
+            unsigned* rest, unsigned* level, int width, int height, int wordsPerRow, int* hdr,
+            int* paths) {
+    extern __shared__ u64 smem[];
+    __shared__ int s_cells;
+    const int* rec = recs + (size_t)blockIdx.x * REC;
+    Grid g{freeBits, wiredBits, time, width, height, wordsPerRow};
+    Window win;
+    win.x0 = rec[F_X0];
+    win.y0 = rec[F_Y0];
+    win.w = rec[F_W];
+    win.h = rec[F_H];
+    win.carve(smem);
+    const int pos = rec[F_POS], limit = rec[F_LIMIT], off = rec[F_OFF];
+    const int sx = rec[F_SX] - win.x0, sy = rec[F_SY] - win.y0;
+    const int tx = rec[F_TX] - win.x0, ty = rec[F_TY] - win.y0;
+    long long t0 = clock64();
+    int numLevels = 0, bends = 0;
+    bool escaped = false;
+    int T = bfs(win, g, pos, sx, sy, tx, ty, tx, ty, true, &numLevels, &escaped);
+    int steps = numLevels;
+    int status;
+    if (T >= 0) {
+        status = T <= limit ? OK : GROW;
+    } else if (!escaped) {
+        status = UNROUTED_SOURCE;
+    } else {
+        int more;
+        bfs(win, g, pos, tx, ty, sx, sy, -1, -1, false, &more, &escaped);
+        steps += more;
+        status = escaped ? ESCAPED : UNROUTED_TARGET;
+        numLevels = 0;
+    }
+    // backtrace by warp 0: lane 0 tries the current heading, lanes 1-4 up, left, right,
+    // down (skipping the heading); the lowest lane that finds level - 1 wins, which is
+    // backtrace.py's order
+    if (threadIdx.x < 32) {
+        const int lane = threadIdx.x;
+        int cells = 0;
+        if (status == OK) {
+            int x = tx, y = ty, heading = -1;
+            if (lane == 0) paths[off + T] = (win.y0 + ty) * width + win.x0 + tx;
+            for (int step = 1; step <= T; ++step) {
+                int want = (T - step) & 3;
+                int d = lane == 0 ? heading : lane - 1;
+                bool ok = lane < 5 && d >= 0 && (lane == 0 || d != heading);
+                if (ok) {
+                    int nx = x + c_dx[d], ny = y + c_dy[d];
+                    ok = nx >= 0 && nx < win.w && ny >= 0 && ny < win.h;
+                    if (ok) {
+                        int i = ny * win.wd + (nx >> 6);
+                        u64 bit = 1ull << (nx & 63);
+                        int lv = ((win.lv0[i] & bit) ? 1 : 0) | ((win.lv1[i] & bit) ? 2 : 0);
+                        ok = (win.vis[i] & bit) && lv == want;
+                    }
+                }
+                unsigned found = __ballot_sync(0xFFFFFFFFu, ok);
+                if (!found) {         // cannot happen with exact levels; commit nothing
+                    status = 0;
+                    break;
+                }
+                int go = __shfl_sync(0xFFFFFFFFu, d, __ffs(found) - 1);
+                if (heading >= 0 && go != heading) ++bends;
+                heading = go;
+                x += c_dx[go];
+                y += c_dy[go];
+                if (lane == 0) paths[off + T - step] = (win.y0 + y) * width + win.x0 + x;
+            }
+            if (status == OK) cells = T + 1;
+        }
+        if (lane == 0) {
+            s_cells = cells;
+            int* h = hdr + (size_t)blockIdx.x * HDR;
+            h[0] = status;
+            h[1] = numLevels;
+            h[2] = bends;
+            h[3] = cells;
+            h[4] = (int)min(clock64() - t0, (long long)0x7FFFFFFF);
+            h[5] = steps;
+        }
+    }
+    __syncthreads();
+    // commit the wire's inner cells (the pins are blocked for good already); no other
+    // block of this launch reads them: claims of one batch are disjoint
+    for (int i = 1 + threadIdx.x; i < s_cells - 1; i += blockDim.x) {
+        int v = paths[off + i];
+        int y = v / width, x = v - y * width;
+        size_t word = (size_t)y * wordsPerRow + (x >> 6);
+        u64 bit = 1ull << (x & 63);
+        time[v] = pos;
+        atomicOr(&wiredBits[word], bit);
+        __threadfence();      // time and wired bit before the free bit (count_levels)
+        atomicAnd(&freeBits[word], ~bit);
+        rest[v] = BLOCKED;
+        level[v] = BLOCKED;
+    }
+}
+
+// block != 0: cells[i] becomes a wire cell of the net at pos[i]. block == 0: cells[i] is
+// freed if it still belongs to that net's wire (freed[i] = 1; its wired bit and time
+// stay: a reader of the free bit must never see "blocked, not wired" for it).
+extern "C" __global__ void commit_cells(const int* cells, const int* pos, int n, int block,
+                                        u64* freeBits, u64* wiredBits, int* time,
+                                        unsigned* rest, unsigned* level, int width,
+                                        int height, int wordsPerRow, int* freed) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    int v = cells[i];
+    int y = v / width, x = v - y * width;
+    size_t word = (size_t)y * wordsPerRow + (x >> 6);
+    u64 bit = 1ull << (x & 63);
+    if (block) {
+        time[v] = pos[i];
+        atomicOr(&wiredBits[word], bit);
+        __threadfence();
+        atomicAnd(&freeBits[word], ~bit);
+        rest[v] = BLOCKED;
+        level[v] = BLOCKED;
+    } else if ((wiredBits[word] & bit) && time[v] == pos[i]) {
+        atomicOr(&freeBits[word], bit);
+        rest[v] = UNREACHED;
+        level[v] = UNREACHED;
+        freed[i] = 1;
+    }
+}
+
+// Levels of a full wavefront from roots[b] as of pos[b] (one block each): a queue BFS
+// (PMPP Fig. 15.12's frontier, in one block as in Fig. 15.16) over visited bits that
+// start as "blocked". Visited bits in shared memory when visShared, else in visGlobal;
+// the frontier in a ring of ringSize (a power of two) entries of shared memory after
+// them, or in queues (width x height per block) when ringSize == 0. A frontier that
+// outgrows the ring gives out[b] = -1 (the host runs that root again on the queues).
+extern "C" __global__ void count_levels(const int* roots, const int* pos, u64* freeBits,
+                                        u64* wiredBits, int* time, unsigned* rest,
+                                        unsigned* level, int width, int height,
+                                        int wordsPerRow, int* queues, u64* visGlobal,
+                                        int visShared, int ringSize, int* out) {
+    extern __shared__ u64 smem[];
+    __shared__ int s_count[3];   // per level mod 3: one in use, one read, one being cleared
+    const size_t words = (size_t)height * wordsPerRow;
+    // visited bits as 32-bit words: 64-bit shared atomicOr is a compare-and-swap loop,
+    // and frontier cells next to each other hit the same word
+    unsigned* vis = (unsigned*)(visShared ? smem : visGlobal + blockIdx.x * words);
+    int* queue = ringSize ? (int*)(smem + (visShared ? words : 0))
+                          : queues + (size_t)blockIdx.x * width * height;
+    const unsigned mask = ringSize ? (unsigned)ringSize - 1 : 0xFFFFFFFFu;
+    const int p = pos[blockIdx.x], root = roots[blockIdx.x];
+    Grid g{freeBits, wiredBits, time, width, height, wordsPerRow};
+    for (size_t i = threadIdx.x; i < words; i += blockDim.x) {
+        int r = (int)(i / wordsPerRow), k = (int)(i - (size_t)r * wordsPerRow);
+        u64 blocked = ~freeAt<true>(g, r, 64 * k, min(64, width - 64 * k), p);
+        vis[2 * i] = (unsigned)blocked;
+        vis[2 * i + 1] = (unsigned)(blocked >> 32);
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        int ry = root / width, rx = root - ry * width;
+        vis[(size_t)ry * 2 * wordsPerRow + (rx >> 5)] |= 1u << (rx & 31);
+        queue[0] = root;
+        s_count[0] = s_count[1] = s_count[2] = 0;
+    }
+    __syncthreads();
+    const int lane = threadIdx.x & 31;
+    unsigned head = 0, tail = 1;
+    int currLevel = 0;
+    while (true) {
+        int slot = currLevel % 3;
+        if (threadIdx.x == 0) s_count[(currLevel + 1) % 3] = 0;
+        for (unsigned base = head; base < tail; base += blockDim.x) {
+            unsigned i = base + threadIdx.x;
+            int found[4];
+            int nf = 0;
+            if (i < tail) {
+                int v = queue[i & mask];
+                int y = v / width, x = v - y * width;
+#pragma unroll
+                for (int d = 0; d < 4; ++d) {
+                    int nx = x + c_dx[d], ny = y + c_dy[d];
+                    if (nx < 0 || nx >= width || ny < 0 || ny >= height) continue;
+                    size_t word = (size_t)ny * 2 * wordsPerRow + (nx >> 5);
+                    unsigned bit = 1u << (nx & 31);
+                    if (vis[word] & bit) continue;
+                    if (!(atomicOr(&vis[word], bit) & bit)) found[nf++] = ny * width + nx;
+                }
+            }
+            // one atomicAdd per warp for the new cells
+            int incl = nf;
+            for (int o = 1; o < 32; o <<= 1) {
+                int t = __shfl_up_sync(0xFFFFFFFFu, incl, o);
+                if (lane >= o) incl += t;
+            }
+            int total = __shfl_sync(0xFFFFFFFFu, incl, 31);
+            int at = 0;
+            if (lane == 31 && total) at = atomicAdd(&s_count[slot], total);
+            at = __shfl_sync(0xFFFFFFFFu, at, 31) + incl - nf;
+            for (int j = 0; j < nf; ++j) queue[(tail + at + j) & mask] = found[j];
+        }
+        __syncthreads();
+        int added = s_count[slot];
+        if (added == 0) break;
+        if (ringSize && (unsigned)added + (tail - head) > (unsigned)ringSize) {
+            currLevel = -2;        // the ring overwrote unread entries: do it again
+            break;
+        }
+        head = tail;
+        tail += added;
+        ++currLevel;
+    }
+    if (threadIdx.x == 0) out[blockIdx.x] = currLevel + 1;
+}

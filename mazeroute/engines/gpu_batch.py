@@ -1,0 +1,542 @@
+"""Batched two-pin routing on the GPU (``kernels/route_batch.cu``) and its scheduler.
+
+Routing nets one at a time through ``gpu/grid`` pays, per net, a few CuPy calls, a launch,
+a download and a Python backtrace: about a millisecond, more than the CPU engine spends on
+a short net. This module routes many two-pin nets in one launch, one thread block per net,
+and keeps the answer *identical* to sequential routing.
+
+Windows
+    Net ``j`` searches only its *window* ``S_j``: the pins' bounding box grown by a margin
+    ``m`` (clipped to the grid). A path that leaves ``S_j`` is at least ``M + 2m + 2``
+    long (``M`` the pins' Manhattan distance), so a target level ``T <= M + 2m + 1`` found
+    inside ``S_j`` is the true distance, and every cell the backtracer can step on (all on
+    shortest paths, hence inside ``S_j``) has its true level: the wire equals the one
+    sequential routing finds. ``claim_j`` is ``S_j`` grown by one cell (the halo the
+    kernel reads to tell whether a component is enclosed).
+
+Scheduling
+    Walking the nets in routing order, a net joins the batch when its claim is disjoint
+    from the claims of all earlier nets not yet committed (:func:`next_batch`); nets of
+    more pins and nets whose window does not fit the kernel are *barriers*, routed alone
+    by the router once every earlier net is done. A later net may thus be committed before
+    an earlier one; the kernel therefore reads the blockages *as of its own net's turn*:
+    a cell blocked by the wire of a later net (its commit position, kept per cell in
+    ``time``) counts as free. Only an earlier net whose claim had to grow can break a
+    later net's result: when its wire lands in the claim of a later committed net, that
+    net and every later committed net whose claim overlaps it go back to the queue
+    (:func:`wire_hits`, :func:`cascade`).
+
+Outcomes of one search (``status``)
+    ``OK``: the wire (root first), committed by the kernel; ``GROW``: reached, but deeper
+    than ``M + 2m + 1``, so the margin becomes ``(T - M) / 2``, which always suffices;
+    ``UNROUTED_SOURCE``: the source's component is enclosed in the window without the
+    target (levels are exact); ``UNROUTED_TARGET``: the target's component is enclosed
+    without the source; the net is unroutable whatever earlier nets add, and its level
+    count (a full wavefront from the root) is taken as soon as every earlier net is final,
+    on side streams while batching goes on (:meth:`GridBatch.count_levels`);
+    ``ESCAPED``: neither, so the margin grows to ``2m + 16``.
+
+Exactness is tested against the CPU router on random layouts, by
+``tests/test_router_batch.py`` both through the kernel and through a CPU statement of it.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+#: int32 fields of one net's search record (see kernels/route_batch.cu).
+REC = 12
+F_POS, F_X0, F_Y0, F_W, F_H, F_SX, F_SY, F_TX, F_TY, F_LIMIT, F_OFF = range(11)
+#: int32 fields of one net's result header: status, levels, bends, wire cells, and for
+#: probing the block's clock cycles and the BFS levels it ran.
+HDR = 6
+OK, GROW, UNROUTED_SOURCE, UNROUTED_TARGET, ESCAPED = 1, 2, 3, 4, 5
+#: 64-bit planes per window row word in shared memory: free-and-unvisited, visited,
+#: two frontier buffers, two bits of the level (mod 4).
+PLANES = 6
+#: Default window margin: large enough that most local nets succeed at once, small enough
+#: that windows rarely overlap. On route_layout(1024, 1000) seeds 0 and 1 it gave the
+#: fewest batches (34 and 46; margin 8: 38, 16: 41 and 47, 24: 46, 32: 57).
+MARGIN = 12
+
+# net states kept by the router's batched loop
+TODO, COMMITTED, FINAL = 0, 1, 2
+
+
+def window_bytes(rows, cols):
+    """Shared memory the kernel needs for windows of ``rows`` x ``cols`` cells."""
+    words = (np.asarray(cols) + 63) // 64
+    rows = np.asarray(rows)
+    return PLANES * rows * words * 8 + 2 * words * 8 + 2 * ((rows + 7) // 8 * 8)
+
+
+@numba.njit(cache=True, nogil=True)
+def _set_window(p, pins, margin, shape, search, claim, limit, barrier, smem_limit):
+    """Window, claim and level limit of net ``p`` for its margin (see :func:`windows`)."""
+    h, w = shape
+    m = margin[p]
+    sx, sy, tx, ty = pins[p, 0], pins[p, 1], pins[p, 2], pins[p, 3]
+    lo_x, hi_x = min(sx, tx) - m, max(sx, tx) + m
+    lo_y, hi_y = min(sy, ty) - m, max(sy, ty) + m
+    search[p, 0], search[p, 1] = max(lo_x, 0), max(lo_y, 0)
+    search[p, 2], search[p, 3] = min(hi_x, w - 1), min(hi_y, h - 1)
+    claim[p, 0], claim[p, 1] = max(lo_x - 1, 0), max(lo_y - 1, 0)
+    claim[p, 2], claim[p, 3] = min(hi_x + 1, w - 1), min(hi_y + 1, h - 1)
+    limit[p] = abs(sx - tx) + abs(sy - ty) + 2 * m + 1
+    rows = search[p, 3] - search[p, 1] + 1
+    words = (search[p, 2] - search[p, 0] + 64) // 64
+    need = PLANES * rows * words * 8 + 2 * words * 8 + 2 * ((rows + 7) // 8 * 8)
+    if need > smem_limit:
+        barrier[p] = True
+
+
+@numba.njit(cache=True, nogil=True)
+def windows(pins, margin, shape, smem_limit, barrier):
+    """Search windows, claims (``(n, 4)`` inclusive ``x0, y0, x1, y1``) and level limits.
+
+    The search window is the pins' box grown by ``margin``, clipped to the grid; the
+    claim is one cell wider. Nets whose window needs more than ``smem_limit`` bytes of
+    shared memory become barriers (``barrier`` is updated in place).
+
+    Examples
+    --------
+    >>> s, c, lim = windows(np.array([[5, 5, 9, 6]]), np.array([2]), (10, 12), 10**6,
+    ...                     np.zeros(1, np.bool_))
+    >>> s.tolist(), c.tolist(), lim.tolist()
+    ([[3, 3, 11, 8]], [[2, 2, 11, 9]], [10])
+    """
+    n = pins.shape[0]
+    search = np.empty((n, 4), np.int64)
+    claim = np.empty((n, 4), np.int64)
+    limit = np.empty(n, np.int64)
+    for p in range(n):
+        _set_window(p, pins, margin, shape, search, claim, limit, barrier, smem_limit)
+    return search, claim, limit
+
+
+@numba.njit(cache=True, nogil=True)
+def next_batch(todo, claim, barrier, width, height, tile, max_batch):
+    """Nets of ``todo`` (routing positions, in order) that can be searched together now.
+
+    A net joins when its claim overlaps the claim of no earlier net of ``todo``; the scan
+    stops at the first barrier. Claims are bucketed by ``tile`` x ``tile`` cells so that a
+    net is compared only with the earlier nets near it.
+
+    Examples
+    --------
+    >>> claim = np.array([[0, 0, 4, 4], [3, 3, 8, 8], [6, 0, 9, 2], [9, 9, 9, 9]])
+    >>> next_batch(np.arange(4), claim, np.zeros(4, np.bool_), 10, 10, 4, 99).tolist()
+    [0, 2]
+    """
+    tx = (width + tile - 1) // tile
+    ty = (height + tile - 1) // tile
+    head = np.full(tx * ty, -1, np.int64)
+    entries = 0
+    for p in todo:
+        entries += ((claim[p, 2] // tile - claim[p, 0] // tile + 1)
+                    * (claim[p, 3] // tile - claim[p, 1] // tile + 1))
+    nxt = np.empty(entries, np.int64)
+    who = np.empty(entries, np.int64)
+    out = np.empty(min(todo.size, max_batch), np.int64)
+    count = 0
+    used = 0
+    for p in todo:
+        if barrier[p] or count == max_batch:
+            break
+        x0, y0, x1, y1 = claim[p, 0], claim[p, 1], claim[p, 2], claim[p, 3]
+        clash = False
+        for j in range(y0 // tile, y1 // tile + 1):
+            for i in range(x0 // tile, x1 // tile + 1):
+                t = j * tx + i
+                e = head[t]
+                while e >= 0 and not clash:
+                    q = who[e]
+                    clash = not (claim[q, 0] > x1 or claim[q, 2] < x0
+                                 or claim[q, 1] > y1 or claim[q, 3] < y0)
+                    e = nxt[e]
+                who[used] = p
+                nxt[used] = head[t]
+                head[t] = used
+                used += 1
+        if not clash:
+            out[count] = p
+            count += 1
+    return out[:count]
+
+
+@numba.njit(cache=True, nogil=True)
+def records(batch, search, pins, limit):
+    """Search records of a batch, the path offset of each and the path buffer size."""
+    b = batch.size
+    rec = np.zeros((b, REC), np.int32)
+    off = np.empty(b, np.int64)
+    size = 0
+    for k in range(b):
+        p = batch[k]
+        rec[k, F_POS] = p
+        rec[k, F_X0] = search[p, 0]
+        rec[k, F_Y0] = search[p, 1]
+        rec[k, F_W] = search[p, 2] - search[p, 0] + 1
+        rec[k, F_H] = search[p, 3] - search[p, 1] + 1
+        for j in range(4):
+            rec[k, F_SX + j] = pins[p, j]
+        rec[k, F_LIMIT] = limit[p]
+        rec[k, F_OFF] = size
+        off[k] = size
+        size += limit[p] + 1
+    return rec, off, size
+
+
+@numba.njit(cache=True, nogil=True)
+def wire_hits(wire, width, pos, claim, state):
+    """Committed nets after ``pos`` whose claim holds a cell of ``wire`` (vertex ids)."""
+    n = claim.shape[0]
+    xs = wire % width
+    ys = wire // width
+    bx0, bx1, by0, by1 = xs.min(), xs.max(), ys.min(), ys.max()
+    out = []
+    for q in range(pos + 1, n):
+        if state[q] != COMMITTED:
+            continue
+        x0, y0, x1, y1 = claim[q, 0], claim[q, 1], claim[q, 2], claim[q, 3]
+        if x0 > bx1 or x1 < bx0 or y0 > by1 or y1 < by0:
+            continue
+        for k in range(wire.size):
+            if x0 <= xs[k] <= x1 and y0 <= ys[k] <= y1:
+                out.append(q)
+                break
+    return np.array(out, dtype=np.int64)
+
+
+@numba.njit(cache=True, nogil=True)
+def cascade(seeds, claim, state):
+    """``seeds`` plus every committed later net whose claim overlaps an invalidated one's.
+
+    Such a net may have read the invalidated net's wire (or its absence) in its own
+    window, so its result is no longer known to be sequential. Returns sorted positions.
+
+    Examples
+    --------
+    >>> claim = np.array([[0, 0, 2, 2], [2, 2, 4, 4], [4, 4, 6, 6], [8, 8, 9, 9]])
+    >>> cascade(np.array([1]), claim, np.ones(4, np.int8)).tolist()
+    [1, 2]
+    """
+    n = claim.shape[0]
+    mark = np.zeros(n, np.bool_)
+    stack = []
+    for s in seeds:
+        if not mark[s]:
+            mark[s] = True
+            stack.append(s)
+    while stack:
+        k = stack.pop()
+        for q in range(k + 1, n):
+            if mark[q] or state[q] != COMMITTED:
+                continue
+            if not (claim[q, 0] > claim[k, 2] or claim[q, 2] < claim[k, 0]
+                    or claim[q, 1] > claim[k, 3] or claim[q, 3] < claim[k, 1]):
+                mark[q] = True
+                stack.append(q)
+    return np.flatnonzero(mark)
+
+
+@numba.njit(cache=True, nogil=True)
+def mark_wires(host_free, hdr, rec, paths):
+    """Record a batch's OK wires (pins excluded) in the host mirror of the free mask."""
+    for k in range(hdr.shape[0]):
+        if hdr[k, 0] == OK:
+            off = rec[k, F_OFF]
+            for i in range(off + 1, off + hdr[k, 3] - 1):
+                host_free[paths[i]] = False
+
+
+@numba.njit(cache=True, nogil=True)
+def wire_cells(pos, wire_off, wire_len, store, trim):
+    """Cells of the stored wires of ``pos``, less ``trim`` at each end, and their owners.
+
+    ``trim=1`` drops the two pins: the cells a wire adds to the blockages.
+    """
+    total = 0
+    for p in pos:
+        total += max(0, wire_len[p] - 2 * trim)
+    cells = np.empty(total, np.int32)
+    owner = np.empty(total, np.int32)
+    k = 0
+    for p in pos:
+        for i in range(wire_off[p] + trim, wire_off[p] + wire_len[p] - trim):
+            cells[k] = store[i]
+            owner[k] = p
+            k += 1
+    return cells, owner
+
+
+@numba.njit(cache=True, nogil=True)
+def take(batch, hdr, off, paths, book, pins, margin, search, claim, limit, barrier,
+         shape, smem_limit, store, used):
+    """Record one batch's outcomes in the router's book; return the nets to redo.
+
+    ``book`` rows (per routing position): state, status, levels, bends, wire offset in
+    ``store``, wire length, grown (the claim was enlarged). OK wires are appended to
+    ``store`` from ``used`` on (the caller makes room). GROW and ESCAPED nets get their
+    new margin and window. A net whose claim grew may land its wire in the claim of a
+    later committed net: that net and its dependants (:func:`cascade`) are returned, their
+    state set back to TODO; their wires stay in ``store`` for the caller to lift.
+    """
+    state, status, levels, bends = book[0], book[1], book[2], book[3]
+    wire_off, wire_len, grown = book[4], book[5], book[6]
+    straying = []
+    for k in range(batch.size):
+        p = batch[k]
+        st = hdr[k, 0]
+        status[p] = st
+        levels[p] = hdr[k, 1]
+        bends[p] = hdr[k, 2]
+        if st == OK:
+            state[p] = COMMITTED
+            n = hdr[k, 3]
+            store[used:used + n] = paths[off[k]:off[k] + n]
+            wire_off[p], wire_len[p] = used, n
+            used += n
+            if grown[p]:
+                straying.append(p)
+        elif st == UNROUTED_SOURCE:
+            state[p] = COMMITTED
+            wire_len[p] = 0
+        elif st == UNROUTED_TARGET:
+            state[p] = FINAL
+        elif st == GROW or st == ESCAPED:
+            if st == GROW:      # T bounds the distance, so (T - M) / 2 always suffices
+                margin[p] = (hdr[k, 1] - 1 - abs(pins[p, 0] - pins[p, 2])
+                             - abs(pins[p, 1] - pins[p, 3])) // 2
+            else:
+                margin[p] = 2 * margin[p] + 16
+            grown[p] = 1
+            _set_window(p, pins, margin, shape, search, claim, limit, barrier, smem_limit)
+        else:                   # the kernel could not finish it: route it alone
+            barrier[p] = True
+    hits = [np.int64(0) for _ in range(0)]
+    for p in straying:
+        for q in wire_hits(store[wire_off[p]:wire_off[p] + wire_len[p]], shape[1], p,
+                           claim, state):
+            hits.append(q)
+    if not hits:
+        return used, np.zeros(0, np.int64)
+    redo = cascade(np.array(hits), claim, state)
+    for q in redo:
+        state[q] = TODO
+    return used, redo
+
+
+class GridBatch:
+    """The batched search on a ``gpu/grid`` problem's device state.
+
+    It shares the problem's bit-packed free mask, its level and resting-level arrays and
+    its host mirror ``host_free``, and adds ``time`` (per cell, the routing position of
+    the net whose wire blocks it) and ``wired`` (bit-packed: the cell is or was a wire
+    cell, so ``time`` is valid; the layout and pins never are).
+
+    Parameters
+    ----------
+    problem : GridRelaxProblem
+    margin : window margin of a net's first search
+    smem_limit : bytes of shared memory a block may use (default: what the device allows
+        less a little for the kernel's own variables)
+    """
+
+    def __init__(self, problem, margin: int = MARGIN, smem_limit: int | None = None):
+        import cupy
+
+        from .cuda import get_kernel
+        self.cupy = cupy
+        self.problem = problem
+        self.shape = problem.shape
+        self.margin = margin
+        h, w = self.shape
+        self.time = cupy.empty(h * w, dtype=cupy.int32)     # read only where wired
+        self.wired = cupy.zeros_like(problem.free_bits)
+        optin = cupy.cuda.Device().attributes.get("MaxSharedMemoryPerBlockOptin", 48 << 10)
+        # the kernel handles at most WORDS_PER_THREAD (5) words per thread of 1024
+        self.smem_limit = smem_limit or min(optin - 1024, int(window_bytes(5 * 1024, 64)))
+        self._get_kernel = get_kernel
+        self._kernels: dict[str, tuple] = {}   # compiled on first use, with smem allowed
+        self._buf = cupy.zeros(1 << 16, dtype=cupy.int32)
+        self._pinned = cupy.cuda.alloc_pinned_memory(1 << 18)
+        self.launches = 0
+        self._streams: list = []                    # level counts run beside the batches
+        self._counts: list[tuple[np.ndarray, np.ndarray, object]] = []
+        self._lifted: list[tuple[np.ndarray, object]] = []   # see uncommit()
+
+    def _kernel(self, name: str, smem: int = 0):
+        k, allowed = self._kernels.get(name, (None, 0))
+        if k is None:
+            k = self._get_kernel("route_batch", name)
+        if smem > max(allowed, 48 << 10):      # opt in to more shared memory
+            k.max_dynamic_shared_size_bytes = allowed = smem
+        self._kernels[name] = (k, allowed)
+        return k
+
+    def _state(self):
+        p = self.problem
+        p._apply_writes()                  # blockage changes the problem still queues
+        h, w = self.shape
+        return (p.free_bits, self.wired, self.time, p.rest, p.level, np.int32(w),
+                np.int32(h), np.int32(p.words_per_row))
+
+    def _host(self, nbytes: int) -> np.ndarray:
+        """Pinned host memory of at least ``nbytes``, as int32 (asynchronous copies)."""
+        if nbytes > self._pinned.size():
+            self._pinned = self.cupy.cuda.alloc_pinned_memory(2 * nbytes)
+        return np.frombuffer(self._pinned, np.int32, nbytes // 4)
+
+    def search(self, rec: np.ndarray, path_size: int) -> tuple[np.ndarray, np.ndarray]:
+        """Run one batch (one block per record); return headers ``(b, HDR)`` and paths.
+
+        Wires of ``OK`` nets are committed on the device by the kernel itself (their
+        claims are disjoint) and here in the host mirrors.
+        """
+        cp = self.cupy
+        runtime = cp.cuda.runtime
+        stream = cp.cuda.get_current_stream()
+        b = rec.shape[0]
+        need = b * REC + b * HDR + path_size
+        if need > self._buf.size:
+            self._buf = cp.zeros(2 * need, dtype=cp.int32)
+        buf = self._buf
+        host = self._host(4 * need)
+        host[:b * REC] = rec.ravel()
+        runtime.memcpyAsync(buf.data.ptr, host.ctypes.data, 4 * b * REC,
+                            runtime.memcpyHostToDevice, stream.ptr)
+        out = buf[b * REC:need]
+        rows = rec[:, F_H]
+        n = int((rows * ((rec[:, F_W] + 63) // 64)).max())
+        threads = min(1024, max(64, -(-n // 64) * 32))       # two words a thread
+        smem = int(window_bytes(rows, rec[:, F_W]).max())
+        kernel = self._kernel("route_batch", smem)
+        kernel((b,), (threads,), (buf, np.int32(b), *self._state(), out[:b * HDR],
+                                  out[b * HDR:]), shared_mem=smem)
+        self.launches += 1
+        res = host[b * REC:need]
+        runtime.memcpyAsync(res.ctypes.data, out.data.ptr, 4 * res.size,
+                            runtime.memcpyDeviceToHost, stream.ptr)
+        stream.synchronize()
+        hdr = res[:b * HDR].reshape(b, HDR).copy()
+        paths = res[b * HDR:].copy()
+        self._settle()             # cells lifted earlier first: a new wire may reuse them
+        mark_wires(self.problem.host_free.reshape(-1), hdr, rec, paths)
+        return hdr, paths
+
+    def _cells_launch(self, cells: np.ndarray, pos: np.ndarray, block: bool):
+        cp = self.cupy
+        n = cells.size
+        freed = cp.zeros(max(n, 1), dtype=cp.int32)
+        if n:
+            arg = cp.asarray(np.concatenate([cells, pos]).astype(np.int32))
+            self._kernel("commit_cells")((-(-n // 256),), (256,), (
+                arg[:n], arg[n:], np.int32(n), np.int32(block), *self._state(), freed))
+            self.launches += 1
+        return freed
+
+    def commit(self, cells: np.ndarray, pos: np.ndarray) -> None:
+        """Block ``cells`` as wires of the nets at routing positions ``pos`` (per cell)."""
+        self._settle()
+        self._cells_launch(cells, pos, True)
+        self.problem.host_free.ravel()[cells] = False
+
+    def uncommit(self, cells: np.ndarray, pos: np.ndarray) -> None:
+        """Free the cells of ``cells`` still blocked by the wire of the net at ``pos``.
+
+        A cell that an earlier net's wire took over since names that net and stays. The
+        host mirror learns which cells were freed at the next synchronisation point (the
+        next batch's download, or :meth:`quiesce`), not with a round trip of its own.
+        """
+        if cells.size:
+            self._lifted.append((cells, self._cells_launch(cells, pos, False)))
+
+    def _settle(self) -> None:
+        for cells, freed in self._lifted:
+            self.problem.host_free.ravel()[cells[freed.get().astype(bool)]] = True
+        self._lifted.clear()
+
+    def count_levels(self, roots: np.ndarray, pos: np.ndarray) -> None:
+        """Start counting the levels of a full wavefront from each root (see counted()).
+
+        Every net before ``pos`` must be final. The count reads the blockages as of its
+        turn, so it runs on a second stream while later nets go on being committed.
+        """
+        cp = self.cupy
+        if not roots.size:
+            return
+        # a stream per call (from a small pool), so that counts run side by side
+        if len(self._streams) < 8:
+            self._streams.append(cp.cuda.Stream(non_blocking=True))
+        side = self._streams[len(self._counts) % len(self._streams)]
+        ready = cp.cuda.Event()
+        state = self._state()
+        ready.record()
+        side.wait_event(ready)
+        with side:
+            res = cp.empty(roots.size, dtype=cp.int32)
+            self._count(roots, pos, state, res, ring=True)
+        self._counts.append((roots, pos, res))
+
+    def _count(self, roots, pos, state, res, ring: bool) -> None:
+        cp = self.cupy
+        h, w = self.shape
+        k = roots.size
+        words = h * self.problem.words_per_row
+        vis_shared = words * 8 <= self.smem_limit - (16 << 10)
+        room = self.smem_limit - (words * 8 if vis_shared else 0)
+        ring_size = 1 << (room // 4).bit_length() - 1 if ring and room >= 16 << 10 else 0
+        arg = cp.asarray(np.concatenate([roots, pos]).astype(np.int32))
+        queue = (cp.empty(k * h * w, dtype=cp.int32) if not ring_size
+                 else cp.empty(1, dtype=cp.int32))
+        vis = (cp.empty(1, dtype=cp.uint64) if vis_shared
+               else cp.empty(k * words, dtype=cp.uint64))
+        smem = (words * 8 if vis_shared else 0) + 4 * ring_size
+        self._kernel("count_levels", smem)((k,), (1024,), (
+            arg[:k], arg[k:], *state, queue, vis, np.int32(vis_shared),
+            np.int32(ring_size), res), shared_mem=smem)
+        self.launches += 1
+
+    def quiesce(self) -> None:
+        """Wait for the level counts in flight and bring the host mirror up to date.
+
+        Called before the router searches a net by itself (which changes blockages
+        outside this class's ordering rules and reads the host mirror).
+        """
+        for side in self._streams:
+            side.synchronize()
+        self._settle()
+
+    def counted(self) -> tuple[np.ndarray, np.ndarray]:
+        """Positions and level counts of every root given to :meth:`count_levels`."""
+        self.quiesce()
+        if not self._counts:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64)
+        pos = np.concatenate([p for _, p, _ in self._counts])
+        got = np.concatenate([r.get() for _, _, r in self._counts]).astype(np.int64)
+        redo = np.flatnonzero(got < 0)           # frontier outgrew the ring: use queues
+        if redo.size:
+            roots = np.concatenate([r for r, _, _ in self._counts])
+            res = self.cupy.empty(redo.size, dtype=self.cupy.int32)
+            self._count(roots[redo], pos[redo], self._state(), res, ring=False)
+            got[redo] = res.get()
+        self._counts.clear()
+        return pos, got
+
+
+#: What GridBatch uses of a problem: gpu/grid's device state and its host mirror.
+_NEEDS = ("free_bits", "rest", "level", "host_free", "words_per_row", "_apply_writes")
+
+
+def batch_device(problem) -> GridBatch | None:
+    """The batched search for ``problem`` when its engine offers one (``gpu/grid``)."""
+    if problem.name != ("gpu", "grid") or not all(hasattr(problem, a) for a in _NEEDS):
+        return None
+    return GridBatch(problem)
+
+
+__all__ = ["GridBatch", "batch_device", "next_batch", "wire_hits", "cascade", "windows",
+           "records", "take", "wire_cells", "mark_wires", "window_bytes", "OK", "GROW",
+           "UNROUTED_SOURCE", "UNROUTED_TARGET", "ESCAPED"]

@@ -1,0 +1,370 @@
+"""Batched routing (mazeroute/engines/gpu_batch.py, Router.run) equals one-net-at-a-time.
+
+The scheduler and the router's batched loop run here on the CPU against ``EmuBatch``, a
+compiled re-statement of what kernels/route_batch.cu computes per net; the tests marked
+``gpu`` run the real kernel. Every test compares every net's full result (routed, order,
+cells, length, bends, levels) with the CPU router's.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+import pytest
+
+from mazeroute.backtrace import _DX, _DY, _trace, bends
+from mazeroute.bench import route_layout
+from mazeroute.engines import BLOCKED, UNREACHED
+from mazeroute.engines import gpu_batch as gb
+from mazeroute.generate import random_nets, random_rects
+from mazeroute.layout import Layout, parse_layout
+from mazeroute.router import Router
+
+
+# -- a CPU statement of one batched search -----------------------------------------------
+@numba.njit(cache=True)
+def _free(free, wired, tm, c, pos):
+    return free[c] or (wired[c] and tm[c] > pos)
+
+
+@numba.njit(cache=True)
+def _window_bfs(free, wired, tm, width, height, x0, y0, w, h, pos, src, other, target,
+                lev, queue):
+    """Levels (``lev``, -1 unvisited) from ``src`` inside the window; stops at ``target``.
+
+    Returns (target level or -1, number of levels, escaped).
+    """
+    lev[:] = -1
+    sx, sy = src % width, src // width
+    lev[(sy - y0) * w + sx - x0] = 0
+    queue[0] = src
+    head, tail, deepest, found = 0, 1, 0, -1
+    while head < tail and found < 0:
+        v = queue[head]
+        head += 1
+        x, y = v % width, v // width
+        lv = lev[(y - y0) * w + x - x0]
+        for k in range(4):
+            nx, ny = x + _DX[k], y + _DY[k]
+            if nx < x0 or nx >= x0 + w or ny < y0 or ny >= y0 + h:
+                continue
+            c = ny * width + nx
+            i = (ny - y0) * w + nx - x0
+            if lev[i] >= 0 or not (c == other or c == src or _free(free, wired, tm, c, pos)):
+                continue
+            lev[i] = lv + 1
+            deepest = max(deepest, lv + 1)
+            queue[tail] = c
+            tail += 1
+            if c == target:
+                found = lv + 1
+                break
+    escaped = False
+    if found < 0:
+        for j in range(tail):
+            x, y = queue[j] % width, queue[j] // width
+            for k in range(4):
+                nx, ny = x + _DX[k], y + _DY[k]
+                if 0 <= nx < width and 0 <= ny < height and not (
+                        x0 <= nx < x0 + w and y0 <= ny < y0 + h) and _free(
+                        free, wired, tm, ny * width + nx, pos):
+                    escaped = True
+    return found, deepest + 1, escaped
+
+
+@numba.njit(cache=True)
+def _count(free, wired, tm, width, height, root, pos):
+    n = width * height
+    lev = np.full(n, -1, np.int64)
+    queue = np.empty(n, np.int64)
+    lev[root] = 0
+    queue[0] = root
+    head, tail, deepest = 0, 1, 0
+    while head < tail:
+        v = queue[head]
+        head += 1
+        x, y = v % width, v // width
+        for k in range(4):
+            nx, ny = x + _DX[k], y + _DY[k]
+            if 0 <= nx < width and 0 <= ny < height:
+                c = ny * width + nx
+                if lev[c] < 0 and _free(free, wired, tm, c, pos):
+                    lev[c] = lev[v] + 1
+                    deepest = max(deepest, lev[c])
+                    queue[tail] = c
+                    tail += 1
+    return deepest + 1
+
+
+class EmuBatch:
+    """The batched search's contract, computed on the CPU over a CPU router's problem."""
+
+    def __init__(self, problem, margin: int = gb.MARGIN, smem_limit: int = 1 << 30):
+        self.problem, self.margin, self.smem_limit = problem, margin, smem_limit
+        self.shape = problem.shape
+        n = problem.num_vertices
+        self.time = np.full(n, -7, np.int32)
+        self.wired = np.zeros(n, bool)
+        self.searches = 0
+        self.seen: set[int] = set()
+        self.counts: list[tuple[int, int]] = []
+
+    def _free(self):
+        self.problem._clear()
+        return self.problem.level.ravel() != BLOCKED
+
+    def search(self, rec, path_size):
+        h, w = self.shape
+        free = self._free()
+        hdr = np.zeros((len(rec), gb.HDR), np.int32)
+        paths = np.full(path_size, -1, np.int32)
+        for b, r in enumerate(rec):
+            pos, x0, y0, ww, hh, sx, sy, tx, ty, limit, off = (int(v) for v in r[:11])
+            s, t = sy * w + sx, ty * w + tx
+            lev = np.empty(ww * hh, np.int64)
+            queue = np.empty(ww * hh, np.int64)
+            found, count, esc = _window_bfs(free, self.wired, self.time, w, h, x0, y0, ww,
+                                            hh, pos, s, t, t, lev, queue)
+            if found >= 0 and found <= limit:
+                lv = np.where(lev < 0, UNREACHED, lev).astype(np.uint32).reshape(hh, ww)
+                path, ok = _trace(lv, tx - x0, ty - y0, _DX, _DY)
+                assert ok
+                path = path[::-1] + np.array([x0, y0])
+                paths[off:off + len(path)] = path[:, 1] * w + path[:, 0]
+                hdr[b, :4] = (gb.OK, found + 1, bends(path), len(path))
+            elif found >= 0:
+                hdr[b, :4] = (gb.GROW, found + 1, 0, 0)
+            elif not esc:
+                hdr[b, :4] = (gb.UNROUTED_SOURCE, count, 0, 0)
+            else:
+                _, _, esc_t = _window_bfs(free, self.wired, self.time, w, h, x0, y0, ww, hh,
+                                          pos, t, s, -1, lev, queue)
+                hdr[b, :4] = (gb.ESCAPED if esc_t else gb.UNROUTED_TARGET, 0, 0, 0)
+            self.seen.add(int(hdr[b, 0]))
+        for b in np.flatnonzero(hdr[:, 0] == gb.OK):
+            off = rec[b, gb.F_OFF]
+            inner = paths[off + 1:off + hdr[b, 3] - 1]
+            self.commit(inner, np.full(inner.size, rec[b, gb.F_POS]))
+        self.searches += 1
+        return hdr, paths
+
+    def commit(self, cells, pos):
+        if cells.size:
+            self.problem.set_blocked(cells)
+            self.time[cells] = pos
+            self.wired[cells] = True
+
+    def uncommit(self, cells, pos):
+        gone = cells[self.wired[cells] & (self.time[cells] == pos)]
+        if gone.size:
+            self.problem.set_blocked(gone, False)
+            self.wired[gone] = False
+
+    def count_levels(self, roots, pos):
+        # counted at once, on the blockages now: equal to those of its turn only if the
+        # router starts a count after every earlier net is final, as it must
+        h, w = self.shape
+        free = self._free()
+        self.counts += [(int(p), _count(free, self.wired, self.time, w, h, int(r), int(p)))
+                        for r, p in zip(roots, pos)]
+
+    def quiesce(self):
+        pass
+
+    def counted(self):
+        got = np.array(self.counts, dtype=np.int64).reshape(-1, 2)
+        self.counts = []
+        return got[:, 0], got[:, 1]
+
+
+# -- helpers ------------------------------------------------------------------------------
+FIELDS = ("name", "routed", "order", "cells", "length", "bends", "levels")
+
+
+def _same(a, b):
+    assert a.routed == b.routed and a.wirelength == b.wirelength
+    for x, y in zip(a.nets, b.nets):
+        for f in FIELDS:
+            assert getattr(x, f) == getattr(y, f), (x.name, f, getattr(x, f), getattr(y, f))
+
+
+def _random_layout(seed: int) -> Layout:
+    rng = np.random.default_rng(seed)
+    size = int(rng.integers(16, 90))
+    h = int(rng.integers(12, 90))
+    density = float(rng.uniform(0.05, 0.4))
+    rects = random_rects(size, h, density, rng, max_side=int(rng.integers(1, 9)))
+    lay = Layout(f"r{seed}", size, h, rects)
+    free = int((~lay.blocked).sum())
+    k = int(min(rng.integers(2, 50), free // 3))
+    span = int(rng.integers(2, 40)) if rng.random() < 0.8 else None
+    nets = random_nets(lay.blocked, k, 2, rng, span=span)
+    if rng.random() < 0.4 and free > 3 * k + 12:       # a few multi-pin nets mixed in
+        blocked = lay.blocked.copy()
+        for net in nets:
+            for x, y in net.pins:
+                blocked[y, x] = True
+        more = random_nets(blocked, int(rng.integers(1, 4)), int(rng.integers(3, 5)), rng,
+                           prefix="m", span=span)
+        for m in more:
+            nets.insert(int(rng.integers(0, len(nets) + 1)), m)
+    lay.nets = nets
+    return lay
+
+
+def _emu_route(lay, order="file", **kw):
+    r = Router(lay, "cpu")
+    r.batch = EmuBatch(r.problem, **kw)
+    return r.run(order), r.batch
+
+
+# -- the scheduler ------------------------------------------------------------------------
+def _batch_brute(todo, claim, barrier):
+    out = []
+    for k, p in enumerate(todo):
+        if barrier[p]:
+            break
+        if all(claim[q, 0] > claim[p, 2] or claim[q, 2] < claim[p, 0]
+               or claim[q, 1] > claim[p, 3] or claim[q, 3] < claim[p, 1] for q in todo[:k]):
+            out.append(p)
+    return out
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_next_batch_takes_exactly_the_nets_disjoint_from_all_earlier_ones(seed):
+    rng = np.random.default_rng(seed)
+    n, size = int(rng.integers(1, 200)), int(rng.integers(8, 300))
+    lo = rng.integers(0, size, (n, 2))
+    hi = np.minimum(lo + rng.integers(0, 40, (n, 2)), size - 1)
+    claim = np.concatenate([lo, hi], axis=1)
+    barrier = rng.random(n) < 0.03
+    todo = np.sort(rng.choice(n, size=int(rng.integers(1, n + 1)), replace=False))
+    got = gb.next_batch(todo, claim, barrier, size, size, int(rng.integers(1, 64)), 10**6)
+    assert got.tolist() == _batch_brute(todo.tolist(), claim, barrier)
+
+
+def test_next_batch_stops_at_a_barrier_and_at_the_batch_limit():
+    claim = np.array([[0, 0, 1, 1], [5, 5, 6, 6], [9, 9, 9, 9], [3, 3, 3, 3]])
+    todo = np.arange(4)
+    assert gb.next_batch(todo, claim, np.array([0, 0, 1, 0], bool), 10, 10, 4,
+                         99).tolist() == [0, 1]
+    assert gb.next_batch(todo, claim, np.zeros(4, bool), 10, 10, 4, 3).tolist() == [0, 1, 2]
+
+
+def test_wire_hits_and_cascade_look_only_at_later_committed_nets():
+    claim = np.array([[0, 0, 9, 9], [0, 0, 3, 3], [2, 2, 5, 5], [4, 4, 8, 8], [0, 0, 1, 1]])
+    state = np.array([1, 1, 1, 1, 0], np.int8)
+    wire = np.array([3 * 10 + 3, 3 * 10 + 4], np.int64)     # cells (3, 3), (4, 3)
+    assert gb.wire_hits(wire, 10, 0, claim, state).tolist() == [1, 2]
+    assert gb.wire_hits(wire, 10, 1, claim, state).tolist() == [2]
+    assert gb.cascade(np.array([2]), claim, state).tolist() == [2, 3]
+
+
+def test_windows_are_clipped_and_claims_one_cell_wider():
+    barrier = np.zeros(2, bool)
+    s, c, lim = gb.windows(np.array([[0, 0, 3, 1], [7, 8, 9, 9]]), np.array([2, 1]),
+                           (10, 10), 10**6, barrier)
+    assert s.tolist() == [[0, 0, 5, 3], [6, 7, 9, 9]]
+    assert c.tolist() == [[0, 0, 6, 4], [5, 6, 9, 9]]
+    assert lim.tolist() == [9, 6] and not barrier.any()
+    gb.windows(np.array([[0, 0, 3, 1], [7, 8, 9, 9]]), np.array([2, 1]), (10, 10),
+               int(gb.window_bytes(3, 3)), barrier)
+    assert barrier.tolist() == [True, False]
+
+
+def test_records_lay_out_paths_back_to_back():
+    pins = np.array([[1, 1, 4, 1], [8, 8, 8, 9]])
+    search, _, limit = gb.windows(pins, np.array([1, 1]), (10, 10), 10**6,
+                                  np.zeros(2, bool))
+    rec, off, size = gb.records(np.array([0, 1]), search, pins, limit)
+    assert off.tolist() == [0, 7] and size == 12
+    assert rec[1, gb.F_POS] == 1 and rec[1, gb.F_W] == 3 and rec[1, gb.F_H] == 3
+
+
+def test_lazy_cells_read_as_tuples_and_write_as_lists():
+    from mazeroute.router import NetRoute
+    r = NetRoute("a", [(0, 0), (2, 0)], routed=True)
+    r.set_cells(np.array([[0, 0], [1, 0], [2, 0]], np.int32))
+    assert r.to_json()["cells"] == [[0, 0], [1, 0], [2, 0]]
+    assert r.cells == [(0, 0), (1, 0), (2, 0)] and type(r.cells[0][0]) is int
+    assert r == NetRoute("a", [(0, 0), (2, 0)], routed=True, cells=[(0, 0), (1, 0), (2, 0)])
+    r.cells = [(5, 5)]
+    assert r.cells == [(5, 5)] and r.to_json()["cells"] == [[5, 5]]
+
+
+# -- the batched loop against the CPU router ------------------------------------------------
+@pytest.mark.parametrize("seed", range(60))
+def test_batched_routing_equals_sequential(seed):
+    lay = _random_layout(seed)
+    rng = np.random.default_rng(1000 + seed)
+    order = "hpwl" if seed % 3 == 0 else "file"
+    margin = int(rng.choice([0, 1, 2, 4, 16]))      # small margins force windows to grow
+    limit = int(rng.choice([gb.window_bytes(6, 6), gb.window_bytes(20, 20), 1 << 30]))
+    got, _ = _emu_route(lay, order, margin=margin, smem_limit=limit)    # small: routed alone
+    _same(got, Router(lay, "cpu").run(order))
+
+
+def test_every_outcome_occurs_and_still_matches():
+    seen: set[int] = set()
+    for seed in range(40):
+        lay = _random_layout(500 + seed)
+        got, dev = _emu_route(lay, margin=seed % 3)
+        seen |= dev.seen
+        _same(got, Router(lay, "cpu").run())
+    assert seen == {gb.OK, gb.GROW, gb.UNROUTED_SOURCE, gb.UNROUTED_TARGET, gb.ESCAPED}
+
+
+def test_hand_made_cases():
+    # a wall forces b around; c is boxed in (source enclosed), d's target is boxed in
+    lay = parse_layout({
+        "width": 20, "height": 12,
+        "blockages": [[10, 0, 10, 9], [1, 9, 3, 9], [3, 10, 3, 11], [16, 2, 18, 2],
+                      [16, 4, 18, 4], [16, 3, 16, 3], [18, 3, 18, 3]],
+        "nets": [{"name": "a", "pins": [[0, 0], [5, 0]]},
+                 {"name": "b", "pins": [[8, 2], [12, 2]]},
+                 {"name": "c", "pins": [[1, 11], [6, 11]]},
+                 {"name": "d", "pins": [[14, 7], [17, 3]]},
+                 {"name": "e", "pins": [[0, 5], [19, 5], [9, 11]]},
+                 {"name": "f", "pins": [[12, 8], [12, 10]]}]}, "hand.yaml")
+    for order in ("file", "hpwl"):
+        for margin in (0, 1, 3):
+            got, _ = _emu_route(lay, order, margin=margin)
+            _same(got, Router(lay, "cpu").run(order))
+
+
+def test_route_layout_benchmark_matches_on_the_cpu():
+    lay = route_layout(160, 120, seed=3, span=24)
+    got, dev = _emu_route(lay, margin=4)
+    _same(got, Router(lay, "cpu").run())
+    assert dev.searches < 60
+
+
+# -- the real kernel ------------------------------------------------------------------------
+@pytest.mark.gpu
+@pytest.mark.parametrize("seed", range(80))
+def test_gpu_batched_routing_equals_cpu(seed):
+    lay = _random_layout(2000 + seed)
+    order = "hpwl" if seed % 3 == 0 else "file"
+    r = Router(lay, "gpu")
+    assert r.batch is not None
+    r.batch.margin = (0, 1, 2, 4, 16)[seed % 5]
+    _same(r.run(order), Router(lay, "cpu").run(order))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("seed", range(4))
+def test_gpu_batched_routing_equals_cpu_on_route_benchmarks(seed):
+    lay = route_layout(384, 400, seed=seed, span=48)
+    for order in ("file", "hpwl"):
+        r = Router(lay, "gpu")
+        _same(r.run(order), Router(lay, "cpu").run(order))
+        assert r.batches < 200
+
+
+@pytest.mark.gpu
+def test_gpu_batched_routing_with_windows_routed_alone():
+    lay = _random_layout(77)
+    r = Router(lay, "gpu")
+    r.batch.margin = 1
+    r.batch.smem_limit = int(gb.window_bytes(20, 20))        # bigger windows: alone
+    _same(r.run(), Router(lay, "cpu").run())
