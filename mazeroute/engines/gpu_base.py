@@ -12,7 +12,7 @@ from __future__ import annotations
 import cupy
 import numpy as np
 
-from .base import Problem
+from .base import BLOCKED, UNREACHED, Problem
 
 
 class DeviceProblem(Problem):
@@ -20,9 +20,17 @@ class DeviceProblem(Problem):
 
     def __init__(self, graph):
         super().__init__(graph)
-        self.rest = cupy.asarray(self.initial_levels())
+        self.rest = self._initial_levels_on_device()
         self.level = self.rest.copy()
         self.dirty = False
+
+    def _initial_levels_on_device(self) -> cupy.ndarray:
+        """:meth:`initial_levels`, made on the device: a grid uploads 1 byte a cell, not 4."""
+        if self.shape is None:
+            return cupy.asarray(self.initial_levels())
+        free = cupy.asarray(np.ascontiguousarray(self.graph.free, dtype=bool).reshape(-1))
+        return cupy.where(free, np.uint32(UNREACHED), np.uint32(BLOCKED)).astype(
+            cupy.uint32, copy=False)
 
     def _clear(self) -> None:
         if self.dirty:
