@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The GPU proof run (on a machine with CuPy and a CUDA device), from the repository root:
 #   OUT=some/dir bash benchmarks/device_run.sh [tests|cli|targets]...   (default: all three)
-# tests: every gpu-marked test; cli: each GPU strategy through the real CLI;
+# tests: every gpu-marked test (GPU modules' doctests included); cli: each GPU strategy through the real CLI;
 # targets: `mazeroute bench --suite targets`. Logs and CSVs go to $OUT.
 set -o pipefail
 export PYTHONUNBUFFERED=1 PYTHONPATH="${PYTHONPATH:-.}"
@@ -15,7 +15,7 @@ status=0
 for step in "${steps[@]}"; do
     case "$step" in
     tests)
-        $PY -m pytest -q -p no:cacheprovider -m gpu tests/ 2>&1 | tail -4 | tee "$OUT/tests.log" \
+        $PY -m pytest -q -p no:cacheprovider -m gpu tests/ mazeroute/ 2>&1 | tail -4 | tee "$OUT/tests.log" \
             || status=1 ;;
     cli)
         {
