@@ -125,7 +125,7 @@ def next_batch(todo, claim, barrier, width, height, tile, max_batch):
 
     Examples
     --------
-    >>> claim = np.array([[0, 0, 4, 4], [3, 3, 8, 8], [6, 0, 9, 2], [9, 9, 9, 9]])
+    >>> claim = np.array([[0, 0, 4, 4], [3, 3, 8, 8], [6, 0, 9, 2], [7, 7, 9, 9]])
     >>> next_batch(np.arange(4), claim, np.zeros(4, np.bool_), 10, 10, 4, 99).tolist()
     [0, 2]
     """

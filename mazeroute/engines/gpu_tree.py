@@ -26,7 +26,7 @@ Examples
 >>> p.mode
 'tree'
 >>> p.wavefront([0]).levels()[2].tolist()
-[2, 4294967294, 4, 4294967294, 6]
+[2, 4294967295, 4, 4294967295, 6]
 """
 
 from __future__ import annotations
