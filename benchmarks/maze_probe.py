@@ -1,6 +1,7 @@
 """Probe of gpu/grid's two paths (tiles, tree) against cpu/grid and SciPy.
 
-Run on a GPU machine from the repository root: ``python benchmarks/maze_probe.py``.
+Run on a GPU machine from the repository root: ``python benchmarks/maze_probe.py
+[--quick | --braids]`` (``--braids``: perfect mazes with fewer and fewer loops).
 Medians of host wall time around one ``Problem.wavefront()`` bracketed by device
 synchronisations (as ``mazeroute bench`` measures); every GPU result is compared with
 cpu/grid's levels.
@@ -50,7 +51,9 @@ def main(argv=None):
              ("den520d", 0), ("brc202d", 0), ("ost003d", 0)]
     if argv and argv[0] == "--quick":
         cases = cases[:2]
-    print(f"{'case':14} {'corr':>5} {'loops':>6} {'levels':>7} {'cpu ms':>8} {'scipy ms':>8} "
+    if argv and argv[0] == "--braids":     # where auto's MIN_GPU_LOOPS should sit
+        cases = [(f"braid{k}", n) for n in (511, 1023, 2047) for k in (4, 16, 32, 64, 128, 512)]
+    print(f"{'case':14} {'corr':>5} {'loops':>7} {'levels':>7} {'cpu ms':>8} {'scipy ms':>8} "
           f"{'tiles ms':>9} {'tree ms':>8} {'auto':>5}  check")
     for cls, size in cases:
         braid = int(cls[5:]) if cls.startswith("braid") else 0
@@ -81,7 +84,7 @@ def main(argv=None):
         auto = "cpu" if prefers_cpu(case.free) else GridRelaxProblem(g).mode
         f = grid_features(case.free)
         loops = cycle_rank(case.free) / max(1, f["cells"])
-        print(f"{cls + str(size or ''):14} {f['corridor']:5.2f} {loops:6.2%} {wave.num_levels:7d} "
+        print(f"{cls + str(size or ''):14} {f['corridor']:5.2f} {loops:7.3%} {wave.num_levels:7d} "
               f"{t_cpu * 1e3:8.3f} {t_sp * 1e3:8.3f} {row['tiles'] * 1e3:9.3f} "
               f"{row['tree'] * 1e3:8.3f} {auto:>5}  "
               f"{', '.join(checks)}", flush=True)

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mazeroute.engines.auto import (
     MIN_GPU_CELLS,
+    MIN_GPU_LOOPS,
     cycle_rank,
     grid_features,
     is_forest,
@@ -70,5 +72,22 @@ def test_auto_prefers_the_gpu_for_big_open_grids_and_perfect_mazes():
     assert not prefers_cpu(braid)                       # many loops: short, wide wavefront
     few = perfect.copy()
     few[1:-1:64, 2:-1:64] = True
-    assert 0 < cycle_rank(few) < 0.01 * few.sum()
+    assert 0 < cycle_rank(few) < MIN_GPU_LOOPS * few.sum()
     assert prefers_cpu(few)                             # a few loops: long corridors, CPU
+
+
+def _braided(n: int, k: int) -> np.ndarray:
+    """benchmarks/maze_probe.py's braid``k`` case: a perfect maze, every k-th wall row gone."""
+    free = ~maze_mask(n, n, seed=0)
+    free[1:-1:2 * k, 2:-1:8 * k] = True
+    return free
+
+
+@pytest.mark.parametrize("n, k, cpu", [
+    (511, 4, False), (511, 16, True), (1023, 4, False), (1023, 16, True),
+    (2047, 16, False), (2047, 32, True)])
+def test_auto_sends_braided_mazes_where_the_h100_probe_found_them_faster(n, k, cpu):
+    # benchmarks/maze_probe.py --braids: the GPU tiles win from ~0.4 % loops on, and on
+    # big mazes (>= LARGE_CELLS free cells) from ~0.025 %; the CPU wins at 0.006 %
+    free = _braided(n, k)
+    assert prefers_cpu(free) == cpu

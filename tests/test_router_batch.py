@@ -17,7 +17,7 @@ from mazeroute.bench import route_layout
 from mazeroute.engines import BLOCKED, UNREACHED
 from mazeroute.engines import gpu_batch as gb
 from mazeroute.generate import random_nets, random_rects
-from mazeroute.layout import Layout, parse_layout
+from mazeroute.layout import Layout, Net, parse_layout
 from mazeroute.router import Router
 
 
@@ -359,6 +359,29 @@ def test_gpu_batched_routing_equals_cpu_on_route_benchmarks(seed):
         r = Router(lay, "gpu")
         _same(r.run(order), Router(lay, "cpu").run(order))
         assert r.batches < 200
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("rows", [930, 940, 960, 985])
+def test_gpu_windows_around_the_default_shared_memory_limit(rows):
+    # one-word-wide windows of ~46.5-49.3 kB: the kernel's own ~2.6 kB of shared memory
+    # pushes the middle ones past the 48 kB a launch gets without opting in
+    rng = np.random.default_rng(rows)
+    lay = Layout(f"tall{rows}", 64, rows, random_rects(64, rows, 0.2, rng, max_side=6))
+    lay.blocked[0, 3] = lay.blocked[rows - 1, 60] = False
+    taken = lay.blocked.copy()
+    taken[0, 3] = taken[rows - 1, 60] = True
+    lay.nets = [Net("long", [(3, 0), (60, rows - 1)]), *random_nets(taken, 3, 2, rng)]
+    r = Router(lay, "gpu")
+    _same(r.run(), Router(lay, "cpu").run())
+    assert r.batches >= 1
+
+
+@pytest.mark.gpu
+def test_gpu_batched_routing_equals_cpu_on_the_target_layout():
+    lay = route_layout(1024, 1000, seed=0)          # issue 4's target (c)
+    r = Router(lay, "gpu")
+    _same(r.run(), Router(lay, "cpu").run())
 
 
 @pytest.mark.gpu

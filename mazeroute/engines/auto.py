@@ -38,10 +38,15 @@ MIN_GPU_CELLS = 1 << 16
 #: At or above this corridor fraction the layout behaves like a maze (CPU is faster
 #: unless the maze is perfect).
 MAX_GPU_CORRIDOR = 0.6
-#: A maze-like layout with loops goes to the GPU from this many cycles per free cell on:
-#: loops shorten the wavefront (a 1023^2 maze with 6 % loops: 2,251 levels, tiles 2.4 ms,
-#: CPU 19 ms), while a perfect maze with a few loops keeps ~100,000 levels (CPU faster).
-MIN_GPU_LOOPS = 0.01
+#: A maze-like layout with loops goes to the GPU from this many cycles per free cell on
+#: (``MIN_GPU_LOOPS_LARGE`` from ``LARGE_CELLS`` free cells on): loops shorten the
+#: wavefront, a perfect maze with a few loops keeps nearly all its levels. Measured on an
+#: H100 (benchmarks/maze_probe.py --braids, tiles vs cpu/grid): 0.4 % loops, tiles 6.1 ms
+#: vs 15.6 ms at 1023^2 and 3.5 vs 3.7 ms at 511^2; 0.025 %, 14.6 vs 16.8 ms at 1023^2,
+#: 37 vs 93 ms at 2047^2 and 8.6 vs 3.1 ms at 511^2; 0.006 %, the CPU at every size.
+MIN_GPU_LOOPS = 0.001
+MIN_GPU_LOOPS_LARGE = 0.0002
+LARGE_CELLS = 1 << 20
 _PATCH = 128
 _PATCHES = 4               # per side: up to 16 sampled patches
 
@@ -99,4 +104,5 @@ def prefers_cpu(free: np.ndarray) -> bool:
     if f["corridor"] < MAX_GPU_CORRIDOR:
         return False
     loops = cycle_rank(free)
-    return 0 < loops < MIN_GPU_LOOPS * f["cells"]
+    least = MIN_GPU_LOOPS_LARGE if f["cells"] >= LARGE_CELLS else MIN_GPU_LOOPS
+    return 0 < loops < least * f["cells"]

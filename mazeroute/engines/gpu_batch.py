@@ -356,8 +356,9 @@ class GridBatch:
         self.time = cupy.empty(h * w, dtype=cupy.int32)     # read only where wired
         self.wired = cupy.zeros_like(problem.free_bits)
         optin = cupy.cuda.Device().attributes.get("MaxSharedMemoryPerBlockOptin", 48 << 10)
-        # the kernel handles at most WORDS_PER_THREAD (5) words per thread of 1024
-        self.smem_limit = smem_limit or min(optin - 1024, int(window_bytes(5 * 1024, 64)))
+        # the kernel handles at most WORDS_PER_THREAD (5) words per thread of 1024, and
+        # keeps ~2.6 kB of its own (row masks of the front, flags) beside the window
+        self.smem_limit = smem_limit or min(optin - 4096, int(window_bytes(5 * 1024, 64)))
         self._get_kernel = get_kernel
         self._kernels: dict[str, tuple] = {}   # compiled on first use, with smem allowed
         self._buf = cupy.zeros(1 << 16, dtype=cupy.int32)
@@ -371,7 +372,8 @@ class GridBatch:
         k, allowed = self._kernels.get(name, (None, 0))
         if k is None:
             k = self._get_kernel("route_batch", name)
-        if smem > max(allowed, 48 << 10):      # opt in to more shared memory
+        # opt in beyond the 48 kB a block gets by default (its static variables included)
+        if smem > allowed and smem + k.shared_size_bytes > 48 << 10:
             k.max_dynamic_shared_size_bytes = allowed = smem
         self._kernels[name] = (k, allowed)
         return k
