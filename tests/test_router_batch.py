@@ -364,8 +364,8 @@ def test_gpu_batched_routing_equals_cpu_on_route_benchmarks(seed):
 @pytest.mark.gpu
 @pytest.mark.parametrize("rows", [930, 940, 960, 985])
 def test_gpu_windows_around_the_default_shared_memory_limit(rows):
-    # one-word-wide windows of ~46.5-49.3 kB: the kernel's own ~2.6 kB of shared memory
-    # pushes the middle ones past the 48 kB a launch gets without opting in
+    # one-word-wide windows of ~46.5-49.3 kB, on both sides of the 48 kB a launch gets
+    # without opting in (the kernel's own shared variables count towards it)
     rng = np.random.default_rng(rows)
     lay = Layout(f"tall{rows}", 64, rows, random_rects(64, rows, 0.2, rng, max_side=6))
     lay.blocked[0, 3] = lay.blocked[rows - 1, 60] = False

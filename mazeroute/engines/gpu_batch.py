@@ -357,8 +357,8 @@ class GridBatch:
         self.wired = cupy.zeros_like(problem.free_bits)
         optin = cupy.cuda.Device().attributes.get("MaxSharedMemoryPerBlockOptin", 48 << 10)
         # the kernel handles at most WORDS_PER_THREAD (5) words per thread of 1024, and
-        # keeps ~2.6 kB of its own (row masks of the front, flags) beside the window
-        self.smem_limit = smem_limit or min(optin - 4096, int(window_bytes(5 * 1024, 64)))
+        # keeps a few bytes of its own beside the window
+        self.smem_limit = smem_limit or min(optin - 1024, int(window_bytes(5 * 1024, 64)))
         self._get_kernel = get_kernel
         self._kernels: dict[str, tuple] = {}   # compiled on first use, with smem allowed
         self._buf = cupy.zeros(1 << 16, dtype=cupy.int32)
