@@ -346,15 +346,27 @@ class _BatchRun:
             book[5].tolist(), self.seconds.tolist())
         out: dict[int, NetRoute] = {}
         order = 0
+        new = object.__new__
         for p, i in enumerate(self.sequence):
             r = self.alone.get(p)
             if r is None:
+                # the fields NetRoute(...) and set_cells() would give, set at once: the
+                # dataclass __init__ costs about a millisecond per 1000 nets
                 net = nets[i]
-                r = NetRoute(net.name, list(net.pins), levels=levels[p], seconds=seconds[p])
+                r = new(NetRoute)
                 if wired[p]:
-                    r.routed, r.length, r.bends = True, length[p] - 1, bends[p]
-                    r.set_cells(xy[start[p]:start[p] + length[p]])
-            if r.routed:
+                    r.__dict__ = {"name": net.name, "pins": list(net.pins), "routed": True,
+                                  "order": order, "length": length[p] - 1,
+                                  "bends": bends[p], "levels": levels[p],
+                                  "seconds": seconds[p], "_cells": None,
+                                  "_xy": xy[start[p]:start[p] + length[p]]}
+                    order += 1
+                else:
+                    r.__dict__ = {"name": net.name, "pins": list(net.pins), "routed": False,
+                                  "order": None, "length": 0, "bends": 0,
+                                  "levels": levels[p], "seconds": seconds[p], "_cells": [],
+                                  "_xy": None}
+            elif r.routed:
                 r.order = order
                 order += 1
             out[i] = r
