@@ -28,6 +28,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import chain
 
 import numpy as np
 
@@ -141,8 +142,9 @@ class Router:
         self.problem: Problem = make_problem(self.grid, spec.backend, spec.strategy)
         self.engine = f"{spec.backend}/{spec.strategy}"
         self.committed = 0
-        pins = [p for net in layout.nets for p in net.pins]
-        if pins:
+        pins = np.fromiter(chain.from_iterable(chain.from_iterable(
+            net.pins for net in layout.nets)), np.int64)          # x, y, x, y, ...
+        if pins.size:
             self.problem.set_blocked(self.grid.vertices(pins))
         self.batch = gb.batch_device(self.problem)
         self.batches = 0                 # batched launches of the last run
@@ -242,8 +244,10 @@ class _BatchRun:
         two = np.fromiter((len(nets[i].pins) == 2 for i in sequence), bool, n)
         self.pins = np.zeros((n, 4), np.int64)
         idx = np.flatnonzero(two)
-        if idx.size:
-            self.pins[idx] = np.array([nets[sequence[p]].pins for p in idx]).reshape(-1, 4)
+        if idx.size:       # one flat pass: np.array over 1000 lists of tuples costs ~0.6 ms
+            flat = chain.from_iterable(chain.from_iterable(
+                nets[sequence[p]].pins for p in idx.tolist()))
+            self.pins[idx] = np.fromiter(flat, np.int64, 4 * idx.size).reshape(-1, 4)
         self.margin = np.full(n, self.dev.margin, np.int64)
         self.barrier = ~two
         self.search, self.claim, self.limit = gb.windows(
