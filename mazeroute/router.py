@@ -356,20 +356,15 @@ class _BatchRun:
             if r is None:
                 # the fields NetRoute(...) and set_cells() would give, set at once: the
                 # dataclass __init__ costs about a millisecond per 1000 nets
-                net = nets[i]
+                net, ok = nets[i], wired[p]
                 r = new(NetRoute)
-                if wired[p]:
-                    r.__dict__ = {"name": net.name, "pins": list(net.pins), "routed": True,
-                                  "order": order, "length": length[p] - 1,
-                                  "bends": bends[p], "levels": levels[p],
-                                  "seconds": seconds[p], "_cells": None,
-                                  "_xy": xy[start[p]:start[p] + length[p]]}
-                    order += 1
-                else:
-                    r.__dict__ = {"name": net.name, "pins": list(net.pins), "routed": False,
-                                  "order": None, "length": 0, "bends": 0,
-                                  "levels": levels[p], "seconds": seconds[p], "_cells": [],
-                                  "_xy": None}
+                r.__dict__ = {"name": net.name, "pins": list(net.pins), "routed": ok,
+                              "order": order if ok else None,
+                              "length": length[p] - 1 if ok else 0,
+                              "bends": bends[p] if ok else 0, "levels": levels[p],
+                              "seconds": seconds[p], "_cells": None if ok else [],
+                              "_xy": xy[start[p]:start[p] + length[p]] if ok else None}
+                order += ok
             elif r.routed:
                 r.order = order
                 order += 1
