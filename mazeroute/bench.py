@@ -12,8 +12,9 @@ Three suites share one measuring loop:
     ``brc202d``, ``ost003d`` at their own sizes.
 ``targets``
     the performance targets (issue 4): GPU engine vs SciPy and vs the best textbook GPU
-    strategy, routing 1000 nets end to end on CPU and GPU, peak GPU memory of a
-    4096 x 4096 route, and ``auto`` vs the best engine per class.
+    strategy, routing 1000 nets end to end on CPU and GPU (median of ``--repeats``
+    routes, each from a fresh router), peak GPU memory of a 4096 x 4096 route, and
+    ``auto`` vs the best engine per class.
 ``cpu``
     the CPU engine vs SciPy (levels included) on a 4096 x 4096 rectangles layout and a
     1023 x 1023 perfect maze; the goal is at most twice SciPy's time (issue 2).
@@ -553,15 +554,21 @@ def route_layout(size: int, nets: int, seed: int = 0, density: float = 0.15,
     return layout
 
 
-def _route_time(layout: Layout, backend: str) -> tuple[float, object]:
-    """Wall time of building a router and routing every net (compilation warmed up)."""
+def _route_time(layout: Layout, backend: str, repeats: int = DEFAULT_REPEATS,
+                max_seconds: float = DEFAULT_MAX_SECONDS) -> tuple[float, object, int]:
+    """Median wall time of building a router and routing every net, the last result and
+    the number of routes timed (compilation warmed up; each route starts from scratch)."""
     warm = route_layout(48, 4, seed=1, span=20)
     Router(warm, backend).run()
     _sync(backend)
-    start = time.perf_counter()
-    result = Router(layout, backend).run()
-    _sync(backend)
-    return time.perf_counter() - start, result
+    last: list = [None]
+
+    def once():
+        last[0] = Router(layout, backend).run()
+        _sync(backend)
+
+    times = _repeat(once, repeats, max_seconds)
+    return float(np.median(times)), last[0], len(times)
 
 
 def targets_suite(classes: Sequence[str], size: int = DEFAULT_SIZE,
@@ -642,22 +649,25 @@ def targets_suite(classes: Sequence[str], size: int = DEFAULT_SIZE,
     what_c = (f"route {route_size}x{route_size}, 15% rects, {route_nets} two-pin nets "
               "(span <= 64), end to end")
     goal_c = f"GPU <= {GOALS['route_gpu_vs_cpu']:g}x CPU's time"
-    t_cpu, r_cpu = _route_time(layout, "cpu")
-    log(f"route {route_size}: {r_cpu.engine} {t_cpu:.3g} s, {r_cpu.routed} routed")
+    t_cpu, r_cpu, n_cpu = _route_time(layout, "cpu", repeats, max_seconds)
+    log(f"route {route_size}: {r_cpu.engine} {t_cpu:.3g} s ({n_cpu} runs), "
+        f"{r_cpu.routed} routed")
     cpu_text = (f"{r_cpu.engine} {t_cpu:.3g} s ({r_cpu.routed}/{route_nets} routed, "
-                f"wirelength {r_cpu.wirelength})")
+                f"wirelength {r_cpu.wirelength}; median of {n_cpu})")
     if not gpu:
         out.append(Target("c", what_c, cpu_text, goal_c, "skipped", note=no_gpu))
     else:
         try:
-            t_gpu, r_gpu = _route_time(layout, "gpu")
+            t_gpu, r_gpu, n_gpu = _route_time(layout, "gpu", repeats, max_seconds)
         except Exception as e:
             out.append(Target("c", what_c, "ERROR", goal_c, "no", note=_error(e)))
         else:
-            log(f"route {route_size}: {r_gpu.engine} {t_gpu:.3g} s, {r_gpu.routed} routed")
+            log(f"route {route_size}: {r_gpu.engine} {t_gpu:.3g} s ({n_gpu} runs), "
+                f"{r_gpu.routed} routed")
             same = (r_gpu.routed, r_gpu.wirelength) == (r_cpu.routed, r_cpu.wirelength)
             ratio = t_gpu / t_cpu
-            out.append(Target("c0", what_c, f"{r_gpu.engine} {t_gpu:.3g} s",
+            out.append(Target("c0", what_c, f"{r_gpu.engine} {t_gpu:.3g} s (median of "
+                              f"{n_gpu})",
                               f"< {GOALS['route_gpu_s']:g} s",
                               _met(t_gpu, GOALS["route_gpu_s"], not same), t_gpu))
             out.append(Target("c", what_c, f"{cpu_text}; {r_gpu.engine} {t_gpu:.3g} s: "

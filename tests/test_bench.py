@@ -226,6 +226,15 @@ def fake_gpu(monkeypatch):
     monkeypatch.setattr(engines_mod, "gpu_available", lambda: True)
 
 
+def test_route_targets_report_the_median_of_repeated_routes(fake_gpu):
+    targets, _ = bench.targets_suite(["maze"], size=24, repeats=3, big=40, maze=31,
+                                     route_size=64, route_nets=12)
+    by = {t.id: t for t in targets}
+    assert "median of 3" in by["c0"].measured
+    assert by["c"].measured.count("median of 3") == 1       # the CPU's, beside its count
+    assert by["c0"].value < 2 and by["c"].value > 0
+
+
 def test_targets_suite_measures_every_target_with_a_gpu(fake_gpu, capsys):
     targets, rows = _small_targets(("maze", "den520d"))
     by = {t.id: t for t in targets}
