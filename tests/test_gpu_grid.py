@@ -116,7 +116,8 @@ def test_tile_heights_and_hand_over_rates_equal_oracle(tile_rows, flush_every, b
 def test_perfect_mazes(size, mode):
     free = ~maze_mask(size, size, seed=size)
     g = GridGraph(free)
-    p = _problem(g)
+    p = _problem(g, mode=mode)
+    assert p.mode == mode
     for root in [(0, 0), (size // 2 - (size // 2) % 2, size // 2 - (size // 2) % 2)]:
         wave = p.wavefront(g.vertices([root]))
         want = _oracle(free, g.vertices([root]))
