@@ -81,7 +81,6 @@ def _settle_scans(d, old, free, y0, y1, x0, x1):
     """The same fixpoint by GAMER-style scans: every row both ways (one lane a row on a
     GPU), then every column both ways (one lane a column), until a round changes nothing.
     Returns the rounds (the last one changes nothing) and the changed edges."""
-    h, w = d.shape
     _seed_halo(d, old, free, y0, y1, x0, x1)
     rounds = 0
     changed = True

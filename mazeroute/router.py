@@ -111,6 +111,13 @@ class RouteResult:
                 "engine": self.engine, "nets": [n.to_json() for n in self.nets]}
 
 
+def _pin_coords(nets) -> np.ndarray:
+    """The nets' pins as one flat int64 array ``x, y, x, y, ...`` (one pass: np.array over
+    a thousand lists of tuples costs ~0.6 ms)."""
+    return np.fromiter(chain.from_iterable(chain.from_iterable(net.pins for net in nets)),
+                       np.int64)
+
+
 def net_order(layout: Layout, order: str = "file") -> list[int]:
     """Indices of the nets in routing order: file order, or shortest HPWL first."""
     if order == "file":
@@ -142,8 +149,7 @@ class Router:
         self.problem: Problem = make_problem(self.grid, spec.backend, spec.strategy)
         self.engine = f"{spec.backend}/{spec.strategy}"
         self.committed = 0
-        pins = np.fromiter(chain.from_iterable(chain.from_iterable(
-            net.pins for net in layout.nets)), np.int64)          # x, y, x, y, ...
+        pins = _pin_coords(layout.nets)
         if pins.size:
             self.problem.set_blocked(self.grid.vertices(pins))
         self.batch = gb.batch_device(self.problem)
@@ -244,10 +250,8 @@ class _BatchRun:
         two = np.fromiter((len(nets[i].pins) == 2 for i in sequence), bool, n)
         self.pins = np.zeros((n, 4), np.int64)
         idx = np.flatnonzero(two)
-        if idx.size:       # one flat pass: np.array over 1000 lists of tuples costs ~0.6 ms
-            flat = chain.from_iterable(chain.from_iterable(
-                nets[sequence[p]].pins for p in idx.tolist()))
-            self.pins[idx] = np.fromiter(flat, np.int64, 4 * idx.size).reshape(-1, 4)
+        if idx.size:
+            self.pins[idx] = _pin_coords(nets[sequence[p]] for p in idx.tolist()).reshape(-1, 4)
         self.margin = np.full(n, self.dev.margin, np.int64)
         self.barrier = ~two
         self.search, self.claim, self.limit = gb.windows(
