@@ -281,6 +281,21 @@ def test_records_lay_out_paths_back_to_back():
     assert rec[1, gb.F_POS] == 1 and rec[1, gb.F_W] == 3 and rec[1, gb.F_H] == 3
 
 
+@pytest.mark.parametrize("seed", range(10))
+def test_launch_shape_fits_every_window_of_the_batch(seed):
+    rng = np.random.default_rng(seed)
+    b = int(rng.integers(1, 40))
+    rec = np.zeros((b, gb.REC), np.int32)
+    rec[:, gb.F_W] = rng.integers(1, 700, b)
+    rec[:, gb.F_H] = rng.integers(1, 700, b)
+    threads, smem = gb.launch_shape(rec)
+    words = (rec[:, gb.F_H] * ((rec[:, gb.F_W] + 63) // 64)).astype(np.int64)
+    assert smem == int(gb.window_bytes(rec[:, gb.F_H], rec[:, gb.F_W]).max())
+    assert 64 <= threads <= 1024 and threads % 32 == 0
+    assert threads == 1024 or 2 * threads >= words.max()      # two words a thread
+    assert threads == 64 or 2 * (threads - 32) < words.max()   # and no more warps
+
+
 def test_lazy_cells_read_as_tuples_and_write_as_lists():
     from mazeroute.router import NetRoute
     r = NetRoute("a", [(0, 0), (2, 0)], routed=True)

@@ -40,3 +40,13 @@ def load_module(name: str, options: tuple[str, ...] = ()) -> cupy.RawModule:
 def get_kernel(module: str, kernel: str, options: tuple[str, ...] = ()) -> cupy.RawKernel:
     """One ``extern "C"`` kernel from ``kernels/<module>.cu``."""
     return load_module(module, tuple(options)).get_function(kernel)
+
+
+@cupy.memoize(for_each_device=True)
+def device_attributes() -> dict:
+    """The current device's attributes (``cupy.cuda.Device().attributes``), read once.
+
+    CuPy queries every attribute from the driver on each access of that property, which
+    a router would otherwise pay each time it is built.
+    """
+    return dict(cupy.cuda.Device().attributes)

@@ -166,6 +166,25 @@ def next_batch(todo, claim, barrier, width, height, tile, max_batch):
 
 
 @numba.njit(cache=True, nogil=True)
+def launch_shape(rec):
+    """Threads per block and dynamic shared memory of one batch's launch.
+
+    Two window words per thread (at least 64 threads, at most 1024), and room for the
+    largest window; compiled because NumPy's per-call overhead on these few-row arrays
+    would cost tens of microseconds per batch.
+    """
+    words = 0
+    smem = 0
+    for k in range(rec.shape[0]):
+        rows, cols = rec[k, F_H], rec[k, F_W]
+        wd = (cols + 63) // 64
+        words = max(words, rows * wd)
+        smem = max(smem, PLANES * rows * wd * 8 + 2 * wd * 8 + 2 * ((rows + 7) // 8 * 8))
+    threads = min(1024, max(64, (words + 63) // 64 * 32))
+    return threads, smem
+
+
+@numba.njit(cache=True, nogil=True)
 def records(batch, search, pins, limit):
     """Search records of a batch, the path offset of each and the path buffer size."""
     b = batch.size
@@ -347,7 +366,7 @@ class GridBatch:
     def __init__(self, problem, margin: int = MARGIN, smem_limit: int | None = None):
         import cupy
 
-        from .cuda import get_kernel
+        from .cuda import device_attributes, get_kernel
         self.cupy = cupy
         self.problem = problem
         self.shape = problem.shape
@@ -355,12 +374,12 @@ class GridBatch:
         h, w = self.shape
         self.time = cupy.empty(h * w, dtype=cupy.int32)     # read only where wired
         self.wired = cupy.zeros_like(problem.free_bits)
-        optin = cupy.cuda.Device().attributes.get("MaxSharedMemoryPerBlockOptin", 48 << 10)
+        optin = device_attributes().get("MaxSharedMemoryPerBlockOptin", 48 << 10)
         # the kernel handles at most WORDS_PER_THREAD (5) words per thread of 1024, and
         # keeps a few bytes of its own beside the window
         self.smem_limit = smem_limit or min(optin - 1024, int(window_bytes(5 * 1024, 64)))
         self._get_kernel = get_kernel
-        self._kernels: dict[str, tuple] = {}   # compiled on first use, with smem allowed
+        self._kernels: dict[str, tuple] = {}   # compiled on first use: smem allowed, static
         self._buf = cupy.zeros(1 << 16, dtype=cupy.int32)
         self._pinned = cupy.cuda.alloc_pinned_memory(1 << 18)
         self.launches = 0
@@ -369,13 +388,15 @@ class GridBatch:
         self._lifted: list[tuple[np.ndarray, object]] = []   # see uncommit()
 
     def _kernel(self, name: str, smem: int = 0):
-        k, allowed = self._kernels.get(name, (None, 0))
+        k, allowed, static = self._kernels.get(name, (None, 0, 0))
         if k is None:
             k = self._get_kernel("route_batch", name)
+            static = k.shared_size_bytes          # a driver query: once per kernel
+            self._kernels[name] = (k, allowed, static)
         # opt in beyond the 48 kB a block gets by default (its static variables included)
-        if smem > allowed and smem + k.shared_size_bytes > 48 << 10:
-            k.max_dynamic_shared_size_bytes = allowed = smem
-        self._kernels[name] = (k, allowed)
+        if smem > allowed and smem + static > 48 << 10:
+            k.max_dynamic_shared_size_bytes = smem
+            self._kernels[name] = (k, smem, static)
         return k
 
     def _state(self):
@@ -410,10 +431,7 @@ class GridBatch:
         runtime.memcpyAsync(buf.data.ptr, host.ctypes.data, 4 * b * REC,
                             runtime.memcpyHostToDevice, stream.ptr)
         out = buf[b * REC:need]
-        rows = rec[:, F_H]
-        n = int((rows * ((rec[:, F_W] + 63) // 64)).max())
-        threads = min(1024, max(64, -(-n // 64) * 32))       # two words a thread
-        smem = int(window_bytes(rows, rec[:, F_W]).max())
+        threads, smem = launch_shape(rec)
         kernel = self._kernel("route_batch", smem)
         kernel((b,), (threads,), (buf, np.int32(b), *self._state(), out[:b * HDR],
                                   out[b * HDR:]), shared_mem=smem)
@@ -540,5 +558,6 @@ def batch_device(problem) -> GridBatch | None:
 
 
 __all__ = ["GridBatch", "batch_device", "next_batch", "wire_hits", "cascade", "windows",
-           "records", "take", "wire_cells", "mark_wires", "window_bytes", "OK", "GROW",
+           "records", "take", "wire_cells", "mark_wires", "window_bytes", "launch_shape",
+           "OK", "GROW",
            "UNROUTED_SOURCE", "UNROUTED_TARGET", "ESCAPED"]

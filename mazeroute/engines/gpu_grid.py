@@ -40,7 +40,7 @@ import numpy as np
 from ..graph import GridGraph
 from .auto import is_forest, is_maze_like
 from .base import BLOCKED, UNREACHED
-from .cuda import get_kernel
+from .cuda import device_attributes, get_kernel
 from .gpu_base import DeviceProblem
 from .gpu_tree import TreeWavefront
 
@@ -106,8 +106,7 @@ class GridRelaxProblem(DeviceProblem):
         self.free_bits = cupy.asarray(_pack_bits(graph.free))
         self.src_bits = cupy.zeros_like(self.free_bits)
         self.state = cupy.zeros(tiles, dtype=cupy.int32)
-        dev = cupy.cuda.Device()
-        self.num_sms = dev.attributes["MultiProcessorCount"]
+        self.num_sms = device_attributes()["MultiProcessorCount"]
         workers = self.num_sms * 2 * WARPS
         cap = 1 << int(2 * (tiles + workers) + 64).bit_length()
         self.qmask = np.uint32(cap - 1)
