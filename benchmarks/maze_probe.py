@@ -54,7 +54,7 @@ def main(argv=None):
     if argv and argv[0] == "--braids":     # where auto's MIN_GPU_LOOPS should sit
         cases = [(f"braid{k}", n) for n in (511, 1023, 2047) for k in (4, 16, 32, 64, 128, 512)]
     print(f"{'case':14} {'corr':>5} {'loops':>7} {'levels':>7} {'cpu ms':>8} {'scipy ms':>8} "
-          f"{'tiles ms':>9} {'tree ms':>8} {'auto':>5}  check")
+          f"{'tiles ms':>9} {'tree ms':>8} {'sweep ms':>9} {'auto':>5}  check")
     for cls, size in cases:
         braid = int(cls[5:]) if cls.startswith("braid") else 0
         case = bench.make_case("maze" if braid else cls, size or bench.DEFAULT_SIZE)
@@ -70,7 +70,7 @@ def main(argv=None):
                           gpu=False)
         row = {}
         checks = []
-        for mode in ("tiles", "tree"):
+        for mode in ("tiles", "tree", "sweep"):
             try:
                 p = GridRelaxProblem(g, mode=mode)
             except ValueError:
@@ -86,7 +86,7 @@ def main(argv=None):
         loops = cycle_rank(case.free) / max(1, f["cells"])
         print(f"{cls + str(size or ''):14} {f['corridor']:5.2f} {loops:7.3%} {wave.num_levels:7d} "
               f"{t_cpu * 1e3:8.3f} {t_sp * 1e3:8.3f} {row['tiles'] * 1e3:9.3f} "
-              f"{row['tree'] * 1e3:8.3f} {auto:>5}  "
+              f"{row['tree'] * 1e3:8.3f} {row['sweep'] * 1e3:9.3f} {auto:>5}  "
               f"{', '.join(checks)}", flush=True)
 
 

@@ -30,8 +30,10 @@
 //   lingering warp then re-runs the tile at once, with no queue round trip and no reload.
 // * A window (a box of tiles) confines the search, which keeps small nets on big chips
 //   cheap; the host grows it when the target's level does not prove it exact.
-// * Not done: GAMER's alternating row/column segmented min-scans (rounds ~ bends, not
-//   path length). Here a corridor costs one bit-parallel step per level inside a tile.
+// * GAMER's alternating row/column min-plus scans (cost ~ bends, not path length) are in
+//   sweep.cu, for whole wavefronts on open layouts; here a corridor costs one bit-parallel
+//   step per level inside a tile, which the windowed searches with targets keep.
+// * The work queue and the tile states are in tile_queue.cuh, shared with sweep.cu.
 //
 // Kernel parameter names follow the book where a book name exists (level, currLevel).
 
@@ -63,22 +65,6 @@
 #define WARP_WORDS (HALO_WORDS + TILE_ROWS * CUR_STRIDE)
 #define FULL 0xFFFFFFFFu
 
-// tile states
-#define IDLE 0
-#define QUEUED 1
-#define RUNNING 2
-#define DIRTY 3
-#define LINGERING 4                    // idle, but its last warp still holds the tile's levels
-#define EMPTY (-1)
-#define SRC_FLAG 0x40000000
-
-// counters[] slots, one 128-byte line each
-#define HEAD 0
-#define TAIL 32
-#define PENDING 64
-#define DONE 96
-#define NUM_COUNTERS 128
-
 typedef unsigned long long u64;
 
 #ifndef STATS
@@ -91,77 +77,7 @@ __device__ u64 g_stats[16];
 #define STAT(i, v) ((void)0)
 #endif
 
-#ifndef FENCE_SC
-#define FENCE_SC 0                     // 1: __threadfence() (sequentially consistent)
-#endif
-
-// Every hand-over here is message passing (data, then a flag: a state CAS or a queue
-// slot; the reader takes the flag, then fences, then reads), so an acquire-release fence
-// suffices; no store-buffering pattern needs the costlier sequentially consistent one.
-static __device__ __forceinline__ void fence() {
-#if FENCE_SC
-    __threadfence();
-#else
-    asm volatile("fence.acq_rel.gpu;" ::: "memory");
-#endif
-}
-
-static __device__ __forceinline__ int ld_volatile(const int* p) {
-    return *((const volatile int*)p);
-}
-
-// Append a tile to the work queue (lane 0 only). The pending count rises first, so the
-// queue never looks finished while an item is on its way.
-static __device__ void push(int* queue, int* counters, unsigned qmask, int item) {
-    atomicAdd(&counters[PENDING], 1);
-    unsigned pos = atomicAdd((unsigned*)&counters[TAIL], 1u);
-    int* slot = &queue[pos & qmask];
-    while (atomicCAS(slot, EMPTY, item) != EMPTY) __nanosleep(64);
-}
-
-// Tell tile t that a halo cell of it improved (lane 0 only; the caller has fenced its
-// writes). With claim, an idle tile is taken by the caller instead of queued (returns 1).
-static __device__ int activate(int* state, int* queue, int* counters, unsigned qmask, int t,
-                               bool claim) {
-    while (true) {
-        int s = ld_volatile(&state[t]);
-        if (s == IDLE) {
-            if (atomicCAS(&state[t], IDLE, claim ? RUNNING : QUEUED) == IDLE) {
-                if (claim) {
-                    STAT(11, 1);
-                    atomicAdd(&counters[PENDING], 1);
-                    return 1;
-                }
-                push(queue, counters, qmask, t);
-                STAT(4, 1);
-                return 0;
-            }
-        } else if (s == RUNNING || s == LINGERING) {
-            if (atomicCAS(&state[t], s, DIRTY) == s) {
-                STAT(5, 1);
-                return 0;
-            }
-        } else {
-            return 0;        // QUEUED or DIRTY: it reads its halo again after our writes
-        }
-    }
-}
-
-// Take the next tile (lane 0 only); -1 when all work is done.
-static __device__ int dequeue(int* queue, int* counters, unsigned qmask) {
-    unsigned pos = atomicAdd((unsigned*)&counters[HEAD], 1u);
-    int* slot = &queue[pos & qmask];
-    unsigned ns = 32;
-    for (int spin = 1;; ++spin) {
-        if (ld_volatile(slot) != EMPTY) {
-            int v = atomicExch(slot, EMPTY);
-            if (v != EMPTY) return v;
-        }
-        if ((spin & 7) == 0 && ld_volatile(&counters[DONE])) return -1;
-        __nanosleep(ns);
-        if (ns < 256) ns <<= 1;
-    }
-}
+#include "tile_queue.cuh"
 
 struct Grid {
     unsigned* level;

@@ -43,13 +43,13 @@ def test_grid_equals_oracle_on_corpus(case):
     np.testing.assert_array_equal(lv, case.expected())
 
 
-def test_auto_mode_picks_the_tree_for_perfect_mazes_only():
+def test_auto_mode_picks_tree_tiles_or_sweep_by_layout():
     perfect = ~maze_mask(255, 255, seed=1)
     assert _problem(GridGraph(perfect)).mode == "tree"
     braid = perfect.copy()
     braid[1:-1:2, 2:-1:8] = True                 # knock out walls: loops, still corridors
     assert _problem(GridGraph(braid)).mode == "tiles"
-    assert _problem(GridGraph(_rects(256, 256, 0.25, 1))).mode == "tiles"
+    assert _problem(GridGraph(_rects(256, 256, 0.25, 1))).mode == "sweep"
     with pytest.raises(ValueError, match="forest"):
         _problem(GridGraph(braid), mode="tree")
 
@@ -99,6 +99,38 @@ def test_tree_follows_committed_wires_and_hands_several_roots_to_the_tiles():
     assert lv[0, 0] == 0 and (lv.ravel()[1:] >= UNREACHED - 1).all()
 
 
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_sweep_mode_equals_oracle_on_corpus(case):
+    p = _problem(case.graph, mode="sweep")
+    assert p.mode == "sweep"
+    wave = p.wavefront(list(case.sources))
+    np.testing.assert_array_equal(wave.levels(), case.expected())
+    want = case.expected()
+    assert wave.num_levels == want[want < UNREACHED].max(initial=0) + 1
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_sweep_mode_searches_targets_as_tiles_and_whole_wavefronts_by_sweep(seed):
+    rng = np.random.default_rng(seed)
+    h, w = int(rng.integers(20, 300)), int(rng.integers(20, 300))
+    free = _rects(w, h, float(rng.uniform(0.1, 0.4)), seed)
+    g = GridGraph(free)
+    cells = np.flatnonzero(free.ravel())
+    tiles, sweep = _problem(g, mode="tiles"), _problem(g, mode="sweep")
+    for _ in range(4):        # the two kinds of run interleaved on one problem
+        pick = rng.choice(cells, size=int(rng.integers(2, 6)), replace=False)
+        src, tgt = pick[:1], pick[1:]
+        a, b = tiles.wavefront(src, tgt), sweep.wavefront(src, tgt)
+        assert (a.target, a.target_level, a.num_levels) == (b.target, b.target_level,
+                                                            b.num_levels)
+        np.testing.assert_array_equal(a.levels(), b.levels())
+        roots = rng.choice(cells, size=int(rng.integers(1, 4)), replace=False)
+        want = _oracle(free, roots)
+        whole = sweep.wavefront(roots)
+        np.testing.assert_array_equal(whole.levels(), want)
+        assert whole.num_levels == want[want < UNREACHED - 1].max() + 1
+
+
 @pytest.mark.parametrize("tile_rows,flush_every,block_levels,linger",
                          [(64, 16, 8, 20000), (64, 1, 1, 100000), (32, 1000, 16, 0),
                           (32, 4, 3, 500), (32, 8, 8, 0)])
@@ -111,7 +143,7 @@ def test_tile_heights_and_hand_over_rates_equal_oracle(tile_rows, flush_every, b
                                       case.expected(), err_msg=case.id)
 
 
-@pytest.mark.parametrize("mode", ["tiles", "tree"])
+@pytest.mark.parametrize("mode", ["tiles", "tree", "sweep"])
 @pytest.mark.parametrize("size", [63, 255, 1023, 2047])
 def test_perfect_mazes(size, mode):
     free = ~maze_mask(size, size, seed=size)

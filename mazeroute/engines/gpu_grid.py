@@ -26,6 +26,11 @@ A perfect maze is the exception: its free cells form a forest, so a wavefront fr
 root is its tree's depths, computed from an Euler tour in ~log2(cells) parallel rounds
 (``mode="tree"``, :mod:`mazeroute.engines.gpu_tree`, kernels/tree.cu).
 
+A whole wavefront on an open layout (no targets to stop at) goes faster still by tile
+sweeps (``mode="sweep"``, :mod:`mazeroute.engines.gpu_sweep`, kernels/sweep.cu): two warps
+settle a tile in a few row and column min-plus scans instead of one step per level, so the
+cost follows the tiles crossed, not the levels. Searches with targets keep the windows.
+
 Per net the host does one small upload (blockage changes queued since the last run,
 sources, targets), three launches and one small download; blockage changes are kept on
 the host until then, and a source's "is it blocked" check is answered from a host copy of
@@ -42,12 +47,13 @@ from .auto import is_forest, is_maze_like
 from .base import BLOCKED, UNREACHED
 from .cuda import device_attributes, get_kernel
 from .gpu_base import DeviceProblem
+from .gpu_sweep import SweepWavefront
 from .gpu_tree import TreeWavefront
 
 TILE_COLS = 64
 WARPS = 8                       # warps per block of the persistent kernel (grid.cu WARPS)
 NUM_COUNTERS = 128
-MODES = ("auto", "tiles", "tree")
+MODES = ("auto", "tiles", "tree", "sweep")
 
 
 def _pack_bits(free: np.ndarray) -> np.ndarray:
@@ -77,7 +83,10 @@ class GridRelaxProblem(DeviceProblem):
         by :meth:`stats`; for probing only, it slows the kernel down.
     mode : ``"tiles"`` (the tiled kernel), ``"tree"`` (for a layout whose free cells form
         a forest: wavefronts from one root as Euler-tour depths, :mod:`.gpu_tree`; from
-        several roots, tiles) or ``"auto"``: ``"tree"`` for maze-like forests, else tiles.
+        several roots, tiles), ``"sweep"`` (whole wavefronts by tile sweeps,
+        :mod:`.gpu_sweep`; searches with targets by the tiles' windows) or ``"auto"``:
+        ``"sweep"`` unless the layout is maze-like, then ``"tree"`` for a forest, else
+        ``"tiles"``.
 
     Examples
     --------
@@ -132,11 +141,15 @@ class GridRelaxProblem(DeviceProblem):
         self._k_max = get_kernel("grid", "grid_max_level", opts)
         self.runs = 0                      # wavefront launches (window growth included)
         if mode == "auto":
-            mode = "tree" if is_maze_like(graph.free) and is_forest(graph.free) else "tiles"
+            if not is_maze_like(graph.free):
+                mode = "sweep"
+            else:
+                mode = "tree" if is_forest(graph.free) else "tiles"
         elif mode == "tree" and not is_forest(graph.free):
             raise ValueError("mode 'tree' needs a layout whose free cells form a forest")
         self.mode = mode
         self._tree = TreeWavefront(h, w, self.words_per_row) if mode == "tree" else None
+        self._sweep = SweepWavefront(h, w, self.words_per_row) if mode == "sweep" else None
 
     # -- Problem interface -------------------------------------------------------------
     def _clear(self) -> None:
@@ -186,6 +199,8 @@ class GridRelaxProblem(DeviceProblem):
         self._sources = np.asarray(sources, dtype=np.int32)
         if self._tree is not None and sources.size == 1:
             return self._run_tree(int(sources[0]), targets)
+        if self._sweep is not None and targets is None:
+            return self._run_sweep(sources)
         if targets is None:
             self._launch(sources, None, (0, self.tiles_y, 0, self.tiles_x))
             return self._max_level() + 1
@@ -222,11 +237,26 @@ class GridRelaxProblem(DeviceProblem):
 
     def _run_tree(self, root: int, targets: np.ndarray | None) -> int:
         """Every level from ``root`` at once; with targets, read as an early exit would be."""
+        self._start_whole()
+        num_levels = self._tree.run(self.level, self.free_bits, self.host_free, root)
+        return self._early_exit(targets, num_levels)
+
+    def _run_sweep(self, sources: np.ndarray) -> int:
+        """Every level by tile sweeps."""
+        self._start_whole()
+        self._sweep.run(self.level, self.free_bits, sources)
+        return self._max_level() + 1
+
+    def _start_whole(self) -> None:
+        """Before a run that labels the whole grid: blockage changes in, all of it dirty."""
         self._apply_writes()
         h, w = self.shape
         self.dirty, self._box = True, (0, h, 0, w)
         self.runs += 1
-        num_levels = self._tree.run(self.level, self.free_bits, self.host_free, root)
+
+    def _early_exit(self, targets: np.ndarray | None, num_levels: int) -> int:
+        """A whole wavefront's targets as an early exit reports them: levels beyond the
+        nearest reached target hidden (``num_levels``: the whole wavefront's)."""
         if targets is None:
             return num_levels
         tl = self.level[cupy.asarray(targets)].get()
@@ -315,5 +345,6 @@ class GridRelaxProblem(DeviceProblem):
     def _max_level(self) -> int:
         n = self.num_vertices
         blocks = max(1, min(self.num_sms * 8, -(-n // 256)))
+        self.out[:1].fill(0)              # the kernel only raises it (atomicMax)
         self._k_max((blocks,), (256,), (self.level, np.int64(n), self.out))
         return int(self.out[:1].get()[0])

@@ -1,0 +1,101 @@
+// The device work queue of tiles shared by the persistent tile kernels (grid.cu, sweep.cu):
+// each tile is IDLE, QUEUED, RUNNING or DIRTY (LINGERING: grid.cu only), so it is queued at
+// most once and never worked on by two warps at once; a warp that improves a neighbour's
+// halo activates it; idle warps dequeue; a pending-work counter reaching zero ends the run.
+// The includer may define STAT(i, v) (a probe counter) first.
+#pragma once
+
+#ifndef STAT
+#define STAT(i, v) ((void)0)
+#endif
+
+// tile states
+#define IDLE 0
+#define QUEUED 1
+#define RUNNING 2
+#define DIRTY 3
+#define LINGERING 4                    // idle, but its last warp still holds the tile's levels
+#define EMPTY (-1)
+#define SRC_FLAG 0x40000000
+
+// counters[] slots, one 128-byte line each
+#define HEAD 0
+#define TAIL 32
+#define PENDING 64
+#define DONE 96
+#define NUM_COUNTERS 128
+
+#ifndef FENCE_SC
+#define FENCE_SC 0                     // 1: __threadfence() (sequentially consistent)
+#endif
+
+// Every hand-over here is message passing (data, then a flag: a state CAS or a queue
+// slot; the reader takes the flag, then fences, then reads), so an acquire-release fence
+// suffices; no store-buffering pattern needs the costlier sequentially consistent one.
+static __device__ __forceinline__ void fence() {
+#if FENCE_SC
+    __threadfence();
+#else
+    asm volatile("fence.acq_rel.gpu;" ::: "memory");
+#endif
+}
+
+static __device__ __forceinline__ int ld_volatile(const int* p) {
+    return *((const volatile int*)p);
+}
+
+// Append a tile to the work queue (lane 0 only). The pending count rises first, so the
+// queue never looks finished while an item is on its way.
+static __device__ void push(int* queue, int* counters, unsigned qmask, int item) {
+    atomicAdd(&counters[PENDING], 1);
+    unsigned pos = atomicAdd((unsigned*)&counters[TAIL], 1u);
+    int* slot = &queue[pos & qmask];
+    while (atomicCAS(slot, EMPTY, item) != EMPTY) __nanosleep(64);
+}
+
+// Tell tile t that a halo cell of it improved (lane 0 only; the caller has fenced its
+// writes). With claim, an idle tile is taken by the caller instead of queued (returns 1).
+static __device__ int activate(int* state, int* queue, int* counters, unsigned qmask, int t,
+                               bool claim) {
+    // The CAS comes first: a wide wavefront mostly finds its neighbours IDLE, and a CAS
+    // reports the state it found anyway (one round trip to L2 where a load and a CAS took
+    // two). s == IDLE below means that a CAS from IDLE succeeded: the tile is ours.
+    const int target = claim ? RUNNING : QUEUED;
+    int s = atomicCAS(&state[t], IDLE, target);
+    while (true) {
+        if (s == IDLE) {
+            if (claim) {
+                STAT(11, 1);
+                atomicAdd(&counters[PENDING], 1);
+                return 1;
+            }
+            push(queue, counters, qmask, t);
+            STAT(4, 1);
+            return 0;
+        }
+        if (s == QUEUED || s == DIRTY) return 0;   // it reads its halo after our writes
+        const int seen = atomicCAS(&state[t], s, DIRTY);      // RUNNING or LINGERING
+        if (seen == s) {
+            STAT(5, 1);
+            return 0;
+        }
+        s = seen == IDLE ? atomicCAS(&state[t], IDLE, target) : seen;
+    }
+}
+
+// Take the next tile (lane 0 only); -1 when all work is done.
+static __device__ int dequeue(int* queue, int* counters, unsigned qmask) {
+    unsigned pos = atomicAdd((unsigned*)&counters[HEAD], 1u);
+    int* slot = &queue[pos & qmask];
+    unsigned ns = 32;
+    for (int spin = 1;; ++spin) {
+        if (ld_volatile(slot) != EMPTY) {
+            int v = atomicExch(slot, EMPTY);
+            if (v != EMPTY) return v;
+        }
+        if ((spin & 7) == 0 && ld_volatile(&counters[DONE])) return -1;
+        __nanosleep(ns);
+        if (ns < 256) ns <<= 1;
+    }
+}
+
