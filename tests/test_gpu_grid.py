@@ -117,10 +117,12 @@ def test_sweep_mode_searches_targets_as_tiles_and_whole_wavefronts_by_sweep(seed
     g = GridGraph(free)
     cells = np.flatnonzero(free.ravel())
     tiles, sweep = _problem(g, mode="tiles"), _problem(g, mode="sweep")
-    for _ in range(4):        # the two kinds of run interleaved on one problem
+    for i in range(4):        # the two kinds of run interleaved on one problem
         pick = rng.choice(cells, size=int(rng.integers(2, 6)), replace=False)
         src, tgt = pick[:1], pick[1:]
         a, b = tiles.wavefront(src, tgt), sweep.wavefront(src, tgt)
+        if i == 0:            # searches with targets alone never build the sweep kernel
+            assert sweep._sweep is None
         assert (a.target, a.target_level, a.num_levels) == (b.target, b.target_level,
                                                             b.num_levels)
         np.testing.assert_array_equal(a.levels(), b.levels())

@@ -149,7 +149,7 @@ class GridRelaxProblem(DeviceProblem):
             raise ValueError("mode 'tree' needs a layout whose free cells form a forest")
         self.mode = mode
         self._tree = TreeWavefront(h, w, self.words_per_row) if mode == "tree" else None
-        self._sweep = SweepWavefront(h, w, self.words_per_row) if mode == "sweep" else None
+        self._sweep: SweepWavefront | None = None     # built by the first whole wavefront
 
     # -- Problem interface -------------------------------------------------------------
     def _clear(self) -> None:
@@ -199,7 +199,7 @@ class GridRelaxProblem(DeviceProblem):
         self._sources = np.asarray(sources, dtype=np.int32)
         if self._tree is not None and sources.size == 1:
             return self._run_tree(int(sources[0]), targets)
-        if self._sweep is not None and targets is None:
+        if self.mode == "sweep" and targets is None:
             return self._run_sweep(sources)
         if targets is None:
             self._launch(sources, None, (0, self.tiles_y, 0, self.tiles_x))
@@ -242,7 +242,10 @@ class GridRelaxProblem(DeviceProblem):
         return self._early_exit(targets, num_levels)
 
     def _run_sweep(self, sources: np.ndarray) -> int:
-        """Every level by tile sweeps."""
+        """Every level by tile sweeps (a router, whose searches all have targets, never
+        builds the sweep kernel's arrays nor compiles it)."""
+        if self._sweep is None:
+            self._sweep = SweepWavefront(*self.shape, self.words_per_row)
         self._start_whole()
         self._sweep.run(self.level, self.free_bits, sources)
         return self._max_level() + 1
