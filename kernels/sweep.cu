@@ -1,5 +1,5 @@
 // PMPP Fig. 15.5's wavefront levels on the routing grid, computed the way GAMER (TCAD 2023)
-// computes routing costs, inside tiles: a warp settles a whole 64 x 32 tile at once by
+// computes routing costs, inside tiles: two warps settle a whole 64 x 32 tile at once by
 // alternating row and column min-plus scans in shared memory (level[c] = min(level[c],
 // level[c'] + |c - c'|) along runs of free cells) until nothing changes, instead of
 // stepping it level by level (kernels/grid.cu). A tile whose edge changed activates the
@@ -41,16 +41,15 @@ __device__ u64 g_probe[12];
 #define BLK 0x40000000
 __device__ __forceinline__ int toVal(unsigned raw) { return raw >= BLOCKED ? INF : (int)raw; }
 
-// One min-plus pass along the N cells p[0], p[STEP], ..., forward then backward, in
-// registers: level[i] = min over j in i's run of free cells of (v[j] + |i - j|). Written
-// with the offset v[j] -/+ j, the loop-carried chain is one min and one max per cell (the
-// max resets the running minimum at a wall) and the rest runs off the chain. Walls keep
-// BLK (BLK + i and BLK + N - i are never below it). Returns whether a cell improved.
-template <int N, int STEP>
-__device__ __forceinline__ bool scanLine(int* p) {
-    int v[N];
-#pragma unroll
-    for (int i = 0; i < N; ++i) v[i] = p[i * STEP];
+// One min-plus pass over the N cells v[0..N-1] in registers, forward then backward:
+// level[i] = min over j in i's run of free cells of (v[j] + |i - j|). Written with the
+// offset v[j] -/+ j, the loop-carried chain is one min and one max per cell (the max
+// resets the running minimum at a wall) and the rest runs off the chain. Walls keep BLK
+// (BLK + i and BLK + N - i are never below it). Returns whether a cell improved; the
+// running minima left at the ends (exitFwd: level - i past cell N-1, exitBwd: level + i
+// past cell 0) are what a neighbouring segment of the line would carry on with.
+template <int N>
+__device__ __forceinline__ bool scanBothWays(int (&v)[N], int& exitFwd, int& exitBwd) {
     bool changed = false;
     int m = BLK;
 #pragma unroll
@@ -60,6 +59,7 @@ __device__ __forceinline__ bool scanLine(int* p) {
         changed |= nv != v[i];
         v[i] = nv;
     }
+    exitFwd = m;
     m = BLK + N;
 #pragma unroll
     for (int i = N - 1; i >= 0; --i) {
@@ -68,6 +68,17 @@ __device__ __forceinline__ bool scanLine(int* p) {
         changed |= nv != v[i];
         v[i] = nv;
     }
+    exitBwd = m;
+    return changed;
+}
+
+// scanBothWays on the N cells p[0], p[STEP], ... (a column of the tile in shared memory).
+template <int N, int STEP>
+__device__ __forceinline__ bool scanLine(int* p) {
+    int v[N], exitFwd, exitBwd;
+#pragma unroll
+    for (int i = 0; i < N; ++i) v[i] = p[i * STEP];
+    const bool changed = scanBothWays(v, exitFwd, exitBwd);
     if (changed) {
 #pragma unroll
         for (int i = 0; i < N; ++i) p[i * STEP] = v[i];
@@ -99,32 +110,16 @@ __device__ __forceinline__ bool teamAny(int bar, bool p) {
 // exchange makes the pass exact, since a carried value only grows along that run.
 __device__ __forceinline__ bool rowPass(int* p, int h, int* carry, int bar) {
     const int lane = threadIdx.x & 31;
-    int v[32];
+    int v[32], exitRight, exitLeft;
 #pragma unroll
     for (int i = 0; i < 32; ++i) v[i] = p[i];
-    bool changed = false;
-    int m = BLK;
-#pragma unroll
-    for (int i = 0; i < 32; ++i) {
-        m = max(min(m, v[i] - i), v[i] > INF ? BLK : -BLK);
-        const int nv = min(v[i], m + i);
-        changed |= nv != v[i];
-        v[i] = nv;
-    }
-    const int exitRight = m;                    // offset by column: level - column
-    m = BLK + 32;
-#pragma unroll
-    for (int i = 31; i >= 0; --i) {
-        m = max(min(m, v[i] + i), v[i] > INF ? BLK + 32 : -BLK);
-        const int nv = min(v[i], m - i);
-        changed |= nv != v[i];
-        v[i] = nv;
-    }
+    bool changed = scanBothWays(v, exitRight, exitLeft);
     // in columns of the whole tile: level - column leaving the left half, level + column
     // leaving the right half
     if (h == 0) carry[lane] = exitRight;
-    else carry[32 + lane] = m + 32;
+    else carry[32 + lane] = exitLeft + 32;
     teamSync(bar);
+    int m;
     if (h == 1) {
         m = carry[lane];                        // level - column, column = 32 + i
 #pragma unroll

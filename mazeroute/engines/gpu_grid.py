@@ -239,7 +239,17 @@ class GridRelaxProblem(DeviceProblem):
         """Every level from ``root`` at once; with targets, read as an early exit would be."""
         self._start_whole()
         num_levels = self._tree.run(self.level, self.free_bits, self.host_free, root)
-        return self._early_exit(targets, num_levels)
+        if targets is None:
+            return num_levels
+        tl = self.level[cupy.asarray(targets)].get()
+        reached = tl < BLOCKED
+        if not reached.any():
+            self._targets = (targets, tl)
+            return num_levels
+        best = int(tl[reached].min())
+        tl[reached & (tl > best)] = UNREACHED
+        self._targets, self._clamp = (targets, tl), best
+        return best + 1
 
     def _run_sweep(self, sources: np.ndarray) -> int:
         """Every level by tile sweeps (a router, whose searches all have targets, never
@@ -256,21 +266,6 @@ class GridRelaxProblem(DeviceProblem):
         h, w = self.shape
         self.dirty, self._box = True, (0, h, 0, w)
         self.runs += 1
-
-    def _early_exit(self, targets: np.ndarray | None, num_levels: int) -> int:
-        """A whole wavefront's targets as an early exit reports them: levels beyond the
-        nearest reached target hidden (``num_levels``: the whole wavefront's)."""
-        if targets is None:
-            return num_levels
-        tl = self.level[cupy.asarray(targets)].get()
-        reached = tl < BLOCKED
-        if not reached.any():
-            self._targets = (targets, tl)
-            return num_levels
-        best = int(tl[reached].min())
-        tl[reached & (tl > best)] = UNREACHED
-        self._targets, self._clamp = (targets, tl), best
-        return best + 1
 
     STAT_NAMES = ("visits", "echo visits", "level steps", "flushes", "pushes", "dirty marks",
                   "re-visits", "setup cycles", "loop cycles", "flush cycles",
