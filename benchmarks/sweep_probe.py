@@ -57,7 +57,7 @@ def probe(p: GridRelaxProblem, source: int) -> dict:
             "seed": c[7] / visits, "scan": c[8] / visits, "write": c[9] / visits}
 
 
-VARIANTS = {"sweep": ()}
+VARIANTS = {"sweep": (), "sleep64": ("-DSLEEP_MAX=64",)}
 
 
 def main() -> None:

@@ -513,7 +513,7 @@ grid_wavefront(unsigned* level, const u64* freeBits, u64* srcBits, int* state, i
             if (!__shfl_sync(FULL, again, 0)) break;
         }
         int last = 0;
-        if (lane == 0) {
+        if (lane == 0 && next < 0) {               // (a claimed tile takes over our count)
             last = atomicSub(&counters[PENDING], 1) == 1;
             // Acquire: every other warp fenced its level writes before its own decrement.
             if (last) fence();

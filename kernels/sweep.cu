@@ -10,7 +10,7 @@ typedef unsigned long long u64;
 
 #define UNREACHED 0xFFFFFFFFu
 #define BLOCKED 0xFFFFFFFEu
-#define INF 0x3FFFFFFF          // "no path yet" inside a tile; INF + 1 cannot wrap
+#define INF 0x1FFFFFFF          // "no path yet" inside a tile (levels stay below: < 2^29 cells)
 #define TILE_ROWS 32
 #define TILE_COLS 64
 #define PITCH 65                // padded row: lane-per-row and lane-per-column both conflict-free
@@ -20,8 +20,8 @@ typedef unsigned long long u64;
 
 #include "tile_queue.cuh"
 
-// Per team: the tile's levels (padded rows), 64 carries, 2 words (+2 to keep 8-byte
-// alignment); per warp the free rows. Bytes: gpu_sweep.py SMEM_BYTES.
+// Per team: the tile's levels (padded rows), 64 carries, 4 words (the team's item, again,
+// each warp's changed edges). Bytes: gpu_sweep.py SMEM_BYTES.
 #define TEAM_INTS (TILE_ROWS * PITCH + 64 + 4)
 
 // -DPROBE: counters in g_probe (visits, settle cycles, hand-over cycles, column passes,
@@ -37,48 +37,48 @@ __device__ u64 g_probe[12];
 #endif
 
 // Inside a tile a free cell holds its level, or INF while it has no path; a blocked cell
-// (and a cell past the grid's edge) holds BLK, which a scan treats as a wall.
-#define BLK 0x40000000
+// (and a cell past the grid's edge) holds BLK == INF + 1, which a scan treats as a wall.
+#define BLK 0x20000000
 __device__ __forceinline__ int toVal(unsigned raw) { return raw >= BLOCKED ? INF : (int)raw; }
 
-// One min-plus pass over the N cells v[0..N-1] in registers, forward then backward:
-// level[i] = min over j in i's run of free cells of (v[j] + |i - j|). Written with the
-// offset v[j] -/+ j, the loop-carried chain is one min and one max per cell (the max
-// resets the running minimum at a wall) and the rest runs off the chain. Walls keep BLK
-// (BLK + i and BLK + N - i are never below it). Returns whether a cell improved; the
-// running minima left at the ends (exitFwd: level - i past cell N-1, exitBwd: level + i
-// past cell 0) are what a neighbouring segment of the line would carry on with.
+// One min-plus pass over the N cells v[0..N-1] in registers, both ways at once:
+// level[i] = min over j in i's run of free cells of (v[j] + |i - j|). Each way is a
+// chain of one DPX add-min a cell (Hopper's VIADDMNMX): fwd[i] = min(fwd[i-1] + step,
+// v[i]), where step is 1, or 1 + BLK at a wall (v & BLK), which makes the wall's result
+// BLK and so restarts the chain behind it; the two ways are independent chains,
+// interleaved. Every value stays at most BLK, so nothing overflows. Returns whether a
+// cell improved; lastFwd (the forward chain at cell N-1) and firstBwd (the backward one
+// at cell 0) are what a neighbouring segment of the line would carry on with (+1 a cell).
 template <int N>
-__device__ __forceinline__ bool scanBothWays(int (&v)[N], int& exitFwd, int& exitBwd) {
-    bool changed = false;
-    int m = BLK;
+__device__ __forceinline__ bool scanBothWays(int (&v)[N], int& lastFwd, int& firstBwd) {
+    int f = BLK, b = BLK, step[N], fwd[N], bwd[N];
+#pragma unroll
+    for (int i = 0; i < N; ++i) step[i] = (v[i] & BLK) | 1;
+#pragma unroll
+    for (int k = 0; k < N; ++k) {
+        const int i = k, j = N - 1 - k;
+        fwd[i] = f = __viaddmin_s32(f, step[i], v[i]);
+        bwd[j] = b = __viaddmin_s32(b, step[j], v[j]);
+    }
+    lastFwd = f;
+    firstBwd = b;
+    int diff = 0;
 #pragma unroll
     for (int i = 0; i < N; ++i) {
-        m = max(min(m, v[i] - i), v[i] > INF ? BLK : -BLK);
-        const int nv = min(v[i], m + i);
-        changed |= nv != v[i];
+        const int nv = min(fwd[i], bwd[i]);
+        diff |= nv ^ v[i];
         v[i] = nv;
     }
-    exitFwd = m;
-    m = BLK + N;
-#pragma unroll
-    for (int i = N - 1; i >= 0; --i) {
-        m = max(min(m, v[i] + i), v[i] > INF ? BLK + N : -BLK);
-        const int nv = min(v[i], m - i);
-        changed |= nv != v[i];
-        v[i] = nv;
-    }
-    exitBwd = m;
-    return changed;
+    return diff != 0;
 }
 
 // scanBothWays on the N cells p[0], p[STEP], ... (a column of the tile in shared memory).
 template <int N, int STEP>
 __device__ __forceinline__ bool scanLine(int* p) {
-    int v[N], exitFwd, exitBwd;
+    int v[N], lastFwd, firstBwd;
 #pragma unroll
     for (int i = 0; i < N; ++i) v[i] = p[i * STEP];
-    const bool changed = scanBothWays(v, exitFwd, exitBwd);
+    const bool changed = scanBothWays(v, lastFwd, firstBwd);
     if (changed) {
 #pragma unroll
         for (int i = 0; i < N; ++i) p[i * STEP] = v[i];
@@ -103,42 +103,42 @@ __device__ __forceinline__ bool teamAny(int bar, bool p) {
     return r != 0;
 }
 
-// Row pass of warp h over its half of row `lane` (p: the half's first cell). Each half
-// scans both ways on its own (offsets by the cell's column within the half), then the
-// left half's running minimum at column 31 carries rightwards into the right half's first
-// run, and the right half's at column 32 leftwards into the left half's last run: one
-// exchange makes the pass exact, since a carried value only grows along that run.
-__device__ __forceinline__ bool rowPass(int* p, int h, int* carry, int bar) {
+// Row pass of warp h over its half of row `lane` (p: the half's first cell; walls: its
+// wall cells as bits). Each half scans both ways on its own, then the left half's forward
+// chain at column 31 carries rightwards into the right half's first run (up to its first
+// wall), and the right half's backward chain at column 32 leftwards into the left half's
+// last run: one exchange makes the pass exact, since a carried value only grows along
+// that run.
+__device__ __forceinline__ bool rowPass(int* p, int h, unsigned walls, int* carry, int bar) {
     const int lane = threadIdx.x & 31;
-    int v[32], exitRight, exitLeft;
+    int v[32], lastFwd, firstBwd;
 #pragma unroll
     for (int i = 0; i < 32; ++i) v[i] = p[i];
-    bool changed = scanBothWays(v, exitRight, exitLeft);
-    // in columns of the whole tile: level - column leaving the left half, level + column
-    // leaving the right half
-    if (h == 0) carry[lane] = exitRight;
-    else carry[32 + lane] = exitLeft + 32;
+    bool changed = scanBothWays(v, lastFwd, firstBwd);
+    if (h == 0) carry[lane] = lastFwd;          // at column 31
+    else carry[32 + lane] = firstBwd;           // at column 32
     teamSync(bar);
-    int m;
+    int diff = 0;
     if (h == 1) {
-        m = carry[lane];                        // level - column, column = 32 + i
+        const int m = carry[lane] + 1;          // at column 32 + i: m + i
+        const int firstWall = walls ? __ffs(walls) - 1 : 32;
 #pragma unroll
         for (int i = 0; i < 32; ++i) {
-            m = max(m, v[i] > INF ? BLK : -BLK);
-            const int nv = min(v[i], m + 32 + i);
-            changed |= nv != v[i];
+            const int nv = i < firstWall ? min(v[i], m + i) : v[i];
+            diff |= nv ^ v[i];
             v[i] = nv;
         }
     } else {
-        m = carry[32 + lane];                   // level + column, column = i
+        const int m = carry[32 + lane] + 32;    // at column i: m - i
+        const int lastWall = walls ? 31 - __clz(walls) : -1;
 #pragma unroll
-        for (int i = 31; i >= 0; --i) {
-            m = max(m, v[i] > INF ? BLK + 64 : -BLK);
-            const int nv = min(v[i], m - i);
-            changed |= nv != v[i];
+        for (int i = 0; i < 32; ++i) {
+            const int nv = i > lastWall ? min(v[i], m - i) : v[i];
+            diff |= nv ^ v[i];
             v[i] = nv;
         }
     }
+    changed |= diff != 0;
     if (changed) {
 #pragma unroll
         for (int i = 0; i < 32; ++i) p[i] = v[i];
@@ -146,11 +146,23 @@ __device__ __forceinline__ bool rowPass(int* p, int h, int* carry, int bar) {
     return changed;
 }
 
-// Settle tile `tile` by the team (warp h of it, both warps call this); returns the changed
-// edges (bit 0 top, 1 bottom, 2 left, 3 right) relative to the values found, in both warps.
-__device__ unsigned settleTile(int tile, unsigned* level, const u64* freeBits, int width,
-                               int height, int wordsPerRow, int tilesX, int h, int bar,
-                               int* s, int* carry, u64* sFree, bool warm) {
+// *p = v if v < INF, as one predicated store: written as a branch, the compiler recomputes
+// the row's address inside each of the 32 branches rather than keep one pointer.
+__device__ __forceinline__ void storeIfPath(unsigned* p, int v) {
+    asm volatile("{\n\t.reg .pred q;\n\tsetp.lt.s32 q, %1, %2;\n\t@q st.global.u32 [%0], %1;\n\t}"
+                 :: "l"(p), "r"(v), "n"(INF) : "memory");
+}
+
+// Settle tile `tile` by the team (warp h of it, both warps call this). Returns the edges
+// (bit 0 top, 1 bottom, 2 left, 3 right) that changed in this warp's cells, relative to
+// the values found; stores the warp's highest level in the tile at tileMax[2 * tile + h]
+// (the last visit of a tile sees its final levels). walls: the wall cells of this lane's
+// half row, found by a cold visit and kept by the caller for warm ones.
+__device__ __forceinline__ unsigned settleTile(int tile, unsigned* level,
+                                               const u64* freeBits, int width, int height,
+                                               int wordsPerRow, int tilesX, int h, int bar,
+                                               int* s, int* carry, bool warm,
+                                               unsigned& walls, int* tileMax) {
     const int lane = threadIdx.x & 31;
     const int ty = tile / tilesX, tx = tile - ty * tilesX;
     const int y0 = ty * TILE_ROWS, x0 = tx * TILE_COLS;
@@ -185,11 +197,19 @@ __device__ unsigned settleTile(int tile, unsigned* level, const u64* freeBits, i
     const unsigned rawLeft = __ldcg(mid + (x0 > 0 ? -1 : 0));
     const unsigned rawRight = __ldcg(mid + (x0 + cols < width ? cols : cols - 1));
     if (!warm) {
-        sFree[lane] = lane < rows ? frRaw & colMask : 0ull;
-        __syncwarp();
+        // this warp's half of row `lane` (nothing past the last row and column), and by
+        // a transpose through ballots the free rows of this lane's column
+        const unsigned half = lane < rows ? (unsigned)((frRaw & colMask) >> (32 * h)) : 0u;
+        walls = ~half;
+        unsigned colFree = 0;
 #pragma unroll
-        for (int r = 0; r < TILE_ROWS; ++r)    // sFree: zero past the last row and column
-            s[r * PITCH + c] = (sFree[r] >> c) & 1ull ? toVal(raw[r]) : BLK;
+        for (int j = 0; j < 32; ++j) {
+            const unsigned b = __ballot_sync(FULL, (half >> j) & 1u);
+            if (lane == j) colFree = b;
+        }
+#pragma unroll
+        for (int r = 0; r < TILE_ROWS; ++r)
+            s[r * PITCH + c] = (colFree >> r) & 1u ? toVal(raw[r]) : BLK;
     }
     PROBE_T(ta);
     const int top = y0 > 0 ? toVal(rawTop) : INF;
@@ -219,29 +239,35 @@ __device__ unsigned settleTile(int tile, unsigned* level, const u64* freeBits, i
     // nothing (the row pass before it left every row settled) or a row pass after the
     // first changes nothing
     for (int pass = 0;; ++pass) {
-        const bool rowChanged = teamAny(bar, rowPass(s + lane * PITCH + 32 * h, h, carry, bar));
+        const bool rowChanged =
+            teamAny(bar, rowPass(s + lane * PITCH + 32 * h, h, walls, carry, bar));
         if (pass > 0 && !rowChanged) break;
         const bool colChanged = teamAny(bar, scanLine<TILE_ROWS, PITCH>(s + c));
         PROBE_ADD(3, h == 0 && lane == 0 ? 1 : 0);
         if (!colChanged) break;
     }
     PROBE_T(tc);
-    // write back the free cells of our half that have a path (values only ever decrease;
-    // walls hold BLK and cells without a path INF)
-    unsigned* out = level + (size_t)y0 * width + x0 + c;
+    // write back the cells of our half that have a path (values only ever decrease; walls
+    // and rows past the tile hold BLK, cells without a path INF): every shared-memory read
+    // first, so that the stores do not wait on them one by one
+    int v[TILE_ROWS];
+#pragma unroll
+    for (int r = 0; r < TILE_ROWS; ++r) v[r] = s[r * PITCH + c];
+    unsigned* out = level + (size_t)y0 * width + x0 + c;     // (past the grid: not stored)
+    int highest = 0;
 #pragma unroll
     for (int r = 0; r < TILE_ROWS; ++r) {
-        if (r < rows) {
-            const int v = s[r * PITCH + c];
-            if (v < INF) *out = (unsigned)v;
-            out += width;
-        }
+        storeIfPath(out, v[r]);
+        highest = max(highest, v[r] < INF ? v[r] : 0);
+        out += width;
     }
+    highest = __reduce_max_sync(FULL, highest);
+    if (lane == 0) tileMax[2 * tile + h] = highest;
     unsigned edges = 0;
-    if (teamAny(bar, s[c] != oTop)) edges |= 1u;
-    if (teamAny(bar, s[lastRow + c] != oBot)) edges |= 2u;
-    if (teamAny(bar, h == 0 && lane < rows && s[lane * PITCH] != oLeft)) edges |= 4u;
-    if (teamAny(bar, ownsRight && lane < rows && s[lane * PITCH + cols - 1] != oRight))
+    if (__any_sync(FULL, s[c] != oTop)) edges |= 1u;
+    if (__any_sync(FULL, s[lastRow + c] != oBot)) edges |= 2u;
+    if (__any_sync(FULL, h == 0 && lane < rows && s[lane * PITCH] != oLeft)) edges |= 4u;
+    if (__any_sync(FULL, ownsRight && lane < rows && s[lane * PITCH + cols - 1] != oRight))
         edges |= 8u;
     PROBE_T(td);
     PROBE_ADD(6, h == 0 && lane == 0 ? ta - tl : 0);
@@ -262,14 +288,14 @@ __device__ unsigned settleTile(int tile, unsigned* level, const u64* freeBits, i
 extern "C" __global__ void __launch_bounds__(WARPS * 32, 1)
 sweep_wavefront(unsigned* level, const u64* freeBits, int width, int height, int wordsPerRow,
                 int tilesX, int tilesY, int* state, int* queue, int* counters,
-                unsigned qmask) {
+                unsigned qmask, int* tileMax) {
     extern __shared__ int smem[];
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     const int team = warp >> 1, h = warp & 1, bar = 1 + team;
     int* s = smem + team * TEAM_INTS;
     int* carry = s + TILE_ROWS * PITCH;           // 64 ints: the row passes' carries
-    int* word = carry + 64;                       // [0] the team's item, [1] again
-    u64* sFree = (u64*)(smem + TEAMS * TEAM_INTS) + warp * TILE_ROWS;
+    int* word = carry + 64;     // [0] the team's item, [1] again, [2 + h] warp h's edges
+    unsigned walls = 0;                           // see settleTile
     int next = -1;                                // a neighbour this team claimed (leader)
     const bool leader = h == 0 && lane == 0;
     while (true) {
@@ -294,20 +320,22 @@ sweep_wavefront(unsigned* level, const u64* freeBits, int width, int height, int
         bool sources = (item & SRC_FLAG) != 0, warm = false;
         while (true) {
             PROBE_T(t2);
-            unsigned edges = settleTile(t, level, freeBits, width, height, wordsPerRow,
-                                        tilesX, h, bar, s, carry, sFree, warm);
+            const unsigned mine = settleTile(t, level, freeBits, width, height, wordsPerRow,
+                                             tilesX, h, bar, s, carry, warm, walls, tileMax);
             warm = true;
-            if (sources) edges = 0xFu;
-            sources = false;
-            if (ty == 0) edges &= ~1u;
-            if (ty + 1 == tilesY) edges &= ~2u;
-            if (tx == 0) edges &= ~4u;
-            if (tx + 1 == tilesX) edges &= ~8u;
+            if (lane == 0) word[2 + h] = mine;
             PROBE_T(t3);
-            fence();                               // both halves' writes, then the hand-over
+            // both halves' writes, then the hand-over: warp 1 fences its writes before the
+            // barrier, warp 0 after it (its own writes, and cumulatively warp 1's)
+            if (h == 1) fence();
             teamSync(bar);
             if (h == 0) {
                 fence();
+                unsigned edges = sources ? 0xFu : word[2] | word[3];
+                if (ty == 0) edges &= ~1u;
+                if (ty + 1 == tilesY) edges &= ~2u;
+                if (tx == 0) edges &= ~4u;
+                if (tx + 1 == tilesX) edges &= ~8u;
                 // lanes 0..3 activate the neighbour on their side at once; the lower,
                 // else upper, else right, else left one is the team's to take on if idle
                 // (a tile is half as tall as wide: twice the hand-overs per level
@@ -334,6 +362,7 @@ sweep_wavefront(unsigned* level, const u64* freeBits, int width, int height, int
                     word[1] = again;
                 }
             }
+            sources = false;
             teamSync(bar);
             PROBE_T(t4);
             PROBE_ADD(0, leader ? 1 : 0);
@@ -342,7 +371,9 @@ sweep_wavefront(unsigned* level, const u64* freeBits, int width, int height, int
             if (!word[1]) break;
             PROBE_ADD(5, leader ? 1 : 0);
         }
-        if (leader && atomicSub(&counters[PENDING], 1) == 1) atomicExch(&counters[DONE], 1);
+        // a claimed tile takes over this one's pending count (tile_queue.cuh activate)
+        if (leader && next < 0 && atomicSub(&counters[PENDING], 1) == 1)
+            atomicExch(&counters[DONE], 1);
     }
 }
 
@@ -364,4 +395,17 @@ extern "C" __global__ void sweep_seed(unsigned* level, const int* sources, int n
             atomicAdd(&counters[PENDING], 1);
         }
     }
+}
+
+// After a run: the highest level (into maxLevel[0], raised by atomicMax from 0) from each
+// warp's last word on each tile, which it then clears for the next run (tiles a run does
+// not visit keep 0: they hold no level).
+extern "C" __global__ void sweep_max_level(int* tileMax, int n, unsigned* maxLevel) {
+    int m = 0;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        m = max(m, tileMax[i]);
+        tileMax[i] = 0;
+    }
+    m = __reduce_max_sync(FULL, m);
+    if ((threadIdx.x & 31) == 0 && m) atomicMax(maxLevel, (unsigned)m);
 }

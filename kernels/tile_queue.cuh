@@ -25,6 +25,10 @@
 #define DONE 96
 #define NUM_COUNTERS 128
 
+#ifndef SLEEP_MAX
+#define SLEEP_MAX 256                  // longest back-off (ns) of a warp waiting for work
+#endif
+
 #ifndef FENCE_SC
 #define FENCE_SC 0                     // 1: __threadfence() (sequentially consistent)
 #endif
@@ -54,7 +58,9 @@ static __device__ void push(int* queue, int* counters, unsigned qmask, int item)
 }
 
 // Tell tile t that a halo cell of it improved (lane 0 only; the caller has fenced its
-// writes). With claim, an idle tile is taken by the caller instead of queued (returns 1).
+// writes). With claim, an idle tile is taken by the caller instead of queued (returns 1):
+// the caller's pending count then passes to it, so the caller does not give its own back
+// when it finishes the tile in hand (no counter round trip on the way to the next tile).
 static __device__ int activate(int* state, int* queue, int* counters, unsigned qmask, int t,
                                bool claim) {
     // The CAS comes first: a wide wavefront mostly finds its neighbours IDLE, and a CAS
@@ -66,7 +72,6 @@ static __device__ int activate(int* state, int* queue, int* counters, unsigned q
         if (s == IDLE) {
             if (claim) {
                 STAT(11, 1);
-                atomicAdd(&counters[PENDING], 1);
                 return 1;
             }
             push(queue, counters, qmask, t);
@@ -95,7 +100,7 @@ static __device__ int dequeue(int* queue, int* counters, unsigned qmask) {
         }
         if ((spin & 7) == 0 && ld_volatile(&counters[DONE])) return -1;
         __nanosleep(ns);
-        if (ns < 256) ns <<= 1;
+        if (ns < SLEEP_MAX) ns <<= 1;
     }
 }
 

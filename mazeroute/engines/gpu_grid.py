@@ -47,6 +47,7 @@ from .auto import is_forest, is_maze_like
 from .base import BLOCKED, UNREACHED
 from .cuda import device_attributes, get_kernel
 from .gpu_base import DeviceProblem
+from .gpu_sweep import INF as SWEEP_MAX_CELLS
 from .gpu_sweep import SweepWavefront
 from .gpu_tree import TreeWavefront
 
@@ -85,8 +86,8 @@ class GridRelaxProblem(DeviceProblem):
         a forest: wavefronts from one root as Euler-tour depths, :mod:`.gpu_tree`; from
         several roots, tiles), ``"sweep"`` (whole wavefronts by tile sweeps,
         :mod:`.gpu_sweep`; searches with targets by the tiles' windows) or ``"auto"``:
-        ``"sweep"`` unless the layout is maze-like, then ``"tree"`` for a forest, else
-        ``"tiles"``.
+        ``"sweep"`` unless the layout is maze-like (or has more than ``2**29`` cells, more
+        than the sweep kernel counts), then ``"tree"`` for a forest, else ``"tiles"``.
 
     Examples
     --------
@@ -142,7 +143,7 @@ class GridRelaxProblem(DeviceProblem):
         self.runs = 0                      # wavefront launches (window growth included)
         if mode == "auto":
             if not is_maze_like(graph.free):
-                mode = "sweep"
+                mode = "sweep" if h * w <= SWEEP_MAX_CELLS else "tiles"
             else:
                 mode = "tree" if is_forest(graph.free) else "tiles"
         elif mode == "tree" and not is_forest(graph.free):
@@ -258,7 +259,7 @@ class GridRelaxProblem(DeviceProblem):
             self._sweep = SweepWavefront(*self.shape, self.words_per_row)
         self._start_whole()
         self._sweep.run(self.level, self.free_bits, sources)
-        return self._max_level() + 1
+        return self._sweep.max_level() + 1
 
     def _start_whole(self) -> None:
         """Before a run that labels the whole grid: blockage changes in, all of it dirty."""

@@ -22,8 +22,10 @@ from .cuda import device_attributes, get_kernel
 TILE_ROWS, TILE_COLS, PITCH, WARPS = 32, 64, 65, 8     # kernels/sweep.cu
 TEAM_INTS = TILE_ROWS * PITCH + 64 + 4
 #: Dynamic shared memory of one block: per team of two warps a padded tile of levels, its
-#: carries and words; per warp its free rows.
-SMEM_BYTES = WARPS // 2 * TEAM_INTS * 4 + WARPS * TILE_ROWS * 8
+#: carries and words.
+SMEM_BYTES = WARPS // 2 * TEAM_INTS * 4
+#: Inside a tile, "no path yet" (kernels/sweep.cu): every level must stay below it.
+INF = 0x1FFFFFFF
 NUM_COUNTERS = 128                                       # kernels/tile_queue.cuh
 EMPTY = -1
 
@@ -36,10 +38,24 @@ class SweepWavefront:
     height, width : the grid's shape
     words_per_row : 64-bit words per row of the packed free mask (``gpu_grid._pack_bits``)
     options : extra NVRTC flags (``("-DPROBE",)``: counters for benchmarks/sweep_probe.py)
+
+    Examples
+    --------
+    >>> import cupy, numpy as np
+    >>> from mazeroute.engines.gpu_grid import _pack_bits
+    >>> free = np.ones((3, 70), bool)
+    >>> level = cupy.full(free.size, 0xFFFFFFFF, dtype=cupy.uint32)
+    >>> sw = SweepWavefront(3, 70, 2)
+    >>> sw.run(level, cupy.asarray(_pack_bits(free)), np.array([0]))
+    >>> int(level[-1]), sw.max_level()
+    (71, 71)
     """
 
     def __init__(self, height: int, width: int, words_per_row: int,
                  options: tuple[str, ...] = ()):
+        if height * width > INF:
+            raise ValueError(f"a {height} x {width} grid has more cells than the sweep "
+                             f"kernel's levels can count ({INF})")
         self.height, self.width, self.words_per_row = height, width, words_per_row
         self.tiles_x = -(-width // TILE_COLS)
         self.tiles_y = -(-height // TILE_ROWS)
@@ -47,6 +63,7 @@ class SweepWavefront:
         self._kernel = get_kernel("sweep", "sweep_wavefront", options)
         self._kernel.max_dynamic_shared_size_bytes = SMEM_BYTES
         self._seed = get_kernel("sweep", "sweep_seed", options)
+        self._max = get_kernel("sweep", "sweep_max_level", options)
         # one block per SM: a visit is latency-bound, and idle warps only spin on the queue
         self.blocks = device_attributes()["MultiProcessorCount"]
         # a tile is queued at most once; every warp may hold a ticket ahead of the tail
@@ -55,6 +72,10 @@ class SweepWavefront:
         self._queue = cupy.full(cap, EMPTY, dtype=cupy.int32)    # a run leaves it EMPTY
         self._state = cupy.zeros(tiles, dtype=cupy.int32)        # ... and every tile IDLE
         self._counters = cupy.zeros(NUM_COUNTERS, dtype=cupy.int32)
+        # per tile and warp the highest level its last visit left (the max level without
+        # a pass over the grid); sweep_max_level reads and clears it
+        self._tile_max = cupy.zeros(2 * tiles, dtype=cupy.int32)
+        self._out = cupy.zeros(1, dtype=cupy.uint32)
 
     def run(self, level: cupy.ndarray, free_bits: cupy.ndarray, sources: np.ndarray) -> None:
         """Label ``level`` (already reset, sources free) from ``sources``."""
@@ -64,5 +85,13 @@ class SweepWavefront:
                                   self._queue, self._counters, self._qmask))
         self._kernel((self.blocks,), (WARPS * 32,), (
             level, free_bits, w, np.int32(self.height), np.int32(self.words_per_row), tx,
-            np.int32(self.tiles_y), self._state, self._queue, self._counters, self._qmask),
-            shared_mem=SMEM_BYTES)
+            np.int32(self.tiles_y), self._state, self._queue, self._counters, self._qmask,
+            self._tile_max), shared_mem=SMEM_BYTES)
+
+    def max_level(self) -> int:
+        """The highest level of the last :meth:`run` (0 if only sources); once per run."""
+        self._out.fill(0)
+        n = self._tile_max.size
+        self._max((max(1, min(64, -(-n // 256))),), (256,), (self._tile_max, np.int32(n),
+                                                              self._out))
+        return int(self._out.get()[0])
