@@ -152,6 +152,11 @@ class Router:
         pins = _pin_coords(layout.nets)
         if pins.size:
             self.problem.set_blocked(self.grid.vertices(pins))
+        # every net's pins as rows x, y, from row pin_start[i] on (the batched loop's input)
+        self.pin_xy = pins.reshape(-1, 2)
+        counts = np.fromiter((len(net.pins) for net in layout.nets), np.int64,
+                             len(layout.nets))
+        self.pin_start = np.cumsum(counts) - counts
         self.batch = gb.batch_device(self.problem)
         self.batches = 0                 # batched launches of the last run
 
@@ -244,14 +249,17 @@ class _BatchRun:
     def __init__(self, router: Router, sequence: list[int]):
         self.router, self.sequence = router, sequence
         self.dev = router.batch
-        nets = router.layout.nets
         n = self.n = len(sequence)
         self.shape = router.grid.shape
-        two = np.fromiter((len(nets[i].pins) == 2 for i in sequence), bool, n)
+        seq = np.asarray(sequence, dtype=np.int64)
+        start = router.pin_start
+        ends = np.append(start[1:], len(router.pin_xy))
+        two = (ends - start)[seq] == 2
         self.pins = np.zeros((n, 4), np.int64)
         idx = np.flatnonzero(two)
         if idx.size:
-            self.pins[idx] = _pin_coords(nets[sequence[p]] for p in idx.tolist()).reshape(-1, 4)
+            first = start[seq[idx]]
+            self.pins[idx] = np.hstack([router.pin_xy[first], router.pin_xy[first + 1]])
         self.margin = np.full(n, self.dev.margin, np.int64)
         self.barrier = ~two
         self.search, self.claim, self.limit = gb.windows(

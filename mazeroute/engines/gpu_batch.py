@@ -382,6 +382,8 @@ class GridBatch:
         self._kernels: dict[str, tuple] = {}   # compiled on first use: smem allowed, static
         self._buf = cupy.zeros(1 << 16, dtype=cupy.int32)
         self._pinned = cupy.cuda.alloc_pinned_memory(1 << 18)
+        self._stage = cupy.cuda.alloc_pinned_memory(1 << 14)   # see _upload
+        self._staged = cupy.cuda.Event(disable_timing=True)
         self.launches = 0
         self._streams: list = []                    # level counts run beside the batches
         self._counts: list[tuple[np.ndarray, np.ndarray, object]] = []
@@ -411,6 +413,25 @@ class GridBatch:
         if nbytes > self._pinned.size():
             self._pinned = self.cupy.cuda.alloc_pinned_memory(2 * nbytes)
         return np.frombuffer(self._pinned, np.int32, nbytes // 4)
+
+    def _upload(self, *arrays: np.ndarray):
+        """``arrays`` concatenated, as int32, in a new device array: copied on the current
+        stream from pinned memory, without waiting (``cupy.asarray`` copies from pageable
+        memory and waits for the stream, on a side stream behind the level counts queued
+        there). The staging buffer is reused once its last copy has left."""
+        cp = self.cupy
+        n = sum(a.size for a in arrays)
+        self._staged.synchronize()
+        if 4 * n > self._stage.size():
+            self._stage = cp.cuda.alloc_pinned_memory(8 * n)
+        host = np.frombuffer(self._stage, np.int32, n)
+        np.concatenate(arrays, out=host, casting="same_kind")
+        dev = cp.empty(max(n, 1), dtype=cp.int32)
+        stream = cp.cuda.get_current_stream()
+        cp.cuda.runtime.memcpyAsync(dev.data.ptr, host.ctypes.data, 4 * n,
+                                    cp.cuda.runtime.memcpyHostToDevice, stream.ptr)
+        self._staged.record(stream)
+        return dev
 
     def search(self, rec: np.ndarray, path_size: int) -> tuple[np.ndarray, np.ndarray]:
         """Run one batch (one block per record); return headers ``(b, HDR)`` and paths.
@@ -451,7 +472,7 @@ class GridBatch:
         n = cells.size
         freed = cp.zeros(max(n, 1), dtype=cp.int32)
         if n:
-            arg = cp.asarray(np.concatenate([cells, pos]).astype(np.int32))
+            arg = self._upload(cells, pos)
             self._kernel("commit_cells")((-(-n // 256),), (256,), (
                 arg[:n], arg[n:], np.int32(n), np.int32(block), *self._state(), freed))
             self.launches += 1
@@ -491,24 +512,24 @@ class GridBatch:
         if len(self._streams) < 8:
             self._streams.append(cp.cuda.Stream(non_blocking=True))
         side = self._streams[len(self._counts) % len(self._streams)]
-        ready = cp.cuda.Event()
+        ready = cp.cuda.Event(disable_timing=True)
         state = self._state()
+        arg = self._upload(roots, pos)
         ready.record()
         side.wait_event(ready)
         with side:
             res = cp.empty(roots.size, dtype=cp.int32)
-            self._count(roots, pos, state, res, ring=True)
+            self._count(arg, roots.size, state, res, ring=True)
         self._counts.append((roots, pos, res))
 
-    def _count(self, roots, pos, state, res, ring: bool) -> None:
+    def _count(self, arg, k: int, state, res, ring: bool) -> None:
+        """Level counts from ``k`` roots (``arg``: device roots, then positions)."""
         cp = self.cupy
         h, w = self.shape
-        k = roots.size
         words = h * self.problem.words_per_row
         vis_shared = words * 8 <= self.smem_limit - (16 << 10)
         room = self.smem_limit - (words * 8 if vis_shared else 0)
         ring_size = 1 << (room // 4).bit_length() - 1 if ring and room >= 16 << 10 else 0
-        arg = cp.asarray(np.concatenate([roots, pos]).astype(np.int32))
         queue = (cp.empty(k * h * w, dtype=cp.int32) if not ring_size
                  else cp.empty(1, dtype=cp.int32))
         vis = (cp.empty(1, dtype=cp.uint64) if vis_shared
@@ -540,7 +561,8 @@ class GridBatch:
         if redo.size:
             roots = np.concatenate([r for r, _, _ in self._counts])
             res = self.cupy.empty(redo.size, dtype=self.cupy.int32)
-            self._count(roots[redo], pos[redo], self._state(), res, ring=False)
+            self._count(self._upload(roots[redo], pos[redo]), redo.size, self._state(), res,
+                        ring=False)
             got[redo] = res.get()
         self._counts.clear()
         return pos, got

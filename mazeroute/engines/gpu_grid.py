@@ -141,16 +141,24 @@ class GridRelaxProblem(DeviceProblem):
         self._k_seed = get_kernel("grid", "grid_seed", opts)
         self._k_max = get_kernel("grid", "grid_max_level", opts)
         self.runs = 0                      # wavefront launches (window growth included)
-        if mode == "auto":
-            if not is_maze_like(graph.free):
-                mode = "sweep" if h * w <= SWEEP_MAX_CELLS else "tiles"
-            else:
-                mode = "tree" if is_forest(graph.free) else "tiles"
-        elif mode == "tree" and not is_forest(graph.free):
+        if mode == "tree" and not is_forest(graph.free):
             raise ValueError("mode 'tree' needs a layout whose free cells form a forest")
-        self.mode = mode
-        self._tree = TreeWavefront(h, w, self.words_per_row) if mode == "tree" else None
+        self._mode = None if mode == "auto" else mode     # auto: chosen when first needed
+        self._tree: TreeWavefront | None = None
         self._sweep: SweepWavefront | None = None     # built by the first whole wavefront
+
+    @property
+    def mode(self) -> str:
+        """The mode in use; ``"auto"`` looks at the layout the first time it is asked
+        (a router, whose batched searches never ask, skips looking)."""
+        if self._mode is None:
+            free = self.graph.free
+            if not is_maze_like(free):
+                h, w = self.shape
+                self._mode = "sweep" if h * w <= SWEEP_MAX_CELLS else "tiles"
+            else:
+                self._mode = "tree" if is_forest(free) else "tiles"
+        return self._mode
 
     # -- Problem interface -------------------------------------------------------------
     def _clear(self) -> None:
@@ -198,7 +206,7 @@ class GridRelaxProblem(DeviceProblem):
     def _run(self, sources: np.ndarray, targets: np.ndarray | None) -> int:
         h, w = self.shape
         self._sources = np.asarray(sources, dtype=np.int32)
-        if self._tree is not None and sources.size == 1:
+        if self.mode == "tree" and sources.size == 1:
             return self._run_tree(int(sources[0]), targets)
         if self.mode == "sweep" and targets is None:
             return self._run_sweep(sources)
@@ -238,6 +246,8 @@ class GridRelaxProblem(DeviceProblem):
 
     def _run_tree(self, root: int, targets: np.ndarray | None) -> int:
         """Every level from ``root`` at once; with targets, read as an early exit would be."""
+        if self._tree is None:
+            self._tree = TreeWavefront(*self.shape, self.words_per_row)
         self._start_whole()
         num_levels = self._tree.run(self.level, self.free_bits, self.host_free, root)
         if targets is None:
