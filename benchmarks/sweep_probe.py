@@ -53,11 +53,11 @@ def probe(p: GridRelaxProblem, source: int) -> dict:
     visits = max(1, c[0])
     return {"visits": c[0], "again": c[5], "passes/visit": c[3] / visits,
             "settle cyc": c[1] / visits, "hand-over cyc": c[2] / visits,
-            "wait cyc/team": c[4] / (sw.blocks * 4), "load": c[6] / visits,
+            "wait cyc/team": c[4] / (sw.blocks * sw.warps // 2), "load": c[6] / visits,
             "seed": c[7] / visits, "scan": c[8] / visits, "write": c[9] / visits}
 
 
-VARIANTS = {"sweep": (), "sleep64": ("-DSLEEP_MAX=64",)}
+VARIANTS = {"sweep": {}, "warps8": {"warps": 8}}
 
 
 def main() -> None:
@@ -67,10 +67,10 @@ def main() -> None:
         g = GridGraph(case.free)
         ref = make_problem(g, "cpu", "grid").wavefront([case.source])
         row = [f"{cls}{size}"]
-        for name, opts in {"tiles": None, **VARIANTS}.items():
-            p = GridRelaxProblem(g, mode="tiles" if opts is None else "sweep")
-            if opts:
-                p._sweep = SweepWavefront(*p.shape, p.words_per_row, opts)
+        for name, kw in {"tiles": None, **VARIANTS}.items():
+            p = GridRelaxProblem(g, mode="tiles" if kw is None else "sweep")
+            if kw:
+                p._sweep = SweepWavefront(*p.shape, p.words_per_row, **kw)
             t, wave = timed(lambda p=p, s=case.source: p.wavefront([s]))
             ok = np.array_equal(wave.levels(), ref.levels())
             row.append(f"{name} {t * 1e3:.3f} ms {'ok' if ok else 'WRONG'}")

@@ -14,10 +14,15 @@ typedef unsigned long long u64;
 #define TILE_ROWS 32
 #define TILE_COLS 64
 #define PITCH 65                // padded row: lane-per-row and lane-per-column both conflict-free
-#define WARPS 8
+#ifndef WARPS
+#define WARPS 4                 // per block (one block per SM); gpu_sweep.py passes others
+#endif
 #define TEAMS (WARPS / 2)        // two warps settle a tile together
 #define FULL 0xFFFFFFFFu
 
+#ifndef SLEEP_MAX
+#define SLEEP_MAX 64            // a waiting team polls more often than grid.cu's warps
+#endif
 #include "tile_queue.cuh"
 
 // Per team: the tile's levels (padded rows), 64 carries, 4 words (the team's item, again,

@@ -19,11 +19,11 @@ import numpy as np
 
 from .cuda import device_attributes, get_kernel
 
-TILE_ROWS, TILE_COLS, PITCH, WARPS = 32, 64, 65, 8     # kernels/sweep.cu
+TILE_ROWS, TILE_COLS, PITCH, WARPS = 32, 64, 65, 4     # kernels/sweep.cu
 TEAM_INTS = TILE_ROWS * PITCH + 64 + 4
-#: Dynamic shared memory of one block: per team of two warps a padded tile of levels, its
-#: carries and words.
-SMEM_BYTES = WARPS // 2 * TEAM_INTS * 4
+#: Dynamic shared memory a team of two warps needs: a padded tile of levels, its carries
+#: and words.
+TEAM_BYTES = TEAM_INTS * 4
 #: Inside a tile, "no path yet" (kernels/sweep.cu): every level must stay below it.
 INF = 0x1FFFFFFF
 NUM_COUNTERS = 128                                       # kernels/tile_queue.cuh
@@ -38,6 +38,7 @@ class SweepWavefront:
     height, width : the grid's shape
     words_per_row : 64-bit words per row of the packed free mask (``gpu_grid._pack_bits``)
     options : extra NVRTC flags (``("-DPROBE",)``: counters for benchmarks/sweep_probe.py)
+    warps : warps per block (an even number; one block per SM)
 
     Examples
     --------
@@ -52,7 +53,7 @@ class SweepWavefront:
     """
 
     def __init__(self, height: int, width: int, words_per_row: int,
-                 options: tuple[str, ...] = ()):
+                 options: tuple[str, ...] = (), warps: int = WARPS):
         if height * width > INF:
             raise ValueError(f"a {height} x {width} grid has more cells than the sweep "
                              f"kernel's levels can count ({INF})")
@@ -60,14 +61,19 @@ class SweepWavefront:
         self.tiles_x = -(-width // TILE_COLS)
         self.tiles_y = -(-height // TILE_ROWS)
         tiles = self.tiles_x * self.tiles_y
+        if warps != WARPS:
+            options = (*options, f"-DWARPS={warps}")
+        self.warps, self.smem = warps, warps // 2 * TEAM_BYTES
         self._kernel = get_kernel("sweep", "sweep_wavefront", options)
-        self._kernel.max_dynamic_shared_size_bytes = SMEM_BYTES
+        self._kernel.max_dynamic_shared_size_bytes = self.smem
         self._seed = get_kernel("sweep", "sweep_seed", options)
         self._max = get_kernel("sweep", "sweep_max_level", options)
-        # one block per SM: a visit is latency-bound, and idle warps only spin on the queue
+        # one block per SM: a visit is latency-bound (chains of scans and round trips to
+        # L2). Two teams a block run as fast as four (H100, open 4096^2: 1.38-1.53 ms
+        # either way, within the noise between runs) with half the teams polling the queue
         self.blocks = device_attributes()["MultiProcessorCount"]
         # a tile is queued at most once; every warp may hold a ticket ahead of the tail
-        cap = 1 << int(2 * (tiles + self.blocks * WARPS) + 64).bit_length()
+        cap = 1 << int(2 * (tiles + self.blocks * warps) + 64).bit_length()
         self._qmask = np.uint32(cap - 1)
         self._queue = cupy.full(cap, EMPTY, dtype=cupy.int32)    # a run leaves it EMPTY
         self._state = cupy.zeros(tiles, dtype=cupy.int32)        # ... and every tile IDLE
@@ -83,10 +89,10 @@ class SweepWavefront:
         w, tx = np.int32(self.width), np.int32(self.tiles_x)
         self._seed((1,), (256,), (level, src, np.int32(src.size), w, tx, self._state,
                                   self._queue, self._counters, self._qmask))
-        self._kernel((self.blocks,), (WARPS * 32,), (
+        self._kernel((self.blocks,), (self.warps * 32,), (
             level, free_bits, w, np.int32(self.height), np.int32(self.words_per_row), tx,
             np.int32(self.tiles_y), self._state, self._queue, self._counters, self._qmask,
-            self._tile_max), shared_mem=SMEM_BYTES)
+            self._tile_max), shared_mem=self.smem)
 
     def max_level(self) -> int:
         """The highest level of the last :meth:`run` (0 if only sources); once per run."""
