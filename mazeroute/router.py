@@ -238,9 +238,9 @@ class _BatchRun:
 
     Positions ``p`` index the routing sequence. A two-pin net is ``TODO`` until a search
     gives it a result, then ``COMMITTED`` (its result may still be redone: an earlier net
-    whose claim grew can land a wire in its claim) or ``FINAL`` (unroutable because its
-    target's component is enclosed, which no earlier wire can undo; or routed alone).
-    Every net before the first ``TODO`` one is final. The per-batch bookkeeping runs in
+    whose claim grew can land a wire in its claim, or lift one from it) or ``FINAL``
+    (routed alone). Every net before the first ``TODO`` one is final in effect: only a
+    ``TODO`` net before it could still change it. The per-batch bookkeeping runs in
     compiled helpers (:func:`~mazeroute.engines.gpu_batch.take`): with ~40 batches of
     a 1000-net route, NumPy's per-call overhead on small arrays would cost more than
     the searches themselves.

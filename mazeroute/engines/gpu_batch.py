@@ -31,9 +31,11 @@ Outcomes of one search (``status``)
     than ``M + 2m + 1``, so the margin becomes ``(T - M) / 2``, which always suffices;
     ``UNROUTED_SOURCE``: the source's component is enclosed in the window without the
     target (levels are exact); ``UNROUTED_TARGET``: the target's component is enclosed
-    without the source; the net is unroutable whatever earlier nets add, and its level
-    count (a full wavefront from the root) is taken as soon as every earlier net is final,
-    on side streams while batching goes on (:meth:`GridBatch.count_levels`);
+    without the source; no wire an earlier net adds can change that, but one lifted (its
+    net redone) can, so the net stays committed, to be redone with the others whose claim
+    the lifted wire's overlaps; its level count (a full wavefront from the root) is taken
+    as soon as every earlier net is final (none can be redone then), on side streams while
+    batching goes on (:meth:`GridBatch.count_levels`);
     ``ESCAPED``: neither, so the margin grows to ``2m + 16``.
 
 Exactness is tested against the CPU router on random layouts, by
@@ -322,8 +324,9 @@ def take(batch, hdr, off, paths, book, pins, margin, search, claim, limit, barri
         elif st == UNROUTED_SOURCE:
             state[p] = COMMITTED
             wire_len[p] = 0
-        elif st == UNROUTED_TARGET:
-            state[p] = FINAL
+        elif st == UNROUTED_TARGET:     # committed, not final: see the module notes
+            state[p] = COMMITTED
+            wire_len[p] = 0
         elif st == GROW or st == ESCAPED:
             if st == GROW:      # T bounds the distance, so (T - M) / 2 always suffices
                 margin[p] = (hdr[k, 1] - 1 - abs(pins[p, 0] - pins[p, 2])
