@@ -152,11 +152,11 @@ class Router:
         pins = _pin_coords(layout.nets)
         if pins.size:
             self.problem.set_blocked(self.grid.vertices(pins))
-        # every net's pins as rows x, y, from row pin_start[i] on (the batched loop's input)
+        # net i's pins as rows x, y of pin_xy from pin_start[i] on (the batched loop's input)
         self.pin_xy = pins.reshape(-1, 2)
-        counts = np.fromiter((len(net.pins) for net in layout.nets), np.int64,
-                             len(layout.nets))
-        self.pin_start = np.cumsum(counts) - counts
+        self.pin_count = np.fromiter((len(net.pins) for net in layout.nets), np.int64,
+                                     len(layout.nets))
+        self.pin_start = np.cumsum(self.pin_count) - self.pin_count
         self.batch = gb.batch_device(self.problem)
         self.batches = 0                 # batched launches of the last run
 
@@ -252,13 +252,11 @@ class _BatchRun:
         n = self.n = len(sequence)
         self.shape = router.grid.shape
         seq = np.asarray(sequence, dtype=np.int64)
-        start = router.pin_start
-        ends = np.append(start[1:], len(router.pin_xy))
-        two = (ends - start)[seq] == 2
+        two = router.pin_count[seq] == 2
         self.pins = np.zeros((n, 4), np.int64)
         idx = np.flatnonzero(two)
         if idx.size:
-            first = start[seq[idx]]
+            first = router.pin_start[seq[idx]]
             self.pins[idx] = np.hstack([router.pin_xy[first], router.pin_xy[first + 1]])
         self.margin = np.full(n, self.dev.margin, np.int64)
         self.barrier = ~two
