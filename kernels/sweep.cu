@@ -26,7 +26,7 @@ typedef unsigned long long u64;
 #include "tile_queue.cuh"
 
 // Per team: the tile's levels (padded rows), 64 carries, 4 words (the team's item, again,
-// each warp's changed edges). Bytes: gpu_sweep.py SMEM_BYTES.
+// each warp's changed edges). Bytes: gpu_sweep.py TEAM_BYTES.
 #define TEAM_INTS (TILE_ROWS * PITCH + 64 + 4)
 
 // -DPROBE: counters in g_probe (visits, settle cycles, hand-over cycles, column passes,

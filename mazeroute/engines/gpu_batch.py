@@ -411,11 +411,12 @@ class GridBatch:
         return (p.free_bits, self.wired, self.time, p.rest, p.level, np.int32(w),
                 np.int32(h), np.int32(p.words_per_row))
 
-    def _host(self, nbytes: int) -> np.ndarray:
-        """Pinned host memory of at least ``nbytes``, as int32 (asynchronous copies)."""
-        if nbytes > self._pinned.size():
-            self._pinned = self.cupy.cuda.alloc_pinned_memory(2 * nbytes)
-        return np.frombuffer(self._pinned, np.int32, nbytes // 4)
+    def _host(self, nbytes: int, buffer: str = "_pinned") -> np.ndarray:
+        """Pinned host memory of at least ``nbytes``, as int32 (asynchronous copies), from
+        the buffer held in attribute ``buffer`` (grown when too small)."""
+        if nbytes > getattr(self, buffer).size():
+            setattr(self, buffer, self.cupy.cuda.alloc_pinned_memory(2 * nbytes))
+        return np.frombuffer(getattr(self, buffer), np.int32, nbytes // 4)
 
     def _upload(self, *arrays: np.ndarray):
         """``arrays`` concatenated, as int32, in a new device array: copied on the current
@@ -425,9 +426,7 @@ class GridBatch:
         cp = self.cupy
         n = sum(a.size for a in arrays)
         self._staged.synchronize()
-        if 4 * n > self._stage.size():
-            self._stage = cp.cuda.alloc_pinned_memory(8 * n)
-        host = np.frombuffer(self._stage, np.int32, n)
+        host = self._host(4 * n, "_stage")
         np.concatenate(arrays, out=host, casting="same_kind")
         dev = cp.empty(max(n, 1), dtype=cp.int32)
         stream = cp.cuda.get_current_stream()

@@ -47,8 +47,7 @@ from .auto import is_forest, is_maze_like
 from .base import BLOCKED, UNREACHED
 from .cuda import device_attributes, get_kernel
 from .gpu_base import DeviceProblem
-from .gpu_sweep import INF as SWEEP_MAX_CELLS
-from .gpu_sweep import SweepWavefront
+from .gpu_sweep import SweepWavefront, fits
 from .gpu_tree import TreeWavefront
 
 TILE_COLS = 64
@@ -155,7 +154,7 @@ class GridRelaxProblem(DeviceProblem):
             free = self.graph.free
             if not is_maze_like(free):
                 h, w = self.shape
-                self._mode = "sweep" if h * w <= SWEEP_MAX_CELLS else "tiles"
+                self._mode = "sweep" if fits(h, w) else "tiles"
             else:
                 self._mode = "tree" if is_forest(free) else "tiles"
         return self._mode

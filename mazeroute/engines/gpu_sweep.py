@@ -26,6 +26,15 @@ TEAM_INTS = TILE_ROWS * PITCH + 64 + 4
 TEAM_BYTES = TEAM_INTS * 4
 #: Inside a tile, "no path yet" (kernels/sweep.cu): every level must stay below it.
 INF = 0x1FFFFFFF
+
+
+def fits(height: int, width: int) -> bool:
+    """Whether the sweep kernel can count every level of a ``height`` x ``width`` grid.
+
+    >>> fits(4096, 4096), fits(1 << 15, 1 << 15)
+    (True, False)
+    """
+    return height * width <= INF
 NUM_COUNTERS = 128                                       # kernels/tile_queue.cuh
 EMPTY = -1
 
@@ -54,7 +63,7 @@ class SweepWavefront:
 
     def __init__(self, height: int, width: int, words_per_row: int,
                  options: tuple[str, ...] = (), warps: int = WARPS):
-        if height * width > INF:
+        if not fits(height, width):
             raise ValueError(f"a {height} x {width} grid has more cells than the sweep "
                              f"kernel's levels can count ({INF})")
         self.height, self.width, self.words_per_row = height, width, words_per_row
