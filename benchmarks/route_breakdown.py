@@ -15,10 +15,10 @@ from collections import defaultdict
 import cupy
 import numpy as np
 
-from mazeroute import router as rt
 from mazeroute.bench import route_layout
 from mazeroute.engines import cuda
 from mazeroute.engines import gpu_batch as gb
+from mazeroute.router import sequential as rt
 
 PHASES = "--phases" in sys.argv      # kernel built with -DPHASES: cycles per phase
 if PHASES:

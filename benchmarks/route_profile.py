@@ -14,8 +14,8 @@ import time
 
 import cupy
 
-from mazeroute import router as rt
 from mazeroute.bench import route_layout
+from mazeroute.router import sequential as rt
 
 
 def route(lay):

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import mazeroute.router as router_mod
+import mazeroute.router.sequential as router_mod
 from mazeroute.contract import check_routes
 from mazeroute.engines import UNREACHED, bfs
 from mazeroute.generate import random_layout

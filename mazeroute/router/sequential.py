@@ -17,7 +17,7 @@ Examples
 >>> from mazeroute.layout import parse_layout
 >>> lay = parse_layout({"width": 5, "height": 3, "blockages": [[2, 0, 2, 1]],
 ...                     "nets": [{"name": "a", "pins": [[0, 0], [4, 0]]}]})
->>> res = route(lay, backend="cpu")
+>>> res = Router(lay, backend="cpu").run()
 >>> net = res.nets[0]
 >>> net.routed, net.length, net.bends
 (True, 8, 3)
@@ -27,88 +27,17 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from itertools import chain
 
 import numpy as np
 
-from .backtrace import backtrace, bends
-from .engines import Problem, make_problem, resolve
-from .engines import gpu_batch as gb
-from .layout import Cell, Layout
+from ..backtrace import backtrace, bends
+from ..engines import Problem, make_problem, resolve
+from ..engines import gpu_batch as gb
+from ..layout import Cell, Layout
+from .result import NetRoute, RouteResult
 
-ROUTES_FORMAT = "mazeroute-routes/1"
 ORDERS = ("file", "hpwl")
-
-
-@dataclass
-class NetRoute:
-    """How one net was routed. ``cells`` is in path order for a two-pin net."""
-
-    name: str
-    pins: list[Cell]
-    routed: bool = False
-    order: int | None = None
-    cells: list[Cell] = field(default_factory=list)
-    length: int = 0
-    bends: int = 0
-    levels: int = 0
-    seconds: float = 0.0
-
-    def set_cells(self, xy: np.ndarray) -> None:
-        """Set ``cells`` from a ``(k, 2)`` array of ``x, y``, turned into tuples when read.
-
-        A thousand-net route has some 50,000 cells; as Python tuples they cost more than
-        routing them on the GPU, and writing routes.json needs lists, not tuples.
-        """
-        self.__dict__["_cells"], self.__dict__["_xy"] = None, xy
-
-    def to_json(self) -> dict:
-        xy = self.__dict__.get("_xy")
-        cells = xy.tolist() if xy is not None else [list(c) for c in self.cells]
-        return {"name": self.name, "routed": self.routed, "order": self.order,
-                "cells": cells, "length": self.length, "bends": self.bends}
-
-
-def _get_cells(self: NetRoute) -> list[Cell]:
-    d = self.__dict__
-    if d.get("_xy") is not None:
-        d["_cells"], d["_xy"] = list(zip(*d["_xy"].T.tolist())), None
-    return d["_cells"]
-
-
-def _put_cells(self: NetRoute, cells: list[Cell]) -> None:
-    self.__dict__["_cells"], self.__dict__["_xy"] = cells, None
-
-
-# ``cells`` stays a dataclass field (init, repr, eq); reads go through the lazy getter.
-NetRoute.cells = property(_get_cells, _put_cells)  # type: ignore[assignment]
-
-
-@dataclass
-class RouteResult:
-    """Every net's route (file order), the engine used and the wall time."""
-
-    layout: Layout
-    nets: list[NetRoute]
-    engine: str
-    order: str
-    seconds: float
-    notice: str | None = None
-
-    @property
-    def routed(self) -> int:
-        return sum(n.routed for n in self.nets)
-
-    @property
-    def wirelength(self) -> int:
-        return sum(n.length for n in self.nets if n.routed)
-
-    def to_json(self) -> dict:
-        """The routes file of FORMATS.md, version 1 (plus ``engine`` and ``bends``)."""
-        return {"format": ROUTES_FORMAT, "layout": self.layout.name,
-                "width": self.layout.width, "height": self.layout.height,
-                "engine": self.engine, "nets": [n.to_json() for n in self.nets]}
 
 
 def _pin_coords(nets) -> np.ndarray:
@@ -219,12 +148,6 @@ class Router:
                 progress(k + 1, len(sequence), results[i])
         return RouteResult(self.layout, [results[i] for i in range(len(self.layout.nets))],
                            self.engine, order, time.perf_counter() - start, self.notice)
-
-
-def route(layout: Layout, *, backend: str = "auto", strategy: str | None = None,
-          order: str = "file") -> RouteResult:
-    """Route every net of ``layout`` sequentially; see :class:`Router`."""
-    return Router(layout, backend, strategy).run(order)
 
 
 #: Most nets searched in one launch.
