@@ -20,7 +20,8 @@ from collections.abc import Callable
 
 from ..layout import Layout
 from .congestion import PathFinderOptions
-from .negotiate import Negotiator, negotiate
+from .negotiate import Negotiator
+from .negotiate import negotiate as _negotiate
 from .result import ROUTES_FORMAT, IterationStats, NetRoute, RouteResult
 from .sequential import ORDERS, Router, net_order
 
@@ -41,7 +42,7 @@ def route(layout: Layout, *, backend: str = "auto", strategy: str | None = None,
     if mode == "sequential":
         return Router(layout, backend, strategy).run(order, progress)
     if mode == "negotiate":
-        return negotiate(layout, backend, max_iterations=max_iterations,
+        return _negotiate(layout, backend, max_iterations=max_iterations,
                          time_limit=time_limit, progress=progress, options=options)
     raise ValueError(f"unknown routing mode {mode!r}; choose from {', '.join(MODES)}")
 

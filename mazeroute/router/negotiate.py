@@ -45,6 +45,7 @@ from collections.abc import Callable
 
 import numba
 import numpy as np
+import scipy.ndimage
 
 from ..backtrace import bends
 from ..engines import make_net_search
@@ -165,7 +166,9 @@ class Negotiator:
                     or (y1 < h - 1 and c[:, 1].max() == y1))
 
     # -- routing ----------------------------------------------------------------------
-    def _set_route(self, i: int, xy: np.ndarray | None) -> None:
+    def _set_route(self, i: int, xy: np.ndarray | None, when: int | None = None) -> None:
+        """Give net ``i`` the route ``xy`` (None: rip it up); ``when`` orders the final
+        commits (by default, after everything so far)."""
         self.state.remove(i)
         if xy is None:
             self.routes[i] = self.cells[i] = None
@@ -173,8 +176,8 @@ class Negotiator:
         flat = xy[:, 1] * self.shape[1] + xy[:, 0]
         self.routes[i], self.cells[i] = flat, xy
         self.state.add(i, flat)
-        self.stamp[i] = self._clock
-        self._clock += 1
+        self.stamp[i] = self._clock if when is None else when
+        self._clock = max(self._clock, self.stamp[i]) + 1
 
     def reroute(self, nets: list[int]) -> int:
         """Rip up and reroute ``nets`` in order, batch by batch; a net whose search
@@ -184,7 +187,9 @@ class Negotiator:
         searches = 0
         pending = list(nets)
         while pending:
+            pending_rank = {i: k for k, i in enumerate(pending)}
             boxes = np.array([self.box(i) for i in pending], np.int64).reshape(-1, 4)
+            clock = self._clock             # stamps follow the order, not the batches
             failed = []
             for batch in batches(boxes, self.shape):
                 start = time.perf_counter()
@@ -196,14 +201,15 @@ class Negotiator:
                     cost, [NetRequest(i, self.pins[i], tuple(boxes[k]))
                            for i, k in zip(group, batch)], changed)
                 searches += len(group)
-                for i, xy in zip(group, found):
+                for i, k, xy in zip(group, batch, found):
                     if xy is None:
                         failed.append(i)
                     else:
-                        self._set_route(i, xy)
+                        self._set_route(i, xy, clock + int(k))
                 self.seconds[group] += (time.perf_counter() - start) / len(group)
+            self._clock = clock + len(pending)
             pending = []
-            for i in failed:
+            for i in sorted(failed, key=pending_rank.__getitem__):
                 if self._whole(i):
                     self.enclosed.add(i)
                 else:
@@ -349,34 +355,40 @@ class Negotiator:
             if r.routed:
                 c = np.array(r.cells, np.int64).reshape(-1, 2)
                 wires[c[:, 1], c[:, 0]] = i
-        # pins of other nets passable but dear: which pins enclose a net
-        pin_search = make_net_search(self.backend, self.free, np.full(self.shape, -1, np.int32))
-        pin_cost = np.ones(self.shape, COST_DTYPE)
-        pin_cost[self.owner >= 0] = COST_MAX
         # wires passable but dear, pins as always: which wires wall a net off
         wire_search = make_net_search(self.backend, self.free, self.owner)
         wire_cost = np.ones(self.shape, COST_DTYPE)
         wire_cost[wires >= 0] = COST_MAX
         for i in todo:
-            req = NetRequest(i, self.pins[i], whole)
             if negotiated and i in self.conflicts:
                 result.nets[i].reason = (f"still in conflict with nets "
                                          f"{_names(self.layout, self.conflicts[i])} after "
                                          f"{iterations} iterations")
                 continue
-            xy = wire_search.route(wire_cost, [req])[0]
+            xy = wire_search.route(wire_cost, [NetRequest(i, self.pins[i], whole)])[0]
             if xy is not None:
                 by = set(wires[xy[:, 1], xy[:, 0]].tolist()) - {-1, i}
-                if by:
-                    result.nets[i].reason = ("walled off by the wires of nets "
-                                             + _names(self.layout, by))
-                    continue
-            xy = pin_search.route(pin_cost, [req])[0]
-            if xy is None:
-                result.nets[i].reason = "cut off from its pins by blockages"
-            else:
-                by = set(self.owner[xy[:, 1], xy[:, 0]].tolist()) - {-1, i}
-                result.nets[i].reason = f"enclosed by the pins of nets {_names(self.layout, by)}"
+                result.nets[i].reason = ("walled off by the wires of nets "
+                                         + _names(self.layout, by))
+                continue
+            result.nets[i].reason = self._enclosure(i)
+
+    def _enclosure(self, i: int) -> str:
+        """Why net ``i`` has no route even through other nets' wires: the pins of other
+        nets around the smallest piece of free space holding one of its pins, or
+        blockages alone."""
+        passable = self.free & ((self.owner == -1) | (self.owner == i))
+        label, _ = scipy.ndimage.label(passable)
+        pins = self.pins[i]
+        parts = np.unique(label[pins[:, 1], pins[:, 0]])
+        sizes = np.bincount(label.ravel())
+        part = parts[np.argmin(sizes[parts])]
+        inside = np.pad(label == part, 1)
+        rim = (inside[:-2, 1:-1] | inside[2:, 1:-1] | inside[1:-1, :-2] | inside[1:-1, 2:])
+        others = set(self.owner[rim & (self.owner >= 0) & (self.owner != i)].tolist())
+        if not others:
+            return "cut off from its pins by blockages"
+        return f"enclosed by the pins of nets {_names(self.layout, others)}"
 
 
 def sequential_routes(layout: Layout, backend: str = "auto") -> RouteResult:
