@@ -599,3 +599,73 @@ def _reduce(a: np.ndarray, k: int, pad, op) -> np.ndarray:
     full[:h, :w] = a
     blocks = full.reshape(hh // k, k, ww // k, k)
     return op.reduce(op.reduce(blocks, axis=3), axis=1)
+
+
+# -- the congestion picture ------------------------------------------------------------
+#: Mark of an unrouted net's pin in the congestion picture.
+CONGESTION_UNROUTED: RGB = (0, 200, 255)
+#: Colour map of history cost (the low end is skipped, so no shade is near BLOCKED).
+_HEAT_CMAP = "inferno"
+
+
+def congestion_image(result: RouteResult, *, scale: int | None = None) -> Image.Image:
+    """The history cost of a negotiated route as an exact-pixel heat map.
+
+    Cells with no history are :data:`FREE`, blockages :data:`BLOCKED`, a cell with
+    history ``h`` takes the ``inferno`` colour of ``h / max(h)`` (from a quarter of the
+    map up: the more often a cell was fought over, the brighter). Every pin of an
+    unrouted net is marked :data:`CONGESTION_UNROUTED` (a centred square, or the whole
+    cell when ``scale < 3``).
+
+    >>> import numpy as np
+    >>> from mazeroute.layout import parse_layout
+    >>> from mazeroute.router import route
+    >>> lay = parse_layout({"width": 3, "height": 3, "nets": [
+    ...     {"name": "x", "pins": [[0, 1], [2, 1]]}, {"name": "y", "pins": [[1, 0], [1, 2]]}]})
+    >>> res = route(lay, backend="cpu", mode="negotiate", max_iterations=3)
+    >>> img = np.asarray(congestion_image(res, scale=4))
+    >>> img.shape, tuple(img[4 + 2, 4 + 2]) == FREE        # (1, 1) was fought over
+    ((12, 12, 3), False)
+    >>> tuple(img[2 * 4 + 2, 1 * 4 + 2]) == CONGESTION_UNROUTED   # y's pin (1, 2)
+    True
+    """
+    import matplotlib
+
+    if result.history is None:
+        raise ValueError("only a negotiated result (mode 'negotiate') has history costs")
+    layout = result.layout
+    s = _scale(layout, scale)
+    hist = np.asarray(result.history, dtype=float)
+    rgb = np.empty(hist.shape + (3,), np.uint8)
+    rgb[...] = FREE
+    hot = hist > 0
+    if hot.any():
+        lut = (matplotlib.colormaps[_HEAT_CMAP](np.linspace(0.25, 1.0, 256))[:, :3] * 255)
+        idx = np.clip((hist[hot] / hist.max() * 255).round().astype(int), 0, 255)
+        rgb[hot] = lut.round().astype(np.uint8)[idx]
+    rgb[layout.blocked] = BLOCKED
+    mark = np.zeros(hist.shape, bool)
+    for net, r in zip(layout.nets, result.nets):
+        if not r.routed:
+            p = np.asarray(net.pins, dtype=np.int64).reshape(-1, 2)
+            mark[p[:, 1], p[:, 0]] = True
+    if s > 1:
+        rgb = np.repeat(np.repeat(rgb, s, axis=0), s, axis=1)
+    lo, hi = pin_marker(s)
+    tile = np.zeros((s, s), bool)
+    if hi > lo:
+        tile[lo:hi, lo:hi] = True
+    else:
+        tile[...] = True
+    rgb[np.kron(mark, tile).astype(bool)] = CONGESTION_UNROUTED
+    return Image.fromarray(rgb)
+
+
+def save_congestion_png(result: RouteResult, path: str | Path, *,
+                        scale: int | None = None) -> Path:
+    """Write :func:`congestion_image` as a PNG, atomically; return the path."""
+    img = congestion_image(result, scale=scale)
+    path = Path(path)
+    with atomic_path(path) as tmp:
+        img.save(tmp, format="PNG")
+    return path

@@ -70,3 +70,47 @@ def summary_row(file: str, result: RouteResult | None = None, error: str = "",
             "height": lay.height, "nets": len(lay.nets), "routed": result.routed,
             "wirelength": result.wirelength, "seconds": round(result.seconds, 6),
             "engine": result.engine, "error": error}
+
+
+def format_negotiation(result: RouteResult, max_rows: int | None = None) -> str:
+    """Negotiation's part of the report: one row per iteration, then why each unrouted
+    net is unrouted (``max_rows`` of them at most). Empty for a sequential result.
+
+    >>> from mazeroute.layout import parse_layout
+    >>> from mazeroute.router import route
+    >>> lay = parse_layout({"width": 3, "height": 3, "nets": [
+    ...     {"name": "x", "pins": [[0, 1], [2, 1]]}, {"name": "y", "pins": [[1, 0], [1, 2]]}]})
+    >>> print(format_negotiation(route(lay, backend="cpu", mode="negotiate",
+    ...                                max_iterations=2)))   # doctest: +ELLIPSIS
+    negotiation: stopped after 2 iterations with 1 cell shared by 2 nets
+    iteration  overused cells  nets in conflict  nets rerouted  pres_fac  time
+    1          1               2                 2              0         ...
+    2          1               2                 2              0.5       ...
+    unrouted nets: 1
+      y: still in conflict with nets x after 2 iterations
+    <BLANKLINE>
+    """
+    if result.mode != "negotiate" or not result.iterations:
+        return ""
+    its = result.iterations
+    last = its[-1]
+    if last.overused == 0:
+        head = f"negotiation: converged after {len(its)} iteration{'s' * (len(its) != 1)}"
+    else:
+        head = (f"negotiation: stopped after {len(its)} iterations with {last.overused} "
+                f"cell{'s' * (last.overused != 1)} shared by {last.conflicts} nets")
+    header = ("iteration", "overused cells", "nets in conflict", "nets rerouted", "pres_fac",
+              "time")
+    rows = [(str(s.iteration), str(s.overused), str(s.conflicts), str(s.rerouted),
+             f"{s.pres_fac:.3g}", _ms(s.seconds)) for s in its]
+    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(header)]
+    fmt = lambda r: "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip()  # noqa: E731
+    lines = [head, fmt(header), *(fmt(r) for r in rows)]
+    unrouted = [n for n in result.nets if not n.routed]
+    if unrouted:
+        lines.append(f"unrouted nets: {len(unrouted)}")
+        shown = unrouted if max_rows is None else unrouted[:max_rows]
+        lines += [f"  {n.name}: {n.reason or 'no reason recorded'}" for n in shown]
+        if len(shown) < len(unrouted):
+            lines.append(f"  ... {len(unrouted) - len(shown)} more (reasons in routes.json)")
+    return "\n".join(lines) + "\n"
