@@ -32,8 +32,9 @@ from itertools import chain
 import numpy as np
 
 from ..backtrace import backtrace, bends
-from ..engines import Problem, make_problem, resolve
+from ..engines import Problem, device_errors, first_line, make_problem, resolve
 from ..engines import gpu_batch as gb
+from ..errors import EngineUnavailable
 from ..layout import Cell, Layout
 from .result import NetRoute, RouteResult
 
@@ -74,23 +75,51 @@ class Router:
     def __init__(self, layout: Layout, backend: str = "auto", strategy: str | None = None):
         self.layout = layout
         self.grid = layout.grid()
+        self._requested = backend
         spec, self.notice = resolve(backend, strategy, self.grid)
-        self.problem: Problem = make_problem(self.grid, spec.backend, spec.strategy)
         self.engine = f"{spec.backend}/{spec.strategy}"
-        self.committed = 0
         pins = _pin_coords(layout.nets)
-        if pins.size:
-            self.problem.set_blocked(self.grid.vertices(pins))
         # net i's pins as rows x, y of pin_xy from pin_start[i] on (the batched loop's input)
         self.pin_xy = pins.reshape(-1, 2)
         self.pin_count = np.fromiter((len(net.pins) for net in layout.nets), np.int64,
                                      len(layout.nets))
         self.pin_start = np.cumsum(self.pin_count) - self.pin_count
-        self.batch = gb.batch_device(self.problem)
+        self.committed = 0
         self.batches = 0                 # batched launches of the last run
+        self._wires: list[np.ndarray] = []     # committed wires' vertices, in order
+        try:
+            self._build(spec.backend, spec.strategy)
+        except device_errors() as e:
+            self._device_failed(e)
+
+    def _build(self, backend: str, strategy: str) -> None:
+        """The engine's problem with every pin and committed wire blocked."""
+        self.problem: Problem = make_problem(self.grid, backend, strategy)
+        self.engine = f"{backend}/{strategy}"
+        blocked = [self.grid.vertices(self.pin_xy), *self._wires]
+        cells = np.concatenate(blocked) if blocked else np.zeros(0, np.int64)
+        if cells.size:
+            self.problem.set_blocked(cells)
+        self.batch = gb.batch_device(self.problem)
+
+    def _device_failed(self, e: BaseException) -> None:
+        """A GPU fault (out of memory, a CUDA error): under ``auto`` go on with the CPU
+        engine from the state committed so far, with a notice; else one clear error."""
+        if self._requested != "auto" or not self.engine.startswith("gpu"):
+            raise EngineUnavailable(f"the GPU engine failed: {first_line(e)}") from None
+        failed = self.engine
+        self._build("cpu", resolve("cpu", None, self.grid)[0].strategy)
+        self.notice = f"{failed} failed ({first_line(e)}); using the CPU engine"
 
     def route_net(self, index: int) -> NetRoute:
         """Route net ``index`` against everything committed so far, and commit it."""
+        try:
+            return self._route_net(index)
+        except device_errors() as e:
+            self._device_failed(e)
+            return self._route_net(index)
+
+    def _route_net(self, index: int) -> NetRoute:
         net = self.layout.nets[index]
         result = NetRoute(net.name, list(net.pins))
         start = time.perf_counter()
@@ -115,7 +144,9 @@ class Router:
             self.problem.set_blocked(pins)
         else:
             cells = np.concatenate(tree)
-            self.problem.set_blocked(self.grid.vertices(cells))
+            wire = self.grid.vertices(cells)
+            self.problem.set_blocked(wire)
+            self._wires.append(wire)
             result.routed, result.order = True, self.committed
             result.set_cells(cells)
             result.length = len(cells) - 1
@@ -125,6 +156,13 @@ class Router:
 
     def full_wavefront(self, index: int) -> np.ndarray:
         """Levels of a complete wavefront from net ``index``'s root, given the state now."""
+        try:
+            return self._full_wavefront(index)
+        except device_errors() as e:
+            self._device_failed(e)
+            return self._full_wavefront(index)
+
+    def _full_wavefront(self, index: int) -> np.ndarray:
         net = self.layout.nets[index]
         pins = self.grid.vertices(net.pins)
         self.problem.set_blocked(pins, False)
@@ -135,19 +173,35 @@ class Router:
 
     def run(self, order: str = "file",
             progress: Callable[[int, int, NetRoute], None] | None = None) -> RouteResult:
-        """Route every net in ``order``; results come back in file order."""
+        """Route every net in ``order``; results come back in file order.
+
+        A GPU fault under ``backend="auto"`` restarts the run on the CPU engine (see
+        :attr:`notice`); with ``backend="gpu"`` it is an
+        :class:`~mazeroute.errors.EngineUnavailable` error.
+        """
         start = time.perf_counter()
         sequence = net_order(self.layout, order)
+        committed, wires = self.committed, len(self._wires)
+        try:
+            results = self._run(sequence, progress)
+        except device_errors() as e:
+            self.committed = committed
+            del self._wires[wires:]
+            self._device_failed(e)
+            results = self._run(sequence, progress)
+        return RouteResult(self.layout, [results[i] for i in range(len(self.layout.nets))],
+                           self.engine, order, time.perf_counter() - start, self.notice)
+
+    def _run(self, sequence: list[int], progress) -> dict[int, NetRoute]:
         self.batches = 0
         batched = (_BatchRun(self, sequence).run() if self.batch is not None and sequence
                    else None)
         results: dict[int, NetRoute] = {}
         for k, i in enumerate(sequence):
-            results[i] = batched[i] if batched is not None else self.route_net(i)
+            results[i] = batched[i] if batched is not None else self._route_net(i)
             if progress:
                 progress(k + 1, len(sequence), results[i])
-        return RouteResult(self.layout, [results[i] for i in range(len(self.layout.nets))],
-                           self.engine, order, time.perf_counter() - start, self.notice)
+        return results
 
 
 #: Most nets searched in one launch.
@@ -247,7 +301,7 @@ class _BatchRun:
         later = later[later > p]
         cells, pos = gb.wire_cells(later, self.book[4], self.book[5], self.store, 1)
         self.dev.uncommit(cells, pos)
-        result = router.route_net(self.sequence[p])
+        result = router._route_net(self.sequence[p])
         self.alone[p] = result
         state[p] = gb.FINAL
         self.book[1, p] = 0
