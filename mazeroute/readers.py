@@ -217,13 +217,14 @@ def _read_text(path: str | os.PathLike, limit: int | None = None) -> str:
         raise InputError("is a directory, not a layout file", file=path) from None
     except OSError as e:
         raise InputError(f"cannot read: {e.strerror}", file=path) from None
-    with os.fdopen(fd, "rb") as f:
-        mode = os.fstat(f.fileno()).st_mode
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
         if stat.S_ISDIR(mode):
             raise InputError("is a directory, not a layout file", file=path)
-        if not stat.S_ISREG(mode):
-            raise InputError("is not a regular file (a FIFO, device or socket?); give a "
-                             "layout file", file=path)
+        raise InputError("is not a regular file (a FIFO, device or socket?); give a "
+                         "layout file", file=path)
+    with os.fdopen(fd, "rb") as f:
         cap = MAX_INPUT_BYTES if limit is None else limit
         try:
             data = f.read(cap + 1)
@@ -297,10 +298,10 @@ def _parse_numberlink(text: str, file) -> list[Layout]:
         for y, row in enumerate(rows):
             no = head + 1 + y
             row = row.rstrip()
+            if _NL_SIZE.fullmatch(row.strip()) or not row.strip():
+                raise _err(f"puzzle {k} ({w} x {h}, size on line {head}) has only {y} of "
+                           f"its {h} rows", file, no)
             if len(row) != w:
-                if _NL_SIZE.fullmatch(row.strip()) or not row.strip():
-                    raise _err(f"puzzle {k} ({w} x {h}, size on line {head}) has only {y} of "
-                               f"its {h} rows", file, no)
                 raise _err(f"row {y + 1} of puzzle {k} has {len(row)} characters, expected {w}",
                            file, no)
             for hit in _NL_PIN.finditer(row):
