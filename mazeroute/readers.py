@@ -245,6 +245,8 @@ def _read_text(path: str | os.PathLike, limit: int | None = None) -> str:
 
 
 def _sniff_text(text: str) -> str:
+    if len(text) > SNIFF_BYTES:                 # the head decides; drop its cut last line
+        text = text[:text.rfind("\n", 0, SNIFF_BYTES) + 1] or text[:SNIFF_BYTES]
     lines = [s.strip() for s in text.splitlines()]
     body = [s for s in lines if s and not s.startswith("#")]
     if not body:
