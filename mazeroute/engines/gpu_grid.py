@@ -274,6 +274,13 @@ class GridRelaxProblem(DeviceProblem):
         self._sweep.run(self.level, self.free_bits, sources)
         return self._sweep.max_level() + 1
 
+    def device_state(self) -> tuple:
+        """The device arrays a batched search shares (:class:`~.gpu_batch.GridBatch`):
+        ``free_bits, rest, level, words_per_row``, with every queued blockage change
+        applied first."""
+        self._apply_writes()
+        return self.free_bits, self.rest, self.level, self.words_per_row
+
     def _start_whole(self) -> None:
         """Before a run that labels the whole grid: blockage changes in, all of it dirty."""
         self._apply_writes()
