@@ -383,7 +383,7 @@ def safe_folder_name(name: str, taken: set[str] | None = None) -> str:
     """A folder name made from ``name`` that stays inside the folder it is put in.
 
     Path separators, control and format characters and other punctuation become
-    ``_``; no leading dot or dash; at most :data:`FOLDER_NAME_CHARS` characters; never
+    ``_``; no ``..``, no leading dot or dash; at most :data:`FOLDER_NAME_CHARS` characters; never
     one of :data:`RESERVED_NAMES`. With ``taken`` (names already given out, compared
     without case) the name is made unique with ``-2``, ``-3``, ... and added to it.
 
@@ -394,8 +394,8 @@ def safe_folder_name(name: str, taken: set[str] | None = None) -> str:
     text = unicodedata.normalize("NFC", str(name))
     chars = [c if (c.isalnum() or c in "-_.+=,@") and c.isprintable() else "_" for c in text]
     safe = "".join(chars)
-    while "__" in safe:
-        safe = safe.replace("__", "_")
+    while "__" in safe or ".." in safe:
+        safe = safe.replace("__", "_").replace("..", ".")
     safe = safe.lstrip("._-")[:FOLDER_NAME_CHARS].rstrip(". ") or "layout"
     if set(safe) <= {".", "_"}:
         safe = "layout"
