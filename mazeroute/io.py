@@ -29,6 +29,7 @@ import errno
 import os
 import signal
 import tempfile
+import threading
 import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
@@ -73,20 +74,31 @@ class OutputError(Exception):
 # -- signals --------------------------------------------------------------------------
 @contextlib.contextmanager
 def signals_held() -> Iterator[None]:
-    """Hold back SIGINT and SIGTERM inside the block; they arrive when it ends.
+    """Hold back SIGINT and SIGTERM inside the block; they take effect when it ends.
 
     Used around the few renames that replace a set of outputs, so that an interruption
-    lands before or after them, never between two of them.
+    lands before or after them, never between two of them. (Python-level handlers, not
+    a signal mask: another thread, e.g. a BLAS worker's, may be the one that receives a
+    process's signal.) Outside the main thread nothing is held: signals are handled
+    there only.
     """
-    mask = getattr(signal, "pthread_sigmask", None)
-    if mask is None:
+    if threading.current_thread() is not threading.main_thread():
         yield
         return
-    old = mask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    caught: list[int] = []
+    old = {}
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            old[sig] = signal.signal(sig, lambda signum, frame: caught.append(signum))
+        except (ValueError, OSError):
+            pass
     try:
         yield
     finally:
-        mask(signal.SIG_SETMASK, old)
+        for sig, handler in old.items():
+            signal.signal(sig, signal.SIG_DFL if handler is None else handler)
+        for sig in dict.fromkeys(caught):
+            signal.raise_signal(sig)              # as if it arrived now
 
 
 # -- one file ---------------------------------------------------------------------------
@@ -235,12 +247,12 @@ class OutputSet:
                     if backup is not None:
                         done.append((path, backup))
             except OSError as e:
-                for path, backup in reversed(done):      # back as it was
+                for moved, backup in reversed(done):     # back as it was
                     with contextlib.suppress(OSError):
                         if backup is not None:
-                            os.replace(backup, path)
+                            os.replace(backup, moved)
                         else:
-                            os.unlink(path)
+                            os.unlink(moved)
                 self._discard()
                 raise OutputError.from_os(e, path) from None
             for _, backup in done:

@@ -651,8 +651,12 @@ def test_interrupted_batch_keeps_a_summary_of_what_finished(tmp_path, monkeypatc
     assert _parts(tmp_path) == []
 
 
-def test_sigterm_stops_like_ctrl_c(tmp_path, monkeypatch, capsys):
+def test_sigterm_stops_like_ctrl_c(tmp_path, monkeypatch, capsys, request):
     """Issue 12 item 6: SIGTERM mid-batch, mid-route, mid-generate: clean stop, exit 143."""
+    def unhandled(signum, frame):       # without main's handler: fail, not kill pytest
+        raise AssertionError("SIGTERM reached the test's own handler")
+    previous = signal.signal(signal.SIGTERM, unhandled)
+    request.addfinalizer(lambda: signal.signal(signal.SIGTERM, previous))
     before = signal.getsignal(signal.SIGTERM)
     src, out = _batch_src(tmp_path, 4), tmp_path / "out"
     term = lambda: os.kill(os.getpid(), signal.SIGTERM)   # noqa: E731
