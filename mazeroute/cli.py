@@ -346,20 +346,18 @@ def cmd_wavefront(args) -> int:
     title = (f"{_title_text(layout.name)}: net {_title_text(net.name)}, wavefront from "
              f"{list(net.pins[0])} ({router.engine})")
     written = [png] + ([gif] if gif is not None else [])
-    with OutputSet(png.parent) as files:
+    with OutputSet(None) as files:                 # the picture and the GIF together
         try:
-            save_wavefront_png(layout, levels, files.stage(png.name), roots=[net.pins[0]],
+            save_wavefront_png(layout, levels, files.stage(png), roots=[net.pins[0]],
                                target=target, path_cells=path, title=title, others=others)
         except OSError as e:
             raise OutputError.from_os(e, png) from None
         if gif is not None:
-            with OutputSet(gif.parent) as gifs:
-                try:
-                    save_wavefront_gif(layout, levels, gifs.stage(gif.name),
-                                       roots=[net.pins[0]], target=target, path_cells=path,
-                                       others=others)
-                except OSError as e:
-                    raise OutputError.from_os(e, gif) from None
+            try:
+                save_wavefront_gif(layout, levels, files.stage(gif), roots=[net.pins[0]],
+                                   target=target, path_cells=path, others=others)
+            except OSError as e:
+                raise OutputError.from_os(e, gif) from None
     if not args.quiet:
         from .engines import UNREACHED
         reached = levels[levels != UNREACHED]

@@ -169,7 +169,8 @@ class OutputSet:
 
     ``folder`` is where relative names go; every path must stay inside ``root`` (by
     default ``folder``; checked after resolving symbolic links, so a link planted in
-    the folder the user named cannot lead a write elsewhere).
+    the folder the user named cannot lead a write elsewhere). With ``folder=None`` the
+    names are files the user named, wherever they are (their folders are created).
 
     >>> import tempfile, pathlib
     >>> d = pathlib.Path(tempfile.mkdtemp())
@@ -185,14 +186,16 @@ class OutputSet:
     (['old.txt'], 'old')
     """
 
-    def __init__(self, folder: str | Path, root: str | Path | None = None):
-        self.folder = Path(folder)
+    def __init__(self, folder: str | Path | None, root: str | Path | None = None):
+        self.folder = None if folder is None else Path(folder)
         self.root = self.folder if root is None else Path(root)
         self._staged: list[tuple[Path, Path]] = []
         self._removed: list[Path] = []
         self._created = False
 
     def __enter__(self) -> OutputSet:
+        if self.folder is None:
+            return self
         ensure_inside(self.folder, self.root)
         if not self.folder.is_dir():
             try:
@@ -207,6 +210,8 @@ class OutputSet:
 
     def target(self, name: str | Path) -> Path:
         """``folder / name``, checked to lie inside ``root``."""
+        if self.folder is None:
+            return Path(name)
         path = self.folder / name
         ensure_inside(path, self.root)
         return path
@@ -214,6 +219,11 @@ class OutputSet:
     def stage(self, name: str | Path) -> Path:
         """A temporary file that becomes ``folder / name`` when the block ends well."""
         path = self.target(name)
+        if self.folder is None and not path.parent.is_dir():
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as e:
+                raise OutputError.from_os(e, path.parent, "cannot create the folder") from None
         try:
             tmp = _temporary(path)
         except OSError as e:
@@ -234,7 +244,7 @@ class OutputSet:
     def _commit(self) -> None:
         done: list[tuple[Path, Path | None]] = []   # (path, backup of its old file)
         mode = 0o666 & ~_umask()
-        path = self.folder
+        path = self.folder or Path(".")
         with signals_held():
             try:
                 for tmp, path in self._staged:
@@ -265,7 +275,7 @@ class OutputSet:
             for tmp, _ in self._staged:
                 with contextlib.suppress(OSError):
                     os.unlink(tmp)
-            if self._created:
+            if self._created and self.folder is not None:
                 with contextlib.suppress(OSError):
                     self.folder.rmdir()           # only when empty
 

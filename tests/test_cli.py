@@ -931,3 +931,23 @@ def test_control_characters_never_reach_the_outputs_raw(tmp_path, capsys):
     assert json.loads((out / "routes.json").read_text())["nets"][0]["name"] == "a\x00b"
     row = summary_row("f\nile.yaml", result, folder="f")
     assert all(str(v).isprintable() and len(str(v)) <= 300 for v in row.values())
+
+
+def test_wavefront_picture_and_gif_are_replaced_together(good, tmp_path, monkeypatch, capsys):
+    """Issue 12 items 3, 7: new folders are made; a failed GIF keeps the old PNG too."""
+    import mazeroute.render as render
+    png, gif = tmp_path / "p" / "w.png", tmp_path / "g" / "sub" / "w.gif"
+    argv = ["wavefront", str(good), "-o", str(png), "--gif", str(gif), "-q", "--backend", "cpu"]
+    assert main(argv) == 0
+    old = png.read_bytes(), gif.read_bytes()
+
+    def full(*a, **k):
+        raise OSError(errno.ENOSPC, "No space left on device")
+    monkeypatch.setattr(render, "save_wavefront_gif", full)
+    assert main([*argv, "--net", "b"]) == 2
+    line = _one_line(capsys.readouterr().err)
+    assert str(gif) in line and "No space left on device" in line
+    assert (png.read_bytes(), gif.read_bytes()) == old
+    assert sorted(os.listdir(png.parent)) == ["w.png"] and os.listdir(gif.parent) == ["w.gif"]
+    assert main([*argv[:4], "--gif", str(png)]) == 2            # one file named twice
+    assert "--gif" in _one_line(capsys.readouterr().err)
