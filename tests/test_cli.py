@@ -783,6 +783,8 @@ def test_picture_over_the_pixel_cap_is_skipped(good, tmp_path, monkeypatch, caps
     assert not (out / "demo" / "layout.png").exists() and (out / "demo" / "routes.json").exists()
     assert main(["batch", str(good), "-o", str(out), "--backend", "cpu"]) == 0
     assert "more than the 10000 pixels allowed" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="more than the 10000 pixels"):
+        render.layout_image(load_layout(good))          # the renderer's own guard
 
 
 def test_generate_has_a_memory_guard(tmp_path, monkeypatch, capsys):
