@@ -29,7 +29,8 @@ from .io import write_text
 
 #: Largest grid accepted: vertex ids must fit in 32 bits.
 MAX_CELLS = 2**31 - 2
-#: Rough host bytes per cell that routing a layout needs (mask, levels, queue, picture).
+#: Rough host bytes per cell that routing a layout needs (mask, levels, queue, parsing;
+#: the picture is counted apart, per pixel, by the command line).
 BYTES_PER_CELL = 24
 
 _Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
@@ -186,10 +187,10 @@ def parse_layout(data, file: str | Path = "<layout>") -> Layout:
         raise InputError(f"{width} x {height} cells is more than the {MAX_CELLS} a layout "
                          "may have", file=file, field="width")
     need = width * height * BYTES_PER_CELL
-    have = _memory_bytes()
+    have = available_memory()
     if have and need > have:
         raise InputError(f"{width} x {height} cells needs about {need / 2**30:.1f} GiB, "
-                         f"more than this machine's {have / 2**30:.1f} GiB",
+                         f"more than the {have / 2**30:.1f} GiB of memory available",
                          file=file, field="width")
     rects = _parse_blockages(data.get("blockages", []), width, height, file)
     if "nets" not in data:
@@ -392,7 +393,18 @@ def _blockage_at(layout: Layout, x: int, y: int) -> str:
     return "a blocked cell"
 
 
-def _memory_bytes() -> int:
+def available_memory() -> int:
+    """Bytes of memory a new allocation can get now (0 when unknown).
+
+    Linux's ``MemAvailable`` (free memory plus caches it can drop), else physical memory.
+    """
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
     try:
         return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (ValueError, OSError, AttributeError):

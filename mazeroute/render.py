@@ -93,6 +93,11 @@ LEGEND_NETS = 40
 MAX_SCALE = 24
 #: Long side in pixels the default scale aims the grid at.
 TARGET_SIDE = 2048
+#: Most pixels a layout picture may have; a larger one is refused before drawing.
+MAX_PICTURE_PIXELS = 2**27
+#: Host bytes a pixel of a layout picture takes at the peak of drawing and saving it
+#: (labels, the colour look-up, the canvas, the PNG encoder's copy).
+PICTURE_BYTES_PER_PIXEL = 16
 
 # tab20 without its two greys (too close to FREE and BLOCKED): strong colours first.
 _PALETTE: list[RGB] = [
@@ -216,6 +221,10 @@ def layout_image(layout: Layout, routes: RouteResult | None = None, *, scale: in
     legend : add the legend panel right of the grid
     """
     s = _scale(layout, scale)
+    iw, ih = image_size(layout, s, legend)
+    if iw * ih > MAX_PICTURE_PIXELS:
+        raise ValueError(f"a {iw} x {ih} picture has more than the {MAX_PICTURE_PIXELS} "
+                         "pixels a layout picture may have")
     n = len(layout.nets)
     if routes is not None and len(routes.nets) != n:
         raise ValueError(f"the routes hold {len(routes.nets)} nets, the layout {n}")
@@ -250,7 +259,6 @@ def layout_image(layout: Layout, routes: RouteResult | None = None, *, scale: in
     grid = table[label]
     if not legend:
         return Image.fromarray(grid)
-    iw, ih = image_size(layout, s, True)
     canvas = np.empty((ih, iw, 3), dtype=np.uint8)
     canvas[...] = LEGEND_BG
     canvas[:h * s, :w * s] = grid
