@@ -50,7 +50,8 @@ from .io import (
     write_csv,
     write_text,
 )
-from .layout import BYTES_PER_CELL, MAX_CELLS, Layout, Net, load_layout, save_layout
+from .layout import BYTES_PER_CELL, MAX_CELLS, Layout, Net, save_layout
+from .readers import FORMATS, load_layouts, sniff_format
 from .report import SUMMARY_FIELDS, format_report, safe_text, summary_row
 from .router import ORDERS, Router, RouteResult, net_order
 
@@ -142,11 +143,38 @@ def _regular_input(path: str | Path) -> None:
     raise InputError(f"is {kind}, not a regular file", file=path)
 
 
-def _load(path: str | Path, netlist: str | Path | None = None) -> Layout:
+def _input_options(p: argparse.ArgumentParser, puzzle: bool = True) -> None:
+    g = p.add_argument_group("input")
+    g.add_argument("--format", default="auto", choices=FORMATS,
+                   help="input format (default: auto = recognised by content: layout YAML, "
+                        "numberlink or ADC puzzle, Moving AI map)")
+    if puzzle:
+        g.add_argument("--puzzle", type=int, metavar="K",
+                       help="which puzzle of a file holding several (1, 2, ...)")
+
+
+def _load_all(path: str | Path, netlist: str | Path | None = None,
+              fmt: str = "auto") -> list[Layout]:
+    """Every layout of an input file (a numberlink file may hold many puzzles)."""
     _regular_input(path)
     if netlist is not None:
         _regular_input(netlist)
-    return load_layout(path, netlist)
+    return load_layouts(path, fmt, netlist)
+
+
+def _load(path: str | Path, netlist: str | Path | None = None, fmt: str = "auto",
+          puzzle: int | None = None) -> Layout:
+    """The one layout a command works on (``puzzle``: which one of a file of several)."""
+    layouts = _load_all(path, netlist, fmt)
+    if puzzle is None and len(layouts) == 1:
+        return layouts[0]
+    if puzzle is None:
+        raise InputError(f"holds {len(layouts)} puzzles: pick one with --puzzle K, or route "
+                         "them all with `mazeroute batch`", file=path, field="--puzzle")
+    if not 1 <= puzzle <= len(layouts):
+        raise InputError(f"must be 1 .. {len(layouts)} for this file, got {puzzle}",
+                         file=path, field="--puzzle")
+    return layouts[puzzle - 1]
 
 
 def _check_scale(scale: int | None) -> None:
@@ -277,7 +305,7 @@ def cmd_route(args) -> int:
     if args.output:
         check_output_folder(args.output)
     _check_engine(args)
-    layout = _load(args.layout, args.nets)
+    layout = _load(args.layout, args.nets, args.format, args.puzzle)
     if args.output:
         out = root = Path(args.output)
     else:
@@ -312,7 +340,7 @@ def cmd_wavefront(args) -> int:
     if gif is not None and png.resolve() == gif.resolve():
         raise InputError("names the same file as -o", field="--gif")
     _check_engine(args)
-    layout = _load(args.layout, args.nets)
+    layout = _load(args.layout, args.nets, args.format, args.puzzle)
     names = [n.name for n in layout.nets]
     if args.net is None:
         if not names:
@@ -371,14 +399,25 @@ def cmd_wavefront(args) -> int:
 
 #: Suffixes of the layout files a batch finds in a folder (compared without case).
 LAYOUT_SUFFIXES = (".yaml", ".yml")
+#: Suffixes of files a batch takes from a folder when their content is a puzzle or a map
+#: (a README.txt beside them is not a layout).
+PUZZLE_SUFFIXES = (".txt", ".map")
+
+
+def _is_puzzle(path: Path) -> bool:
+    try:
+        return path.is_file() and sniff_format(path) != "yaml"
+    except (InputError, OSError):
+        return False
 
 
 def _layout_files(folder: Path) -> list[Path]:
-    """Every ``.yaml``/``.yml`` entry under ``folder`` that is not a folder.
+    """Every ``.yaml``/``.yml`` entry under ``folder`` that is not a folder, and every
+    ``.txt``/``.map`` file whose content is a puzzle or a map.
 
-    FIFOs, devices and broken links are included, so that the batch reports them in
-    their rows rather than skipping them unseen; links to folders are not followed
-    (a link loop cannot trap the search).
+    FIFOs, devices and broken links of layout names are included, so that the batch
+    reports them in their rows rather than skipping them unseen; links to folders are
+    not followed (a link loop cannot trap the search).
     """
     found = []
 
@@ -386,8 +425,11 @@ def _layout_files(folder: Path) -> list[Path]:
         _say("warning", f"{e.filename}: cannot search: {e.strerror}")
 
     for dirpath, _dirs, names in os.walk(folder, onerror=unreadable):
-        found += [Path(dirpath) / n for n in names
-                  if os.path.splitext(n)[1].lower() in LAYOUT_SUFFIXES]
+        for n in names:
+            suffix = os.path.splitext(n)[1].lower()
+            if suffix in LAYOUT_SUFFIXES or (suffix in PUZZLE_SUFFIXES
+                                             and _is_puzzle(Path(dirpath) / n)):
+                found.append(Path(dirpath) / n)
     return sorted(found)
 
 
@@ -415,24 +457,41 @@ def _collect(inputs: Sequence[str]) -> list[Path]:
     return unique
 
 
-def batch_layout(file: Path, out: Path, taken: set[str], args) -> dict:
-    """Load, route and write one layout of a batch into ``out``; return its summary row.
+def batch_layout(file: Path, out: Path, taken: set[str], args) -> list[dict]:
+    """Load, route and write the layouts of one input file of a batch into ``out`` (a
+    numberlink file holds several puzzles); return their summary rows.
 
-    Never raises an :class:`Exception`: whatever goes wrong with this layout (bad input,
+    Never raises an :class:`Exception`: whatever goes wrong with a layout (bad input,
     an output it cannot write, memory, a bug) becomes a row with status ``invalid`` or
     ``failed`` and a one-line reason, printed on stderr too. Only an interruption
     (:class:`KeyboardInterrupt`, :class:`SystemExit`) passes.
     """
+    try:
+        layouts = _load_all(file, None, getattr(args, "format", "auto"))
+    except InputError as e:
+        reason = str(e.with_file(file))
+        _say("error", reason)
+        return [summary_row(str(file), error=reason, status="invalid")]
+    except Exception as e:  # noqa: BLE001 -- one file's fault must not end the batch
+        reason = f"{file}: {type(e).__name__}: {e}"
+        _say("error", reason)
+        return [summary_row(str(file), error=reason, status="failed")]
+    if len(layouts) == 1:
+        return [_batch_one(file, str(file), layouts[0], out, taken, args)]
+    return [_batch_one(file, f"{file}#{k}", lay, out, taken, args)
+            for k, lay in enumerate(layouts, 1)]
+
+
+def _batch_one(file: Path, label: str, layout: Layout, out: Path, taken: set[str],
+               args) -> dict:
     status = "failed"
     try:
-        _regular_input(file)
-        layout = load_layout(file)
         folder = safe_folder_name(layout.name, taken)
         picture = plan_picture(layout, not args.no_png)
         if picture.notice and not args.quiet:
             _say("note", f"{file}: {picture.notice}")
         result, _ = route_layout(layout, out / folder, args, picture, root=out)
-        return summary_row(str(file), result, folder=folder)
+        return summary_row(label, result, folder=folder)
     except InputError as e:
         status, reason = "invalid", str(e.with_file(file))
     except (OutputError, EngineUnavailable) as e:
@@ -444,7 +503,7 @@ def batch_layout(file: Path, out: Path, taken: set[str], args) -> dict:
     except Exception as e:  # noqa: BLE001 -- one layout's fault must not end the batch
         reason = f"{file}: {type(e).__name__}: {e}"
     _say("error", reason)
-    return summary_row(str(file), error=reason, status=status)
+    return summary_row(label, error=reason, status=status)
 
 
 def _write_summary(path: Path, rows: list[dict], kind: str) -> None:
@@ -477,7 +536,7 @@ def cmd_batch(args) -> int:
         try:
             for k, f in enumerate(files):
                 current = f
-                rows.append(batch_layout(f, out, taken, args))
+                rows += batch_layout(f, out, taken, args)
                 current = None
                 _write_summary(summary, rows, args.summary)
                 if bar:
@@ -501,7 +560,7 @@ def cmd_batch(args) -> int:
 
 
 def cmd_check(args) -> int:
-    layout = _load(args.layout, args.nets)
+    layout = _load(args.layout, args.nets, args.format, args.puzzle)
     print(f"{safe_text(args.layout, 200, middle=True)}: ok: "
           f"{safe_text(layout.name, 80)}, {layout.width} x {layout.height} cells, "
           f"{len(layout.rects)} blockages ({int(layout.blocked.sum())} blocked cells), "
@@ -620,7 +679,7 @@ def build_parser() -> argparse.ArgumentParser:
     r = sub.add_parser("route", help="route every net of a layout",
                        description="Route every net; write routes.json, layout.png and "
                        "report.txt into the output folder and print the report.")
-    r.add_argument("layout", help="layout YAML file")
+    r.add_argument("layout", help="layout file (YAML, numberlink or ADC puzzle, Moving AI map)")
     r.add_argument("--nets", metavar="NETLIST", help="route this netlist (a YAML with just "
                    "'nets:') over the layout's blockages instead of the layout's own nets")
     r.add_argument("-o", "--output", metavar="DIR",
@@ -631,6 +690,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--fail-unrouted", action="store_true",
                    help="exit with status 1 when some net could not be routed")
     r.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
+    _input_options(r)
     _engine_options(r)
     r.set_defaults(func=cmd_route)
 
@@ -638,7 +698,7 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Route the nets before NET (in --order), then draw NET's "
                        "complete wavefront from its root with the chosen path on top "
                        "(PMPP Fig. 15.5).")
-    w.add_argument("layout", help="layout YAML file")
+    w.add_argument("layout", help="layout file (YAML, numberlink or ADC puzzle, Moving AI map)")
     w.add_argument("--net", help="net name (default: the first net)")
     w.add_argument("--nets", metavar="NETLIST", help="netlist file to use instead of the "
                    "layout's nets")
@@ -649,16 +709,19 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--alone", action="store_true",
                    help="ignore the wires of the nets routed before this one")
     w.add_argument("-q", "--quiet", action="store_true")
+    _input_options(w)
     _engine_options(w)
     w.set_defaults(func=cmd_wavefront)
 
     b = sub.add_parser("batch", help="route many layouts; write a summary table",
                        description="Route every layout given (folders are searched for "
-                       ".yaml/.yml files, any case; one file named several ways is routed "
-                       "once). Each layout's outputs go to OUT/<folder>/, a safe folder name "
-                       "made from its name; a layout that cannot be loaded, routed or written "
-                       "is a failed row of the summary, which is rewritten as each layout "
-                       "finishes. Exit status 2 if any row failed.")
+                       ".yaml/.yml files, any case, and .txt/.map files holding puzzles or "
+                       "maps; one file named several ways is routed once; a numberlink file "
+                       "of several puzzles is one layout per puzzle). Each layout's outputs "
+                       "go to OUT/<folder>/, a safe folder name made from its name; a layout "
+                       "that cannot be loaded, routed or written is a failed row of the "
+                       "summary, which is rewritten as each layout finishes. Exit status 2 "
+                       "if any row failed.")
     b.add_argument("inputs", nargs="+", metavar="FILE_OR_DIR")
     b.add_argument("-o", "--output", default="outputs", metavar="DIR",
                    help="output folder (default: outputs)")
@@ -666,6 +729,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="summary table format (default: csv)")
     b.add_argument("--no-png", action="store_true", help="skip the pictures")
     b.add_argument("-q", "--quiet", action="store_true")
+    _input_options(b, puzzle=False)
     _engine_options(b)
     b.set_defaults(func=cmd_batch)
 
@@ -678,6 +742,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--sequential", action="store_true",
                    help="also require each two-pin net to be shortest given the nets "
                         "committed before it")
+    _input_options(c)
     c.set_defaults(func=cmd_check)
 
     g = sub.add_parser("generate", help="write a reproducible synthetic layout",

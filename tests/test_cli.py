@@ -41,7 +41,7 @@ nets:
 BAD = {
     "yaml syntax": ("width: 8\nheight: [6\n", "YAML syntax error"),
     "not a mapping": ("- 1\n- 2\n", "mapping"),
-    "binary junk": (b"\xff\xfe\x00bad", "cannot read"),
+    "binary junk": (b"\xff\xfe\x00bad", "binary file"),
     "missing width": ("height: 6\nnets: []\n", "width"),
     "zero width": ("width: 0\nheight: 6\nnets: []\n", "width"),
     "negative height": ("width: 4\nheight: -2\nnets: []\n", "height"),
@@ -730,7 +730,7 @@ def test_scale_is_checked_before_any_work(scale, good, tmp_path, monkeypatch, ca
     """Issue 12 item 7: a bad option fails before routing or writing anything."""
     import mazeroute.cli as cli
     monkeypatch.setattr(cli, "Router", None)             # routing would raise TypeError
-    monkeypatch.setattr(cli, "load_layout", None)        # so would loading
+    monkeypatch.setattr(cli, "load_layouts", None)       # so would loading
     out = tmp_path / "o"
     assert main(["route", str(good), "-o", str(out), "--scale", scale]) == 2
     line = _one_line(capsys.readouterr().err)
@@ -953,3 +953,44 @@ def test_wavefront_picture_and_gif_are_replaced_together(good, tmp_path, monkeyp
     assert sorted(os.listdir(png.parent)) == ["w.png"] and os.listdir(gif.parent) == ["w.gif"]
     assert main([*argv[:4], "--gif", str(png)]) == 2            # one file named twice
     assert "--gif" in _one_line(capsys.readouterr().err)
+
+
+NUMBERLINK = "5 3\nA...B\n.....\nA...B\n\n4 2\nC..C\nD..D\n0 0\n"
+
+
+def test_route_check_and_batch_read_puzzles_by_content(tmp_path, capsys):
+    """Issue 13 item 4: numberlink and ADC files are layouts, recognised by content."""
+    nl = tmp_path / "two.yaml"                      # the name says YAML; the content does not
+    nl.write_text(NUMBERLINK)
+    assert main(["route", str(nl), "-o", str(tmp_path / "r"), "-q", "--backend", "cpu"]) == 2
+    line = _one_line(capsys.readouterr().err)
+    assert "--puzzle" in line and "2 puzzles" in line
+    assert main(["route", str(nl), "--puzzle", "2", "-o", str(tmp_path / "r"), "-q",
+                 "--backend", "cpu"]) == 0
+    routes = json.loads((tmp_path / "r" / "routes.json").read_text())
+    assert routes["layout"] == "two-2" and {n["name"] for n in routes["nets"]} == {"C", "D"}
+    assert main(["check", str(nl), "--puzzle", "2", "--routes",
+                 str(tmp_path / "r" / "routes.json"), "--sequential"]) == 0
+    assert main(["route", str(nl), "--puzzle", "3", "-o", str(tmp_path / "x"), "-q"]) == 2
+    adc3 = tmp_path / "q.txt"
+    adc3.write_text("SIZE 4X4X2\r\nLINE_NUM 1\r\nLINE#1 (0,0,1) (3,3,2)\r\n")
+    capsys.readouterr()
+    assert main(["route", str(adc3), "-o", str(tmp_path / "a"), "-q"]) == 2
+    assert "multi-layer layouts are not supported yet" in _one_line(capsys.readouterr().err)
+    assert main(["route", str(nl), "--format", "adc", "--puzzle", "1", "-o",
+                 str(tmp_path / "f"), "-q"]) == 2
+    assert "forced" in _one_line(capsys.readouterr().err)
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "puzzles.txt").write_text(NUMBERLINK)
+    (folder / "README.txt").write_text("Notes about these puzzles.\n")
+    adc2 = folder / "contest.txt"
+    adc2.write_text("SIZE 5X4\nLINE_NUM 2\nLINE#1 (0,0)-(4,2)\nLINE#2 (0,3)-(4,3)\n")
+    out = tmp_path / "b"
+    assert main(["batch", str(folder), "-o", str(out), "-q", "--no-png", "--backend", "cpu",
+                 "--summary", "json"]) == 0
+    rows = json.loads((out / "summary.json").read_text())
+    assert sorted(r["layout"] for r in rows) == ["contest", "puzzles-1", "puzzles-2"]
+    assert all(r["status"] == "ok" for r in rows)
+    assert {r["file"] for r in rows} == {str(adc2), f"{folder / 'puzzles.txt'}#1",
+                                         f"{folder / 'puzzles.txt'}#2"}
