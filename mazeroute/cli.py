@@ -80,8 +80,9 @@ def _route(layout: Layout, args, progress: bool) -> RouteResult:
     return router.run(args.order, (lambda k, n, r: bar(k, n, "nets")) if bar else None)
 
 
-def _write_outputs(result: RouteResult, out: Path, png: bool, scale: int | None) -> list[Path]:
-    """routes.json, report.txt and (optionally) layout.png in ``out``; each atomic."""
+def _write_outputs(result: RouteResult, out: Path, png: bool, scale: int | None,
+                   html: bool = False) -> list[Path]:
+    """routes.json, report.txt, (optionally) layout.png and view.html in ``out``; each atomic."""
     written = []
     routes = out / "routes.json"
     write_text(routes, json.dumps(result.to_json(), indent=1) + "\n")
@@ -92,6 +93,10 @@ def _write_outputs(result: RouteResult, out: Path, png: bool, scale: int | None)
     if png:
         from .render import save_layout_png
         written.append(save_layout_png(result.layout, result, out / "layout.png", scale=scale))
+    if html:
+        from .view import save_view_html
+        written.append(save_view_html(result.layout, result, out / "view.html",
+                                      congestion=getattr(result, "congestion", None)))
     return written
 
 
@@ -104,7 +109,7 @@ def cmd_route(args) -> int:
     layout = load_layout(args.layout, args.nets)
     result = _route(layout, args, progress=not args.quiet)
     out = Path(args.output) if args.output else _default_out(layout)
-    written = _write_outputs(result, out, not args.no_png, args.scale)
+    written = _write_outputs(result, out, not args.no_png, args.scale, args.html)
     if not args.quiet:
         print(format_report(result, max_rows=PRINTED_ROWS), end="")
         print("wrote " + ", ".join(str(p) for p in written))
@@ -150,6 +155,11 @@ def cmd_wavefront(args) -> int:
     if args.gif:
         written.append(save_wavefront_gif(layout, levels, args.gif, roots=[net.pins[0]],
                                           target=target, path_cells=path, others=others))
+    if args.html:
+        from .view import save_wavefront_html
+        written.append(save_wavefront_html(layout, levels, args.html, roots=[net.pins[0]],
+                                           target=target, path_cells=path, others=others,
+                                           title=title))
     if not args.quiet:
         from .engines import UNREACHED
         reached = levels[levels != UNREACHED]
@@ -192,7 +202,7 @@ def cmd_batch(args) -> int:
                 name, n = f"{layout.name}-{n}", n + 1
             used.add(name)
             result = _route(layout, args, progress=False)
-            _write_outputs(result, out / name, not args.no_png, None)
+            _write_outputs(result, out / name, not args.no_png, None, args.html)
             rows.append(summary_row(str(f), result))
         except InputError as e:
             invalid += 1
@@ -235,6 +245,34 @@ def cmd_check(args) -> int:
             return 1
         print(f"{args.routes}: ok: every promise of FORMATS.md holds"
               + (" (shortest in sequential mode too)" if args.sequential else ""))
+    return 0
+
+
+def cmd_view(args) -> int:
+    from .view import routes_result, save_view_html
+
+    layout = load_layout(args.layout, args.nets)
+    result = None
+    if args.routes:
+        try:
+            routes = json.loads(Path(args.routes).read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise InputError("no such file", file=args.routes) from None
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+            raise InputError(f"not a readable JSON file: {e}", file=args.routes) from None
+        try:
+            result = routes_result(layout, routes)
+        except ValueError as e:
+            raise InputError(str(e), file=args.routes, field="nets") from None
+        problems = check_routes(layout, routes)
+        if problems:
+            more = f" (and {len(problems) - 1} more; see `{PROG} check --routes`)" \
+                if len(problems) > 1 else ""
+            raise InputError(f"does not fit the layout: {problems[0]}{more}",
+                             file=args.routes)
+    out = save_view_html(layout, result, args.output)
+    if not args.quiet:
+        print(f"wrote {out}")
     return 0
 
 
@@ -295,6 +333,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="output folder (default: outputs/<layout name>/)")
     r.add_argument("--no-png", action="store_true", help="skip the picture")
     r.add_argument("--scale", type=int, help="pixels per cell in the picture (default: auto)")
+    r.add_argument("--html", action="store_true",
+                   help="also write view.html, an interactive viewer (one offline file)")
     r.add_argument("--fail-unrouted", action="store_true",
                    help="exit with status 1 when some net could not be routed")
     r.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
@@ -313,6 +353,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="picture to write (default: wavefront.png)")
     w.add_argument("--gif", metavar="GIF", help="also write an animated GIF of the wavefront "
                    "growing level by level")
+    w.add_argument("--html", metavar="HTML", help="also write an interactive page with a "
+                   "level slider (one offline file)")
     w.add_argument("--alone", action="store_true",
                    help="ignore the wires of the nets routed before this one")
     w.add_argument("-q", "--quiet", action="store_true")
@@ -329,6 +371,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--summary", default="csv", choices=["csv", "json"],
                    help="summary table format (default: csv)")
     b.add_argument("--no-png", action="store_true", help="skip the pictures")
+    b.add_argument("--html", action="store_true",
+                   help="also write each layout's view.html (interactive viewer)")
     b.add_argument("-q", "--quiet", action="store_true")
     _engine_options(b)
     b.set_defaults(func=cmd_batch)
@@ -343,6 +387,20 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also require each two-pin net to be shortest given the nets "
                         "committed before it")
     c.set_defaults(func=cmd_check)
+
+    v = sub.add_parser("view", help="write an interactive HTML viewer of a layout",
+                       description="Write one self-contained HTML file (no network needed to "
+                       "open it) showing the layout and, with --routes, a routes.json written "
+                       "by `route`: pan, zoom, search and highlight nets, find unrouted ones.")
+    v.add_argument("layout", help="layout YAML file")
+    v.add_argument("--nets", metavar="NETLIST", help="netlist file to use instead of the "
+                   "layout's nets")
+    v.add_argument("--routes", metavar="JSON", help="routes file of this layout (checked "
+                   "against it first)")
+    v.add_argument("-o", "--output", default="view.html", metavar="HTML",
+                   help="page to write (default: view.html)")
+    v.add_argument("-q", "--quiet", action="store_true")
+    v.set_defaults(func=cmd_view)
 
     g = sub.add_parser("generate", help="write a reproducible synthetic layout",
                        description="Random rectangular blockages at a density, or a perfect "
