@@ -534,8 +534,8 @@ _JS = r"""
 (async function () {
 const T0 = performance.now();
 const D = JSON.parse(document.getElementById("mz-data").textContent);
-window.mzt = [["parse", performance.now() - T0]];
-const tick = (l) => window.mzt.push([l, performance.now() - T0]);
+const timings = {parsed: performance.now() - T0};       // ms since the script started
+const tick = (label) => { timings[label] = performance.now() - T0; };
 const W = D.width, H = D.height, N = W * H;
 const $ = (id) => document.getElementById(id);
 const msg = $("msg");
@@ -679,7 +679,6 @@ function draw() {
 }
 let dirty = false;
 function paint() {
-  tick("paint0");
   if (dirty) { bctx.putImageData(img, 0, 0); mips = []; dirty = false; }
   const dpr = window.devicePixelRatio || 1, s = view.s;
   ctx.setTransform(1, 0, 0, 1, 0, 0);
@@ -699,7 +698,7 @@ function paint() {
     ctx.strokeRect(view.ox + (hover % W) * s + 0.5, view.oy + Math.floor(hover / W) * s + 0.5,
       s - 1, s - 1);
   }
-  tick("paint1");
+  if (!timings.painted) tick("painted");
   $("zoom").textContent = (s >= 1 ? s.toFixed(2) : s.toPrecision(3)) + " px/cell";
   document.body.dataset.scale = String(s);
 }
@@ -838,9 +837,8 @@ async function routes() {
       px[pins[k]] = c; prio[pins[k]] = isUn(i) ? 4 : 3; pinOf.set(pins[k], i);
     }
   }
-  tick("image");
   bctx.putImageData(img, 0, 0);
-  tick("put");
+  tick("drawn");
   const unrouted = [];
   for (let i = 0; i < n; i++) if (isUn(i)) unrouted.push(i);
   const unroutedPins = [];
@@ -1173,8 +1171,10 @@ async function wavefront() {
   window.mazeview.level = setLevel;
 }
 
+// for scripts and tests: the transform (CSS pixels: cell (x, y) starts at ox + x * s,
+// oy + y * s of the canvas), and the load times
 window.mazeview = {ready: false, view: () => ({s: view.s, ox: view.ox, oy: view.oy}),
-  fit: fit};
+  fit: fit, timings: timings};
 try {
   if (D.kind === "wavefront") await wavefront(); else await routes();
 } catch (err) {

@@ -452,3 +452,37 @@ def test_wavefront_path_is_drawn_on_top(driver, wavefront):
     assert hits == len(cells) - 2
     assert _hover(driver, 3, 6) == f"x 3, y 6 · level {int(levels[6, 3])}"
     assert _requests(driver, page) == []
+
+
+def test_congestion_layer_toggles(driver, tmp_path):
+    from mazeroute.router import route
+    from mazeroute.view import save_view_html
+
+    lay = parse_layout(LAYOUT)
+    cong = np.zeros((lay.height, lay.width), np.float32)
+    cong[1:4, 14:20] = 2.0
+    cong[2, 16] = 8.0
+    page = save_view_html(lay, route(lay, backend="cpu"), tmp_path / "c.html", congestion=cong)
+    _open(driver, page)
+    box = driver.find_element(By.ID, "cong")
+    assert box.is_displayed() and not box.is_selected()
+    assert driver.find_element(By.ID, "congmax").text == "8"
+    cells = [(x, y) for y in range(1, 4) for x in range(14, 20)
+             if (x, y) not in {tuple(p) for n in LAYOUT["nets"] for p in n["pins"]}]
+    before = _shot(driver)
+    where = [_centre(driver, x, y)[::-1] for x, y in cells]
+    box.click()
+    _settle(driver)
+    after = _shot(driver)
+    changed = [not _close(before[p], after[p], 10) for p in where]
+    assert all(changed)
+    assert "history cost 8" in _hover(driver, 16, 2)
+    # cells without history cost keep their colour
+    for x, y in ((2, 14), (10, 10)):
+        p = _centre(driver, x, y)[::-1]
+        assert _close(before[p], after[p], 2)
+    box.click()
+    _settle(driver)
+    again = _shot(driver)
+    assert all(_close(before[p], again[p], 2) for p in where)
+    assert _requests(driver, page) == []
