@@ -710,6 +710,13 @@ function inView(i, pad) {
   const x = view.ox + (i % W + 0.5) * view.s, y = view.oy + (Math.floor(i / W) + 0.5) * view.s;
   return x > -pad && y > -pad && x < cv.clientWidth + pad && y < cv.clientHeight + pad;
 }
+function box(c, d) {
+  // cell c's square on screen, on whole pixels (no seams between cells), >= d pixels wide
+  const s = view.s, x = view.ox + (c % W) * s, y = view.oy + Math.floor(c / W) * s;
+  if (s < d) return [x + (s - d) / 2, y + (s - d) / 2, d, d];
+  const x0 = Math.round(x), y0 = Math.round(y);
+  return [x0, y0, Math.round(x + s) - x0, Math.round(y + s) - y0];
+}
 function rings(cells, r, colour) {
   // one path for all: thousands of unrouted pins stay one stroke
   ctx.beginPath();
@@ -900,9 +907,11 @@ async function routes() {
     for (let k = from; k < to; k++) {
       const c = pins[k], i = pinNet[k];
       if (!inView(c, s)) continue;
+      const b = box(c, 0);
+      ctx.fillStyle = css(col(i)); ctx.fillRect(b[0], b[1], b[2], b[3]);
       const x = view.ox + (c % W) * s, y = view.oy + Math.floor(c / W) * s;
-      ctx.fillStyle = css(col(i)); ctx.fillRect(x, y, s, s);
-      ctx.fillStyle = css(isUn(i) ? C.unrouted_pin : C.pin); ctx.fillRect(x + o, y + o, m, m);
+      ctx.fillStyle = css(isUn(i) ? C.unrouted_pin : C.pin);
+      ctx.fillRect(Math.round(x + o), Math.round(y + o), m, m);
     }
   }
   KIND.paint = (s) => {
@@ -912,14 +921,12 @@ async function routes() {
       ctx.fillStyle = "rgba(247,247,242,0.8)";
       ctx.fillRect(view.ox, view.oy, W * s, H * s);
       ctx.fillStyle = css(col(sel));
-      const d = Math.max(s, 2 / dpr), o = (s - d) / 2;
+      const d = 2 / dpr;
       for (let k = cellStart[sel]; k < cellStart[sel + 1]; k++) {
-        const c = cells[k];
-        ctx.fillRect(view.ox + (c % W) * s + o, view.oy + Math.floor(c / W) * s + o, d, d);
+        const b = box(cells[k], d); ctx.fillRect(b[0], b[1], b[2], b[3]);
       }
       for (let k = pinStart[sel]; k < pinStart[sel + 1]; k++) {
-        const c = pins[k];
-        ctx.fillRect(view.ox + (c % W) * s + o, view.oy + Math.floor(c / W) * s + o, d, d);
+        const b = box(pins[k], d); ctx.fillRect(b[0], b[1], b[2], b[3]);
       }
       if (s >= 4) pinMarks(pinStart[sel], pinStart[sel + 1], s);
     }

@@ -118,6 +118,11 @@ def driver():
         d.execute_cdp_cmd("Network.emulateNetworkConditions", {
             "offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
         d.set_window_size(*WINDOW)
+        # a script error stops the wait for the page at once, with the error
+        d.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": (
+            "window.__errors = [];"
+            "addEventListener('error', (e) => __errors.push(String(e.message)));"
+            "addEventListener('unhandledrejection', (e) => __errors.push(String(e.reason)));")})
         yield d
     finally:
         d.quit()
@@ -128,7 +133,12 @@ def _open(d, path: Path) -> None:
     d.get_log("browser")
     d.get(path.resolve().as_uri())
     end = time.monotonic() + 60
-    while not d.execute_script("return !!(window.mazeview && window.mazeview.ready)"):
+    while True:
+        ready, errors = d.execute_script(
+            "return [!!(window.mazeview && window.mazeview.ready), window.__errors || []]")
+        assert not errors, f"script errors in {path.name}: {errors}"
+        if ready:
+            break
         if time.monotonic() > end:
             raise AssertionError(f"the page never got ready: {d.get_log('browser')}")
         time.sleep(0.05)
