@@ -225,6 +225,18 @@ def test_pointer_shows_the_cell_and_its_owner(driver, routed):
                 if c not in LAYOUT["nets"][1]["pins"])
     assert _hover(driver, *wire) == f'x {wire[0]}, y {wire[1]} · wire of net "data1"'
     assert _hover(driver, 23, 15).endswith("· free")
+    # a click on a wire selects its net, a click on a free cell clears the selection
+    body = driver.find_element(By.TAG_NAME, "body")
+    _hover(driver, *wire)
+    ActionChains(driver).click().perform()
+    _settle(driver)
+    assert body.get_attribute("data-selected") == "data1"
+    assert driver.find_element(By.CSS_SELECTOR, "#list .net.sel").get_attribute(
+        "data-name") == "data1"
+    _hover(driver, 23, 15)
+    ActionChains(driver).click().perform()
+    _settle(driver)
+    assert body.get_attribute("data-selected") == ""
 
 
 @pytest.mark.parametrize("page", ["route", "view"])
@@ -256,6 +268,23 @@ def test_unrouted_list_matches_routes_json(driver, routed, page):
                 ring = img[cy, int(cx + r - 2):int(cx + r + 3)]
                 assert any(_close(p, (208, 0, 0), 40) for p in ring), (net["name"], ring)
                 assert _close(img[cy, cx], UNROUTED_PIN)      # the pin's own mark
+
+
+def test_reasons_of_unrouted_nets_are_shown(driver, tmp_path):
+    from mazeroute.router import route
+    from mazeroute.view import save_view_html
+
+    lay = parse_layout(LAYOUT)
+    res = route(lay, backend="cpu")
+    res.nets[4].reason = "root walled in"
+    page = save_view_html(lay, res, tmp_path / "r.html")
+    _open(driver, page)
+    rows = driver.find_elements(By.CSS_SELECTOR, "#list .net:not([hidden])")
+    assert [r.text.split("\n")[-1] for r in rows[:2]] == ["unrouted: root walled in",
+                                                            "unrouted"]
+    rows[0].click()
+    _settle(driver)
+    assert "reason: root walled in" in driver.find_element(By.ID, "detail").text
 
 
 def test_search_and_click_highlights_a_net(driver, routed):
@@ -348,6 +377,13 @@ def test_zoom_changes_the_scale(driver, routed):
     ActionChains(driver).send_keys("f").perform()
     _settle(driver)
     assert float(body.get_attribute("data-scale")) == pytest.approx(s0)
+    # arrow keys pan by a tenth of the canvas
+    w = driver.execute_script("return document.getElementById('cv').clientWidth")
+    v0 = driver.execute_script("return window.mazeview.view()")
+    ActionChains(driver).send_keys(Keys.ARROW_RIGHT).perform()
+    _settle(driver)
+    v1 = driver.execute_script("return window.mazeview.view()")
+    assert v1["ox"] == pytest.approx(v0["ox"] - w * 0.1) and v1["oy"] == v0["oy"]
     # a drag pans by exactly the distance dragged
     v0 = driver.execute_script("return window.mazeview.view()")
     ActionChains(driver).move_to_element(cv).click_and_hold().move_by_offset(40, 0) \

@@ -317,3 +317,11 @@ def test_wavefront_and_batch_html(tmp_path, chip):
     check_data(LAY, view.routes_result(LAY, json.loads(
         (tmp_path / "b" / "v" / "routes.json").read_text())),
         read_view_data(tmp_path / "b" / "v" / "view.html"))
+
+
+def test_a_layout_without_nets(tmp_path):
+    lay = parse_layout({"width": 9, "height": 1, "blockages": [[8, 0, 8, 0]], "nets": []})
+    for res in (None, route(lay, backend="cpu")):
+        data = read_view_data(save_view_html(lay, res, tmp_path / "e.html"))
+        check_data(lay, res, data)
+        assert data["nets"]["names"] == [] and blob(data["nets"]["pins"]).size == 0
