@@ -231,12 +231,13 @@ def _display_layout(layout: Layout) -> Layout:
 
 
 #: What one run writes into its folder (a file not written this time is removed).
-OUTPUT_FILES = ("routes.json", "report.txt", "layout.png")
+OUTPUT_FILES = ("routes.json", "report.txt", "layout.png", "view.html")
 
 
 def write_outputs(result: RouteResult, folder: Path, picture: Picture,
-                  root: Path | None = None) -> list[Path]:
-    """routes.json, report.txt and (per ``picture``) layout.png in ``folder``, together.
+                  root: Path | None = None, html: bool = False) -> list[Path]:
+    """routes.json, report.txt, (per ``picture``) layout.png and (with ``html``) the
+    interactive view.html in ``folder``, together.
 
     All are staged and then moved into place at once (:class:`~mazeroute.io.OutputSet`):
     a failure or an interruption leaves the folder's old files, never a mix; an old
@@ -264,6 +265,12 @@ def write_outputs(result: RouteResult, folder: Path, picture: Picture,
             put("layout.png", png)
         else:
             files.remove("layout.png")
+        if html:
+            from .view import save_view_html
+            put("view.html", lambda p: save_view_html(
+                result.layout, result, p, congestion=getattr(result, "congestion", None)))
+        else:
+            files.remove("view.html")
     return written
 
 
@@ -279,7 +286,7 @@ def route_layout(layout: Layout, folder: Path, args, picture: Picture, *,
     router = Router(layout, args.backend, args.strategy)
     bar = _progress_bar() if progress and len(layout.nets) >= 50 else None
     result = router.run(args.order, (lambda k, n, r: bar(k, n, "nets")) if bar else None)
-    return result, write_outputs(result, folder, picture, root)
+    return result, write_outputs(result, folder, picture, root, getattr(args, "html", False))
 
 
 @contextlib.contextmanager
@@ -334,11 +341,14 @@ def _title_text(text: str) -> str:
 def cmd_wavefront(args) -> int:
     png = Path(args.output)
     gif = Path(args.gif) if args.gif else None
-    for p in (png, gif):
+    html = Path(args.html) if args.html else None
+    for p in (png, gif, html):
         if p is not None:
             check_output_file(p)
     if gif is not None and png.resolve() == gif.resolve():
         raise InputError("names the same file as -o", field="--gif")
+    if html is not None and html.resolve() in {png.resolve(), gif and gif.resolve()}:
+        raise InputError("names the same file as -o or --gif", field="--html")
     _check_engine(args)
     layout = _load(args.layout, args.nets, args.format, args.puzzle)
     names = [n.name for n in layout.nets]
@@ -373,8 +383,8 @@ def cmd_wavefront(args) -> int:
     from .render import save_wavefront_gif, save_wavefront_png
     title = (f"{_title_text(layout.name)}: net {_title_text(net.name)}, wavefront from "
              f"{list(net.pins[0])} ({router.engine})")
-    written = [png] + ([gif] if gif is not None else [])
-    with OutputSet(None) as files:                 # the picture and the GIF together
+    written = [png] + [p for p in (gif, html) if p is not None]
+    with OutputSet(None) as files:                 # the picture, GIF and page together
         try:
             save_wavefront_png(layout, levels, files.stage(png), roots=[net.pins[0]],
                                target=target, path_cells=path, title=title, others=others)
@@ -386,6 +396,14 @@ def cmd_wavefront(args) -> int:
                                    target=target, path_cells=path, others=others)
             except OSError as e:
                 raise OutputError.from_os(e, gif) from None
+        if html is not None:
+            from .view import save_wavefront_html
+            try:
+                save_wavefront_html(layout, levels, files.stage(html), roots=[net.pins[0]],
+                                    target=target, path_cells=path, others=others,
+                                    title=title)
+            except OSError as e:
+                raise OutputError.from_os(e, html) from None
     if not args.quiet:
         from .engines import UNREACHED
         reached = levels[levels != UNREACHED]
@@ -566,15 +584,7 @@ def cmd_check(args) -> int:
           f"{len(layout.rects)} blockages ({int(layout.blocked.sum())} blocked cells), "
           f"{len(layout.nets)} nets")
     if args.routes:
-        _regular_input(args.routes)
-        try:
-            routes = json.loads(Path(args.routes).read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise InputError("no such file", file=args.routes) from None
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-            raise InputError(f"not a readable JSON file: {e}", file=args.routes) from None
-        if not isinstance(routes, dict):
-            raise InputError("a routes file is a JSON object", file=args.routes)
+        routes = _read_routes(args.routes)
         problems = check_routes(layout, routes, sequential=args.sequential)
         shown = safe_text(args.routes, 200, middle=True)
         for p in problems:
@@ -583,6 +593,49 @@ def cmd_check(args) -> int:
             return 1
         print(f"{shown}: ok: every promise of docs/FORMATS.md holds"
               + (" (shortest in sequential mode too)" if args.sequential else ""))
+    return 0
+
+
+def _read_routes(path: str | Path) -> dict:
+    """A routes file as a JSON object (one-line errors)."""
+    _regular_input(path)
+    try:
+        routes = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError("no such file", file=path) from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
+        raise InputError(f"not a readable JSON file: {e}", file=path) from None
+    if not isinstance(routes, dict):
+        raise InputError("a routes file is a JSON object", file=path)
+    return routes
+
+
+def cmd_view(args) -> int:
+    from .view import routes_result, save_view_html
+
+    out = Path(args.output)
+    check_output_file(out)
+    layout = _load(args.layout, args.nets, args.format, args.puzzle)
+    result = None
+    if args.routes:
+        routes = _read_routes(args.routes)
+        problems = check_routes(layout, routes)
+        if problems:
+            more = f" (and {len(problems) - 1} more; see `{PROG} check --routes`)" \
+                if len(problems) > 1 else ""
+            raise InputError(f"does not fit the layout: {safe_text(problems[0])}{more}",
+                             file=args.routes)
+        try:
+            result = routes_result(layout, routes)
+        except ValueError as e:
+            raise InputError(str(e), file=args.routes, field="nets") from None
+    with OutputSet(None) as files:
+        try:
+            save_view_html(layout, result, files.stage(out))
+        except OSError as e:
+            raise OutputError.from_os(e, out) from None
+    if not args.quiet:
+        print(f"wrote {safe_text(out, 200, middle=True)}")
     return 0
 
 
@@ -687,6 +740,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--no-png", action="store_true", help="skip the picture")
     r.add_argument("--scale", type=int, help=f"pixels per cell in the picture, 1 .. "
                    f"{MAX_SCALE_OPTION} (default: auto)")
+    r.add_argument("--html", action="store_true",
+                   help="also write view.html, an interactive viewer (one offline file)")
     r.add_argument("--fail-unrouted", action="store_true",
                    help="exit with status 1 when some net could not be routed")
     r.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
@@ -706,6 +761,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="picture to write (default: wavefront.png)")
     w.add_argument("--gif", metavar="GIF", help="also write an animated GIF of the wavefront "
                    "growing level by level")
+    w.add_argument("--html", metavar="HTML", help="also write an interactive page with a "
+                   "level slider (one offline file)")
     w.add_argument("--alone", action="store_true",
                    help="ignore the wires of the nets routed before this one")
     w.add_argument("-q", "--quiet", action="store_true")
@@ -728,6 +785,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--summary", default="csv", choices=["csv", "json"],
                    help="summary table format (default: csv)")
     b.add_argument("--no-png", action="store_true", help="skip the pictures")
+    b.add_argument("--html", action="store_true",
+                   help="also write each layout's view.html (interactive viewer)")
     b.add_argument("-q", "--quiet", action="store_true")
     _input_options(b, puzzle=False)
     _engine_options(b)
@@ -744,6 +803,21 @@ def build_parser() -> argparse.ArgumentParser:
                         "committed before it")
     _input_options(c)
     c.set_defaults(func=cmd_check)
+
+    v = sub.add_parser("view", help="write an interactive HTML viewer of a layout",
+                       description="Write one self-contained HTML file (no network needed to "
+                       "open it) showing the layout and, with --routes, a routes.json written "
+                       "by `route`: pan, zoom, search and highlight nets, find unrouted ones.")
+    v.add_argument("layout", help="layout file (YAML, numberlink or ADC puzzle, Moving AI map)")
+    v.add_argument("--nets", metavar="NETLIST", help="netlist file to use instead of the "
+                   "layout's nets")
+    v.add_argument("--routes", metavar="JSON", help="routes file of this layout (checked "
+                   "against it first)")
+    v.add_argument("-o", "--output", default="view.html", metavar="HTML",
+                   help="page to write (default: view.html)")
+    v.add_argument("-q", "--quiet", action="store_true")
+    _input_options(v)
+    v.set_defaults(func=cmd_view)
 
     g = sub.add_parser("generate", help="write a reproducible synthetic layout",
                        description="Random rectangular blockages at a density, or a perfect "

@@ -6,6 +6,7 @@ import csv
 import errno
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -757,7 +758,7 @@ def test_picture_too_big_for_memory_is_skipped_with_a_notice(tmp_path, monkeypat
     out = tmp_path / "o"
     assert main(["route", str(lay), "-o", str(out), "--backend", "cpu"]) == 0
     err = capsys.readouterr().err
-    assert "note: no layout.png: a 2240 x 1000 picture needs about" in err
+    assert re.search(r"note: no layout.png: a \d+ x 1000 picture needs about", err)
     assert sorted(p.name for p in out.iterdir()) == ["report.txt", "routes.json"]
     # asked for explicitly (--scale), the same picture is an error, before any work
     monkeypatch.setattr(cli, "Router", None)
