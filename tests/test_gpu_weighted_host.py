@@ -1,0 +1,247 @@
+"""The GPU weighted search's host side and its kernel's code, on the CPU.
+
+``gpu_weighted``'s planning (pure functions) is checked directly. Then
+:class:`GPUNetSearch` runs whole, its array module NumPy and its kernel
+``kernels/weighted.cu`` itself compiled for the CPU (tests/weighted_emu.cpp: each block
+run by a few OS threads meeting at barriers), on the corpus of the CPU engine's tests
+against the Dijkstra oracle. The device's own run is tests/test_gpu_weighted.py.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import re
+import shutil
+import subprocess
+import types
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mazeroute.engines import gpu_weighted as gw
+from mazeroute.engines import weighted
+from mazeroute.engines.weighted import CPUNetSearch
+from tests.corpus import (
+    grid_of_boxes_case,
+    random_weighted_cases,
+    two_net_case,
+    weighted_hand_cases,
+)
+from tests.test_weighted import _check
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _defines() -> dict[str, str]:
+    text = (ROOT / "kernels" / "weighted.cu").read_text()
+    return dict(re.findall(r"^#define (\w+) (.+?)(?:\s+//.*)?$", text, re.M))
+
+
+def test_kernel_constants_are_the_hosts():
+    d = _defines()
+    assert int(d["COST_MAX"]) == weighted.COST_MAX
+    assert int(d["DIST_MAX"].rstrip("u")) == weighted.DIST_MAX
+    assert eval(d["BLOCKED_CODE"]) == gw.BLOCKED_CODE
+    names = ["R_ROW", "R_NET", "R_X0", "R_Y0", "R_X1", "R_Y1", "R_PIN0", "R_PIN1", "R_SEG",
+             "REC", "HDR", "ST_OK", "ST_UNREACHABLE", "ST_ERROR"]
+    assert {n: int(d[n]) for n in names} == {n: getattr(gw, n) for n in names}
+    opts = dict(o[2:].split("=", 1) for o in gw.kernel_options())
+    assert int(opts["COST_MAX"]) == weighted.COST_MAX
+    assert int(opts["DIST_MAX"].rstrip("u")) == weighted.DIST_MAX
+    assert eval(opts["BLOCKED_CODE"]) == gw.BLOCKED_CODE
+
+
+def _random_boxes(rng, n, side):
+    x0 = rng.integers(0, side, n)
+    y0 = rng.integers(0, side, n)
+    return np.stack([x0, y0, x0 + rng.integers(0, side // 2, n),
+                     y0 + rng.integers(0, side // 2, n)], axis=1)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_plan_launches_runs_every_request_once_and_apart(seed):
+    rng = np.random.default_rng(seed)
+    boxes = _random_boxes(rng, 300, 400)
+    limit = int(rng.choice([0, 20_000, 100_000]))
+    order, launches = gw.plan_launches(boxes, limit, max_blocks=int(rng.integers(1, 80)))
+    assert sorted(order.tolist()) == list(range(len(boxes)))
+    assert launches[0, 0] == 0 and (launches[:-1, 0] + launches[:-1, 1]
+                                   == launches[1:, 0]).all()
+    assert launches[-1, 0] + launches[-1, 1] == len(boxes)
+    need = gw.shared_bytes(boxes)
+    for start, count, smem, threads in launches.tolist():
+        members = order[start:start + count]
+        b = boxes[members]
+        lines = np.maximum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1]) + 1
+        assert threads % 32 == 0 and 32 <= threads <= 1024
+        assert threads >= min(1024, lines.max())
+        if smem:                       # shared memory: every box fits
+            assert (need[members] <= smem).all() and smem <= limit
+        else:                          # global memory: boxes pairwise disjoint, too big
+            assert (need[members] > limit).all()
+            for i in range(len(b)):
+                for j in range(i):
+                    assert (b[i, 2] < b[j, 0] or b[j, 2] < b[i, 0] or b[i, 3] < b[j, 1]
+                            or b[j, 3] < b[i, 1])
+
+
+def test_chunks_bound_the_scratch():
+    rng = np.random.default_rng(3)
+    areas = rng.integers(1, 100, 500)
+    b = gw.chunks(areas, 150)
+    assert b[0] == 0 and b[-1] == 500 and (np.diff(b) > 0).all()
+    assert all(areas[lo:hi].sum() <= 150 for lo, hi in zip(b[:-1], b[1:]))
+    assert gw.chunks(areas, int(areas.sum())).tolist() == [0, 500]
+
+
+def test_cell_codes_and_fits():
+    free = np.array([[True, False], [True, True]])
+    owner = np.array([[3, 4], [-1, 0]], np.int32)
+    assert gw.cell_codes(free, owner).tolist() == [[3, gw.BLOCKED_CODE], [-1, 0]]
+    assert gw.fits(46340, 46340) and not gw.fits(46341, 46341)
+
+
+# -- the kernel's code on the CPU -------------------------------------------------
+@pytest.fixture(scope="module")
+def emu_lib(tmp_path_factory):
+    cxx = shutil.which("g++") or shutil.which("c++")
+    if cxx is None:
+        pytest.skip("no C++ compiler to build the kernel's CPU emulation")
+    so = tmp_path_factory.mktemp("emu") / "weighted_emu.so"
+    subprocess.run([cxx, "-std=c++20", "-O1", "-shared", "-fPIC", "-pthread", "-o",
+                    str(so), str(ROOT / "tests" / "weighted_emu.cpp")], check=True)
+    lib = ctypes.CDLL(str(so))
+    lib.emulate.restype = ctypes.c_int
+    return lib
+
+
+_ARG_TYPES = [np.int64, None, np.int32, np.uint16, np.uint32, np.int32, None, None,
+              np.int32, np.int32, np.int32, np.int32]
+
+
+class _EmuKernel:
+    """kernels/weighted.cu's ``weighted_route`` run by tests/weighted_emu.cpp."""
+
+    shared_size_bytes = 12
+
+    def __init__(self, lib, threads):
+        self.lib, self.threads = lib, threads
+        self.max_dynamic_shared_size_bytes = 0
+        self.calls = []
+
+    def __call__(self, grid, block, args, shared_mem=0):
+        assert shared_mem + self.shared_size_bytes <= max(
+            48 << 10, self.max_dynamic_shared_size_bytes + self.shared_size_bytes)
+        assert 1 <= block[0] <= 1024
+        c_args = []
+        for a, want in zip(args, _ARG_TYPES, strict=True):
+            if want is None:
+                assert isinstance(a, np.int32)
+                c_args.append(ctypes.c_int(int(a)))
+            else:
+                assert isinstance(a, np.ndarray) and a.dtype == want and a.flags.c_contiguous
+                c_args.append(ctypes.c_void_p(a.ctypes.data))
+        self.calls.append((grid[0], block[0], shared_mem, int(args[7])))
+        rc = self.lib.emulate(ctypes.c_int(min(self.threads, block[0])),
+                              ctypes.c_int(grid[0]), ctypes.c_int(shared_mem), *c_args)
+        assert rc == 0
+
+
+_NUMPY = types.SimpleNamespace(asarray=np.asarray, array=np.array, empty=np.empty,
+                               asnumpy=np.array, int32=np.int32, uint16=np.uint16,
+                               uint32=np.uint32)
+
+
+class EmuNetSearch(gw.GPUNetSearch):
+    """GPUNetSearch whole, on NumPy arrays, with the kernel's code run on the CPU."""
+
+    def __init__(self, free, owner, lib, threads=3, smem_limit=None):
+        self._emu = _EmuKernel(lib, threads)
+        super().__init__(free, owner, smem_limit=smem_limit)
+
+    def _device(self):
+        return _NUMPY, self._emu, 227 << 10
+
+
+# shared memory as the device allows, all in global memory, a mix
+LIMITS = [None, 0, 3000]
+
+
+@pytest.mark.parametrize("limit", LIMITS)
+@pytest.mark.parametrize("case", weighted_hand_cases(), ids=lambda c: c.id)
+def test_emulated_kernel_equals_the_oracle_on_hand_cases(emu_lib, case, limit):
+    _check(case, EmuNetSearch(case.free, case.owner, emu_lib, smem_limit=limit))
+
+
+@pytest.mark.parametrize("threads", [1, 4])
+@pytest.mark.parametrize("case", random_weighted_cases(60, 24, seed=21), ids=lambda c: c.id)
+def test_emulated_kernel_equals_the_oracle_on_random_cases(emu_lib, case, threads):
+    limit = [None, 0, 600][len(case.id) % 3]
+    _check(case, EmuNetSearch(case.free, case.owner, emu_lib, threads, limit))
+
+
+@pytest.mark.parametrize("case", random_weighted_cases(4, 120, seed=5, whole=True),
+                         ids=lambda c: c.id)
+def test_emulated_kernel_equals_the_oracle_on_large_cases(emu_lib, case):
+    _check(case, EmuNetSearch(case.free, case.owner, emu_lib, 4, 0))
+
+
+def check_uploads_and_owners(make) -> None:
+    """``changed`` uploads exactly the cells it lists (dear cells on the wires, changed
+    but not listed, must not be seen); set_owner reaches the device, and never opens a
+    blocked cell. ``make(free, owner)`` builds the search."""
+    rng = np.random.default_rng(8)
+    case = two_net_case(rng)
+    search = make(case.free, case.owner)
+    cpu = CPUNetSearch(case.free, case.owner)
+    cost = case.cost.copy()
+    _check(case, search)
+    held = cost.copy()                  # what the device must hold: listed cells only
+    bites = 0
+    for _ in range(6):
+        wires = [g for g in cpu.route(held, list(case.requests)) if g is not None]
+        cells = rng.integers(0, cost.size, 40)
+        cost.ravel()[cells] = rng.integers(1, 50, 40)
+        held.ravel()[cells] = cost.ravel()[cells]
+        if wires:
+            xy = np.concatenate(wires)
+            cost[xy[:, 1], xy[:, 0]] = 5000
+            cost.ravel()[cells] = held.ravel()[cells]
+        got = search.route(cost, list(case.requests), changed=cells)
+        want = cpu.route(held, list(case.requests))
+        assert same_wires(got, want)
+        bites += not same_wires(want, cpu.route(cost, list(case.requests)))
+    assert bites                        # an engine uploading every cell would fail
+    req = case.requests[0]
+    wire = search.route(held, [req])[0]
+    assert wire is not None and len(wire) > 2
+    mid = wire[len(wire) // 2][None]
+    for who in (req.net + 1, -1):
+        search.set_owner(mid, who)
+        cpu.set_owner(mid, who)
+        assert same_wires(search.route(held, [req]), cpu.route(held, [req]))
+    assert same_wires(search.route(held, [req]), [wire])
+    blocked = np.argwhere(~case.free)[:, ::-1]
+    search.set_owner(blocked, req.net)
+    cpu.set_owner(blocked, req.net)
+    assert same_wires(search.route(held, [req]), [wire])
+    assert same_wires(search.route(held, list(case.requests)),
+                      cpu.route(held, list(case.requests)))
+
+
+def test_emulated_kernel_keeps_uploads_and_owners(emu_lib):
+    check_uploads_and_owners(lambda free, owner: EmuNetSearch(free, owner, emu_lib))
+
+
+def same_wires(a, b) -> bool:
+    return len(a) == len(b) and all(
+        (x is None and y is None) or (x is not None and y is not None
+                                      and np.array_equal(x, y)) for x, y in zip(a, b))
+
+
+def test_emulated_kernel_routes_many_requests_in_one_call(emu_lib):
+    case = grid_of_boxes_case(np.random.default_rng(4), 48, 64, 12, 16)
+    search = EmuNetSearch(case.free, case.owner, emu_lib, smem_limit=1000)
+    _check(case, search)
+    assert {c[3] for c in search._emu.calls} == {0, 1}   # shared and global launches ran
