@@ -55,6 +55,15 @@ static_assert((unsigned long long)DIST_MAX <= 0xFFFFFFFEull,
 #define ST_UNREACHABLE 2
 #define ST_ERROR 3   // the backtrace found no predecessor (distances not exact: a bug)
 
+// -DPROBE: counters in g_probe (searches, sweeps, backtrace steps, clock cycles of the
+// blocks), read by benchmarks/weighted_probe.py
+#ifdef PROBE
+__device__ unsigned long long g_probe[4];
+#define PROBE_ADD(k, x) atomicAdd(g_probe + (k), (unsigned long long)(x))
+#else
+#define PROBE_ADD(k, x)
+#endif
+
 __device__ __forceinline__ unsigned satAdd(unsigned d, unsigned c) {
     return d > INF - c ? INF : d + c;
 }
@@ -164,7 +173,10 @@ __device__ void relax(const Box& b, int bw, int bh) {
             for (int y = threadIdx.x; y < bh; y += blockDim.x)
                 changed |= sweepLine(b, 0, y, 1, 0, bw);
         }
-        if (!__syncthreads_or(changed) && pass > 0) break;
+        if (!__syncthreads_or(changed) && pass > 0) {
+            if (threadIdx.x == 0) PROBE_ADD(1, pass + 1);
+            break;
+        }
     }
 }
 
@@ -175,7 +187,8 @@ __shared__ int s_start;    // offset of the tree in out
 // Thread 0, after a search: join the cheapest pin not yet in the tree (the first of
 // equals) by the backtrace: from it, step to a neighbour n in the box with
 // d[n] + cost[cur] == d[cur], the current heading first, else up, left, right, down;
-// stop at a cell of distance 0 (the tree). Returns 0 (search again) or the final status.
+// stop at a cell of distance 0 (the tree). Returns 0 (search again: a pin is still not
+// in the tree) or the final status.
 template <class Box>
 __device__ int connect(const Box& b, const int* pins, long long p0, long long p1, int width,
                        int x0, int y0, int bw, int bh, int* tree) {
@@ -198,6 +211,7 @@ __device__ int connect(const Box& b, const int* pins, long long p0, long long p1
     while (true) {
         const unsigned dc = *b.at(cx, cy);
         if (dc == 0) break;
+        PROBE_ADD(2, 1);
         if (n + m >= room) return ST_ERROR;
         tree[n + m++] = (y0 + cy) * width + x0 + cx;
         const unsigned want = dc - b.cost(cx, cy);
@@ -223,7 +237,11 @@ __device__ int connect(const Box& b, const int* pins, long long p0, long long p1
     }
     for (int i = n; i < n + m; ++i) *b.at(tree[i] % width - x0, tree[i] / width - y0) = 0;
     s_cells = n + m;
-    return 0;
+    for (long long j = p0 + 1; j < p1; ++j) {   // another search only if a pin is left
+        const int p = pins[j];
+        if (*b.at(p % width - x0, p / width - y0) != 0) return 0;
+    }
+    return ST_OK;
 }
 
 template <class Box>
@@ -235,6 +253,9 @@ __device__ void routeNet(const Box& b, const long long* r, const int* code,
     const int bw = (int)r[R_X1] - x0 + 1, bh = (int)r[R_Y1] - y0 + 1;
     const long long p0 = r[R_PIN0], p1 = r[R_PIN1];
     int* tree = seg + r[R_SEG];
+#ifdef PROBE
+    const long long t0 = clock64();
+#endif
     b.init(code, cost, (long long)y0 * width + x0, width, net, bw, bh);
     __syncthreads();
     if (threadIdx.x == 0) {
@@ -247,7 +268,10 @@ __device__ void routeNet(const Box& b, const long long* r, const int* code,
     __syncthreads();
     while (s_status == 0) {
         relax(b, bw, bh);
-        if (threadIdx.x == 0) s_status = connect(b, pins, p0, p1, width, x0, y0, bw, bh, tree);
+        if (threadIdx.x == 0) {
+            PROBE_ADD(0, 1);
+            s_status = connect(b, pins, p0, p1, width, x0, y0, bw, bh, tree);
+        }
         __syncthreads();
     }
     if (threadIdx.x == 0) {
@@ -259,6 +283,7 @@ __device__ void routeNet(const Box& b, const long long* r, const int* code,
         h[2] = start;
         s_cells = n;
         s_start = start;
+        PROBE_ADD(3, clock64() - t0);
     }
     __syncthreads();
     for (int i = threadIdx.x; i < s_cells; i += blockDim.x) out[s_start + i] = tree[i];

@@ -21,7 +21,7 @@ import pytest
 
 from mazeroute.engines import gpu_weighted as gw
 from mazeroute.engines import weighted
-from mazeroute.engines.weighted import CPUNetSearch
+from mazeroute.engines.weighted import COST_DTYPE, COST_MAX, DIST_MAX, CPUNetSearch, NetRequest
 from tests.corpus import (
     grid_of_boxes_case,
     random_weighted_cases,
@@ -116,6 +116,7 @@ def emu_lib(tmp_path_factory):
     return lib
 
 
+_KEEP: list = []
 _ARG_TYPES = [np.int64, None, np.int32, np.uint16, np.uint32, np.int32, None, None,
               np.int32, np.int32, np.int32, np.int32]
 
@@ -129,6 +130,7 @@ class _EmuKernel:
         self.lib, self.threads = lib, threads
         self.max_dynamic_shared_size_bytes = 0
         self.calls = []
+        _KEEP.append(self)    # alive, as the device's kernels are: ids are never reused
 
     def __call__(self, grid, block, args, shared_mem=0):
         assert shared_mem + self.shared_size_bytes <= max(
@@ -181,10 +183,28 @@ def test_emulated_kernel_equals_the_oracle_on_random_cases(emu_lib, case, thread
     _check(case, EmuNetSearch(case.free, case.owner, emu_lib, threads, limit))
 
 
+@pytest.mark.parametrize("limit", [None, 0])
 @pytest.mark.parametrize("case", random_weighted_cases(4, 120, seed=5, whole=True),
                          ids=lambda c: c.id)
-def test_emulated_kernel_equals_the_oracle_on_large_cases(emu_lib, case):
-    _check(case, EmuNetSearch(case.free, case.owner, emu_lib, 4, 0))
+def test_emulated_kernel_equals_the_oracle_on_large_cases(emu_lib, case, limit):
+    _check(case, EmuNetSearch(case.free, case.owner, emu_lib, 4, limit))
+
+
+def test_shared_memory_opt_in_is_never_lowered(emu_lib):
+    """Searches share the device's kernel object: one asking for less shared memory must
+    not take away what another was allowed."""
+    free = np.ones((120, 120), bool)
+    owner = np.full((120, 120), -1, np.int32)
+    cost = np.ones((120, 120), COST_DTYPE)
+    big = NetRequest(0, np.array([[0, 0], [119, 119]]), (0, 0, 119, 119))   # 87 kB
+    mid = NetRequest(0, np.array([[0, 0], [99, 99]]), (0, 0, 99, 99))       # 61 kB
+    a = EmuNetSearch(free, owner, emu_lib)
+    b = EmuNetSearch(free, owner, emu_lib)
+    b._kernel = b._emu = a._emu
+    assert a.route(cost, [big])[0] is not None
+    assert b.route(cost, [mid])[0] is not None
+    assert a.route(cost, [big])[0] is not None
+    assert a._emu.max_dynamic_shared_size_bytes == gw.shared_bytes(np.array([big.box]))[0]
 
 
 def check_uploads_and_owners(make) -> None:
@@ -240,8 +260,58 @@ def same_wires(a, b) -> bool:
                                       and np.array_equal(x, y)) for x, y in zip(a, b))
 
 
+def check_dist_max(make) -> None:
+    """A path of cost exactly DIST_MAX is found, one dearer is not (rows and columns)."""
+    n = 65538                   # x = 0 .. 65537: 65537 cells entered
+    for shape, pins in (((1, n), [[0, 0], [n - 1, 0]]), ((n, 1), [[0, 0], [0, n - 1]])):
+        free = np.ones(shape, bool)
+        owner = np.full(shape, -1, np.int32)
+        cost = np.full(shape, COST_MAX, COST_DTYPE)
+        cost.ravel()[1] = DIST_MAX - (n - 2) * COST_MAX          # 65534
+        req = NetRequest(0, np.array(pins), (0, 0, shape[1] - 1, shape[0] - 1))
+        search = make(free, owner)
+        got = search.route(cost, [req])[0]
+        assert got is not None and len(got) == n
+        assert int(cost[got[1:, 1], got[1:, 0]].astype(np.int64).sum()) == DIST_MAX
+        cost.ravel()[1] += 1
+        assert search.route(cost, [req], changed=np.array([1])) == [None]
+        assert CPUNetSearch(free, owner).route(cost, [req]) == [None]
+
+
+def check_overlapping_boxes(make) -> None:
+    """Boxes that overlap (beyond the interface's promise) still get each request's own
+    answer: big boxes go to separate launches, and the scratch to separate chunks."""
+    case = two_net_case(np.random.default_rng(2))
+    h, w = case.free.shape
+    whole = (0, 0, w - 1, h - 1)
+    reqs = [r._replace(box=whole) for r in case.requests] + [case.requests[0]]
+    for limit in (None, 0):
+        got = make(case.free, case.owner, smem_limit=limit).route(case.cost, reqs)
+        cpu = CPUNetSearch(case.free, case.owner)
+        assert same_wires(got, [cpu.route(case.cost, [r])[0] for r in reqs])
+
+
+def check_many_requests(make) -> None:
+    """Many disjoint boxes of different sizes in one call, in shared and global memory."""
+    case = grid_of_boxes_case(np.random.default_rng(4), 48, 64, 12, 16)
+    assert len(case.requests) == 16
+    for limit in (None, 1000, 0):     # 1000 bytes: the narrow boxes fit, the wide do not
+        _check(case, make(case.free, case.owner, smem_limit=limit))
+
+
+def test_emulated_kernel_paths_up_to_dist_max(emu_lib):
+    check_dist_max(lambda free, owner: EmuNetSearch(free, owner, emu_lib))
+
+
+def test_emulated_kernel_with_overlapping_boxes(emu_lib):
+    check_overlapping_boxes(lambda free, owner, smem_limit: EmuNetSearch(
+        free, owner, emu_lib, smem_limit=smem_limit))
+
+
 def test_emulated_kernel_routes_many_requests_in_one_call(emu_lib):
+    check_many_requests(lambda free, owner, smem_limit: EmuNetSearch(
+        free, owner, emu_lib, smem_limit=smem_limit))
     case = grid_of_boxes_case(np.random.default_rng(4), 48, 64, 12, 16)
     search = EmuNetSearch(case.free, case.owner, emu_lib, smem_limit=1000)
-    _check(case, search)
+    search.route(case.cost, list(case.requests))
     assert {c[3] for c in search._emu.calls} == {0, 1}   # shared and global launches ran

@@ -34,13 +34,19 @@ static inline int __syncthreads_or(int p) {
     g_bar->arrive_and_wait();
     return g_or[k].load();
 }
-static inline int atomicAdd(int* p, int v) {
-    return std::atomic_ref<int>(*p).fetch_add(v);
+template <class T>
+static inline T atomicAdd(T* p, T v) {
+    return std::atomic_ref<T>(*p).fetch_add(v);
 }
+static inline long long clock64() { return 0; }
 
 unsigned smem[1 << 16];   // 256 kB: more than any device's shared memory per block
 
 #include "../kernels/weighted.cu"
+
+#ifdef PROBE
+extern "C" unsigned long long* probe() { return g_probe; }
+#endif
 
 extern "C" int emulate(int threads, int blocks, int smemBytes, const long long* rec,
                        int count, const int* code, const unsigned short* cost,

@@ -56,6 +56,8 @@ SMEM_CLASSES = (8 << 10, 16 << 10, 32 << 10, 64 << 10, 128 << 10)
 MAX_BLOCKS = 1 << 20
 #: Largest grid: vertex ids, output offsets and counters are int32 on the device.
 MAX_CELLS = 2**31 - 1
+#: Dynamic shared memory each kernel object was allowed (see GPUNetSearch._allow).
+_ALLOWED: dict[int, int] = {}
 
 
 def fits(height: int, width: int) -> bool:
@@ -215,6 +217,8 @@ class GPUNetSearch(NetSearch):
     free, owner, via_cost : as :class:`~mazeroute.engines.weighted.NetSearch`
     smem_limit : bytes of shared memory a block may use for its box (default: what the
         device allows, less a little); bigger boxes run in global memory
+    options : extra NVRTC flags (``("-DPROBE",)``: counters for
+        benchmarks/weighted_probe.py)
 
     Examples
     --------
@@ -229,8 +233,9 @@ class GPUNetSearch(NetSearch):
     """
 
     def __init__(self, free: np.ndarray, owner: np.ndarray, via_cost: int = 0,
-                 smem_limit: int | None = None):
+                 smem_limit: int | None = None, options: tuple[str, ...] = ()):
         super().__init__(free, owner, via_cost)
+        self.options = (*kernel_options(), *options)
         _, h, w = self.shape
         if not fits(h, w):
             raise ValueError(f"a {h} x {w} grid has more cells than the weighted kernel's "
@@ -247,7 +252,7 @@ class GPUNetSearch(NetSearch):
         self._hdr = xp.empty(1, dtype=xp.int32)
         self._none = xp.empty(1, dtype=xp.uint32)
         self.smem_limit = int(smem_limit) if smem_limit is not None else optin - 1024
-        self._smem_allowed = (48 << 10) - self._kernel.shared_size_bytes
+        self._static = self._kernel.shared_size_bytes
         self.launches = 0
 
     def _device(self):
@@ -258,7 +263,7 @@ class GPUNetSearch(NetSearch):
 
         from .cuda import device_attributes, get_kernel
         optin = device_attributes().get("MaxSharedMemoryPerBlockOptin", 48 << 10)
-        return cupy, get_kernel("weighted", "weighted_route", kernel_options()), optin
+        return cupy, get_kernel("weighted", "weighted_route", self.options), optin
 
     def set_owner(self, cells: np.ndarray, owner: int) -> None:
         c = np.asarray(cells, dtype=np.int64).reshape(-1, 2)
@@ -310,6 +315,15 @@ class GPUNetSearch(NetSearch):
             raise ValueError("cell costs must be at least 1")
         self._cost[xp.asarray(ch)] = xp.asarray(values)
 
+    def _allow(self, smem: int) -> None:
+        """Opt the kernel in to ``smem`` bytes of dynamic shared memory where beyond the
+        48 kB a block gets by default. The kernel object is shared by every search on the
+        device, so what it was allowed is kept per kernel, never lowered."""
+        key = id(self._kernel)
+        if smem + self._static > max(48 << 10, _ALLOWED.get(key, 0) + self._static):
+            self._kernel.max_dynamic_shared_size_bytes = smem
+            _ALLOWED[key] = smem
+
     def _buffer(self, name: str, size: int, dtype) -> object:
         buf = getattr(self, name)
         if buf.size < size:
@@ -337,9 +351,7 @@ class GPUNetSearch(NetSearch):
             self._dist = xp.empty(h * w, dtype=xp.uint32)
         dist = self._dist if self._dist is not None else self._none
         for start, count, smem, threads in launches.tolist():
-            if smem > self._smem_allowed:
-                self._kernel.max_dynamic_shared_size_bytes = smem
-                self._smem_allowed = smem
+            self._allow(smem)
             self._kernel((count,), (threads,), (
                 rec_d[start * REC:], np.int32(count), self._code, self._cost, dist, pins,
                 np.int32(w), np.int32(smem > 0), scratch, out, hdr, used), shared_mem=smem)
