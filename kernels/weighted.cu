@@ -21,6 +21,7 @@
 //     (room for the box's area: a tree never repeats a cell), then to the compact output
 //     `out` at an offset taken by one atomicAdd on *used; hdr[R_ROW] = status, cells,
 //     offset.
+// set_costs: cost[idx[i]] = val[i], the cells a route call names as changed.
 
 // The host passes these from mazeroute/engines/weighted.py and gpu_weighted.py; the
 // fallbacks serve a plain compile check, and tests/test_gpu_weighted_host.py ties them.
@@ -316,4 +317,10 @@ weighted_route(const long long* rec, int count, const int* __restrict__ code,
         b.net = (int)r[R_NET];
         routeNet(b, r, code, cost, pins, width, seg, out, hdr, used);
     }
+}
+
+extern "C" __global__ void set_costs(const int* __restrict__ idx, const int* __restrict__ val,
+                                     int n, unsigned short* cost) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        cost[idx[i]] = (unsigned short)val[i];
 }

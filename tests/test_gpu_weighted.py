@@ -25,6 +25,7 @@ from tests.corpus import (
 )
 from tests.test_gpu_weighted_host import (
     check_dist_max,
+    check_long_wires,
     check_many_requests,
     check_overlapping_boxes,
     check_uploads_and_owners,
@@ -94,6 +95,10 @@ def test_changed_uploads_and_set_owner():
 
 def test_paths_up_to_dist_max():
     check_dist_max(_gpu)
+
+
+def test_long_wires():
+    check_long_wires(_gpu)
 
 
 def test_overlapping_boxes():

@@ -22,7 +22,9 @@ import pytest
 from mazeroute.engines import gpu_weighted as gw
 from mazeroute.engines import weighted
 from mazeroute.engines.weighted import COST_DTYPE, COST_MAX, DIST_MAX, CPUNetSearch, NetRequest
+from mazeroute.generate import maze_mask
 from tests.corpus import (
+    WeightedCase,
     grid_of_boxes_case,
     random_weighted_cases,
     two_net_case,
@@ -150,20 +152,48 @@ class _EmuKernel:
         assert rc == 0
 
 
-_NUMPY = types.SimpleNamespace(asarray=np.asarray, array=np.array, empty=np.empty,
-                               asnumpy=np.array, int32=np.int32, uint16=np.uint16,
-                               uint32=np.uint32)
+class _EmuSetCosts:
+    """kernels/weighted.cu's ``set_costs`` run by tests/weighted_emu.cpp."""
+
+    def __init__(self, lib):
+        self.lib = lib
+
+    def __call__(self, grid, block, args):
+        idx, val, n, cost = args
+        assert idx.dtype == val.dtype == np.int32 and cost.dtype == np.uint16
+        assert isinstance(n, np.int32) and idx.size == val.size == n
+        ptr = [ctypes.c_void_p(a.ctypes.data) for a in (idx, val, cost)]
+        assert self.lib.emulate_set_costs(grid[0], block[0], ptr[0], ptr[1], int(n),
+                                          ptr[2]) == 0
+
+
+class _DeviceArray(np.ndarray):
+    """A NumPy array with CuPy's ``set`` (host to device) and ``get`` (back)."""
+
+    def set(self, a):           # CuPy's conditions
+        assert type(a) is np.ndarray and a.dtype == self.dtype and a.shape == self.shape
+        assert self.flags.c_contiguous
+        self[...] = a
+
+    def get(self):
+        return np.array(self)
+
+
+_NUMPY = types.SimpleNamespace(
+    asarray=np.asarray, int32=np.int32, int64=np.int64, uint16=np.uint16, uint32=np.uint32,
+    empty=lambda n, dtype: np.empty(n, dtype).view(_DeviceArray))
 
 
 class EmuNetSearch(gw.GPUNetSearch):
-    """GPUNetSearch whole, on NumPy arrays, with the kernel's code run on the CPU."""
+    """GPUNetSearch whole, on NumPy arrays, with the kernels' code run on the CPU."""
 
     def __init__(self, free, owner, lib, threads=3, smem_limit=None):
         self._emu = _EmuKernel(lib, threads)
+        self._emu_set = _EmuSetCosts(lib)
         super().__init__(free, owner, smem_limit=smem_limit)
 
     def _device(self):
-        return _NUMPY, self._emu, 227 << 10
+        return _NUMPY, (self._emu, self._emu_set), 227 << 10
 
 
 # shared memory as the device allows, all in global memory, a mix
@@ -297,6 +327,27 @@ def check_many_requests(make) -> None:
     assert len(case.requests) == 16
     for limit in (None, 1000, 0):     # 1000 bytes: the narrow boxes fit, the wide do not
         _check(case, make(case.free, case.owner, smem_limit=limit))
+
+
+def check_long_wires(make) -> None:
+    """Wires far longer than their boxes' perimeters (maze corridors; a tree over a maze):
+    the results outgrow the first read back and come in a second."""
+    free = ~maze_mask(41, 41, seed=5)
+    owner = np.full(free.shape, -1, np.int32)
+    corners = [(0, 0), (40, 40), (40, 0), (0, 40)]
+    for x, y in corners:
+        owner[y, x] = 0
+    cost = np.random.default_rng(5).integers(1, 4, free.shape).astype(COST_DTYPE)
+    reqs = (NetRequest(0, np.array(corners[:2]), (0, 0, 40, 40)),)
+    tree = (NetRequest(0, np.array(corners), (0, 0, 40, 40)),)
+    for r in (reqs, tree):
+        case = WeightedCase("maze-41", free, owner, cost, r)
+        assert len(case.expected()[0]) > 2 * (41 + 41)
+        _check(case, make(free, owner))
+
+
+def test_emulated_kernel_long_wires(emu_lib):
+    check_long_wires(lambda free, owner: EmuNetSearch(free, owner, emu_lib))
 
 
 def test_emulated_kernel_paths_up_to_dist_max(emu_lib):

@@ -12,7 +12,7 @@ struct Dim {
     unsigned x, y, z;
 };
 static thread_local Dim threadIdx{0, 0, 0};
-static Dim blockIdx{0, 0, 0}, blockDim{1, 1, 1};
+static Dim blockIdx{0, 0, 0}, blockDim{1, 1, 1}, gridDim{1, 1, 1};
 static std::barrier<>* g_bar = nullptr;
 static std::atomic<int> g_or[3];
 static thread_local unsigned t_calls = 0;
@@ -54,6 +54,7 @@ extern "C" int emulate(int threads, int blocks, int smemBytes, const long long* 
                        int* out, int* hdr, int* used) {
     if (smemBytes > (int)sizeof(smem) || threads < 1) return -1;
     blockDim.x = (unsigned)threads;
+    gridDim.x = (unsigned)blocks;
     for (int b = 0; b < blocks; ++b) {
         blockIdx.x = (unsigned)b;
         std::barrier<> bar(threads);
@@ -69,5 +70,19 @@ extern "C" int emulate(int threads, int blocks, int smemBytes, const long long* 
             });
         for (auto& th : team) th.join();
     }
+    return 0;
+}
+
+// set_costs has no barriers: every (block, thread) in turn on this thread.
+extern "C" int emulate_set_costs(int threads, int blocks, const int* idx, const int* val,
+                                 int n, unsigned short* cost) {
+    blockDim.x = (unsigned)threads;
+    gridDim.x = (unsigned)blocks;
+    for (int b = 0; b < blocks; ++b)
+        for (int t = 0; t < threads; ++t) {
+            blockIdx.x = (unsigned)b;
+            threadIdx.x = (unsigned)t;
+            set_costs(idx, val, n, cost);
+        }
     return 0;
 }

@@ -241,29 +241,31 @@ class GPUNetSearch(NetSearch):
             raise ValueError(f"a {h} x {w} grid has more cells than the weighted kernel's "
                              f"int32 indices reach ({MAX_CELLS})")
         _check_owner_value(self.owner)
-        xp, self._kernel, optin = self._device()
+        xp, (self._kernel, self._set_costs), optin = self._device()
         self._xp = xp
-        self._code = xp.asarray(cell_codes(self.free, self.owner).ravel())
+        self._code = xp.empty(h * w, dtype=xp.int32)
+        self._code.set(cell_codes(self.free, self.owner).ravel())
         self._cost = xp.empty(h * w, dtype=xp.uint16)
         self._loaded = False
         self._dist = None                       # made when a global-memory box first comes
+        self._ws = xp.empty(1, dtype=xp.int32)  # one call's uploads and results (_run)
         self._seg = xp.empty(1, dtype=xp.int32)
-        self._out = xp.empty(1, dtype=xp.int32)
-        self._hdr = xp.empty(1, dtype=xp.int32)
         self._none = xp.empty(1, dtype=xp.uint32)
         self.smem_limit = int(smem_limit) if smem_limit is not None else optin - 1024
         self._static = self._kernel.shared_size_bytes
         self.launches = 0
 
     def _device(self):
-        """The array module (CuPy), the compiled kernel, and the shared memory a block
-        may opt in to (the seam where tests/test_gpu_weighted_host.py runs the kernel's
-        code on the CPU)."""
+        """The array module (CuPy), the kernels (``weighted_route``, ``set_costs``), and
+        the shared memory a block may opt in to: the seam where
+        tests/test_gpu_weighted_host.py runs the kernels' code on the CPU."""
         import cupy
 
         from .cuda import device_attributes, get_kernel
         optin = device_attributes().get("MaxSharedMemoryPerBlockOptin", 48 << 10)
-        return cupy, get_kernel("weighted", "weighted_route", self.options), optin
+        kernels = tuple(get_kernel("weighted", k, self.options)
+                        for k in ("weighted_route", "set_costs"))
+        return cupy, kernels, optin
 
     def set_owner(self, cells: np.ndarray, owner: int) -> None:
         c = np.asarray(cells, dtype=np.int64).reshape(-1, 2)
@@ -278,42 +280,70 @@ class GPUNetSearch(NetSearch):
     def route(self, cost: np.ndarray, requests: Sequence[NetRequest],
               changed: np.ndarray | None = None) -> list[np.ndarray | None]:
         cost = self._check_cost(cost)
-        self._upload(cost.reshape(-1), changed)
-        if not requests:
+        update = self._cost_update(cost.reshape(-1), changed)
+        try:
+            packed = pack_requests(requests, self.shape) if requests else None
+            if packed is not None and (packed.nets == BLOCKED_CODE).any():
+                raise ValueError(f"net index {BLOCKED_CODE} is reserved for blocked cells")
+        except ValueError:
+            self._send_update(update)   # refused requests still bring the costs up
+            raise
+        if packed is None:
+            self._send_update(update)
             return []
-        packed = pack_requests(requests, self.shape)
-        if (packed.nets == BLOCKED_CODE).any():
-            raise ValueError(f"net index {BLOCKED_CODE} is reserved for blocked cells")
         _, h, w = self.shape
         boxes = packed.boxes
         areas = (boxes[:, 2] - boxes[:, 0] + 1) * (boxes[:, 3] - boxes[:, 1] + 1)
-        pins = self._xp.asarray(packed.pins)
         results: list[np.ndarray | None] = [None] * len(requests)
         bounds = chunks(areas, h * w)
-        for lo, hi in zip(bounds[:-1], bounds[1:]):
-            self._run(packed, pins, areas, int(lo), int(hi), results)
+        for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+            self._run(packed, areas, lo, hi, update if lo == 0 else None, results)
         return results
 
     # -- internals -----------------------------------------------------------------
-    def _upload(self, flat: np.ndarray, changed: np.ndarray | None) -> None:
-        """Bring the device's costs up to date: all of them at the first call or without
-        hints, else only the ``changed`` cells (any others keep their last upload)."""
-        xp = self._xp
+    def _cost_update(self, flat: np.ndarray,
+                     changed: np.ndarray | None) -> tuple[np.ndarray, np.ndarray] | None:
+        """Check the costs to send. At the first call or without hints, all of them are
+        uploaded here; else the ``changed`` cells' indices and costs (int32) are returned,
+        to travel with the call's one upload (cells not listed keep their last upload)."""
         if changed is None or not self._loaded:
             if flat.size and int(flat.min()) < 1:
                 raise ValueError("cell costs must be at least 1")
-            self._cost = xp.array(flat)         # a copy: the caller's array goes on changing
+            self._cost.set(flat)
             self._loaded = True
-            return
+            return None
         ch = np.asarray(changed, dtype=np.int64).ravel()
         if not ch.size:
-            return
+            return None
         if int(ch.min()) < 0 or int(ch.max()) >= flat.size:
             raise ValueError(f"changed holds a cell index outside the {flat.size} cells")
         values = flat[ch]
         if int(values.min()) < 1:
             raise ValueError("cell costs must be at least 1")
-        self._cost[xp.asarray(ch)] = xp.asarray(values)
+        return ch.astype(np.int32), values.astype(np.int32)
+
+    def _upload(self, parts: list[np.ndarray], extra: int):
+        """``parts`` (int32) copied, in one transfer, to the start of the workspace, which
+        holds ``extra`` more int32 after them. Returns it and the parts' offsets."""
+        sizes = [p.size for p in parts]
+        offsets = np.zeros(len(parts) + 1, np.int64)
+        np.cumsum(sizes, out=offsets[1:])
+        n = int(offsets[-1])
+        ws = self._buffer("_ws", n + extra, self._xp.int32)
+        ws[:n].set(np.concatenate(parts).astype(np.int32, copy=False))
+        return ws, offsets.tolist()
+
+    def _scatter(self, ws, at: int, n: int) -> None:
+        """``cost[idx] = val`` for the ``n`` pairs at ``ws[at:]`` (indices, then costs)."""
+        blocks = min(-(-n // 256), 1024)
+        self._set_costs((blocks,), (256,), (ws[at:at + n], ws[at + n:at + 2 * n],
+                                            np.int32(n), self._cost))
+        self.launches += 1
+
+    def _send_update(self, update) -> None:
+        if update is not None:
+            ws, off = self._upload(list(update), 0)
+            self._scatter(ws, off[0], update[0].size)
 
     def _allow(self, smem: int) -> None:
         """Opt the kernel in to ``smem`` bytes of dynamic shared memory where beyond the
@@ -331,22 +361,34 @@ class GPUNetSearch(NetSearch):
             setattr(self, name, buf)
         return buf
 
-    def _run(self, packed, pins, areas, lo: int, hi: int, results: list) -> None:
-        """Requests ``lo .. hi - 1`` (their box areas sum to at most the grid's cells)."""
+    def _run(self, packed, areas, lo: int, hi: int, update, results: list) -> None:
+        """Requests ``lo .. hi - 1`` (their box areas sum to at most the grid's cells).
+
+        One upload: records, pins, the ``changed`` costs, zeroed headers; the kernel's
+        output follows the headers in the workspace, so that one read brings back the
+        headers and (unless the trees are unusually long) every cell.
+        """
         xp = self._xp
         _, h, w = self.shape
-        boxes = packed.boxes[lo:hi]
         m = hi - lo
+        boxes = packed.boxes[lo:hi]
         seg = np.zeros(m + 1, np.int64)
         np.cumsum(areas[lo:hi], out=seg[1:])
+        room = int(seg[-1])
         order, launches = plan_launches(boxes, self.smem_limit)
-        rec = records(order, packed.nets[lo:hi], packed.pin_ptr[lo:], boxes, seg)
-        rec_d = xp.asarray(rec.ravel())
-        scratch = self._buffer("_seg", int(seg[-1]), xp.int32)
-        out = self._buffer("_out", int(seg[-1]), xp.int32)
-        hdr = self._buffer("_hdr", m * HDR + 1, xp.int32)
-        hdr[:m * HDR + 1].fill(0)
+        p0, p1 = int(packed.pin_ptr[lo]), int(packed.pin_ptr[hi])
+        rec = records(order, packed.nets[lo:hi], packed.pin_ptr[lo:hi + 1] - p0, boxes, seg)
+        idx, val = update if update is not None else (_NONE, _NONE)
+        ws, off = self._upload([rec.view(np.int32).ravel(), packed.pins[p0:p1], idx, val,
+                                np.zeros(m * HDR + 1, np.int32)], room)
+        rec_d = ws[:off[1]].view(xp.int64)
+        pins = ws[off[1]:off[2]]
+        if idx.size:
+            self._scatter(ws, off[2], idx.size)
+        hdr = ws[off[4]:off[5]]
         used = hdr[m * HDR:]
+        out = ws[off[5]:off[5] + room]
+        scratch = self._buffer("_seg", room, xp.int32)
         if (launches[:, 2] == 0).any() and self._dist is None:
             self._dist = xp.empty(h * w, dtype=xp.uint32)
         dist = self._dist if self._dist is not None else self._none
@@ -356,17 +398,25 @@ class GPUNetSearch(NetSearch):
                 rec_d[start * REC:], np.int32(count), self._code, self._cost, dist, pins,
                 np.int32(w), np.int32(smem > 0), scratch, out, hdr, used), shared_mem=smem)
             self.launches += 1
-        head = xp.asnumpy(hdr[:m * HDR + 1])
-        total = int(head[-1])
-        cells = xp.asnumpy(out[:total]).astype(np.int64)
+        bw = boxes[:, 2] - boxes[:, 0] + 1
+        bh = boxes[:, 3] - boxes[:, 1] + 1
+        guess = min(room, int(np.minimum(bw * bh, 2 * (bw + bh)).sum()))
+        head = ws[off[4]:off[5] + guess].get()
+        total = int(head[m * HDR])
+        cells = head[m * HDR + 1:m * HDR + 1 + total] if total <= guess else \
+            out[:total].get()
+        cells = cells.astype(np.int64)
         xy = np.stack([cells % w, cells // w], axis=1)
-        head = head[:-1].reshape(m, HDR)
+        head = head[:m * HDR].reshape(m, HDR)
         if (head[:, 0] == ST_ERROR).any():
             raise RuntimeError("weighted backtrace found no predecessor")
         if (head[:, 0] == 0).any():
             raise RuntimeError("the weighted kernel left a request without a result")
         for k in np.flatnonzero(head[:, 0] == ST_OK):
             results[lo + k] = xy[head[k, 2]:head[k, 2] + head[k, 1]]
+
+
+_NONE = np.zeros(0, np.int32)
 
 
 def _check_owner_value(owner: np.ndarray) -> None:
