@@ -263,6 +263,14 @@ def check_uploads_and_owners(make) -> None:
         assert same_wires(got, want)
         bites += not same_wires(want, cpu.route(cost, list(case.requests)))
     assert bites                        # an engine uploading every cell would fail
+    wires = np.concatenate([g for g in cpu.route(held, list(case.requests)) if g is not None])
+    cells = wires[:, 1] * held.shape[1] + wires[:, 0]
+    held.ravel()[cells] = 4000          # listed by a call whose requests are refused
+    bad = case.requests[0]._replace(box=(0, 0, 0, 0))
+    with pytest.raises(ValueError, match="outside the box"):
+        search.route(held, [bad], changed=cells)
+    assert same_wires(search.route(held, list(case.requests), changed=cells[:0]),
+                      cpu.route(held, list(case.requests)))
     req = case.requests[0]
     wire = search.route(held, [req])[0]
     assert wire is not None and len(wire) > 2
