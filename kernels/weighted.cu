@@ -121,42 +121,48 @@ struct GlobalBox {
     }
 };
 
-// One min-plus sweep both ways along the n cells (x + i dx, y + i dy) of a line: a cell
-// the net may enter takes min(its value, neighbour's + its cost); every cell passes its
-// value on (a source the net may not enter still starts paths, at 0).
+// One way of a min-plus sweep over the n cells (x + i dx, y + i dy), i = first, first +
+// step, ...: a cell the net may enter takes min(its value, carry + its cost), and every
+// cell hands its value on as the carry (a source the net may not enter still starts
+// paths, at 0); the carry starts at INF. Cells are read SWEEP_CHUNK at a time, so that
+// their loads overlap and only the carry chain runs one cell after another.
+#define SWEEP_CHUNK 8
 template <class Box>
-__device__ bool sweepLine(const Box& b, int x, int y, int dx, int dy, int n) {
+__device__ bool sweepWay(const Box& b, int x, int y, int dx, int dy, int n, int first,
+                         int step) {
     bool changed = false;
-    unsigned carry = *b.at(x, y);
-    for (int i = 1; i < n; ++i) {
-        const int cx = x + i * dx, cy = y + i * dy;
-        const unsigned c = b.cost(cx, cy);
-        unsigned* p = b.at(cx, cy);
-        unsigned v = *p;
-        if (c) {
-            const unsigned nv = satAdd(carry, c);
-            if (nv < v) {
-                *p = v = nv;
-                changed = true;
+    unsigned carry = INF;
+    for (int k0 = 0; k0 < n; k0 += SWEEP_CHUNK) {
+        unsigned c[SWEEP_CHUNK], v[SWEEP_CHUNK];
+#pragma unroll
+        for (int k = 0; k < SWEEP_CHUNK; ++k) {
+            const int i = first + (k0 + k) * step;
+            if (k0 + k < n) {
+                c[k] = b.cost(x + i * dx, y + i * dy);
+                v[k] = *b.at(x + i * dx, y + i * dy);
             }
         }
-        carry = v;
-    }
-    for (int i = n - 2; i >= 0; --i) {
-        const int cx = x + i * dx, cy = y + i * dy;
-        const unsigned c = b.cost(cx, cy);
-        unsigned* p = b.at(cx, cy);
-        unsigned v = *p;
-        if (c) {
-            const unsigned nv = satAdd(carry, c);
-            if (nv < v) {
-                *p = v = nv;
-                changed = true;
+#pragma unroll
+        for (int k = 0; k < SWEEP_CHUNK; ++k) {
+            if (k0 + k < n) {
+                const unsigned nv = c[k] ? min(v[k], satAdd(carry, c[k])) : v[k];
+                if (nv != v[k]) {
+                    const int i = first + (k0 + k) * step;
+                    *b.at(x + i * dx, y + i * dy) = nv;
+                    changed = true;
+                }
+                carry = nv;
             }
         }
-        carry = v;
     }
     return changed;
+}
+
+// A two-way sweep of a line: left to right (top to bottom), then back.
+template <class Box>
+__device__ bool sweepLine(const Box& b, int x, int y, int dx, int dy, int n) {
+    const bool fwd = sweepWay(b, x, y, dx, dy, n, 0, 1);
+    return sweepWay(b, x, y, dx, dy, n, n - 1, -1) || fwd;
 }
 
 // Bellman-Ford to the fixpoint: row sweeps, column sweeps, alternately, a thread a line,

@@ -39,6 +39,7 @@ static inline T atomicAdd(T* p, T v) {
     return std::atomic_ref<T>(*p).fetch_add(v);
 }
 static inline long long clock64() { return 0; }
+static inline unsigned min(unsigned a, unsigned b) { return a < b ? a : b; }
 
 unsigned smem[1 << 16];   // 256 kB: more than any device's shared memory per block
 
