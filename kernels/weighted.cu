@@ -16,7 +16,7 @@
 //   * the cheapest pin not yet in the tree (the first of equals) is joined by the
 //     backtrace, its cells become sources at 0 and the sweeps resume from the distances
 //     they left (still costs of real paths from the grown tree: the fixpoint is exact
-//     again); a pin left at INF makes the net unreachable;
+//     again); when every pin not in the tree is at INF, the net is unreachable;
 //   * the tree's cells (vertex ids) go to the block's scratch segment seg[R_SEG ..]
 //     (room for the box's area: a tree never repeats a cell), then to the compact output
 //     `out` at an offset taken by one atomicAdd on *used; hdr[R_ROW] = status, cells,
@@ -201,16 +201,19 @@ __device__ int connect(const Box& b, const int* pins, long long p0, long long p1
                        int x0, int y0, int bw, int bh, int* tree) {
     unsigned best = INF;
     int t = -1;
+    bool unreached = false;
     for (long long j = p0 + 1; j < p1; ++j) {
         const int p = pins[j];
         const unsigned dv = *b.at(p % width - x0, p / width - y0);
-        if (dv == INF) return ST_UNREACHABLE;   // not in the root's component: never will be
+        unreached |= dv == INF;
         if (dv > 0 && dv < best) {              // pins already in the tree add nothing
             best = dv;
             t = p;
         }
     }
-    if (t < 0) return ST_OK;
+    // A pin beyond DIST_MAX of the tree may come within it once the tree has grown
+    // towards it: the net fails only when no pin left is reached.
+    if (t < 0) return unreached ? ST_UNREACHABLE : ST_OK;
     const long long room = (long long)bw * bh;
     const int n = s_cells;
     int m = 0;

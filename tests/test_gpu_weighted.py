@@ -28,6 +28,7 @@ from tests.test_gpu_weighted_host import (
     check_long_wires,
     check_many_requests,
     check_overlapping_boxes,
+    check_tree_grows_within_reach,
     check_uploads_and_owners,
     same_wires,
 )
@@ -99,6 +100,10 @@ def test_paths_up_to_dist_max():
 
 def test_long_wires():
     check_long_wires(_gpu)
+
+
+def test_trees_grow_within_reach():
+    check_tree_grows_within_reach(_gpu)
 
 
 def test_overlapping_boxes():

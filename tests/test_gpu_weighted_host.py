@@ -316,6 +316,25 @@ def check_dist_max(make) -> None:
         assert CPUNetSearch(free, owner).route(cost, [req]) == [None]
 
 
+def check_tree_grows_within_reach(make) -> None:
+    """Pins A, C, B on a strip of dear cells: C lies beyond DIST_MAX of A but within it
+    of B, so C is joined once B is; with B missing, the net fails."""
+    n = 80_001
+    free = np.ones((1, n), bool)
+    owner = np.full((1, n), -1, np.int32)
+    cost = np.full((1, n), COST_MAX, COST_DTYPE)
+    a, b, c = (0, 0), (40_000, 0), (80_000, 0)
+    assert 80_000 * COST_MAX > DIST_MAX >= 40_000 * COST_MAX
+    search, cpu = make(free, owner), CPUNetSearch(free, owner)
+    for pins, routed in (([a, c, b], True), ([a, c], False)):
+        req = NetRequest(0, np.array(pins), (0, 0, n - 1, 0))
+        got = search.route(cost, [req])[0]
+        assert (got is not None) == routed
+        assert same_wires([got], cpu.route(cost, [req]))
+        if routed:
+            assert len(got) == n and got[40_001].tolist() == [40_001, 0]
+
+
 def check_overlapping_boxes(make) -> None:
     """Boxes that overlap (beyond the interface's promise) still get each request's own
     answer: big boxes go to separate launches, and the scratch to separate chunks."""
@@ -360,6 +379,10 @@ def test_emulated_kernel_long_wires(emu_lib):
 
 def test_emulated_kernel_paths_up_to_dist_max(emu_lib):
     check_dist_max(lambda free, owner: EmuNetSearch(free, owner, emu_lib))
+
+
+def test_emulated_kernel_grows_trees_within_reach(emu_lib):
+    check_tree_grows_within_reach(lambda free, owner: EmuNetSearch(free, owner, emu_lib))
 
 
 def test_emulated_kernel_with_overlapping_boxes(emu_lib):

@@ -26,8 +26,8 @@ Why the wires are the CPU engine's
     from the grown tree, so its fixpoint is exact too. The target (cheapest pin not yet in
     the tree, first of equals) and the backtrace (heading first, then up, left, right,
     down, inside the box) are the CPU's, on the device. Pins that are already tree cells
-    add nothing on either side, and a pin unreached once is unreached for good (the tree
-    never leaves the root's component), so both engines give such a net None.
+    add nothing on either side; as on the CPU, a net fails only when no pin left is
+    reached (a pin beyond ``DIST_MAX`` of the tree may come within it as the tree grows).
 """
 
 from __future__ import annotations
