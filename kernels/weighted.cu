@@ -8,9 +8,9 @@
 // engine's. Host side, and why the results are exact: mazeroute/engines/gpu_weighted.py.
 //
 // weighted_route: per block, request rec[blockIdx.x] (fields R_* below):
-//   * its box's distances: in shared memory (USE_SHARED launches: distances, and costs
-//     with 0 for a cell the net may not enter), or in its own box of the full-grid array
-//     `gdist` (boxes of one launch are pairwise disjoint);
+//   * its box's distances: in shared memory (launches with useShared: distances, and
+//     costs with 0 for a cell the net may not enter), or in its own box of the full-grid
+//     array `gdist` (boxes of one launch are pairwise disjoint);
 //   * sources at 0, every other cell INF; sweeps until nothing changes, which is the exact
 //     fixpoint: every value is the cost of a real path, and no edge can lower any;
 //   * the cheapest pin not yet in the tree (the first of equals) is joined by the

@@ -14,6 +14,12 @@ Device state (built once per layout)
     distances, in which each such box works in its own part (boxes of one launch are
     pairwise disjoint: :func:`plan_launches` sees to it).
 
+One call
+    One upload (request records, pins, the costs of the ``changed`` cells, zeroed result
+    headers), one launch per group of :func:`plan_launches`, one read back (the headers
+    and, unless the trees are unusually long, every cell); requests whose box areas sum
+    to more than the grid's cells (only overlapping boxes do) run in several such rounds.
+
 Why the wires are the CPU engine's
     The CPU engine and this one share one rule (module notes of
     :mod:`~mazeroute.engines.weighted`): the backtrace reads only the exact distance field,
