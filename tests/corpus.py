@@ -11,7 +11,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from mazeroute.engines import ENGINES
-from mazeroute.engines.oracle import oracle_levels
+from mazeroute.engines.oracle import oracle_levels, oracle_net_route
+from mazeroute.engines.weighted import COST_DTYPE, COST_MAX, NetRequest
 from mazeroute.generate import maze_mask, random_rects
 from mazeroute.graph import CSRGraph, GridGraph, fig15_1_graph
 from mazeroute.layout import paint
@@ -104,3 +105,162 @@ def engines(backend: str) -> list[tuple[str, str]]:
 def runs(case: Case, key: tuple[str, str]) -> bool:
     """Whether engine ``key`` applies to ``case`` (grid-only engines skip plain graphs)."""
     return case.is_grid or ENGINES[key].form != "grid"
+
+
+# -- weighted net searches (engines.weighted) ---------------------------------------
+@dataclass(frozen=True)
+class WeightedCase:
+    """One call of a weighted net search: the layout's arrays and the requests.
+
+    ``expected()`` routes each request with the Dijkstra oracle.
+    """
+
+    id: str
+    free: np.ndarray
+    owner: np.ndarray
+    cost: np.ndarray
+    requests: tuple
+
+    def expected(self) -> list:
+        out = []
+        for req in self.requests:
+            r = oracle_net_route(self.free, self.owner, self.cost, req.net,
+                                 [tuple(int(v) for v in p) for p in req.pins], req.box)
+            out.append(None if r is None else np.array(r, dtype=np.int64).reshape(-1, 2))
+        return out
+
+
+def _weighted(id_, free, nets, cost=None, boxes=None) -> WeightedCase:
+    """A case from a free mask and nets ``[pins, ...]`` (net i owns its pins)."""
+    free = np.asarray(free, bool)
+    h, w = free.shape
+    owner = np.full((h, w), -1, np.int32)
+    for i, pins in enumerate(nets):
+        for x, y in pins:
+            owner[y, x] = i
+    cost = np.ones((h, w), COST_DTYPE) if cost is None else np.asarray(cost, COST_DTYPE)
+    boxes = boxes or [(0, 0, w - 1, h - 1)] * len(nets)
+    reqs = tuple(NetRequest(i, np.array(p, np.int64), b)
+                 for i, (p, b) in enumerate(zip(nets, boxes)) if b is not None)
+    return WeightedCase(id_, free, owner, cost, reqs)
+
+
+def weighted_hand_cases() -> list[WeightedCase]:
+    """Small weighted cases whose answers a reader can check by eye."""
+    open_ = np.ones((7, 9), bool)
+    ridge = np.full((7, 9), 4, COST_DTYPE)
+    ridge[:, 4] = 100                   # dear column: a detour of 12 cells (48) is cheaper
+    ridge[6, 4] = 1                     # ... except at the bottom, where it is cheap
+    walled = np.ones((8, 8), bool)
+    walled[2:6, 2] = walled[2:6, 5] = walled[2, 2:6] = walled[5, 2:6] = False
+    big = np.ones((130, 130), bool)     # above REACH_CHECK_CELLS: the flood check runs
+    big[60:70, 60] = big[60:70, 69] = big[60, 60:70] = big[69, 60:70] = False
+    levels = np.ones((6, 6), COST_DTYPE)
+    levels[:, 1] = COST_MAX
+    return [
+        _weighted("straight", open_, [[(0, 3), (8, 3)]]),
+        _weighted("tie-keeps-direction", open_, [[(1, 1), (6, 5)]]),
+        _weighted("ridge", open_, [[(0, 0), (8, 0)]], ridge),
+        _weighted("other-pin-in-the-way", open_, [[(0, 3), (8, 3)], [(4, 3), (4, 0)]],
+                  boxes=[(0, 0, 8, 6), None]),
+        _weighted("five-pin-tree", open_, [[(4, 3), (0, 0), (8, 0), (0, 6), (8, 6)]], ridge),
+        _weighted("pin-on-the-way", open_, [[(0, 2), (8, 2), (4, 2)]]),
+        _weighted("one-pin", open_, [[(3, 3)]]),
+        _weighted("enclosed-target", walled, [[(0, 0), (3, 3)]]),
+        _weighted("enclosed-root", walled, [[(3, 4), (7, 7)]]),
+        _weighted("box-too-small", open_, [[(0, 3), (8, 3)], [(4, 2), (4, 3), (4, 4)]],
+                  boxes=[(0, 2, 8, 4), None]),
+        _weighted("disjoint-boxes", open_, [[(0, 0), (3, 2)], [(5, 4), (8, 6)],
+                                            [(8, 0), (5, 1)]],
+                  boxes=[(0, 0, 3, 3), (5, 4, 8, 6), (5, 0, 8, 2)]),
+        _weighted("big-enclosed", big, [[(0, 0), (65, 65)], [(1, 0), (129, 129)]],
+                  boxes=[(0, 0, 129, 129), None]),
+        _weighted("big-open", big, [[(5, 0), (129, 129)]]),
+        _weighted("cost-max-column", np.ones((6, 6), bool), [[(0, 0), (5, 5)]], levels),
+    ]
+
+
+def random_weighted_case(rng: np.random.Generator, max_side: int, index: int,
+                         whole: bool = False) -> WeightedCase:
+    """A random layout, cost field and a few nets with random boxes around their pins
+    (``whole``: the first net's box is the whole grid, the only request)."""
+    w, h = (int(v) for v in rng.integers(1, max_side + 1, 2))
+    kind = ["rects", "speckle", "open"][index % 3]
+    density = float(rng.uniform(0.3, 0.5) if whole else rng.uniform(0, 0.5))
+    if kind == "rects":
+        free = ~paint(w, h, random_rects(w, h, density, rng))
+    elif kind == "speckle":
+        free = rng.random((h, w)) >= density
+    else:
+        free = np.ones((h, w), bool)
+    costs = ["small", "wide", "base+spikes"][(index // 3) % 3]
+    if costs == "small":                      # many ties
+        cost = rng.integers(1, 4, (h, w))
+    elif costs == "wide":
+        cost = rng.integers(1, COST_MAX + 1, (h, w))
+    else:                                     # what negotiation makes: a base, a few dear
+        cost = np.full((h, w), 16) + 16 * rng.integers(0, 3, (h, w))
+        spikes = rng.random((h, w)) < 0.1
+        cost[spikes] = rng.integers(16, COST_MAX + 1, int(spikes.sum()))
+    cells = np.argwhere(free)[:, ::-1]
+    rng.shuffle(cells)
+    nets, boxes, k = [], [], 0
+    while k < len(cells) and len(nets) < 4:
+        m = min(int(rng.integers(1, 5)), len(cells) - k)
+        pins = [tuple(int(v) for v in c) for c in cells[k:k + m]]
+        k += m
+        xs, ys = [p[0] for p in pins], [p[1] for p in pins]
+        grow = max(w, h) if whole else int(rng.integers(0, 4))
+        boxes.append((max(0, min(xs) - grow), max(0, min(ys) - grow),
+                      min(w - 1, max(xs) + grow), min(h - 1, max(ys) + grow)))
+        nets.append(pins)
+    # disjoint boxes in one call: keep each box that overlaps none kept before it
+    keep: list = []
+    for b in boxes:
+        apart = all(o is None or b[2] < o[0] or o[2] < b[0] or b[3] < o[1] or o[3] < b[1]
+                    for o in keep)
+        keep.append(b if apart else None)
+    return _weighted(f"{kind}-{costs}-{w}x{h}-{index}", free, nets, cost, keep)
+
+
+def random_weighted_cases(count: int, max_side: int, seed: int = 7,
+                          whole: bool = False) -> list[WeightedCase]:
+    rng = np.random.default_rng(seed)
+    return [random_weighted_case(rng, max_side, i, whole) for i in range(count)]
+
+
+# -- more weighted cases, for the GPU engine (engines.gpu_weighted) ----------------------
+def two_net_case(rng: np.random.Generator) -> WeightedCase:
+    """A 2-pin and a 3-pin net in disjoint boxes of a speckled 30 x 20 grid."""
+    free = rng.random((20, 30)) >= 0.15
+    owner = np.full((20, 30), -1, np.int32)
+    pins = [[(1, 1), (12, 17)], [(16, 2), (28, 18), (17, 17)]]
+    for j, net in enumerate(pins):
+        for x, y in net:
+            free[y, x] = True
+            owner[y, x] = j
+    cost = rng.integers(1, 5, (20, 30)).astype(COST_DTYPE)
+    reqs = (NetRequest(0, np.array(pins[0]), (0, 0, 13, 19)),
+            NetRequest(1, np.array(pins[1]), (15, 0, 29, 19)))
+    return WeightedCase("two-nets", free, owner, cost, reqs)
+
+
+def grid_of_boxes_case(rng: np.random.Generator, h: int, w: int, bh: int,
+                       bw: int) -> WeightedCase:
+    """Many requests in one call: the grid cut into ``bh`` x ``bw`` tiles, one net of 2 to
+    4 pins in each (every other box half as wide, so that box sizes differ), costs 1..8
+    on 20 % speckle."""
+    free = rng.random((h, w)) >= 0.2
+    cost = rng.integers(1, 9, (h, w)).astype(COST_DTYPE)
+    owner = np.full((h, w), -1, np.int32)
+    reqs = []
+    tiles = [(x, y) for y in range(0, h - bh + 1, bh) for x in range(0, w - bw + 1, bw)]
+    for j, (bx, by) in enumerate(tiles):
+        wide = bw if j % 2 else max(1, bw // 2)
+        cells = np.argwhere(free[by:by + bh, bx:bx + wide])[:, ::-1] + (bx, by)
+        if len(cells) < 2:
+            continue
+        pins = cells[rng.choice(len(cells), min(len(cells), 2 + j % 3), replace=False)]
+        owner[pins[:, 1], pins[:, 0]] = j
+        reqs.append(NetRequest(j, pins, (bx, by, bx + wide - 1, by + bh - 1)))
+    return WeightedCase(f"grid-of-boxes-{w}x{h}", free, owner, cost, tuple(reqs))

@@ -30,7 +30,7 @@ from .base import BLOCKED, UNREACHED, Graph, Problem, Wavefront
 
 __all__ = ["ENGINES", "EngineSpec", "Problem", "Wavefront", "UNREACHED", "BLOCKED",
            "bfs", "make_problem", "resolve", "gpu_available", "gpu_status", "device_errors",
-           "first_line", "strategies"]
+           "first_line", "strategies", "NET_SEARCHES", "make_net_search"]
 
 
 @dataclass(frozen=True)
@@ -90,6 +90,28 @@ ENGINES: dict[tuple[str, str], EngineSpec] = {(s.backend, s.strategy): s for s i
 #: What ``strategy=None`` means per backend and graph kind.
 DEFAULT_STRATEGY = {("cpu", "grid"): "grid", ("cpu", "csr"): "csr",
                     ("gpu", "grid"): "grid", ("gpu", "csr"): "frontier"}
+
+
+#: Weighted net-search engines (:class:`~mazeroute.engines.weighted.NetSearch`: "route
+#: these nets on these costs", what negotiated routing runs), by backend.
+NET_SEARCHES: dict[str, str] = {"cpu": "mazeroute.engines.weighted:CPUNetSearch"}
+
+
+def make_net_search(backend: str, free: np.ndarray, owner: np.ndarray, via_cost: int = 0):
+    """The weighted net search of ``backend`` (``auto``: the GPU's when it has one and a
+    device is present, else the CPU's) for one layout; see :mod:`.weighted`."""
+    if backend == "auto":
+        backend = "gpu" if "gpu" in NET_SEARCHES and gpu_available() else "cpu"
+    if backend not in NET_SEARCHES:
+        raise InputError(f"backend {backend!r} has no weighted search; choose from "
+                         + ", ".join(NET_SEARCHES), field="backend")
+    if backend == "gpu" and not gpu_available():
+        raise EngineUnavailable("backend 'gpu' needs CuPy and a CUDA device, and none "
+                                "was found (install mazeroute[gpu] or use --backend cpu)")
+    module, _, name = NET_SEARCHES[backend].partition(":")
+    search = getattr(importlib.import_module(module), name)(free, owner, via_cost)
+    search.backend = backend
+    return search
 
 
 def strategies(backend: str | None = None) -> list[str]:

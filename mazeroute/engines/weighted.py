@@ -1,0 +1,493 @@
+"""Weighted net search: "route these nets on these cell costs", and its CPU engine.
+
+This is the search that negotiated-congestion routing (:mod:`mazeroute.router.negotiate`)
+runs thousands of times: shortest paths over integer cell costs, one net's bounding box
+at a time, many nets per call. :class:`NetSearch` is the interface every engine (CPU
+here, GPU later) implements; :class:`CPUNetSearch` is the compiled CPU engine.
+
+The rules every engine follows, so that all of them return the very same wires:
+
+* A cell costs ``cost[y, x]`` (an integer in ``[1, COST_MAX]``) to enter; the sources'
+  own costs are not counted. A request searches only inside its box. Blocked cells
+  (``~free``) and cells owned by another net (``owner`` not in ``{-1, net}``: other
+  nets' pins, or wires reserved with :meth:`NetSearch.set_owner`) are never entered.
+  Path costs above :data:`DIST_MAX` count as unreachable (so 32-bit distances suffice
+  on a device; no real path comes near it).
+* Two pins: the path is a cheapest path from ``pins[0]`` to ``pins[1]``. More pins: a
+  tree grown by multi-source searches: the tree so far is the source set (distance 0),
+  the remaining pins are the targets; the cheapest target is connected (among equally
+  cheap ones, the first in ``pins`` order), and the search repeats until every pin is in
+  the tree. A net with a pin that cannot be reached in its box gets ``None``.
+* Ties between equally cheap paths are broken by the backtrace alone, from the exact
+  distance field ``d`` of the search: from the target, step to a neighbour ``n`` with
+  ``d[n] + cost[cur] == d[cur]``, keeping the current direction when that neighbour
+  qualifies, else the first of up, left, right, down (the order of
+  :mod:`mazeroute.backtrace`); stop at the first cell of distance 0 (a tree cell). Since
+  the rule reads only exact distances, any engine that computes them (Dijkstra, A*,
+  Bellman-Ford sweeps) draws the same wire. With all costs 1 it is exactly the BFS
+  backtrace, so uniform costs reproduce the sequential router's wires.
+* The result for a net is its cells as an ``(n, 2)`` array of ``x, y``: root first;
+  for two pins in path order root -> target; for more, each new branch follows in the
+  order it was found, from the tree outwards.
+
+Layers and vias: every array is a stack of layers, shape ``(layers, H, W)`` (a 2-D
+array is one layer), and the constructor takes ``via_cost``. Today ``layers`` must be 1;
+a multi-layer engine adds the two via neighbours (below, above; after down in the tie
+order, entering one costs ``via_cost + cost``), pins and cells gain a ``z`` column and a
+box a layer range. Vertex ids are already ``(z * H + y) * W + x``, so the packing of
+requests (:func:`pack_requests`) and the ``changed`` hints need no change.
+
+Examples
+--------
+>>> import numpy as np
+>>> free = np.ones((3, 5), bool); free[0:2, 2] = False      # a wall with a gap at the bottom
+>>> owner = np.full((3, 5), -1, np.int32); owner[0, 0] = owner[0, 4] = 0
+>>> search = CPUNetSearch(free, owner)
+>>> cost = np.ones((3, 5), COST_DTYPE)
+>>> net = NetRequest(0, np.array([[0, 0], [4, 0]]), (0, 0, 4, 2))
+>>> search.route(cost, [net])[0].tolist()
+[[0, 0], [0, 1], [0, 2], [1, 2], [2, 2], [3, 2], [3, 1], [3, 0], [4, 0]]
+>>> cost[1:, 3] = 9                     # column 3 got dear: the wire keeps to column 4
+>>> search.route(cost, [net], changed=np.array([8, 13]))[0].tolist()[-3:]
+[[4, 2], [4, 1], [4, 0]]
+>>> search.route(cost, [net._replace(box=(0, 0, 4, 1))])   # the gap is outside the box
+[None]
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import NamedTuple
+
+import numba
+import numpy as np
+
+#: Largest cell cost. Costs are stored as :data:`COST_DTYPE`; a GPU kernel takes this
+#: value (and :data:`DIST_MAX`) from here, e.g. as ``-DCOST_MAX=...`` when compiled.
+COST_MAX = 65535
+#: dtype of a cost array (every value in ``[1, COST_MAX]``).
+COST_DTYPE = np.uint16
+#: Largest path cost a search accepts; dearer paths count as unreachable. 2**32 - 2, so
+#: an engine may keep distances in 32 bits with ``2**32 - 1`` as "unreached".
+DIST_MAX = 2**32 - 2
+#: Boxes of at least this many cells are first checked for reachability (a bidirectional
+#: flood that stops as soon as either side runs out), so that a pin walled into a small
+#: pocket is given up without a search of the whole box. Only the speed depends on it.
+REACH_CHECK_CELLS = 1 << 14
+
+_INF = np.int64(2**62)
+
+
+class NetRequest(NamedTuple):
+    """One net to search: its index (for ``owner``), pins ``(k, 2)`` as ``x, y`` with
+    ``pins[0]`` the root, and its box ``(x0, y0, x1, y1)``, inclusive, holding every pin."""
+
+    net: int
+    pins: np.ndarray
+    box: tuple[int, int, int, int]
+
+
+class PackedRequests(NamedTuple):
+    """Requests as flat arrays, the form a compiled or device engine takes them in.
+
+    ``pins[pin_ptr[r]:pin_ptr[r + 1]]`` are request ``r``'s pins as vertex ids; ``boxes``
+    is ``(n, 4)`` ``x0, y0, x1, y1``.
+    """
+
+    nets: np.ndarray
+    pin_ptr: np.ndarray
+    pins: np.ndarray
+    boxes: np.ndarray
+
+
+def as_layers(a: np.ndarray, what: str) -> np.ndarray:
+    """``a`` as a ``(layers, H, W)`` stack (a 2-D array is one layer); one layer today."""
+    a = np.asarray(a)
+    if a.ndim == 2:
+        a = a[None]
+    if a.ndim != 3:
+        raise ValueError(f"{what} must be (H, W) or (layers, H, W), got shape {a.shape}")
+    if a.shape[0] != 1:
+        raise NotImplementedError("multi-layer layouts are not supported yet")
+    return a
+
+
+def pack_requests(requests: Sequence[NetRequest], shape: tuple[int, int, int]) -> PackedRequests:
+    """Check ``requests`` against a ``(layers, H, W)`` grid and pack them."""
+    _, h, w = shape
+    n = len(requests)
+    nets = np.empty(n, np.int32)
+    boxes = np.empty((n, 4), np.int64)
+    counts = np.empty(n, np.int64)
+    pins = []
+    for r, req in enumerate(requests):
+        p = np.asarray(req.pins, dtype=np.int64).reshape(-1, 2)
+        x0, y0, x1, y1 = (int(v) for v in req.box)
+        if len(p) < 1:
+            raise ValueError(f"request {r}: a net needs at least one pin")
+        if not (0 <= x0 <= x1 < w and 0 <= y0 <= y1 < h):
+            raise ValueError(f"request {r}: box {req.box} is not inside the {w} x {h} grid")
+        if ((p[:, 0] < x0) | (p[:, 0] > x1) | (p[:, 1] < y0) | (p[:, 1] > y1)).any():
+            raise ValueError(f"request {r}: a pin lies outside the box {req.box}")
+        nets[r] = req.net
+        boxes[r] = (x0, y0, x1, y1)
+        counts[r] = len(p)
+        pins.append(p[:, 1] * w + p[:, 0])
+    pin_ptr = np.zeros(n + 1, np.int64)
+    np.cumsum(counts, out=pin_ptr[1:])
+    flat = np.concatenate(pins).astype(np.int32) if pins else np.zeros(0, np.int32)
+    return PackedRequests(nets, pin_ptr, flat, boxes)
+
+
+class NetSearch(ABC):
+    """One layout's weighted search; owns its (device) state.
+
+    Parameters
+    ----------
+    free : (H, W) or (layers, H, W) bool, True where a wire may pass
+    owner : same shape, int32: the net whose pin a cell is, or -1
+    via_cost : cost of a layer change (unused while ``layers == 1``)
+
+    Requests in one :meth:`route` call must have pairwise disjoint boxes: then routing
+    them in one launch equals routing them one after another, and a device engine may
+    share one distance array among them.
+    """
+
+    def __init__(self, free: np.ndarray, owner: np.ndarray, via_cost: int = 0):
+        self.free = np.ascontiguousarray(as_layers(free, "free"), dtype=np.bool_)
+        self.owner = np.array(as_layers(owner, "owner"), dtype=np.int32)
+        if self.owner.shape != self.free.shape:
+            raise ValueError(f"owner has shape {self.owner.shape}, free {self.free.shape}")
+        self.shape = self.free.shape
+        self.via_cost = int(via_cost)
+
+    @abstractmethod
+    def route(self, cost: np.ndarray, requests: Sequence[NetRequest],
+              changed: np.ndarray | None = None) -> list[np.ndarray | None]:
+        """Search every request on ``cost``; one ``(n, 2)`` cell array (or None) each.
+
+        ``changed`` (flat cell indices, or None for "all") lists the cells whose cost
+        changed since the last call, so a device engine need upload only those.
+        """
+
+    @abstractmethod
+    def set_owner(self, cells: np.ndarray, owner: int) -> None:
+        """Give ``cells`` (``(k, 2)`` x, y) to net ``owner`` (-1: to nobody), e.g. to
+        reserve a committed wire so that no other net enters it."""
+
+    def _check_cost(self, cost: np.ndarray) -> np.ndarray:
+        cost = as_layers(cost, "cost")
+        if cost.shape != self.shape:
+            raise ValueError(f"cost has shape {cost.shape}, the grid {self.shape}")
+        if cost.dtype != COST_DTYPE:
+            raise ValueError(f"cost must be {np.dtype(COST_DTYPE).name}, got {cost.dtype}")
+        return np.ascontiguousarray(cost)
+
+
+class CPUNetSearch(NetSearch):
+    """The compiled CPU engine: A* over a binary heap, one request after another.
+
+    Why a binary heap and not Dial's bucket queue: negotiated costs span the whole
+    ``[1, COST_MAX]`` range (present-congestion factors grow geometrically), and a bucket
+    queue walks through every empty bucket between distances, so its work grows with the
+    largest cost; a heap's grows with the cells touched only. A* (a lower bound of the
+    cost to the targets' bounding box, times the least cell cost) keeps a search near
+    the straight line in cheap regions; it runs until the heap holds nothing that could
+    still tie the best target, so every distance the backtrace reads is exact.
+    """
+
+    def __init__(self, free: np.ndarray, owner: np.ndarray, via_cost: int = 0):
+        super().__init__(free, owner, via_cost)
+        n = self.free.size
+        self._dist = np.full(n, _INF, np.int64)
+        self._touched = np.empty(n, np.int32)
+        self._mark = np.zeros(n, np.int32)        # target and reachability stamps
+        self._stamp = np.zeros(1, np.int64)
+        self._heap_k = np.empty(1 << 12, np.int64)
+        self._heap_v = np.empty(1 << 12, np.int32)
+        self._queues = np.empty((2, 0), np.int32)  # reachability floods, made when needed
+        self._floor = 0                            # a lower bound of every cost; 0: unknown
+
+    def set_owner(self, cells: np.ndarray, owner: int) -> None:
+        c = np.asarray(cells, dtype=np.int64).reshape(-1, 2)
+        self.owner[0, c[:, 1], c[:, 0]] = owner
+
+    def route(self, cost: np.ndarray, requests: Sequence[NetRequest],
+              changed: np.ndarray | None = None) -> list[np.ndarray | None]:
+        cost = self._check_cost(cost)
+        flat = cost.reshape(-1)
+        if changed is None or self._floor == 0:
+            low = int(flat.min()) if flat.size else 1
+            self._floor = low
+        else:
+            ch = np.asarray(changed, dtype=np.int64).ravel()
+            low = int(flat[ch].min()) if ch.size else self._floor
+            self._floor = min(self._floor, low)
+        if low < 1:
+            raise ValueError("cell costs must be at least 1")
+        if not requests:
+            return []
+        packed = pack_requests(requests, self.shape)
+        big = (packed.boxes[:, 2] - packed.boxes[:, 0] + 1) * \
+              (packed.boxes[:, 3] - packed.boxes[:, 1] + 1) >= REACH_CHECK_CELLS
+        if big.any() and self._queues.shape[1] == 0:
+            self._queues = np.empty((2, self.free.size), np.int32)
+        if self._stamp[0] > 2**28:          # stamps would wrap: start the marks afresh
+            self._mark[:] = 0
+            self._stamp[0] = 0
+        _, h, w = self.shape
+        out, ptr, ok, self._heap_k, self._heap_v = _route_batch(
+            self.free.reshape(-1), self.owner.reshape(-1), flat, h, w, packed.nets,
+            packed.pin_ptr, packed.pins, packed.boxes, big, self._floor, self._dist,
+            self._touched, self._mark, self._stamp, self._heap_k, self._heap_v,
+            self._queues)
+        xy = np.stack([out % w, out // w], axis=1).astype(np.int64)
+        return [xy[ptr[r]:ptr[r + 1]] if ok[r] else None for r in range(len(requests))]
+
+
+# -- the compiled search --------------------------------------------------------------
+@numba.njit(cache=True, nogil=True)
+def _push(keys, vals, size, k, v):
+    if size == keys.size:
+        nk = np.empty(2 * keys.size, keys.dtype)
+        nv = np.empty(2 * vals.size, vals.dtype)
+        nk[:size] = keys[:size]
+        nv[:size] = vals[:size]
+        keys, vals = nk, nv
+    i = size
+    while i > 0:
+        p = (i - 1) >> 1
+        if keys[p] <= k:
+            break
+        keys[i] = keys[p]
+        vals[i] = vals[p]
+        i = p
+    keys[i] = k
+    vals[i] = v
+    return keys, vals, size + 1
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _pop(keys, vals, size):
+    k0, v0 = keys[0], vals[0]
+    size -= 1
+    if size > 0:
+        k, v = keys[size], vals[size]
+        i = 0
+        while True:
+            c = 2 * i + 1
+            if c >= size:
+                break
+            if c + 1 < size and keys[c + 1] < keys[c]:
+                c += 1
+            if keys[c] >= k:
+                break
+            keys[i] = keys[c]
+            vals[i] = vals[c]
+            i = c
+        keys[i] = k
+        vals[i] = v
+    return k0, v0, size
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _passable(free, owner, v, net):
+    return free[v] and (owner[v] == -1 or owner[v] == net)
+
+
+@numba.njit(cache=True, nogil=True)
+def _neighbour(v, d, w, x0, y0, x1, y1):
+    """Vertex id of ``v``'s neighbour in direction ``d`` (up, left, right, down) if it
+    lies in the box, else -1."""
+    y, x = divmod(v, w)
+    if d == 0:
+        return v - w if y > y0 else -1
+    if d == 1:
+        return v - 1 if x > x0 else -1
+    if d == 2:
+        return v + 1 if x < x1 else -1
+    return v + w if y < y1 else -1
+
+
+@numba.njit(cache=True, nogil=True)
+def _reachable(free, owner, net, w, box, tree, ntree, targets, ntargets, mark, stamp, q):
+    """Whether some target is 4-connected to the tree inside the box: two BFS floods,
+    the smaller side expanded first, until they meet or either side runs out."""
+    x0, y0, x1, y1 = box
+    sa = 2 * stamp
+    sb = sa + 1
+    qa, qb = q[0], q[1]
+    ta = tb = 0
+    for i in range(ntree):
+        mark[tree[i]] = sa
+        qa[ta] = tree[i]
+        ta += 1
+    for i in range(ntargets):
+        t = targets[i]
+        if mark[t] == sa:
+            return True
+        mark[t] = sb
+        qb[tb] = t
+        tb += 1
+    ha = hb = 0
+    while ha < ta and hb < tb:
+        side_a = ta <= tb
+        if side_a:
+            v = qa[ha]
+            ha += 1
+            own, other = sa, sb
+        else:
+            v = qb[hb]
+            hb += 1
+            own, other = sb, sa
+        for d in range(4):
+            u = _neighbour(v, d, w, x0, y0, x1, y1)
+            if u < 0 or not _passable(free, owner, u, net):
+                continue
+            m = mark[u]
+            if m == other:
+                return True
+            if m != own:
+                mark[u] = own
+                if side_a:
+                    qa[ta] = u
+                    ta += 1
+                else:
+                    qb[tb] = u
+                    tb += 1
+    return False
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _h(v, w, floor, tx0, ty0, tx1, ty1):
+    """A* bound: Manhattan distance to the targets' bounding box times the least cost."""
+    y, x = divmod(v, w)
+    dx = tx0 - x if x < tx0 else (x - tx1 if x > tx1 else 0)
+    dy = ty0 - y if y < ty0 else (y - ty1 if y > ty1 else 0)
+    return floor * (dx + dy)
+
+
+@numba.njit(cache=True, nogil=True)
+def _route_batch(free, owner, cost, h, w, nets, pin_ptr, pins, boxes, check, floor, dist,
+                 touched, mark, stamp, keys, vals, queues):
+    n = nets.size
+    out = np.empty(max(16, 4 * pins.size), np.int32)
+    ptr = np.zeros(n + 1, np.int64)
+    ok = np.zeros(n, np.bool_)
+    path = np.empty(64, np.int32)
+    nout = 0
+    for r in range(n):
+        net = nets[r]
+        x0, y0, x1, y1 = boxes[r, 0], boxes[r, 1], boxes[r, 2], boxes[r, 3]
+        p0, p1 = pin_ptr[r], pin_ptr[r + 1]
+        rem = pins[p0 + 1:p1].copy()
+        nrem = rem.size
+        start = nout
+        if nout + 1 > out.size:
+            grown = np.empty(2 * out.size + 1, np.int32)
+            grown[:nout] = out[:nout]
+            out = grown
+        out[nout] = pins[p0]
+        nout += 1
+        good = True
+        while nrem > 0:
+            stamp[0] += 1
+            st = stamp[0]
+            if check[r]:
+                if not _reachable(free, owner, net, w, (x0, y0, x1, y1), out[start:nout],
+                                  nout - start, rem, nrem, mark, st, queues):
+                    good = False
+                    break
+                stamp[0] += 1
+                st = stamp[0]
+            st = 2 * st           # distinct from both reachability stamps of any check
+            tx0, ty0, tx1, ty1 = w, h, -1, -1
+            for i in range(nrem):
+                mark[rem[i]] = st
+                ty, tx = divmod(rem[i], w)
+                tx0, ty0 = min(tx0, tx), min(ty0, ty)
+                tx1, ty1 = max(tx1, tx), max(ty1, ty)
+            ntouched = 0
+            size = 0
+            for i in range(start, nout):
+                s = out[i]
+                if dist[s] == _INF:
+                    touched[ntouched] = s
+                    ntouched += 1
+                dist[s] = 0
+                keys, vals, size = _push(keys, vals, size, _h(s, w, floor, tx0, ty0, tx1, ty1), s)
+            best = _INF
+            while size > 0:
+                f, v, size = _pop(keys, vals, size)
+                if f > best:
+                    break
+                g = dist[v]
+                if f != g + _h(v, w, floor, tx0, ty0, tx1, ty1):
+                    continue                           # a stale heap entry
+                if mark[v] == st and best == _INF:
+                    best = g
+                for d in range(4):
+                    u = _neighbour(v, d, w, x0, y0, x1, y1)
+                    if u < 0 or not _passable(free, owner, u, net):
+                        continue
+                    nd = g + cost[u]
+                    if nd < dist[u] and nd <= DIST_MAX:
+                        if dist[u] == _INF:
+                            touched[ntouched] = u
+                            ntouched += 1
+                        dist[u] = nd
+                        keys, vals, size = _push(keys, vals, size,
+                                                 nd + _h(u, w, floor, tx0, ty0, tx1, ty1), u)
+            if best == _INF:
+                good = False
+            else:
+                j = 0
+                while dist[rem[j]] != best:
+                    j += 1
+                t = rem[j]
+                for i in range(j, nrem - 1):
+                    rem[i] = rem[i + 1]
+                nrem -= 1
+                # backtrace: t back to the tree, keeping direction, else up/left/right/down
+                plen = 0
+                cur = t
+                heading = -1
+                while True:
+                    if plen == path.size:
+                        grown = np.empty(2 * path.size, np.int32)
+                        grown[:plen] = path[:plen]
+                        path = grown
+                    path[plen] = cur
+                    plen += 1
+                    if dist[cur] == 0:
+                        break
+                    want = dist[cur] - cost[cur]
+                    moved = False
+                    for k in range(5):
+                        d = heading if k == 0 else k - 1
+                        if d < 0 or (k > 0 and d == heading):
+                            continue
+                        u = _neighbour(cur, d, w, 0, 0, w - 1, h - 1)
+                        if u >= 0 and dist[u] == want:
+                            cur, heading, moved = u, d, True
+                            break
+                    if not moved:
+                        raise RuntimeError("weighted backtrace found no predecessor")
+                if nout + plen > out.size:
+                    grown = np.empty(2 * (nout + plen), np.int32)
+                    grown[:nout] = out[:nout]
+                    out = grown
+                for i in range(plen - 2, -1, -1):   # the last cell is already in the tree
+                    out[nout] = path[i]
+                    nout += 1
+            for i in range(ntouched):
+                dist[touched[i]] = _INF
+            if not good:
+                break
+        if good:
+            ok[r] = True
+        else:
+            nout = start
+        ptr[r + 1] = nout
+    return out[:nout], ptr, ok, keys, vals

@@ -1,0 +1,187 @@
+"""The weighted net search (engines.weighted) against the Dijkstra oracle."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mazeroute.engines import make_net_search
+from mazeroute.engines.weighted import (
+    COST_DTYPE,
+    COST_MAX,
+    CPUNetSearch,
+    NetRequest,
+    pack_requests,
+)
+from mazeroute.generate import random_layout
+from mazeroute.router import route
+from tests.corpus import (
+    WeightedCase,
+    random_weighted_case,
+    random_weighted_cases,
+    weighted_hand_cases,
+)
+
+_STEPS = {(0, 1), (1, 0), (0, -1), (-1, 0)}
+
+
+def _valid(case: WeightedCase, req: NetRequest, cells: np.ndarray) -> None:
+    """What every returned wire must be, whoever computed it."""
+    x0, y0, x1, y1 = req.box
+    cs = [tuple(int(v) for v in c) for c in cells]
+    assert len(set(cs)) == len(cs)
+    assert cs[0] == tuple(req.pins[0])
+    assert {tuple(int(v) for v in p) for p in req.pins} <= set(cs)
+    for x, y in cs:
+        assert x0 <= x <= x1 and y0 <= y <= y1
+        assert case.free[y, x] and case.owner[y, x] in (-1, req.net)
+    if len(req.pins) == 2:
+        assert cs[-1] == tuple(req.pins[1])
+        assert all((b[0] - a[0], b[1] - a[1]) in _STEPS for a, b in zip(cs, cs[1:]))
+    else:   # a tree: every cell after the root touches an earlier one
+        seen = {cs[0]}
+        for c in cs[1:]:
+            assert any((c[0] - a, c[1] - b) in _STEPS for a, b in seen)
+            seen.add(c)
+
+
+def _cost(case, cells) -> int:
+    return int(sum(int(case.cost[y, x]) for x, y in cells[1:]))
+
+
+def _check(case: WeightedCase, search=None) -> None:
+    search = search or CPUNetSearch(case.free, case.owner)
+    got = search.route(case.cost, list(case.requests))
+    want = case.expected()
+    assert len(got) == len(want)
+    for req, g, e in zip(case.requests, got, want):
+        if e is None:
+            assert g is None, (case.id, req.net)
+            continue
+        assert g is not None, (case.id, req.net)
+        _valid(case, req, g)
+        if len(req.pins) == 2:
+            assert _cost(case, g) == _cost(case, e)       # a cheapest path
+        np.testing.assert_array_equal(g, e, err_msg=f"{case.id}, net {req.net}")
+
+
+@pytest.mark.parametrize("case", weighted_hand_cases(), ids=lambda c: c.id)
+def test_hand_cases_equal_the_oracle(case):
+    _check(case)
+
+
+def test_hand_answers_read_by_eye():
+    cases = {c.id: c for c in weighted_hand_cases()}
+    got = {k: CPUNetSearch(c.free, c.owner).route(c.cost, list(c.requests))
+           for k, c in cases.items()}
+    straight = got["straight"][0]
+    assert straight.tolist() == [[x, 3] for x in range(9)]
+    # from (6, 5): no heading yet, so up first, then straight on up, then left
+    tie = got["tie-keeps-direction"][0].tolist()
+    assert tie[-5:] == [[6, 1], [6, 2], [6, 3], [6, 4], [6, 5]]
+    ridge = got["ridge"][0].tolist()
+    assert [4, 6] in ridge and all(c[0] != 4 or c[1] == 6 for c in ridge)
+    assert got["enclosed-target"] == [None] and got["enclosed-root"] == [None]
+    assert got["box-too-small"] == [None]
+    assert got["big-enclosed"] == [None] and got["big-open"][0] is not None
+    assert got["one-pin"][0].tolist() == [[3, 3]]
+    assert all(g is not None for g in got["disjoint-boxes"])
+    column = [c for c in got["cost-max-column"][0].tolist() if c[0] == 1]
+    assert len(column) == 1             # the dearest column, crossed once, as it must be
+
+
+@pytest.mark.parametrize("case", random_weighted_cases(150, 24), ids=lambda c: c.id)
+def test_random_cases_equal_the_oracle(case):
+    _check(case)
+
+
+@pytest.mark.parametrize("case", random_weighted_cases(12, 200, seed=11, whole=True),
+                         ids=lambda c: c.id)
+def test_large_random_cases_equal_the_oracle(case):
+    """Boxes above REACH_CHECK_CELLS: the reachability flood runs before the search."""
+    _check(case)
+
+
+@given(seed=st.integers(0, 2**32 - 1), index=st.integers(0, 8))
+@settings(max_examples=150, deadline=None)
+def test_hypothesis_cases_equal_the_oracle(seed, index):
+    _check(random_weighted_case(np.random.default_rng(seed), 30, index))
+
+
+def test_one_search_serves_many_calls_and_changed_hints():
+    """State left by earlier calls never leaks: costs lowered with a ``changed`` hint
+    (which the A* bound must follow) and reserved wires give the oracle's answers."""
+    rng = np.random.default_rng(5)
+    case = random_weighted_case(rng, 40, 2)
+    while not case.requests:
+        case = random_weighted_case(rng, 40, 2)
+    search = CPUNetSearch(case.free, case.owner)
+    cost = np.full(case.free.shape, 16, COST_DTYPE)
+    _check(WeightedCase(case.id, case.free, case.owner, cost, case.requests), search)
+    for _ in range(5):
+        cells = rng.integers(0, cost.size, 30)
+        cost.ravel()[cells] = rng.integers(1, 40, 30)
+        search.route(cost, [], changed=cells)
+        _check(WeightedCase(case.id, case.free, case.owner, cost.copy(), case.requests),
+               search)
+
+
+def test_set_owner_reserves_cells():
+    free = np.ones((3, 5), bool)
+    owner = np.full((3, 5), -1, np.int32)
+    owner[1, 0] = owner[1, 4] = 0
+    search = CPUNetSearch(free, owner)
+    cost = np.ones((3, 5), COST_DTYPE)
+    req = NetRequest(0, np.array([[0, 1], [4, 1]]), (0, 0, 4, 2))
+    assert search.route(cost, [req])[0].tolist() == [[x, 1] for x in range(5)]
+    search.set_owner(np.array([[2, 0], [2, 1], [2, 2]]), 1)     # a wall of net 1's wire
+    assert search.route(cost, [req]) == [None]
+    search.set_owner(np.array([[2, 2]]), -1)
+    assert [2, 2] in search.route(cost, [req])[0].tolist()
+    search.set_owner(np.array([[2, 0], [2, 1]]), 0)             # own cells are passable
+    assert search.route(cost, [req])[0].tolist() == [[x, 1] for x in range(5)]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_uniform_costs_draw_the_sequential_routers_wires(seed):
+    """All costs 1 and the whole grid as the box: the weighted search is a BFS, and its
+    backtrace the BFS backtrace, so a one-net layout gets the sequential router's wire."""
+    lay = random_layout(40, 30, density=0.3, nets=1, pins=2 + seed % 3, seed=seed)
+    net = lay.nets[0]
+    owner = np.full((30, 40), -1, np.int32)
+    search = make_net_search("cpu", ~lay.blocked, owner)
+    got = search.route(np.ones((30, 40), COST_DTYPE),
+                       [NetRequest(0, np.array(net.pins), (0, 0, 39, 29))])[0]
+    want = route(lay, backend="cpu").nets[0]
+    assert (got is not None) == want.routed
+    if want.routed:
+        assert [tuple(c) for c in got.tolist()] == want.cells
+
+
+def test_bad_requests_and_costs_are_refused():
+    free = np.ones((4, 4), bool)
+    owner = np.full((4, 4), -1, np.int32)
+    search = CPUNetSearch(free, owner)
+    cost = np.ones((4, 4), COST_DTYPE)
+    with pytest.raises(ValueError, match="outside the box"):
+        search.route(cost, [NetRequest(0, np.array([[0, 0], [3, 3]]), (0, 0, 2, 2))])
+    with pytest.raises(ValueError, match="not inside"):
+        search.route(cost, [NetRequest(0, np.array([[0, 0]]), (0, 0, 4, 3))])
+    with pytest.raises(ValueError, match="uint16"):
+        search.route(cost.astype(np.int64), [])
+    with pytest.raises(ValueError, match="at least 1"):
+        search.route(np.zeros((4, 4), COST_DTYPE), [])
+    with pytest.raises(NotImplementedError, match="multi-layer"):
+        CPUNetSearch(np.ones((2, 4, 4), bool), np.full((2, 4, 4), -1, np.int32))
+    assert COST_MAX == np.iinfo(COST_DTYPE).max
+
+
+def test_pack_requests_layout():
+    p = pack_requests([NetRequest(3, np.array([[1, 0], [2, 1]]), (0, 0, 2, 1)),
+                       NetRequest(5, np.array([[0, 2], [1, 2], [0, 3]]), (0, 2, 1, 3))],
+                      (1, 4, 3))
+    assert p.nets.tolist() == [3, 5] and p.pin_ptr.tolist() == [0, 2, 5]
+    assert p.pins.tolist() == [1, 5, 6, 7, 9]
+    assert p.boxes.tolist() == [[0, 0, 2, 1], [0, 2, 1, 3]]
