@@ -94,7 +94,8 @@ DEFAULT_STRATEGY = {("cpu", "grid"): "grid", ("cpu", "csr"): "csr",
 
 #: Weighted net-search engines (:class:`~mazeroute.engines.weighted.NetSearch`: "route
 #: these nets on these costs", what negotiated routing runs), by backend.
-NET_SEARCHES: dict[str, str] = {"cpu": "mazeroute.engines.weighted:CPUNetSearch"}
+NET_SEARCHES: dict[str, str] = {"cpu": "mazeroute.engines.weighted:CPUNetSearch",
+                                "gpu": "mazeroute.engines.gpu_weighted:GPUNetSearch"}
 
 
 def make_net_search(backend: str, free: np.ndarray, owner: np.ndarray, via_cost: int = 0):
@@ -106,8 +107,9 @@ def make_net_search(backend: str, free: np.ndarray, owner: np.ndarray, via_cost:
         raise InputError(f"backend {backend!r} has no weighted search; choose from "
                          + ", ".join(NET_SEARCHES), field="backend")
     if backend == "gpu" and not gpu_available():
-        raise EngineUnavailable("backend 'gpu' needs CuPy and a CUDA device, and none "
-                                "was found (install mazeroute[gpu] or use --backend cpu)")
+        raise EngineUnavailable(f"backend 'gpu' needs CuPy and a CUDA device: "
+                                f"{gpu_status()[1] or 'none is usable'} (install "
+                                "mazeroute[gpu] or use --backend cpu)")
     module, _, name = NET_SEARCHES[backend].partition(":")
     search = getattr(importlib.import_module(module), name)(free, owner, via_cost)
     search.backend = backend
