@@ -264,3 +264,56 @@ def grid_of_boxes_case(rng: np.random.Generator, h: int, w: int, bh: int,
         owner[pins[:, 1], pins[:, 0]] = j
         reqs.append(NetRequest(j, pins, (bx, by, bx + wide - 1, by + bh - 1)))
     return WeightedCase(f"grid-of-boxes-{w}x{h}", free, owner, cost, tuple(reqs))
+
+
+# -- negotiation (router.negotiate) ----------------------------------------------------
+def _layout(width, height, nets, blockages=()):
+    from mazeroute.layout import parse_layout
+    return parse_layout({"width": width, "height": height, "blockages": list(blockages),
+                         "nets": [{"name": n, "pins": p} for n, p in nets]}, "case.yaml")
+
+
+def other_side_layout():
+    """a runs between b's pins; routed first and straight (sequential, file order) it
+    walls b off, but a can pass below b's lower pin.
+
+    ``. . b . .``
+    ``a . . . a``
+    ``. . b . .``
+    ``. . . . .``
+    """
+    return _layout(5, 4, [("a", [[0, 1], [4, 1]]), ("b", [[2, 0], [2, 2]])])
+
+
+def corridor_layout():
+    """Three nets contest a one-cell-wide corridor through a wall; ``c`` has no other
+    way, ``a`` and ``b`` each have a longer private lane (over the top, under the bottom)
+    whose only entrances are their own pins. Sequential routing in file order gives the
+    corridor to ``a`` (its shortest path), ``b`` takes its lane and ``c`` is walled off;
+    the solution gives the corridor to ``c``.
+
+    Corridor: (5, 4)..(7, 4); a: (4, 3) - (8, 3); b: (4, 5) - (8, 5); c: (3, 4) - (9, 4).
+    """
+    walls = [
+        [6, 1, 6, 3], [6, 5, 6, 7],             # the middle wall, open at y = 0, 4, 8
+        [5, 3, 5, 3], [7, 3, 7, 3], [5, 5, 5, 5], [7, 5, 7, 5],   # corridor sides
+        [3, 0, 3, 2], [5, 1, 5, 2], [7, 1, 7, 2], [9, 0, 9, 2],   # a's private columns
+        [3, 6, 3, 8], [5, 6, 5, 7], [7, 6, 7, 7], [9, 6, 9, 8],   # b's private columns
+    ]
+    return _layout(13, 9, [("a", [[4, 3], [8, 3]]), ("b", [[4, 5], [8, 5]]),
+                           ("c", [[3, 4], [9, 4]])], walls)
+
+
+def unroutable_layout():
+    """Nets whose reasons a reader can check: ``boxed`` has its second pin fenced in by
+    the pins of ``n1`` .. ``n4`` (short nets, routed); ``walled`` is cut off by
+    blockages; ``x`` and ``y`` both need the single cell (10, 1)."""
+    return _layout(13, 7, [
+        ("boxed", [[0, 3], [3, 5]]),
+        ("n1", [[3, 4], [3, 3]]), ("n2", [[2, 5], [2, 6]]), ("n3", [[4, 5], [5, 5]]),
+        ("n4", [[3, 6], [4, 6]]),
+        ("walled", [[7, 3], [7, 6]]),
+        ("x", [[9, 1], [11, 1]]), ("y", [[10, 0], [10, 2]]),
+    ], [[6, 2, 8, 2], [6, 4, 8, 4], [6, 3, 6, 3], [8, 3, 8, 3],
+        [8, 0, 8, 1], [12, 0, 12, 2], [9, 2, 9, 2], [11, 2, 11, 2],
+        [9, 0, 9, 0], [11, 0, 11, 0], [9, 3, 12, 3]])

@@ -248,13 +248,23 @@ class CPUNetSearch(NetSearch):
 
 # -- the compiled search --------------------------------------------------------------
 @numba.njit(cache=True, nogil=True)
+def _reserve(keys, vals, size, extra):
+    """The heap arrays, doubled while they cannot take ``extra`` more entries."""
+    if size + extra <= keys.size:
+        return keys, vals
+    cap = keys.size
+    while size + extra > cap:
+        cap *= 2
+    nk = np.empty(cap, keys.dtype)
+    nv = np.empty(cap, vals.dtype)
+    nk[:size] = keys[:size]
+    nv[:size] = vals[:size]
+    return nk, nv
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
 def _push(keys, vals, size, k, v):
-    if size == keys.size:
-        nk = np.empty(2 * keys.size, keys.dtype)
-        nv = np.empty(2 * vals.size, vals.dtype)
-        nk[:size] = keys[:size]
-        nv[:size] = vals[:size]
-        keys, vals = nk, nv
+    """Push onto a binary min-heap with room to spare (see :func:`_reserve`)."""
     i = size
     while i > 0:
         p = (i - 1) >> 1
@@ -265,7 +275,7 @@ def _push(keys, vals, size, k, v):
         i = p
     keys[i] = k
     vals[i] = v
-    return keys, vals, size + 1
+    return size + 1
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -360,9 +370,8 @@ def _reachable(free, owner, net, w, box, tree, ntree, targets, ntargets, mark, s
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _h(v, w, floor, tx0, ty0, tx1, ty1):
+def _h(x, y, floor, tx0, ty0, tx1, ty1):
     """A* bound: Manhattan distance to the targets' bounding box times the least cost."""
-    y, x = divmod(v, w)
     dx = tx0 - x if x < tx0 else (x - tx1 if x > tx1 else 0)
     dy = ty0 - y if y < ty0 else (y - ty1 if y > ty1 else 0)
     return floor * (dx + dy)
@@ -410,26 +419,46 @@ def _route_batch(free, owner, cost, h, w, nets, pin_ptr, pins, boxes, check, flo
                 tx1, ty1 = max(tx1, tx), max(ty1, ty)
             ntouched = 0
             size = 0
+            keys, vals = _reserve(keys, vals, 0, nout - start)
             for i in range(start, nout):
                 s = out[i]
                 if dist[s] == _INF:
                     touched[ntouched] = s
                     ntouched += 1
                 dist[s] = 0
-                keys, vals, size = _push(keys, vals, size, _h(s, w, floor, tx0, ty0, tx1, ty1), s)
+                sy = s // w
+                size = _push(keys, vals, size, _h(s - sy * w, sy, floor, tx0, ty0, tx1, ty1), s)
             best = _INF
             while size > 0:
                 f, v, size = _pop(keys, vals, size)
                 if f > best:
                     break
                 g = dist[v]
-                if f != g + _h(v, w, floor, tx0, ty0, tx1, ty1):
+                vy = v // w
+                vx = v - vy * w
+                if f != g + _h(vx, vy, floor, tx0, ty0, tx1, ty1):
                     continue                           # a stale heap entry
                 if mark[v] == st and best == _INF:
                     best = g
-                for d in range(4):
-                    u = _neighbour(v, d, w, x0, y0, x1, y1)
-                    if u < 0 or not _passable(free, owner, u, net):
+                keys, vals = _reserve(keys, vals, size, 4)
+                for d in range(4):               # up, left, right, down, inside the box
+                    if d == 0:
+                        if vy <= y0:
+                            continue
+                        u, ux, uy = v - w, vx, vy - 1
+                    elif d == 1:
+                        if vx <= x0:
+                            continue
+                        u, ux, uy = v - 1, vx - 1, vy
+                    elif d == 2:
+                        if vx >= x1:
+                            continue
+                        u, ux, uy = v + 1, vx + 1, vy
+                    else:
+                        if vy >= y1:
+                            continue
+                        u, ux, uy = v + w, vx, vy + 1
+                    if not _passable(free, owner, u, net):
                         continue
                     nd = g + cost[u]
                     if nd < dist[u] and nd <= DIST_MAX:
@@ -437,8 +466,8 @@ def _route_batch(free, owner, cost, h, w, nets, pin_ptr, pins, boxes, check, flo
                             touched[ntouched] = u
                             ntouched += 1
                         dist[u] = nd
-                        keys, vals, size = _push(keys, vals, size,
-                                                 nd + _h(u, w, floor, tx0, ty0, tx1, ty1), u)
+                        size = _push(keys, vals, size,
+                                     nd + _h(ux, uy, floor, tx0, ty0, tx1, ty1), u)
             if best == _INF:
                 good = False
             else:

@@ -1,7 +1,9 @@
 """Routing: the nets of a layout turned into wires, by one of the routing modes.
 
 ``sequential`` (:mod:`.sequential`) is Lee's textbook loop: nets one after another, each
-wire a blockage for the nets after it.
+wire a blockage for the nets after it. ``negotiate`` (:mod:`.negotiate`) is PathFinder's
+negotiated congestion: nets share cells while the price of shared cells rises, until
+none is shared; then the nets still in conflict are dropped and tried once more.
 
 Examples
 --------
@@ -14,20 +16,36 @@ Examples
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ..layout import Layout
-from .result import ROUTES_FORMAT, NetRoute, RouteResult
+from .congestion import PathFinderOptions
+from .negotiate import Negotiator
+from .negotiate import negotiate as _negotiate
+from .result import ROUTES_FORMAT, IterationStats, NetRoute, RouteResult
 from .sequential import ORDERS, Router, net_order
 
-MODES = ("sequential",)
+MODES = ("sequential", "negotiate")
 
 
 def route(layout: Layout, *, backend: str = "auto", strategy: str | None = None,
-          order: str = "file", mode: str = "sequential") -> RouteResult:
-    """Route every net of ``layout`` in ``mode``; see :class:`Router`."""
+          order: str = "file", mode: str = "sequential", max_iterations: int | None = None,
+          time_limit: float | None = None, progress: Callable | None = None,
+          options: PathFinderOptions | None = None) -> RouteResult:
+    """Route every net of ``layout`` in ``mode``.
+
+    ``sequential``: see :class:`Router` (``backend``, ``strategy``, ``order``; ``progress``
+    is called as ``progress(done, total, net_route)``). ``negotiate``: see
+    :class:`~.negotiate.Negotiator` (``backend``; ``max_iterations``, ``time_limit`` and
+    ``options``; ``progress`` is called with each iteration's :class:`IterationStats`).
+    """
     if mode == "sequential":
-        return Router(layout, backend, strategy).run(order)
+        return Router(layout, backend, strategy).run(order, progress)
+    if mode == "negotiate":
+        return _negotiate(layout, backend, max_iterations=max_iterations,
+                         time_limit=time_limit, progress=progress, options=options)
     raise ValueError(f"unknown routing mode {mode!r}; choose from {', '.join(MODES)}")
 
 
-__all__ = ["MODES", "ORDERS", "ROUTES_FORMAT", "NetRoute", "RouteResult", "Router",
-           "net_order", "route"]
+__all__ = ["MODES", "ORDERS", "ROUTES_FORMAT", "IterationStats", "NetRoute", "Negotiator",
+           "PathFinderOptions", "RouteResult", "Router", "net_order", "route"]

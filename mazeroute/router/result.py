@@ -28,6 +28,8 @@ class NetRoute:
     bends: int = 0
     levels: int = 0
     seconds: float = 0.0
+    #: Why an unrouted net is unrouted, in words (negotiate mode), else None.
+    reason: str | None = None
 
     def set_cells(self, xy: np.ndarray) -> None:
         """Set ``cells`` from a ``(k, 2)`` array of ``x, y``, turned into tuples when read.
@@ -40,8 +42,11 @@ class NetRoute:
     def to_json(self) -> dict:
         xy = self.__dict__.get("_xy")
         cells = xy.tolist() if xy is not None else [list(c) for c in self.cells]
-        return {"name": self.name, "routed": self.routed, "order": self.order,
-                "cells": cells, "length": self.length, "bends": self.bends}
+        out = {"name": self.name, "routed": self.routed, "order": self.order,
+               "cells": cells, "length": self.length, "bends": self.bends}
+        if self.reason is not None:
+            out["reason"] = self.reason
+        return out
 
 
 def _get_cells(self: NetRoute) -> list[Cell]:
@@ -59,9 +64,27 @@ def _put_cells(self: NetRoute, cells: list[Cell]) -> None:
 NetRoute.cells = property(_get_cells, _put_cells)  # type: ignore[assignment]
 
 
+@dataclass(frozen=True)
+class IterationStats:
+    """One negotiation iteration: cells used by more than one net at its end, nets using
+    such cells, nets ripped up and rerouted in it, its wall time and present factor."""
+
+    iteration: int
+    overused: int
+    conflicts: int
+    rerouted: int
+    seconds: float
+    pres_fac: float
+
+
 @dataclass
 class RouteResult:
-    """Every net's route (file order), the engine used and the wall time."""
+    """Every net's route (file order), the engine used and the wall time.
+
+    ``mode`` is the routing mode (``sequential`` or ``negotiate``); a negotiated result
+    also has its per-iteration ``iterations`` and the final ``history`` cost of every
+    cell (``(height, width)`` float, in units of a cell's base cost).
+    """
 
     layout: Layout
     nets: list[NetRoute]
@@ -69,6 +92,9 @@ class RouteResult:
     order: str
     seconds: float
     notice: str | None = None
+    mode: str = "sequential"
+    iterations: list[IterationStats] = field(default_factory=list)
+    history: np.ndarray | None = None
 
     @property
     def routed(self) -> int:
@@ -79,7 +105,9 @@ class RouteResult:
         return sum(n.length for n in self.nets if n.routed)
 
     def to_json(self) -> dict:
-        """The routes file of FORMATS.md, version 1 (plus ``engine`` and ``bends``)."""
+        """The routes file of FORMATS.md, version 1.1 (plus ``engine``, ``bends`` and an
+        unrouted net's ``reason``)."""
         return {"format": ROUTES_FORMAT, "layout": self.layout.name,
                 "width": self.layout.width, "height": self.layout.height,
-                "engine": self.engine, "nets": [n.to_json() for n in self.nets]}
+                "mode": self.mode, "engine": self.engine,
+                "nets": [n.to_json() for n in self.nets]}

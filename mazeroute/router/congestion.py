@@ -1,0 +1,211 @@
+"""The negotiation state of PathFinder (McMurchie and Ebeling, FPGA 1995), kept as VPR
+keeps it: every cell's base cost, history cost and present occupancy, and the present
+factor ``pres_fac``, in one place, with the cost a net pays to enter a cell.
+
+A cell of capacity 1 costs ``(base + history) * present`` to enter, with
+``present = 1 + pres_fac * load``: ``load`` counts the other nets using the cell (the net
+being routed has been ripped up, so this is the overuse the cell would have if the net
+took it). ``history`` grows by ``acc_fac * overuse`` on every cell still overused at the
+end of an iteration; ``pres_fac`` is ``first_iter_pres_fac`` in iteration 1,
+``initial_pres_fac`` in iteration 2, and is multiplied by ``pres_fac_mult`` after each
+later iteration, up to ``max_pres_fac``. The parameters carry VPR's names
+(``--first_iter_pres_fac``, ``--initial_pres_fac``, ``--pres_fac_mult``,
+``--max_pres_fac``, ``--acc_fac``, ``--bb_factor``).
+
+Net history (``net_acc``, not in VPR). On a grid of capacity-1 cells most conflicts are
+two wires crossing, and one of them must go round an end of the other. Cell history
+only prices the crossing cell, so the crossing creeps along the wires one cell per
+iteration. So each net also has a weight, ``1 + net_acc * (iterations it ended in
+conflict)``, and ``load`` sums the weights of a cell's users: the wires of nets that keep
+colliding (the ones with the fewest alternatives) become dear to cross anywhere, and a
+net with room to spare is the one that moves. ``net_acc = 0`` is VPR's cost exactly.
+
+Examples
+--------
+>>> import numpy as np
+>>> state = Congestion(np.ones((1, 4), bool), nets=2)
+>>> state.set_pres_fac(0.5)
+>>> state.add(0, np.array([1, 2])); state.add(1, np.array([2]))
+>>> cost, changed = state.costs()
+>>> cost.tolist(), state.overused().tolist()      # 16 = one base cost; 24 = 16 * 1.5
+([[16, 24, 32, 16]], [2])
+>>> state.end_iteration([0, 1])    # cell 2 stays overused: history 1; both nets weigh 2
+>>> state.history_cost().tolist(), state.weight.tolist()
+([[0.0, 0.0, 1.0, 0.0]], [2, 2])
+>>> state.costs()[0].tolist()      # 16 * (1 + 0.5 * 2) and (16 + 16) * (1 + 0.5 * 4)
+[[16, 32, 96, 16]]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..engines.weighted import COST_DTYPE, COST_MAX
+
+#: Fixed-point unit of cost: the cost of an ordinary cell (base cost 1, no congestion).
+COST_SCALE = 16
+
+
+@dataclass(frozen=True)
+class PathFinderOptions:
+    """Parameters of negotiated-congestion routing, named as VPR names them.
+
+    Parameters
+    ----------
+    max_iterations : routing iterations before legalisation (VPR
+        ``--max_router_iterations``)
+    time_limit : seconds of negotiation before legalisation (None: no limit)
+    first_iter_pres_fac : ``pres_fac`` of iteration 1 (0: every net takes its shortest
+        path and the first conflicts show where the demand is)
+    initial_pres_fac : ``pres_fac`` of iteration 2
+    pres_fac_mult : factor on ``pres_fac`` after each later iteration
+    max_pres_fac : cap of ``pres_fac`` (VPR's default is 1000; here 10: with net history
+        the price of a collision keeps growing anyway, costs stay far from
+        ``COST_MAX`` so history still tells cells apart, and nets do not leap at
+        detours that wall others in)
+    acc_fac : history added per unit of overuse per iteration
+    net_acc : weight added to a net for each iteration it ends in conflict (see above)
+    bb_factor : cells by which a net's search box exceeds its pins' bounding box at first
+    bb_grow : factor on that margin each time the box is grown
+    bb_patience : a net's box is grown after this many iterations in conflict (and
+        whenever a search fails in it, or a net in conflict ran along its edge)
+    """
+
+    max_iterations: int = 50
+    time_limit: float | None = None
+    first_iter_pres_fac: float = 0.0
+    initial_pres_fac: float = 0.5
+    pres_fac_mult: float = 1.3
+    max_pres_fac: float = 10.0
+    acc_fac: float = 1.0
+    net_acc: int = 1
+    bb_factor: int = 3
+    bb_grow: int = 2
+    bb_patience: int = 3
+
+    def __post_init__(self):
+        checks = [("max_iterations", self.max_iterations >= 1),
+                  ("time_limit", self.time_limit is None or self.time_limit >= 0),
+                  ("first_iter_pres_fac", self.first_iter_pres_fac >= 0),
+                  ("initial_pres_fac", self.initial_pres_fac >= 0),
+                  ("pres_fac_mult", self.pres_fac_mult >= 1),
+                  ("max_pres_fac", self.max_pres_fac >= 0),
+                  ("acc_fac", self.acc_fac >= 0),
+                  ("net_acc", self.net_acc >= 0),
+                  ("bb_factor", self.bb_factor >= 0),
+                  ("bb_grow", self.bb_grow >= 2),
+                  ("bb_patience", self.bb_patience >= 1)]
+        for name, ok in checks:
+            if not ok:
+                raise ValueError(f"{name} = {getattr(self, name)!r} is out of range")
+
+    def pres_fac(self, iteration: int) -> float:
+        """``pres_fac`` during ``iteration`` (1, 2, ...)."""
+        if iteration <= 1:
+            return self.first_iter_pres_fac
+        return min(self.max_pres_fac,
+                   self.initial_pres_fac * self.pres_fac_mult ** (iteration - 2))
+
+
+def _fixed(value: float) -> int:
+    return int(round(value * COST_SCALE))
+
+
+class Congestion:
+    """Base, history and load of every cell of one grid, the nets' weights, and the
+    costs they make.
+
+    Parameters
+    ----------
+    free : (H, W) bool, the grid
+    nets : number of nets
+    acc_fac, net_acc : see :class:`PathFinderOptions`
+
+    Costs are recomputed only where something changed; :meth:`costs` returns the cost
+    array with the flat indices of the cells whose cost changed since its last call,
+    which is what :meth:`mazeroute.engines.weighted.NetSearch.route` takes.
+    """
+
+    def __init__(self, free: np.ndarray, nets: int = 0, acc_fac: float = 1.0,
+                 net_acc: int = 1):
+        self.shape = free.shape
+        n = free.size
+        self.base = np.full(n, COST_SCALE, np.int64)
+        self.history = np.zeros(n, np.int64)              # fixed point, COST_SCALE units
+        self.occupancy = np.zeros(n, np.int32)             # nets using each cell
+        self.load = np.zeros(n, np.int64)                  # their weights, summed
+        self.weight = np.ones(nets, np.int64)
+        self.routes: list[np.ndarray | None] = [None] * nets
+        self.pres_fac = 0.0
+        self._pres = 0
+        self._acc = _fixed(acc_fac)
+        self._net_acc = int(net_acc)
+        self.cost = np.full(n, COST_SCALE, COST_DTYPE)
+        self._dirty: list[np.ndarray] = []
+        self._all_dirty = True
+
+    def add(self, net: int, cells: np.ndarray) -> None:
+        """Net ``net`` now uses ``cells`` (flat indices, no repeats)."""
+        if self.routes[net] is not None:
+            raise ValueError(f"net {net} is routed already; remove it first")
+        self.routes[net] = cells
+        self.occupancy[cells] += 1
+        self.load[cells] += self.weight[net]
+        self._dirty.append(cells)
+
+    def remove(self, net: int) -> None:
+        """Rip up net ``net`` (nothing happens if it has no route)."""
+        cells = self.routes[net]
+        if cells is None:
+            return
+        self.routes[net] = None
+        self.occupancy[cells] -= 1
+        self.load[cells] -= self.weight[net]
+        self._dirty.append(cells)
+
+    def set_pres_fac(self, pres_fac: float) -> None:
+        self.pres_fac = float(pres_fac)
+        pres = _fixed(pres_fac)
+        if pres != self._pres:
+            self._pres = pres
+            self._dirty.append(np.flatnonzero(self.occupancy))
+
+    def end_iteration(self, conflicts) -> None:
+        """History: ``acc_fac`` per unit of overuse on every overused cell, and
+        ``net_acc`` more weight for each net of ``conflicts``."""
+        over = self.overused()
+        self.history[over] += self._acc * (self.occupancy[over].astype(np.int64) - 1)
+        self._dirty.append(over)
+        if self._net_acc:
+            for net in conflicts:
+                self.weight[net] += self._net_acc
+                cells = self.routes[net]
+                if cells is not None:
+                    self.load[cells] += self._net_acc
+                    self._dirty.append(cells)
+
+    def overused(self) -> np.ndarray:
+        """Flat indices of the cells used by more than one net."""
+        return np.flatnonzero(self.occupancy > 1)
+
+    def costs(self) -> tuple[np.ndarray, np.ndarray | None]:
+        """The ``(H, W)`` cost array and the cells changed since the last call (None:
+        all of them, the first time)."""
+        if self._all_dirty:
+            changed = None
+            idx = slice(None)
+        else:
+            changed = (np.unique(np.concatenate(self._dirty)) if self._dirty
+                       else np.zeros(0, np.int64))
+            idx = changed
+        self._dirty = []
+        self._all_dirty = False
+        value = (self.base[idx] + self.history[idx]) * (COST_SCALE + self._pres * self.load[idx])
+        self.cost[idx] = np.clip(value // COST_SCALE, 1, COST_MAX)
+        return self.cost.reshape(self.shape), changed
+
+    def history_cost(self) -> np.ndarray:
+        """History cost of every cell, ``(H, W)``, in units of a base cost."""
+        return (self.history / COST_SCALE).reshape(self.shape)

@@ -1,0 +1,452 @@
+"""Negotiated-congestion routing: PathFinder (McMurchie and Ebeling, FPGA 1995) in VPR's
+form, over the weighted net search of :mod:`mazeroute.engines.weighted`.
+
+Every net is routed on cell costs that price congestion (:mod:`.congestion`); nets may
+share cells while they negotiate. Iteration 1 routes every net; each later iteration
+rips up and reroutes only the nets that use an overused cell, after the history cost of
+those cells and the weights of those nets have grown and with a larger present factor,
+so the nets with the fewest alternatives keep the contested cells and the others move
+away. A net searches only a box around its pins; the box is grown when a search fails
+in it, when a net in conflict was routed along its edge, and after every
+``bb_patience`` iterations a net spends in conflict (the way round the other wire may
+lie outside it). Negotiation stops when no cell is shared, or after ``max_iterations``
+/ ``time_limit``; then :meth:`Negotiator.legalise` drops the fewest nets that keep
+conflicts (a greedy vertex cover of the conflict graph) and routes them again one at a
+time on the cells nobody uses. The result never has fewer routed nets than sequential
+mode's: :func:`sequential_routes` is computed as a floor whenever some net that could
+be routed alone stays unrouted, and the better result is kept.
+
+Batches. The nets rerouted in an iteration go in a fixed order (smallest pin bounding
+box first); they are cut into batches by level: a net's batch comes after the batch of
+every earlier net whose box overlaps its box. Nets of one batch have disjoint boxes and
+a net's route, old or new, never leaves its box (boxes only grow), so a batch is one
+:meth:`~mazeroute.engines.weighted.NetSearch.route` call (one launch on a device) and
+the result is exactly that of routing the nets one after another in order, whatever
+the engine. Occupancy and costs are updated between batches, and only the cells that
+changed are passed on as ``changed``.
+
+Deterministic: the same layout and options give the same routes (a ``time_limit`` that
+stops negotiation early is the one exception: where it stops depends on the machine).
+
+Examples
+--------
+>>> from mazeroute.layout import parse_layout
+>>> lay = parse_layout({"width": 5, "height": 4, "nets": [  # sequential: a walls b off
+...     {"name": "a", "pins": [[0, 1], [4, 1]]}, {"name": "b", "pins": [[2, 0], [2, 2]]}]})
+>>> res = Negotiator(lay, "cpu").run()
+>>> [(n.name, n.routed) for n in res.nets], res.iterations[-1].overused, res.mode
+([('a', True), ('b', True)], 0, 'negotiate')
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import numba
+import numpy as np
+import scipy.ndimage
+
+from ..backtrace import bends
+from ..engines import make_net_search
+from ..engines.weighted import COST_DTYPE, COST_MAX, NetRequest
+from ..layout import Layout
+from .congestion import COST_SCALE, Congestion, PathFinderOptions
+from .result import IterationStats, NetRoute, RouteResult
+
+#: Side of the tiles on which boxes are compared when nets are cut into batches.
+_TILE = 8
+#: Nets named in a reason before "and N more".
+_NAMES = 4
+
+
+def _names(layout: Layout, nets) -> str:
+    names = [layout.nets[i].name for i in sorted(nets)]
+    more = len(names) - _NAMES
+    return ", ".join(names[:_NAMES]) + (f" and {more} more" if more > 0 else "")
+
+
+@numba.njit(cache=True)
+def _levels(boxes, tile, tiles_w, tiles_h):
+    """Batch of each box, in order: one more than the latest batch of an earlier box
+    sharing a tile with it."""
+    last = np.full(tiles_w * tiles_h, -1, np.int64)
+    out = np.empty(boxes.shape[0], np.int64)
+    for i in range(boxes.shape[0]):
+        tx0, ty0 = boxes[i, 0] // tile, boxes[i, 1] // tile
+        tx1, ty1 = boxes[i, 2] // tile, boxes[i, 3] // tile
+        b = -1
+        for ty in range(ty0, ty1 + 1):
+            for tx in range(tx0, tx1 + 1):
+                b = max(b, last[ty * tiles_w + tx])
+        b += 1
+        for ty in range(ty0, ty1 + 1):
+            for tx in range(tx0, tx1 + 1):
+                last[ty * tiles_w + tx] = b
+        out[i] = b
+    return out
+
+
+def batches(boxes: np.ndarray, shape: tuple[int, int]) -> list[np.ndarray]:
+    """Positions ``0..len(boxes)-1`` cut into batches of pairwise disjoint boxes, each
+    box after every earlier box that overlaps it (the order of routing is kept)."""
+    if len(boxes) == 0:
+        return []
+    h, w = shape
+    level = _levels(np.asarray(boxes, np.int64), _TILE, -(-w // _TILE), -(-h // _TILE))
+    order = np.argsort(level, kind="stable")
+    cuts = np.flatnonzero(np.diff(level[order])) + 1
+    return np.split(order, cuts)
+
+
+class Negotiator:
+    """One layout's negotiated routing: the search engine, the congestion state, every
+    net's current route and box.
+
+    Parameters
+    ----------
+    layout : the layout to route
+    backend : ``cpu``, ``gpu`` or ``auto``: whose weighted search runs
+    options : :class:`~.congestion.PathFinderOptions`
+    """
+
+    def __init__(self, layout: Layout, backend: str = "auto",
+                 options: PathFinderOptions | None = None):
+        self.layout = layout
+        self.options = options or PathFinderOptions()
+        self.shape = (layout.height, layout.width)
+        h, w = self.shape
+        self.free = ~layout.blocked
+        self.owner = np.full(self.shape, -1, np.int32)
+        self.pins = [np.array(net.pins, np.int64).reshape(-1, 2) for net in layout.nets]
+        for i, p in enumerate(self.pins):
+            self.owner[p[:, 1], p[:, 0]] = i
+        self.search = make_net_search(backend, self.free, self.owner)
+        self.backend = getattr(self.search, "backend", backend)
+        self.engine = f"{self.backend}/weighted"
+        n = len(layout.nets)
+        self.lo = np.array([p.min(axis=0) for p in self.pins], np.int64).reshape(n, 2)
+        self.hi = np.array([p.max(axis=0) for p in self.pins], np.int64).reshape(n, 2)
+        self.margin = np.full(n, self.options.bb_factor, np.int64)
+        self.state = Congestion(self.free, n, self.options.acc_fac, self.options.net_acc)
+        self.routes: list[np.ndarray | None] = [None] * n       # flat cell indices
+        self.cells: list[np.ndarray | None] = [None] * n        # the same as (k, 2) x, y
+        self.fights = np.zeros(n, np.int64)      # iterations each net ended in conflict
+        self.stamp = np.full(n, -1, np.int64)    # when each route was made (for `order`)
+        self.seconds = np.zeros(n)
+        self.enclosed: set[int] = set()          # no route even through other nets' wires
+        self.conflicts: dict[int, set[int]] = {}  # nets dropped by legalise, and why
+        self.iterations: list[IterationStats] = []
+        self._clock = 0
+        hpwl = (self.hi - self.lo).sum(axis=1)
+        #: Routing order within an iteration: smallest pin box first, then file order.
+        self.order = np.lexsort((np.arange(n), hpwl)) if n else np.zeros(0, np.int64)
+
+    # -- boxes ------------------------------------------------------------------------
+    def box(self, i: int) -> tuple[int, int, int, int]:
+        h, w = self.shape
+        m = int(self.margin[i])
+        return (max(0, int(self.lo[i, 0]) - m), max(0, int(self.lo[i, 1]) - m),
+                min(w - 1, int(self.hi[i, 0]) + m), min(h - 1, int(self.hi[i, 1]) + m))
+
+    def _whole(self, i: int) -> bool:
+        h, w = self.shape
+        return self.box(i) == (0, 0, w - 1, h - 1)
+
+    def _grow(self, i: int) -> None:
+        self.margin[i] = max(1, int(self.margin[i])) * self.options.bb_grow
+
+    def _on_edge(self, i: int) -> bool:
+        """Whether net ``i``'s route runs along a side of its box that is not the grid's."""
+        h, w = self.shape
+        x0, y0, x1, y1 = self.box(i)
+        c = self.cells[i]
+        return bool((x0 > 0 and c[:, 0].min() == x0) or (y0 > 0 and c[:, 1].min() == y0)
+                    or (x1 < w - 1 and c[:, 0].max() == x1)
+                    or (y1 < h - 1 and c[:, 1].max() == y1))
+
+    # -- routing ----------------------------------------------------------------------
+    def _set_route(self, i: int, xy: np.ndarray | None, when: int | None = None) -> None:
+        """Give net ``i`` the route ``xy`` (None: rip it up); ``when`` orders the final
+        commits (by default, after everything so far)."""
+        self.state.remove(i)
+        if xy is None:
+            self.routes[i] = self.cells[i] = None
+            return
+        flat = xy[:, 1] * self.shape[1] + xy[:, 0]
+        self.routes[i], self.cells[i] = flat, xy
+        self.state.add(i, flat)
+        self.stamp[i] = self._clock if when is None else when
+        self._clock = max(self._clock, self.stamp[i]) + 1
+
+    def reroute(self, nets: list[int]) -> int:
+        """Rip up and reroute ``nets`` in order, batch by batch; a net whose search
+        fails gets a larger box and goes again after the others, until its box is the
+        whole grid (then it is enclosed, and left out of negotiation). Returns the
+        number of searches."""
+        searches = 0
+        pending = list(nets)
+        while pending:
+            pending_rank = {i: k for k, i in enumerate(pending)}
+            boxes = np.array([self.box(i) for i in pending], np.int64).reshape(-1, 4)
+            clock = self._clock             # stamps follow the order, not the batches
+            failed = []
+            for batch in batches(boxes, self.shape):
+                start = time.perf_counter()
+                group = [pending[k] for k in batch]
+                for i in group:
+                    self._set_route(i, None)
+                cost, changed = self.state.costs()
+                found = self.search.route(
+                    cost, [NetRequest(i, self.pins[i], tuple(boxes[k]))
+                           for i, k in zip(group, batch)], changed)
+                searches += len(group)
+                for i, k, xy in zip(group, batch, found):
+                    if xy is None:
+                        failed.append(i)
+                    else:
+                        self._set_route(i, xy, clock + int(k))
+                self.seconds[group] += (time.perf_counter() - start) / len(group)
+            self._clock = clock + len(pending)
+            pending = []
+            for i in sorted(failed, key=pending_rank.__getitem__):
+                if self._whole(i):
+                    self.enclosed.add(i)
+                else:
+                    self._grow(i)
+                    pending.append(i)
+        return searches
+
+    def in_conflict(self) -> dict[int, set[int]]:
+        """Every net that uses an overused cell, with the nets it shares cells with."""
+        over = self.state.overused()
+        if over.size == 0:
+            return {}
+        nets = [i for i, r in enumerate(self.routes) if r is not None]
+        flat = np.concatenate([self.routes[i] for i in nets])
+        who = np.repeat(np.array(nets, np.int64), [self.routes[i].size for i in nets])
+        hit = np.isin(flat, over)
+        flat, who = flat[hit], who[hit]
+        order = np.lexsort((who, flat))
+        flat, who = flat[order], who[order]
+        out: dict[int, set[int]] = {int(i): set() for i in np.unique(who)}
+        cuts = np.flatnonzero(np.diff(flat)) + 1
+        for group in np.split(who, cuts):
+            users = set(group.tolist())
+            for i in users:
+                out[i] |= users - {i}
+        return out
+
+    def negotiate(self, progress: Callable[[IterationStats], None] | None = None) -> int:
+        """The PathFinder loop; returns the number of iterations run."""
+        opt = self.options
+        start = time.perf_counter()
+        todo = [int(i) for i in self.order]
+        iteration = 0
+        while True:
+            iteration += 1
+            t0 = time.perf_counter()
+            self.state.set_pres_fac(opt.pres_fac(iteration))
+            self.reroute(todo)
+            conflicts = self.in_conflict()
+            stats = IterationStats(iteration, int(self.state.overused().size), len(conflicts),
+                                   len(todo), time.perf_counter() - t0, self.state.pres_fac)
+            self.iterations.append(stats)
+            if progress:
+                progress(stats)
+            if not conflicts or iteration >= opt.max_iterations:
+                break
+            if opt.time_limit is not None and time.perf_counter() - start >= opt.time_limit:
+                break
+            self.state.end_iteration(conflicts)
+            for i in conflicts:
+                self.fights[i] += 1
+                if self.fights[i] % opt.bb_patience == 0 or self._on_edge(i):
+                    self._grow(i)
+            todo = [int(i) for i in self.order if int(i) in conflicts]
+        return iteration
+
+    def legalise(self) -> None:
+        """Drop the fewest nets that keep conflicts, then route them again one at a
+        time on the cells no other net uses (shortest first)."""
+        conflicts = self.in_conflict()
+        graph = {i: set(p) for i, p in conflicts.items()}
+        dropped = []
+        while graph:
+            # greedy vertex cover: the net in the most conflicts goes first; among
+            # equals the longer wire (it frees the most room), then the later net
+            i = max(graph, key=lambda j: (len(graph[j]), self.routes[j].size, j))
+            for j in graph.pop(i):
+                graph[j].discard(i)
+                if not graph[j]:
+                    del graph[j]
+            dropped.append(i)
+        for i in dropped:
+            self.conflicts[i] = conflicts[i]
+            self._set_route(i, None)
+        if not dropped:
+            return
+        for i, xy in enumerate(self.cells):
+            if xy is not None:
+                self.search.set_owner(xy, i)
+        self.state.set_pres_fac(0.0)
+        rank = {int(i): k for k, i in enumerate(self.order)}
+        for i in sorted(dropped, key=rank.__getitem__):
+            start = time.perf_counter()
+            cost, changed = self.state.costs()
+            xy = self.search.route(cost, [NetRequest(i, self.pins[i], self.box(i))], changed)[0]
+            if xy is None and not self._whole(i):
+                h, w = self.shape
+                cost, changed = self.state.costs()
+                xy = self.search.route(cost, [NetRequest(i, self.pins[i], (0, 0, w - 1, h - 1))],
+                                       changed)[0]
+            if xy is not None:
+                self._set_route(i, xy)
+                self.search.set_owner(xy, i)
+                del self.conflicts[i]
+            self.seconds[i] += time.perf_counter() - start
+
+    def run(self, progress: Callable[[IterationStats], None] | None = None) -> RouteResult:
+        """Negotiate, legalise, compare with the sequential floor; the routes."""
+        start = time.perf_counter()
+        iterations = self.negotiate(progress)
+        self.legalise()
+        result = self._result()
+        self._explain(result, iterations)
+        if result.routed < len(self.layout.nets) - len(self.enclosed):
+            floor = sequential_routes(self.layout, self.backend)
+            if floor.routed > result.routed:
+                floor.notice = (f"sequential routing connected more nets ({floor.routed}) "
+                                f"than negotiation ({result.routed}); its routes are kept")
+                floor.engine, floor.order, floor.mode = result.engine, "file", "negotiate"
+                floor.iterations, floor.history = result.iterations, result.history
+                result = floor
+                self._explain(result, iterations, negotiated=False)
+        result.seconds = time.perf_counter() - start
+        return result
+
+    # -- results ----------------------------------------------------------------------
+    def _result(self) -> RouteResult:
+        nets = []
+        routed = [i for i, c in enumerate(self.cells) if c is not None]
+        rank = {i: k for k, i in enumerate(sorted(routed, key=lambda i: self.stamp[i]))}
+        for i, net in enumerate(self.layout.nets):
+            r = NetRoute(net.name, list(net.pins), seconds=float(self.seconds[i]))
+            xy = self.cells[i]
+            if xy is not None:
+                r.routed, r.order, r.length = True, rank[i], len(xy) - 1
+                r.bends = bends(xy) if len(net.pins) == 2 else 0
+                r.set_cells(xy)
+            nets.append(r)
+        return RouteResult(self.layout, nets, self.engine, "negotiate", 0.0,
+                           mode="negotiate", iterations=list(self.iterations),
+                           history=self.state.history_cost())
+
+    def _explain(self, result: RouteResult, iterations: int, negotiated: bool = True) -> None:
+        """Set the reason of every unrouted net of ``result`` (``negotiated``: the
+        routes are this negotiation's, so nets dropped by legalise were in conflict)."""
+        todo = [i for i, r in enumerate(result.nets) if not r.routed]
+        if not todo:
+            return
+        h, w = self.shape
+        whole = (0, 0, w - 1, h - 1)
+        wires = np.full(self.shape, -1, np.int32)
+        for i, r in enumerate(result.nets):
+            if r.routed:
+                c = np.array(r.cells, np.int64).reshape(-1, 2)
+                wires[c[:, 1], c[:, 0]] = i
+        # wires passable but dear, pins as always: which wires wall a net off
+        wire_search = make_net_search(self.backend, self.free, self.owner)
+        wire_cost = np.ones(self.shape, COST_DTYPE)
+        wire_cost[wires >= 0] = COST_MAX
+        for i in todo:
+            if negotiated and i in self.conflicts:
+                result.nets[i].reason = (f"still in conflict with nets "
+                                         f"{_names(self.layout, self.conflicts[i])} after "
+                                         f"{iterations} iterations")
+                continue
+            xy = wire_search.route(wire_cost, [NetRequest(i, self.pins[i], whole)])[0]
+            if xy is not None:
+                by = set(wires[xy[:, 1], xy[:, 0]].tolist()) - {-1, i}
+                result.nets[i].reason = ("walled off by the wires of nets "
+                                         + _names(self.layout, by))
+                continue
+            result.nets[i].reason = self._enclosure(i)
+
+    def _enclosure(self, i: int) -> str:
+        """Why net ``i`` has no route even through other nets' wires: the pins of other
+        nets around the smallest piece of free space holding one of its pins, or
+        blockages alone."""
+        passable = self.free & ((self.owner == -1) | (self.owner == i))
+        label, _ = scipy.ndimage.label(passable)
+        pins = self.pins[i]
+        parts = np.unique(label[pins[:, 1], pins[:, 0]])
+        sizes = np.bincount(label.ravel())
+        part = parts[np.argmin(sizes[parts])]
+        inside = np.pad(label == part, 1)
+        rim = (inside[:-2, 1:-1] | inside[2:, 1:-1] | inside[1:-1, :-2] | inside[1:-1, 2:])
+        others = set(self.owner[rim & (self.owner >= 0) & (self.owner != i)].tolist())
+        if not others:
+            return "cut off from its pins by blockages"
+        return f"enclosed by the pins of nets {_names(self.layout, others)}"
+
+
+def sequential_routes(layout: Layout, backend: str = "auto") -> RouteResult:
+    """Sequential mode's routes (file order, each wire a blockage for the nets after it),
+    computed by the weighted search on unit costs over the whole grid.
+
+    Unit costs make the weighted search a BFS with the BFS backtrace, so the wires are
+    exactly those of :class:`mazeroute.router.Router` (a test holds them equal); the
+    search stays near the straight line (A*) and gives up early on a walled-in pin, so
+    this floor costs far less than a full wavefront per net.
+    """
+    start = time.perf_counter()
+    h, w = layout.height, layout.width
+    owner = np.full((h, w), -1, np.int32)
+    pins = [np.array(net.pins, np.int64).reshape(-1, 2) for net in layout.nets]
+    for i, p in enumerate(pins):
+        owner[p[:, 1], p[:, 0]] = i
+    search = make_net_search(backend, ~layout.blocked, owner)
+    cost = np.ones((h, w), COST_DTYPE)
+    none = np.zeros(0, np.int64)
+    nets, order = [], 0
+    for i, net in enumerate(layout.nets):
+        t0 = time.perf_counter()
+        xy = search.route(cost, [NetRequest(i, pins[i], (0, 0, w - 1, h - 1))],
+                          None if i == 0 else none)[0]
+        r = NetRoute(net.name, list(net.pins))
+        if xy is not None:
+            search.set_owner(xy, i)
+            r.routed, r.order, r.length = True, order, len(xy) - 1
+            r.bends = bends(xy) if len(net.pins) == 2 else 0
+            r.set_cells(xy)
+            order += 1
+        r.seconds = time.perf_counter() - t0
+        nets.append(r)
+    engine = f"{getattr(search, 'backend', backend)}/weighted"
+    return RouteResult(layout, nets, engine, "file", time.perf_counter() - start)
+
+
+def negotiate(layout: Layout, backend: str = "auto", *, max_iterations: int | None = None,
+              time_limit: float | None = None,
+              progress: Callable[[IterationStats], None] | None = None,
+              options: PathFinderOptions | None = None) -> RouteResult:
+    """Route ``layout`` by negotiated congestion; see :class:`Negotiator`.
+
+    ``max_iterations`` and ``time_limit`` override those of ``options``; ``progress``
+    is called with each iteration's :class:`~.result.IterationStats`.
+    """
+    options = options or PathFinderOptions()
+    changes = {}
+    if max_iterations is not None:
+        changes["max_iterations"] = max_iterations
+    if time_limit is not None:
+        changes["time_limit"] = time_limit
+    if changes:
+        from dataclasses import replace
+        options = replace(options, **changes)
+    return Negotiator(layout, backend, options).run(progress)
+
+
+__all__ = ["Negotiator", "PathFinderOptions", "batches", "negotiate", "sequential_routes",
+           "COST_SCALE"]

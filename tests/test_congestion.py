@@ -1,0 +1,100 @@
+"""The negotiation state (router.congestion): the cost rule, its fixed point, the
+schedule of pres_fac, history and net weights, and the ``changed`` cells."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mazeroute.engines.weighted import COST_DTYPE, COST_MAX
+from mazeroute.router.congestion import COST_SCALE, Congestion, PathFinderOptions
+
+
+def test_pres_fac_schedule_follows_vpr():
+    opt = PathFinderOptions(first_iter_pres_fac=0.0, initial_pres_fac=0.5, pres_fac_mult=1.3,
+                            max_pres_fac=10.0)
+    assert opt.pres_fac(1) == 0.0
+    assert opt.pres_fac(2) == 0.5
+    assert opt.pres_fac(3) == pytest.approx(0.65)
+    assert opt.pres_fac(4) == pytest.approx(0.845)
+    assert opt.pres_fac(100) == 10.0
+
+
+@pytest.mark.parametrize("field, value", [("max_iterations", 0), ("pres_fac_mult", 0.9),
+                                          ("acc_fac", -1), ("bb_grow", 1), ("time_limit", -1),
+                                          ("bb_patience", 0), ("net_acc", -1)])
+def test_options_out_of_range_are_refused(field, value):
+    with pytest.raises(ValueError, match=field):
+        PathFinderOptions(**{field: value})
+
+
+def _expected_costs(state: Congestion, pres_fac: float) -> np.ndarray:
+    """The cost rule written out cell by cell, in exact integers."""
+    pres = int(round(pres_fac * COST_SCALE))
+    out = np.empty(state.base.size, np.int64)
+    for c in range(state.base.size):
+        load = sum(int(state.weight[n]) for n, r in enumerate(state.routes)
+                   if r is not None and c in set(r.tolist()))
+        value = (int(state.base[c]) + int(state.history[c])) * (COST_SCALE + pres * load)
+        out[c] = min(COST_MAX, max(1, value // COST_SCALE))
+    return out
+
+
+def test_incremental_costs_equal_the_rule_and_changed_lists_every_change():
+    rng = np.random.default_rng(3)
+    free = np.ones((6, 7), bool)
+    nets = 5
+    state = Congestion(free, nets, acc_fac=1.0, net_acc=2)
+    before, _ = state.costs()
+    before = before.copy()
+    pres = 0.0
+    for step in range(60):
+        action = rng.integers(4)
+        net = int(rng.integers(nets))
+        if action == 0:
+            state.remove(net)
+            state.add(net, rng.choice(free.size, int(rng.integers(1, 12)), replace=False))
+        elif action == 1:
+            state.remove(net)
+        elif action == 2:
+            pres = float(rng.choice([0.0, 0.5, 1.7, 40.0]))
+            state.set_pres_fac(pres)
+        else:
+            state.end_iteration([n for n in range(nets) if rng.random() < 0.5])
+        cost, changed = state.costs()
+        assert cost.dtype == COST_DTYPE and cost.shape == free.shape
+        np.testing.assert_array_equal(cost.ravel(), _expected_costs(state, pres))
+        moved = np.flatnonzero(cost.ravel() != before.ravel())
+        assert set(moved.tolist()) <= set(changed.tolist()), step
+        before = cost.copy()
+
+
+def test_history_grows_by_overuse_and_weights_by_conflicts():
+    state = Congestion(np.ones((1, 5), bool), 3, acc_fac=2.0, net_acc=1)
+    state.add(0, np.array([0, 1, 2]))
+    state.add(1, np.array([2, 3]))
+    state.add(2, np.array([2, 4]))
+    assert state.overused().tolist() == [2]
+    state.end_iteration([0, 1, 2])
+    assert state.history_cost().tolist() == [[0, 0, 4, 0, 0]]      # acc_fac * overuse 2
+    assert state.weight.tolist() == [2, 2, 2]
+    assert state.load.tolist() == [2, 2, 6, 2, 2]
+    state.remove(2)
+    assert state.load.tolist() == [2, 2, 4, 2, 0] and state.overused().tolist() == [2]
+
+
+def test_a_net_is_added_once():
+    state = Congestion(np.ones((2, 2), bool), 1)
+    state.add(0, np.array([0]))
+    with pytest.raises(ValueError, match="routed already"):
+        state.add(0, np.array([1]))
+    state.remove(0)
+    state.remove(0)             # removing an unrouted net changes nothing
+    assert state.occupancy.sum() == 0
+
+
+def test_costs_saturate_at_cost_max():
+    state = Congestion(np.ones((1, 2), bool), 2)
+    state.set_pres_fac(1e6)
+    state.add(0, np.array([0]))
+    assert state.costs()[0].tolist() == [[COST_MAX, COST_SCALE]]

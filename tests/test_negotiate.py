@@ -1,0 +1,185 @@
+"""Negotiated-congestion routing (router.negotiate): conflicts sequential routing cannot
+resolve, legality and the floor, determinism, batches, reasons, iterations."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+import mazeroute.router.negotiate as neg
+from mazeroute.contract import check_routes
+from mazeroute.generate import random_layout
+from mazeroute.router import PathFinderOptions, Router, route
+from mazeroute.router.negotiate import Negotiator, sequential_routes
+from tests.corpus import corridor_layout, other_side_layout, unroutable_layout
+
+
+def _negotiate(lay, **kw):
+    res = route(lay, backend="cpu", mode="negotiate", **kw)
+    assert check_routes(lay, res.to_json()) == []
+    return res
+
+
+def test_net_passes_on_the_other_side_where_sequential_walls_it_off():
+    lay = other_side_layout()
+    seq = route(lay, backend="cpu")
+    assert [n.routed for n in seq.nets] == [True, False]
+    res = _negotiate(lay)
+    assert [n.routed for n in res.nets] == [True, True]
+    a = res.nets[0]
+    assert all(y != 1 or x in (0, 4) for x, y in a.cells)      # a left row 1 ...
+    assert max(y for _, y in a.cells) == 3                      # ... to pass below b
+    assert res.iterations[-1].overused == 0 and res.notice is None
+
+
+def test_corridor_contested_by_three_nets_goes_to_the_one_without_a_way_round():
+    lay = corridor_layout()
+    seq = route(lay, backend="cpu")
+    assert [n.routed for n in seq.nets] == [True, True, False]
+    assert (6, 4) in seq.nets[0].cells                          # a took the corridor
+    res = _negotiate(lay)
+    assert [n.routed for n in res.nets] == [True, True, True]
+    a, b, c = res.nets
+    assert (6, 4) in c.cells and (6, 0) in a.cells and (6, 8) in b.cells
+    assert res.mode == "negotiate" and res.to_json()["mode"] == "negotiate"
+
+
+def test_reasons_of_unroutable_nets():
+    lay = unroutable_layout()
+    res = _negotiate(lay, max_iterations=6)
+    why = {n.name: n.reason for n in res.nets if not n.routed}
+    assert why == {"boxed": "enclosed by the pins of nets n1, n2, n3, n4",
+                   "walled": "cut off from its pins by blockages",
+                   "y": "still in conflict with nets x after 6 iterations"}
+    assert all(n.reason is None for n in res.nets if n.routed)
+    assert res.to_json()["nets"][0]["reason"] == why["boxed"]
+    assert len(res.iterations) == 6      # x and y never agree: every iteration runs
+
+
+def test_walled_off_reason_names_the_wires():
+    lay = other_side_layout()
+    seq = route(lay, backend="cpu")      # b walled off by a's straight wire
+    ng = Negotiator(lay, "cpu")
+    ng._explain(seq, 0, negotiated=False)
+    assert seq.nets[1].reason == "walled off by the wires of nets a"
+
+
+def test_iterations_are_reported_and_limits_hold():
+    lay = unroutable_layout()
+    seen = []
+    res = _negotiate(lay, max_iterations=4, progress=seen.append)
+    assert [s.iteration for s in seen] == [1, 2, 3, 4] == [s.iteration for s in res.iterations]
+    first = seen[0]
+    assert first.rerouted == len(lay.nets) - 0 and first.pres_fac == 0.0
+    assert all(s.overused == 1 and s.conflicts == 2 for s in seen[1:])   # x and y
+    assert all(s.rerouted == 2 for s in seen[1:])
+    assert len(_negotiate(lay, time_limit=0).iterations) == 1
+    assert res.history is not None and res.history.shape == (lay.height, lay.width)
+    assert res.history[1, 10] > 0 and res.history.sum() == res.history[1, 10]
+
+
+def test_same_input_same_routes():
+    lay = random_layout(60, 50, density=0.25, nets=60, pins=2, seed=5, span=20)
+    a = _negotiate(lay).to_json()
+    b = _negotiate(lay).to_json()
+    assert a == b
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_batches_change_nothing(monkeypatch, seed):
+    """Order-keeping batches give exactly the routes of one net per search call."""
+    lay = random_layout(64, 64, density=0.2, nets=70, pins=2 + seed % 2, seed=seed, span=24)
+    batched = _negotiate(lay).to_json()
+    counts = []
+
+    def one_by_one(boxes, shape):
+        counts.append(len(boxes))
+        return [np.array([k]) for k in range(len(boxes))]
+
+    monkeypatch.setattr(neg, "batches", one_by_one)
+    assert _negotiate(lay).to_json() == batched
+    assert counts
+
+
+def test_search_contract_disjoint_boxes_and_changed_cells():
+    """Every call the router makes: boxes pairwise disjoint, and the cost array differs
+    from the previous call's only in the cells listed as changed."""
+    lay = random_layout(80, 60, density=0.25, nets=80, pins=3, seed=2, span=25)
+    ng = Negotiator(lay, "cpu")
+    real = ng.search.route
+    last = {}
+
+    def checked(cost, requests, changed=None):
+        boxes = [r.box for r in requests]
+        for i, p in enumerate(boxes):
+            for q in boxes[i + 1:]:
+                assert p[2] < q[0] or q[2] < p[0] or p[3] < q[1] or q[3] < p[1]
+        if "cost" in last and changed is not None:
+            moved = np.flatnonzero(cost.ravel() != last["cost"].ravel())
+            assert set(moved.tolist()) <= set(np.asarray(changed).tolist())
+        last["cost"] = cost.copy()
+        return real(cost, requests, changed)
+
+    ng.search.route = checked
+    res = ng.run()
+    assert check_routes(lay, res.to_json()) == []
+    assert len(res.iterations) > 1
+
+
+@st.composite
+def layouts(draw):
+    w, h = draw(st.integers(3, 24)), draw(st.integers(3, 24))
+    seed = draw(st.integers(0, 2**16))
+    density = draw(st.sampled_from([0.0, 0.1, 0.3]))
+    pins = draw(st.integers(2, 4))
+    nets = draw(st.integers(1, max(1, min(12, (w * h) // (3 * pins)))))
+    span = draw(st.sampled_from([None, 4, 8]))
+    try:
+        return random_layout(w, h, density=density, nets=nets, pins=pins, seed=seed,
+                             span=span)
+    except Exception:
+        assume(False)
+
+
+@given(lay=layouts())
+@settings(max_examples=60, deadline=None)
+def test_never_fewer_nets_than_sequential_and_always_legal(lay):
+    seq = route(lay, backend="cpu")
+    res = _negotiate(lay, max_iterations=12)
+    assert res.routed >= seq.routed
+    for n in res.nets:
+        assert (n.reason is None) == n.routed
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_never_fewer_nets_than_sequential_on_crowded_layouts(seed):
+    lay = random_layout(48, 40, density=0.3, nets=90, pins=2 + seed % 2, seed=seed, span=16)
+    seq = route(lay, backend="cpu")
+    res = _negotiate(lay, max_iterations=15)
+    assert res.routed >= seq.routed
+
+
+@given(lay=layouts())
+@settings(max_examples=60, deadline=None)
+def test_sequential_floor_equals_the_sequential_router(lay):
+    """The floor (weighted search on unit costs) draws the sequential router's wires
+    (bends are counted for two-pin nets only)."""
+    floor = sequential_routes(lay, "cpu").to_json()
+    want = Router(lay, "cpu").run().to_json()
+    for d in (floor, want):
+        d.pop("engine")
+        for net, layout_net in zip(d["nets"], lay.nets):
+            if len(layout_net.pins) > 2:
+                net.pop("bends")
+    assert floor == want
+
+
+def test_options_reach_the_negotiation():
+    lay = corridor_layout()
+    res = route(lay, backend="cpu", mode="negotiate",
+                options=PathFinderOptions(max_iterations=1))
+    assert len(res.iterations) == 1
+    with pytest.raises(ValueError, match="unknown routing mode"):
+        route(lay, mode="bogus")
