@@ -4,7 +4,7 @@ Run on a GPU machine from the repository root: ``PYTHONPATH=. python
 benchmarks/route_profile.py [SEED] [ROUTES]``. Routes ``route_layout(1024, 1000, SEED)``
 ``ROUTES`` times (after a warm-up) under cProfile and prints the functions by own time
 and by cumulative time, then the median wall time of as many routes without the
-profiler. Complements route_breakdown.py, which times the router's steps.
+profiler.
 """
 import cProfile
 import pstats

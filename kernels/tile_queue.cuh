@@ -48,13 +48,27 @@ static __device__ __forceinline__ int ld_volatile(const int* p) {
     return *((const volatile int*)p);
 }
 
-// Append a tile to the work queue (lane 0 only). The pending count rises first, so the
-// queue never looks finished while an item is on its way.
+// A CAS with release semantics at GPU scope: every memory operation of this thread before
+// it (program order) is visible to a thread that reads its value and then fences (acquire).
+static __device__ __forceinline__ int cas_release(int* p, int expected, int desired) {
+    int old;
+    asm volatile("atom.release.gpu.global.cas.b32 %0, [%1], %2, %3;"
+                 : "=r"(old) : "l"(p), "r"(expected), "r"(desired) : "memory");
+    return old;
+}
+
+// Append a tile to the work queue (any lane). The pending count must rise before any
+// consumer can take the item, or a consumer on another SM could finish it and bring
+// PENDING to zero first, ending the run with work queued. Relaxed atomics on two
+// addresses are not ordered, so the slot is published by a release CAS: the increment
+// precedes it, and a consumer takes the item by an atomic exchange and fences before it
+// works and decrements (dequeue's callers), so its decrement follows our increment in
+// PENDING's coherence order.
 static __device__ void push(int* queue, int* counters, unsigned qmask, int item) {
     atomicAdd(&counters[PENDING], 1);
     unsigned pos = atomicAdd((unsigned*)&counters[TAIL], 1u);
     int* slot = &queue[pos & qmask];
-    while (atomicCAS(slot, EMPTY, item) != EMPTY) __nanosleep(64);
+    while (cas_release(slot, EMPTY, item) != EMPTY) __nanosleep(64);
 }
 
 // Tell tile t that a halo cell of it improved (lane 0 only; the caller has fenced its

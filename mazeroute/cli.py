@@ -1,9 +1,14 @@
 """The ``mazeroute`` command line: route, wavefront, batch, check, generate, bench, engines.
 
-Every failure a user can cause (a bad file, a bad option, a GPU that is not there)
-ends as one line on stderr naming the file and the field at fault, with exit status
-2 and no traceback. Outputs are written under temporary names and renamed, so an
-interrupted or failed run never leaves a half-written file.
+Every failure a user can cause (a bad file, a bad option, an output that cannot be
+written, a GPU that is not there) ends as one line on stderr naming the file or path
+and the field at fault, with exit status 2 and no traceback. Every option is checked,
+and the run's memory (engine and picture) estimated against the memory available,
+before any routing or writing. A run writes only inside the folder the user named
+(a layout's name becomes a safe folder name first), holds a lock on that folder, and
+replaces its outputs together: a failed or interrupted run leaves all the old files or
+all the new ones, and no temporary file. Ctrl-C and SIGTERM stop a run the same way
+(exit status 130 and 143); a batch keeps a summary of every layout finished so far.
 
 Examples
 --------
@@ -15,25 +20,64 @@ Examples
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
+import signal
+import stat
 import sys
+import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from . import __version__
+from . import layout as layout_module
 from .contract import check_routes
-from .engines import ENGINES, gpu_available, strategies
+from .engines import ENGINES, gpu_available, resolve, strategies
 from .errors import EngineUnavailable, InputError
 from .generate import perfect_maze, random_layout
-from .io import write_csv, write_text
-from .layout import Layout, load_layout, save_layout
-from .report import SUMMARY_FIELDS, format_report, summary_row
+from .io import (
+    OutputError,
+    OutputSet,
+    check_output_file,
+    check_output_folder,
+    ensure_inside,
+    output_folder,
+    safe_folder_name,
+    signals_held,
+    write_csv,
+    write_text,
+)
+from .layout import BYTES_PER_CELL, MAX_CELLS, Layout, Net, save_layout
+from .readers import FORMATS, load_layouts, sniff_format
+from .report import SUMMARY_FIELDS, format_report, safe_text, summary_row
 from .router import ORDERS, Router, RouteResult, net_order
 
 PROG = "mazeroute"
 #: Per-net rows printed to the terminal; the report file always has every net.
 PRINTED_ROWS = 40
+#: Largest ``route --scale`` (pixels per cell).
+MAX_SCALE_OPTION = 64
+#: Host bytes per cell that ``generate`` needs at its peak (a maze's rectangles).
+GENERATE_BYTES_PER_CELL = 64
+#: Longest message line printed (longer ones keep their start and end).
+MESSAGE_WIDTH = 280
+#: Folder that ``route`` writes into without ``-o``.
+DEFAULT_OUTPUTS = Path("outputs")
+#: Longest layout or net name in a picture's title or legend.
+PICTURE_NAME_WIDTH = 60
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where Ctrl-C raises :class:`KeyboardInterrupt`, so both clean up."""
+
+
+def _say(kind: str, message: str) -> None:
+    """One line on stderr: ``mazeroute: KIND: MESSAGE``, control characters escaped."""
+    print(f"{PROG}: {kind}: {safe_text(message, MESSAGE_WIDTH, middle=True)}",
+          file=sys.stderr)
 
 
 # -- shared pieces -------------------------------------------------------------------
@@ -50,6 +94,11 @@ def _engine_options(p: argparse.ArgumentParser) -> None:
                         "(default: file)")
 
 
+def _check_engine(args) -> str | None:
+    """Refuse an unknown or absent engine before any work; return auto's notice."""
+    return resolve(args.backend, args.strategy)[1]
+
+
 def _progress_bar(stream=sys.stderr) -> Callable[[int, int, str], None]:
     """A one-line progress bar on a terminal; plain occasional lines otherwise."""
     tty = stream.isatty()
@@ -62,7 +111,7 @@ def _progress_bar(stream=sys.stderr) -> Callable[[int, int, str], None]:
         last[0] = now
         frac = done / total if total else 1.0
         bar = "#" * int(frac * 30)
-        line = f"[{bar:<30}] {done}/{total} {label}"
+        line = f"[{bar:<30}] {done}/{total} {safe_text(label, 40)}"
         if tty:
             stream.write("\r" + line[:100].ljust(100) + ("\n" if done >= total else ""))
         else:
@@ -72,60 +121,250 @@ def _progress_bar(stream=sys.stderr) -> Callable[[int, int, str], None]:
     return show
 
 
-def _route(layout: Layout, args, progress: bool) -> RouteResult:
-    router = Router(layout, args.backend, args.strategy)
-    if router.notice and not args.quiet and not progress:     # else the report says it
-        print(f"{PROG}: note: {router.notice}", file=sys.stderr)
-    bar = _progress_bar() if progress and len(layout.nets) >= 50 else None
-    return router.run(args.order, (lambda k, n, r: bar(k, n, "nets")) if bar else None)
+def _regular_input(path: str | Path) -> None:
+    """Refuse a FIFO, a device or a socket (reading one may never end) before reading.
+
+    Missing files and folders are left to the loader, which names them.
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        if os.path.lexists(path):
+            raise InputError("a broken symbolic link (its target does not exist)",
+                             file=path) from None
+        return
+    except (OSError, ValueError) as e:
+        raise InputError(f"cannot read: {getattr(e, 'strerror', None) or e}",
+                         file=path) from None
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return
+    kind = ("a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
+            else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a special file")
+    raise InputError(f"is {kind}, not a regular file", file=path)
 
 
-def _write_outputs(result: RouteResult, out: Path, png: bool, scale: int | None) -> list[Path]:
-    """routes.json, report.txt and (optionally) layout.png in ``out``; each atomic."""
+def _input_options(p: argparse.ArgumentParser, puzzle: bool = True) -> None:
+    g = p.add_argument_group("input")
+    g.add_argument("--format", default="auto", choices=FORMATS,
+                   help="input format (default: auto = recognised by content: layout YAML, "
+                        "numberlink or ADC puzzle, Moving AI map)")
+    if puzzle:
+        g.add_argument("--puzzle", type=int, metavar="K",
+                       help="which puzzle of a file holding several (1, 2, ...)")
+
+
+def _load_all(path: str | Path, netlist: str | Path | None = None,
+              fmt: str = "auto") -> list[Layout]:
+    """Every layout of an input file (a numberlink file may hold many puzzles)."""
+    _regular_input(path)
+    if netlist is not None:
+        _regular_input(netlist)
+    return load_layouts(path, fmt, netlist)
+
+
+def _load(path: str | Path, netlist: str | Path | None = None, fmt: str = "auto",
+          puzzle: int | None = None) -> Layout:
+    """The one layout a command works on (``puzzle``: which one of a file of several)."""
+    layouts = _load_all(path, netlist, fmt)
+    if puzzle is None and len(layouts) == 1:
+        return layouts[0]
+    if puzzle is None:
+        raise InputError(f"holds {len(layouts)} puzzles: pick one with --puzzle K, or route "
+                         "them all with `mazeroute batch`", file=path, field="--puzzle")
+    if not 1 <= puzzle <= len(layouts):
+        raise InputError(f"must be 1 .. {len(layouts)} for this file, got {puzzle}",
+                         file=path, field="--puzzle")
+    return layouts[puzzle - 1]
+
+
+def _check_scale(scale: int | None) -> None:
+    if scale is not None and not 1 <= scale <= MAX_SCALE_OPTION:
+        raise InputError(f"must be 1 .. {MAX_SCALE_OPTION} pixels per cell, got {scale}",
+                         field="--scale")
+
+
+@dataclass
+class Picture:
+    """Whether a run draws ``layout.png``, at what scale, and why not (``notice``)."""
+
+    draw: bool
+    scale: int | None = None
+    notice: str = ""
+
+
+def plan_picture(layout: Layout, wanted: bool, scale: int | None = None) -> Picture:
+    """Decide about the picture before routing: its pixels and memory are bounded.
+
+    The whole run (the engine's :data:`~mazeroute.layout.BYTES_PER_CELL` a cell and the
+    picture's bytes a pixel) must fit in the memory available. When the picture alone
+    does not fit (or has more than :data:`~mazeroute.render.MAX_PICTURE_PIXELS`
+    pixels), it is skipped with a notice; with an explicit ``scale`` that is an
+    :class:`InputError` instead (the user asked for exactly that picture).
+    """
+    if not wanted:
+        return Picture(False)
+    from . import render
+    s = scale if scale is not None else render.cell_scale(layout.width, layout.height)
+    iw, ih = render.image_size(layout, s)
+    need = iw * ih * render.PICTURE_BYTES_PER_PIXEL
+    engine = layout.width * layout.height * BYTES_PER_CELL
+    have = layout_module.available_memory()
+    if iw * ih > render.MAX_PICTURE_PIXELS:
+        why = (f"a {iw} x {ih} picture has more than the {render.MAX_PICTURE_PIXELS} pixels "
+               "allowed")
+    elif have and engine + need > have:
+        why = (f"a {iw} x {ih} picture needs about {need / 2**30:.1f} GiB besides routing's "
+               f"{engine / 2**30:.1f} GiB, and {have / 2**30:.1f} GiB are available")
+    else:
+        return Picture(True, scale)
+    if scale is not None:
+        raise InputError(f"{why}; use a smaller --scale or --no-png", file=layout.source,
+                         field="--scale")
+    return Picture(False, None, f"no layout.png: {why}")
+
+
+def _display_layout(layout: Layout) -> Layout:
+    """The same layout with names safe to draw (escaped, bounded), for the picture."""
+    nets = [Net(safe_text(n.name, PICTURE_NAME_WIDTH), n.pins) for n in layout.nets]
+    return Layout(safe_text(layout.name, PICTURE_NAME_WIDTH), layout.width, layout.height,
+                  layout.rects, nets, layout.blocked, layout.source)
+
+
+#: What one run writes into its folder (a file not written this time is removed).
+OUTPUT_FILES = ("routes.json", "report.txt", "layout.png", "view.html")
+
+
+def write_outputs(result: RouteResult, folder: Path, picture: Picture,
+                  root: Path | None = None, html: bool = False) -> list[Path]:
+    """routes.json, report.txt, (per ``picture``) layout.png and (with ``html``) the
+    interactive view.html in ``folder``, together.
+
+    All are staged and then moved into place at once (:class:`~mazeroute.io.OutputSet`):
+    a failure or an interruption leaves the folder's old files, never a mix; an old
+    ``layout.png`` goes when this run draws none, so the folder describes one run.
+    Every file must lie inside ``root`` (default: ``folder``), links resolved.
+    """
     written = []
-    routes = out / "routes.json"
-    write_text(routes, json.dumps(result.to_json(), indent=1) + "\n")
-    written.append(routes)
-    report = out / "report.txt"
-    write_text(report, format_report(result))
-    written.append(report)
-    if png:
-        from .render import save_layout_png
-        written.append(save_layout_png(result.layout, result, out / "layout.png", scale=scale))
+    with OutputSet(folder, root) as files:
+        def put(name: str, write: Callable[[Path], None]) -> None:
+            try:
+                write(files.stage(name))
+            except OSError as e:
+                raise OutputError.from_os(e, folder / name) from None
+            written.append(folder / name)
+
+        put("routes.json", lambda p: p.write_text(json.dumps(result.to_json(), indent=1)
+                                                  + "\n", encoding="utf-8"))
+        put("report.txt", lambda p: p.write_text(format_report(result), encoding="utf-8"))
+        if picture.draw:
+            from .render import layout_image
+
+            def png(p: Path) -> None:
+                layout_image(_display_layout(result.layout), result,
+                             scale=picture.scale).save(p, format="PNG")
+            put("layout.png", png)
+        else:
+            files.remove("layout.png")
+        if html:
+            from .view import save_view_html
+            put("view.html", lambda p: save_view_html(
+                result.layout, result, p, congestion=getattr(result, "congestion", None)))
+        else:
+            files.remove("view.html")
     return written
 
 
-def _default_out(layout: Layout) -> Path:
-    return Path("outputs") / layout.name
+def route_layout(layout: Layout, folder: Path, args, picture: Picture, *,
+                 root: Path | None = None, progress: bool = False
+                 ) -> tuple[RouteResult, list[Path]]:
+    """Route ``layout`` with the engine options of ``args``; write its outputs in ``folder``.
+
+    The one routine behind ``route`` and each layout of ``batch``: ``root`` is the folder
+    the user named (``folder`` itself, or the batch's), which callers have locked and
+    every output must stay inside.
+    """
+    router = Router(layout, args.backend, args.strategy)
+    bar = _progress_bar() if progress and len(layout.nets) >= 50 else None
+    result = router.run(args.order, (lambda k, n, r: bar(k, n, "nets")) if bar else None)
+    return result, write_outputs(result, folder, picture, root, getattr(args, "html", False))
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """Turn SIGTERM (``timeout``, CI cancellation) into :class:`Terminated` meanwhile."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def raise_terminated(signum, frame):
+        raise Terminated()
+
+    old = signal.signal(signal.SIGTERM, raise_terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
 
 
 # -- commands -------------------------------------------------------------------------
 def cmd_route(args) -> int:
-    layout = load_layout(args.layout, args.nets)
-    result = _route(layout, args, progress=not args.quiet)
-    out = Path(args.output) if args.output else _default_out(layout)
-    written = _write_outputs(result, out, not args.no_png, args.scale)
+    _check_scale(args.scale)
+    if args.output:
+        check_output_folder(args.output)
+    _check_engine(args)
+    layout = _load(args.layout, args.nets, args.format, args.puzzle)
+    if args.output:
+        out = root = Path(args.output)
+    else:
+        root = DEFAULT_OUTPUTS
+        out = root / safe_folder_name(layout.name)
+        ensure_inside(out, root)
+        check_output_folder(out)
+    picture = plan_picture(layout, not args.no_png, args.scale)
+    with output_folder(out):
+        if picture.notice and not args.quiet:
+            _say("note", picture.notice)
+        result, written = route_layout(layout, out, args, picture, root=root,
+                                       progress=not args.quiet)
     if not args.quiet:
         print(format_report(result, max_rows=PRINTED_ROWS), end="")
-        print("wrote " + ", ".join(str(p) for p in written))
+        print("wrote " + ", ".join(safe_text(p, 200, middle=True) for p in written))
     unrouted = len(result.nets) - result.routed
     return 1 if args.fail_unrouted and unrouted else 0
 
 
+def _title_text(text: str) -> str:
+    """A name fit for a Matplotlib title: escaped, bounded, no mathtext (``$``)."""
+    return safe_text(text, PICTURE_NAME_WIDTH).replace("$", r"\$")
+
+
 def cmd_wavefront(args) -> int:
-    layout = load_layout(args.layout, args.nets)
+    png = Path(args.output)
+    gif = Path(args.gif) if args.gif else None
+    html = Path(args.html) if args.html else None
+    for p in (png, gif, html):
+        if p is not None:
+            check_output_file(p)
+    if gif is not None and png.resolve() == gif.resolve():
+        raise InputError("names the same file as -o", field="--gif")
+    if html is not None and html.resolve() in {png.resolve(), gif and gif.resolve()}:
+        raise InputError("names the same file as -o or --gif", field="--html")
+    _check_engine(args)
+    layout = _load(args.layout, args.nets, args.format, args.puzzle)
     names = [n.name for n in layout.nets]
     if args.net is None:
         if not names:
             raise InputError("the layout has no nets", file=args.layout, field="nets")
         args.net = names[0]
     if args.net not in names:
-        shown = ", ".join(names[:10]) + (", ..." if len(names) > 10 else "")
-        raise InputError(f"no net {args.net!r} in the layout (nets: {shown})", field="--net")
+        shown = ", ".join(safe_text(n, 20) for n in names[:10]) + (", ..." if len(names) > 10
+                                                                   else "")
+        raise InputError(f"no net {safe_text(args.net, 40)!r} in the layout (nets: {shown})",
+                         field="--net")
     index = names.index(args.net)
     router = Router(layout, args.backend, args.strategy)
     if router.notice and not args.quiet:
-        print(f"{PROG}: note: {router.notice}", file=sys.stderr)
+        _say("note", router.notice)
     others = [p for i, n in enumerate(layout.nets) if i != index for p in n.pins]
     if not args.alone:
         order = net_order(layout, args.order)
@@ -142,121 +381,317 @@ def cmd_wavefront(args) -> int:
     elif len(net.pins) == 2:
         target = net.pins[1]
     from .render import save_wavefront_gif, save_wavefront_png
-    title = (f"{layout.name}: net {net.name}, wavefront from {list(net.pins[0])} "
-             f"({router.engine})")
-    out = save_wavefront_png(layout, levels, args.output, roots=[net.pins[0]], target=target,
-                             path_cells=path, title=title, others=others)
-    written = [out]
-    if args.gif:
-        written.append(save_wavefront_gif(layout, levels, args.gif, roots=[net.pins[0]],
-                                          target=target, path_cells=path, others=others))
+    title = (f"{_title_text(layout.name)}: net {_title_text(net.name)}, wavefront from "
+             f"{list(net.pins[0])} ({router.engine})")
+    written = [png] + [p for p in (gif, html) if p is not None]
+    with OutputSet(None) as files:                 # the picture, GIF and page together
+        try:
+            save_wavefront_png(layout, levels, files.stage(png), roots=[net.pins[0]],
+                               target=target, path_cells=path, title=title, others=others)
+        except OSError as e:
+            raise OutputError.from_os(e, png) from None
+        if gif is not None:
+            try:
+                save_wavefront_gif(layout, levels, files.stage(gif), roots=[net.pins[0]],
+                                   target=target, path_cells=path, others=others)
+            except OSError as e:
+                raise OutputError.from_os(e, gif) from None
+        if html is not None:
+            from .view import save_wavefront_html
+            try:
+                save_wavefront_html(layout, levels, files.stage(html), roots=[net.pins[0]],
+                                    target=target, path_cells=path, others=others,
+                                    title=title)
+            except OSError as e:
+                raise OutputError.from_os(e, html) from None
     if not args.quiet:
         from .engines import UNREACHED
         reached = levels[levels != UNREACHED]
         status = (f"routed, length {net_route.length}, {net_route.bends} bends"
                   if net_route.routed else "unrouted (no path)")
-        print(f"net {net.name}: {reached.size} cells reached, {int(reached.max()) + 1} levels; "
-              f"{status}")
-        print("wrote " + ", ".join(str(p) for p in written))
+        print(f"net {safe_text(net.name, 40)}: {reached.size} cells reached, "
+              f"{int(reached.max()) + 1} levels; {status}")
+        print("wrote " + ", ".join(safe_text(p, 200, middle=True) for p in written))
     return 0
 
 
+#: Suffixes of the layout files a batch finds in a folder (compared without case).
+LAYOUT_SUFFIXES = (".yaml", ".yml")
+#: Suffixes of files a batch takes from a folder when their content is a puzzle or a map
+#: (a README.txt beside them is not a layout).
+PUZZLE_SUFFIXES = (".txt", ".map")
+
+
+def _is_puzzle(path: Path) -> bool:
+    try:
+        return path.is_file() and sniff_format(path) != "yaml"
+    except (InputError, OSError):
+        return False
+
+
+def _layout_files(folder: Path) -> list[Path]:
+    """Every ``.yaml``/``.yml`` entry under ``folder`` that is not a folder, and every
+    ``.txt``/``.map`` file whose content is a puzzle or a map.
+
+    FIFOs, devices and broken links of layout names are included, so that the batch
+    reports them in their rows rather than skipping them unseen; links to folders are
+    not followed (a link loop cannot trap the search).
+    """
+    found = []
+
+    def unreadable(e: OSError) -> None:
+        _say("warning", f"{e.filename}: cannot search: {e.strerror}")
+
+    for dirpath, _dirs, names in os.walk(folder, onerror=unreadable):
+        for n in names:
+            suffix = os.path.splitext(n)[1].lower()
+            if suffix in LAYOUT_SUFFIXES or (suffix in PUZZLE_SUFFIXES
+                                             and _is_puzzle(Path(dirpath) / n)):
+                found.append(Path(dirpath) / n)
+    return sorted(found)
+
+
 def _collect(inputs: Sequence[str]) -> list[Path]:
+    """The layout files of a batch, each once however it is named (by resolved path)."""
     files: list[Path] = []
     for item in inputs:
         p = Path(item)
         if p.is_dir():
-            found = sorted(q for q in p.rglob("*") if q.suffix in (".yaml", ".yml")
-                           and q.is_file())
+            found = _layout_files(p)
             if not found:
-                print(f"{PROG}: warning: {p}: no .yaml layouts in this folder", file=sys.stderr)
+                _say("warning", f"{p}: no .yaml layouts in this folder")
             files += found
         else:
-            files.append(p)       # a missing file is reported by the loader, in its row
-    return list(dict.fromkeys(files))
+            files.append(p)       # a missing file is reported in its row
+    seen, unique = set(), []
+    for f in files:
+        try:
+            key = f.resolve()
+        except (OSError, RuntimeError):          # a link loop: its own spelling
+            key = f.absolute()
+        if key not in seen:
+            seen.add(key)
+            unique.append(f)
+    return unique
+
+
+def batch_layout(file: Path, out: Path, taken: set[str], args) -> list[dict]:
+    """Load, route and write the layouts of one input file of a batch into ``out`` (a
+    numberlink file holds several puzzles); return their summary rows.
+
+    Never raises an :class:`Exception`: whatever goes wrong with a layout (bad input,
+    an output it cannot write, memory, a bug) becomes a row with status ``invalid`` or
+    ``failed`` and a one-line reason, printed on stderr too. Only an interruption
+    (:class:`KeyboardInterrupt`, :class:`SystemExit`) passes.
+    """
+    try:
+        layouts = _load_all(file, None, getattr(args, "format", "auto"))
+    except InputError as e:
+        reason = str(e.with_file(file))
+        _say("error", reason)
+        return [summary_row(str(file), error=reason, status="invalid")]
+    except Exception as e:  # noqa: BLE001 -- one file's fault must not end the batch
+        reason = f"{file}: {type(e).__name__}: {e}"
+        _say("error", reason)
+        return [summary_row(str(file), error=reason, status="failed")]
+    if len(layouts) == 1:
+        return [_batch_one(file, str(file), layouts[0], out, taken, args)]
+    return [_batch_one(file, f"{file}#{k}", lay, out, taken, args)
+            for k, lay in enumerate(layouts, 1)]
+
+
+def _batch_one(file: Path, label: str, layout: Layout, out: Path, taken: set[str],
+               args) -> dict:
+    status = "failed"
+    try:
+        folder = safe_folder_name(layout.name, taken)
+        picture = plan_picture(layout, not args.no_png)
+        if picture.notice and not args.quiet:
+            _say("note", f"{file}: {picture.notice}")
+        result, _ = route_layout(layout, out / folder, args, picture, root=out)
+        return summary_row(label, result, folder=folder)
+    except InputError as e:
+        status, reason = "invalid", str(e.with_file(file))
+    except (OutputError, EngineUnavailable) as e:
+        reason = str(e) if isinstance(e, OutputError) else f"{file}: {e}"
+    except MemoryError:
+        reason = f"{file}: out of memory"
+    except OSError as e:
+        reason = f"{file}: {OutputError.from_os(e, e.filename or file, 'failed').reason}"
+    except Exception as e:  # noqa: BLE001 -- one layout's fault must not end the batch
+        reason = f"{file}: {type(e).__name__}: {e}"
+    _say("error", reason)
+    return summary_row(label, error=reason, status=status)
+
+
+def _write_summary(path: Path, rows: list[dict], kind: str) -> None:
+    try:
+        if kind == "csv":
+            write_csv(path, SUMMARY_FIELDS, rows)
+        else:
+            write_text(path, json.dumps(rows, indent=1) + "\n")
+    except OSError as e:
+        raise OutputError.from_os(e, path, "cannot write the summary") from None
 
 
 def cmd_batch(args) -> int:
+    out = Path(args.output)
+    check_output_folder(out)
+    notice = _check_engine(args)
     files = _collect(args.inputs)
     if not files:
         raise InputError("no layout files found", field="inputs")
-    out = Path(args.output)
-    rows, invalid, used = [], 0, set()
-    bar = None if args.quiet else _progress_bar()
-    for k, f in enumerate(files):
-        try:
-            layout = load_layout(f)
-            name = layout.name
-            n = 2
-            while name in used:            # two layouts of one name keep separate folders
-                name, n = f"{layout.name}-{n}", n + 1
-            used.add(name)
-            result = _route(layout, args, progress=False)
-            _write_outputs(result, out / name, not args.no_png, None)
-            rows.append(summary_row(str(f), result))
-        except InputError as e:
-            invalid += 1
-            rows.append(summary_row(str(f), error=str(e.with_file(f))))
-            print(f"{PROG}: error: {e.with_file(f)}", file=sys.stderr)
-        if bar:
-            bar(k + 1, len(files), f.name)
     summary = out / f"summary.{args.summary}"
-    if args.summary == "csv":
-        write_csv(summary, SUMMARY_FIELDS, rows)
-    else:
-        write_text(summary, json.dumps(rows, indent=1) + "\n")
-    ok = len(rows) - invalid
+    rows: list[dict] = []
+    taken: set[str] = set()
+    bar = None if args.quiet else _progress_bar()
+    with output_folder(out):
+        if summary.is_dir() and not summary.is_symlink():
+            raise OutputError(summary, "is a folder, so the summary cannot be written")
+        if notice and not args.quiet:
+            _say("note", notice)
+        current = None
+        try:
+            for k, f in enumerate(files):
+                current = f
+                rows += batch_layout(f, out, taken, args)
+                current = None
+                _write_summary(summary, rows, args.summary)
+                if bar:
+                    bar(k + 1, len(files), f.name)
+        except KeyboardInterrupt:
+            if current is not None:
+                rows.append(summary_row(str(current), status="interrupted",
+                                        error="interrupted; no outputs written"))
+            with signals_held():
+                _write_summary(summary, rows, args.summary)
+            raise
+    failed = sum(r["status"] != "ok" for r in rows)
     if not args.quiet:
+        invalid = sum(r["status"] == "invalid" for r in rows)
         nets = sum(int(r["nets"] or 0) for r in rows)
         routed = sum(int(r["routed"] or 0) for r in rows)
-        print(f"{ok}/{len(rows)} layouts routed ({routed}/{nets} nets), {invalid} invalid; "
-              f"summary in {summary}")
-    return 2 if invalid else 0
+        print(f"{len(rows) - failed}/{len(rows)} layouts routed ({routed}/{nets} nets), "
+              f"{invalid} invalid, {failed - invalid} failed; summary in "
+              f"{safe_text(summary, 200, middle=True)}")
+    return 2 if failed else 0
 
 
 def cmd_check(args) -> int:
-    layout = load_layout(args.layout, args.nets)
-    print(f"{args.layout}: ok: {layout.name}, {layout.width} x {layout.height} cells, "
+    layout = _load(args.layout, args.nets, args.format, args.puzzle)
+    print(f"{safe_text(args.layout, 200, middle=True)}: ok: "
+          f"{safe_text(layout.name, 80)}, {layout.width} x {layout.height} cells, "
           f"{len(layout.rects)} blockages ({int(layout.blocked.sum())} blocked cells), "
           f"{len(layout.nets)} nets")
     if args.routes:
-        try:
-            routes = json.loads(Path(args.routes).read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise InputError("no such file", file=args.routes) from None
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-            raise InputError(f"not a readable JSON file: {e}", file=args.routes) from None
-        if not isinstance(routes, dict):
-            raise InputError("a routes file is a JSON object", file=args.routes)
+        routes = _read_routes(args.routes)
         problems = check_routes(layout, routes, sequential=args.sequential)
+        shown = safe_text(args.routes, 200, middle=True)
         for p in problems:
-            print(f"{args.routes}: {p}")
+            print(f"{shown}: {safe_text(p)}")
         if problems:
             return 1
-        print(f"{args.routes}: ok: every promise of FORMATS.md holds"
+        print(f"{shown}: ok: every promise of docs/FORMATS.md holds"
               + (" (shortest in sequential mode too)" if args.sequential else ""))
     return 0
 
 
-def cmd_generate(args) -> int:
+def _read_routes(path: str | Path) -> dict:
+    """A routes file as a JSON object (one-line errors)."""
+    _regular_input(path)
+    try:
+        routes = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError("no such file", file=path) from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
+        raise InputError(f"not a readable JSON file: {e}", file=path) from None
+    if not isinstance(routes, dict):
+        raise InputError("a routes file is a JSON object", file=path)
+    return routes
+
+
+def cmd_view(args) -> int:
+    from .view import routes_result, save_view_html
+
+    out = Path(args.output)
+    check_output_file(out)
+    layout = _load(args.layout, args.nets, args.format, args.puzzle)
+    result = None
+    if args.routes:
+        routes = _read_routes(args.routes)
+        problems = check_routes(layout, routes)
+        if problems:
+            more = f" (and {len(problems) - 1} more; see `{PROG} check --routes`)" \
+                if len(problems) > 1 else ""
+            raise InputError(f"does not fit the layout: {safe_text(problems[0])}{more}",
+                             file=args.routes)
+        try:
+            result = routes_result(layout, routes)
+        except ValueError as e:
+            raise InputError(str(e), file=args.routes, field="nets") from None
+    with OutputSet(None) as files:
+        try:
+            save_view_html(layout, result, files.stage(out))
+        except OSError as e:
+            raise OutputError.from_os(e, out) from None
+    if not args.quiet:
+        print(f"wrote {safe_text(out, 200, middle=True)}")
+    return 0
+
+
+def _check_generate(args) -> str:
+    """Every ``generate`` option, checked before any work; the layout's name."""
     if args.width < 1 or args.height < 1:
         raise InputError("width and height must be >= 1", field="--width/--height")
+    cells = args.width * args.height
+    if cells > MAX_CELLS:
+        raise InputError(f"{args.width} x {args.height} cells is more than the {MAX_CELLS} "
+                         "a layout may have", field="--width/--height")
+    need = cells * GENERATE_BYTES_PER_CELL
+    have = layout_module.available_memory()
+    if have and need > have:
+        raise InputError(f"{args.width} x {args.height} cells needs about "
+                         f"{need / 2**30:.1f} GiB, more than the {have / 2**30:.1f} GiB of "
+                         "memory available", field="--width/--height")
     if not 0 <= args.density < 1:
         raise InputError(f"must be in [0, 1), got {args.density}", field="--density")
     if args.nets < 0:
         raise InputError(f"must be >= 0, got {args.nets}", field="--nets")
+    if args.pins < 2:
+        raise InputError(f"a net needs at least 2 pins, got {args.pins}", field="--pins")
+    if args.nets * args.pins > cells:
+        raise InputError(f"{args.nets} nets of {args.pins} pins need {args.nets * args.pins}"
+                         f" cells, the layout has {cells}", field="--nets")
+    if args.span is not None and args.span < 1:
+        raise InputError(f"must be >= 1, got {args.span}", field="--span")
+    if args.seed < 0:
+        raise InputError(f"must be >= 0, got {args.seed}", field="--seed")
+    if args.name is None:
+        return f"{args.kind}-{args.width}x{args.height}-s{args.seed}"
+    if not args.name or len(args.name) > 200 or not args.name.isprintable():
+        raise InputError(f"must be 1 to 200 printable characters, got "
+                         f"{safe_text(args.name, 40)!r}", field="--name")
+    return args.name
+
+
+def cmd_generate(args) -> int:
+    name = _check_generate(args)
+    out = Path(args.output) if args.output else Path(safe_folder_name(name) + ".yaml")
+    check_output_file(out)
     if args.kind == "maze":
         layout = perfect_maze(args.width, args.height, nets=args.nets, pins=args.pins,
-                              seed=args.seed, name=args.name, span=args.span)
+                              seed=args.seed, name=name, span=args.span)
     else:
         layout = random_layout(args.width, args.height, density=args.density, nets=args.nets,
-                               pins=args.pins, seed=args.seed, name=args.name,
-                               span=args.span)
-    out = Path(args.output) if args.output else Path(f"{layout.name}.yaml")
-    save_layout(layout, out)
+                               pins=args.pins, seed=args.seed, name=name, span=args.span)
+    try:
+        save_layout(layout, out)
+    except OSError as e:
+        raise OutputError.from_os(e, out) from None
     if not args.quiet:
-        print(f"wrote {out}: {layout.width} x {layout.height}, {len(layout.rects)} blockages "
-              f"({layout.blocked.mean():.0%} blocked), {len(layout.nets)} nets")
+        print(f"wrote {safe_text(out, 200, middle=True)}: {layout.width} x {layout.height}, "
+              f"{len(layout.rects)} blockages ({layout.blocked.mean():.0%} blocked), "
+              f"{len(layout.nets)} nets")
     return 0
 
 
@@ -275,29 +710,42 @@ def cmd_bench(args) -> int:
     return bench.run(args)
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors (no usage block), exit status 2 as before."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {safe_text(message, MESSAGE_WIDTH, middle=True)} "
+                     f"(see {self.prog} --help)\n")
+
+
 # -- parser ---------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog=PROG, description="Maze routing for chip layouts (Lee's algorithm) with CPU and "
         "GPU breadth-first wavefront engines.",
-        epilog="Layout and routes formats: see FORMATS.md. Exit status: 0 ok, 1 a check "
-               "failed (or unrouted nets with --fail-unrouted), 2 bad input.")
+        epilog="Layout and routes formats: see docs/FORMATS.md. Exit status: 0 ok, 1 a check "
+               "failed (or unrouted nets with --fail-unrouted), 2 bad input or an output "
+               "that cannot be written, 130 interrupted (143 by SIGTERM).")
     p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     r = sub.add_parser("route", help="route every net of a layout",
                        description="Route every net; write routes.json, layout.png and "
                        "report.txt into the output folder and print the report.")
-    r.add_argument("layout", help="layout YAML file")
+    r.add_argument("layout", help="layout file (YAML, numberlink or ADC puzzle, Moving AI map)")
     r.add_argument("--nets", metavar="NETLIST", help="route this netlist (a YAML with just "
                    "'nets:') over the layout's blockages instead of the layout's own nets")
     r.add_argument("-o", "--output", metavar="DIR",
                    help="output folder (default: outputs/<layout name>/)")
     r.add_argument("--no-png", action="store_true", help="skip the picture")
-    r.add_argument("--scale", type=int, help="pixels per cell in the picture (default: auto)")
+    r.add_argument("--scale", type=int, help=f"pixels per cell in the picture, 1 .. "
+                   f"{MAX_SCALE_OPTION} (default: auto)")
+    r.add_argument("--html", action="store_true",
+                   help="also write view.html, an interactive viewer (one offline file)")
     r.add_argument("--fail-unrouted", action="store_true",
                    help="exit with status 1 when some net could not be routed")
     r.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
+    _input_options(r)
     _engine_options(r)
     r.set_defaults(func=cmd_route)
 
@@ -305,7 +753,7 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Route the nets before NET (in --order), then draw NET's "
                        "complete wavefront from its root with the chosen path on top "
                        "(PMPP Fig. 15.5).")
-    w.add_argument("layout", help="layout YAML file")
+    w.add_argument("layout", help="layout file (YAML, numberlink or ADC puzzle, Moving AI map)")
     w.add_argument("--net", help="net name (default: the first net)")
     w.add_argument("--nets", metavar="NETLIST", help="netlist file to use instead of the "
                    "layout's nets")
@@ -313,28 +761,39 @@ def build_parser() -> argparse.ArgumentParser:
                    help="picture to write (default: wavefront.png)")
     w.add_argument("--gif", metavar="GIF", help="also write an animated GIF of the wavefront "
                    "growing level by level")
+    w.add_argument("--html", metavar="HTML", help="also write an interactive page with a "
+                   "level slider (one offline file)")
     w.add_argument("--alone", action="store_true",
                    help="ignore the wires of the nets routed before this one")
     w.add_argument("-q", "--quiet", action="store_true")
+    _input_options(w)
     _engine_options(w)
     w.set_defaults(func=cmd_wavefront)
 
     b = sub.add_parser("batch", help="route many layouts; write a summary table",
                        description="Route every layout given (folders are searched for "
-                       ".yaml/.yml files). Each layout's outputs go to OUT/<name>/; a bad "
-                       "layout is reported and skipped. Exit status 2 if any was invalid.")
+                       ".yaml/.yml files, any case, and .txt/.map files holding puzzles or "
+                       "maps; one file named several ways is routed once; a numberlink file "
+                       "of several puzzles is one layout per puzzle). Each layout's outputs "
+                       "go to OUT/<folder>/, a safe folder name made from its name; a layout "
+                       "that cannot be loaded, routed or written is a failed row of the "
+                       "summary, which is rewritten as each layout finishes. Exit status 2 "
+                       "if any row failed.")
     b.add_argument("inputs", nargs="+", metavar="FILE_OR_DIR")
     b.add_argument("-o", "--output", default="outputs", metavar="DIR",
                    help="output folder (default: outputs)")
     b.add_argument("--summary", default="csv", choices=["csv", "json"],
                    help="summary table format (default: csv)")
     b.add_argument("--no-png", action="store_true", help="skip the pictures")
+    b.add_argument("--html", action="store_true",
+                   help="also write each layout's view.html (interactive viewer)")
     b.add_argument("-q", "--quiet", action="store_true")
+    _input_options(b, puzzle=False)
     _engine_options(b)
     b.set_defaults(func=cmd_batch)
 
     c = sub.add_parser("check", help="validate a layout (and optionally a routes file)",
-                       description="Check a layout against FORMATS.md without routing; with "
+                       description="Check a layout against docs/FORMATS.md without routing; with "
                        "--routes also check a routes file's promises about it.")
     c.add_argument("layout")
     c.add_argument("--nets", metavar="NETLIST")
@@ -342,7 +801,23 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--sequential", action="store_true",
                    help="also require each two-pin net to be shortest given the nets "
                         "committed before it")
+    _input_options(c)
     c.set_defaults(func=cmd_check)
+
+    v = sub.add_parser("view", help="write an interactive HTML viewer of a layout",
+                       description="Write one self-contained HTML file (no network needed to "
+                       "open it) showing the layout and, with --routes, a routes.json written "
+                       "by `route`: pan, zoom, search and highlight nets, find unrouted ones.")
+    v.add_argument("layout", help="layout file (YAML, numberlink or ADC puzzle, Moving AI map)")
+    v.add_argument("--nets", metavar="NETLIST", help="netlist file to use instead of the "
+                   "layout's nets")
+    v.add_argument("--routes", metavar="JSON", help="routes file of this layout (checked "
+                   "against it first)")
+    v.add_argument("-o", "--output", default="view.html", metavar="HTML",
+                   help="page to write (default: view.html)")
+    v.add_argument("-q", "--quiet", action="store_true")
+    _input_options(v)
+    v.set_defaults(func=cmd_view)
 
     g = sub.add_parser("generate", help="write a reproducible synthetic layout",
                        description="Random rectangular blockages at a density, or a perfect "
@@ -382,14 +857,25 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status (never raises for user errors)."""
+    for stream in (sys.stdout, sys.stderr):       # a name never fails to print
+        with contextlib.suppress(AttributeError, ValueError):
+            stream.reconfigure(errors="backslashreplace")
     args = build_parser().parse_args(argv)
-    try:
-        return args.func(args)
-    except (InputError, EngineUnavailable) as e:
-        print(f"{PROG}: error: {e}", file=sys.stderr)
-    except KeyboardInterrupt:
-        print(f"{PROG}: interrupted", file=sys.stderr)
-        return 130
+    with _sigterm_as_interrupt():
+        try:
+            return args.func(args)
+        except (InputError, EngineUnavailable, OutputError) as e:
+            _say("error", str(e))
+        except MemoryError:
+            _say("error", "out of memory (a smaller layout, or --no-png, may fit)")
+        except RecursionError:
+            _say("error", "the input is nested too deeply")
+        except Terminated:
+            _say("error", "terminated (SIGTERM)")
+            return 143
+        except KeyboardInterrupt:
+            _say("error", "interrupted")
+            return 130
     return 2
 
 

@@ -2,7 +2,34 @@
 
 from __future__ import annotations
 
+import reprlib
 from pathlib import Path
+
+#: Longest quoted value in a message: a hostile file's values must not flood a terminal.
+QUOTE_LIMIT = 80
+#: Longest message: the quoted values, the file name and the field together.
+MESSAGE_LIMIT = 300
+
+_repr = reprlib.Repr()
+_repr.maxstring = _repr.maxother = QUOTE_LIMIT
+_repr.maxlist = _repr.maxtuple = _repr.maxdict = _repr.maxset = 6
+_repr.maxlevel = 3
+
+
+def quote(value: object, limit: int = QUOTE_LIMIT) -> str:
+    """``repr(value)`` cut to ``limit`` characters, never expanding more of ``value`` than
+    it shows (a YAML alias bomb is a small file of a huge value).
+
+    >>> len(quote("x" * 10**6)) <= 80, quote([1, 2]), quote(list(range(10**6)))
+    (True, '[1, 2]', '[0, 1, 2, 3, 4, 5, ...]')
+    """
+    text = _repr.repr(value)
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def _one_line(text: str, limit: int = MESSAGE_LIMIT) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 class InputError(Exception):
@@ -25,7 +52,7 @@ class InputError(Exception):
 
     def __str__(self) -> str:
         parts = [p for p in (self.file, self.field) if p]
-        return ": ".join([*parts, self.message])
+        return _one_line(": ".join([*parts, self.message]))
 
     def with_file(self, file: str | Path) -> InputError:
         """The same error, attributed to ``file`` when it names none yet."""

@@ -15,23 +15,77 @@ Examples
 from __future__ import annotations
 
 import os
+import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import yaml
 
-from .errors import InputError
+from .errors import InputError, quote
 from .graph import GridGraph
 from .io import write_text
 
 #: Largest grid accepted: vertex ids must fit in 32 bits.
 MAX_CELLS = 2**31 - 2
-#: Rough host bytes per cell that routing a layout needs (mask, levels, queue, picture).
+#: Rough host bytes per cell that routing a layout needs (mask, levels, queue, parsing;
+#: the picture is counted apart, per pixel, by the command line).
 BYTES_PER_CELL = 24
 
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+#: Largest layout or netlist file read (a 4096 x 4096 layout of 30,000 nets is ~2 MB).
+MAX_FILE_BYTES = 256 << 20
+#: Longest layout or net name (FORMATS.md).
+MAX_NAME = 200
+
+
+class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
+    """YAML as a layout needs it: no aliases, no duplicate keys, no YAML 1.1 surprises.
+
+    An alias makes a small file a huge value (the "billion laughs"), so none is
+    accepted: a node met a second time while building the document is an alias. Numbers
+    that YAML 1.1 reads differently from what they look like (``010`` is 8, ``1:00`` is
+    60) are errors; ``yes``/``no``/``on``/``off`` are plain strings (YAML 1.2: only
+    ``true`` and ``false`` are booleans).
+    """
+
+    def construct_object(self, node, deep=False):
+        if node in self.constructed_objects or node in self.recursive_objects:
+            raise yaml.constructor.ConstructorError(
+                None, None, "aliases (*name) are not allowed in a layout file",
+                node.start_mark)
+        return super().construct_object(node, deep)
+
+    def construct_mapping(self, node, deep=False):
+        if isinstance(node, yaml.MappingNode):
+            seen: set = set()
+            for key_node, _ in node.value:
+                key = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
+                if key is not None and key in seen:
+                    raise yaml.constructor.ConstructorError(
+                        None, None, f"key {quote(key)} appears twice in one mapping",
+                        key_node.start_mark)
+                seen.add(key)
+        return super().construct_mapping(node, deep)
+
+    def construct_ambiguous(self, node):
+        raise yaml.constructor.ConstructorError(
+            None, None, f"{quote(node.value)} reads differently in YAML 1.1 and 1.2 (a "
+            "leading zero is octal, a colon base 60): write the number plainly, or quote "
+            "it for a string", node.start_mark)
+
+
+_Loader.yaml_implicit_resolvers = {
+    k: [(tag, rx) for tag, rx in v if tag != "tag:yaml.org,2002:bool"]
+    for k, v in _Loader.yaml_implicit_resolvers.items()}
+_Loader.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|"
+                              r"false|False|FALSE)$"), list("tTfF"))
+_AMBIGUOUS = re.compile(r"^(?:[-+]?0[0-9_]+|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?)$")
+for _first in "-+0123456789":      # ahead of the int and float resolvers, which match too
+    _Loader.yaml_implicit_resolvers.setdefault(_first, []).insert(0, ("!ambiguous",
+                                                                      _AMBIGUOUS))
+_Loader.add_constructor("!ambiguous", _Loader.construct_ambiguous)
 
 Cell = tuple[int, int]
 Rect = tuple[int, int, int, int]
@@ -126,18 +180,17 @@ def parse_layout(data, file: str | Path = "<layout>") -> Layout:
         raise InputError("a layout must be a YAML mapping with width, height and nets",
                          file=file)
     name = data.get("name", Path(str(file)).stem)
-    if not isinstance(name, str) or not name:
-        raise InputError(f"must be a non-empty string, got {name!r}", file=file, field="name")
+    _check_name(name, file, "name")
     width = _size(data, "width", file)
     height = _size(data, "height", file)
     if width * height > MAX_CELLS:
         raise InputError(f"{width} x {height} cells is more than the {MAX_CELLS} a layout "
                          "may have", file=file, field="width")
     need = width * height * BYTES_PER_CELL
-    have = _memory_bytes()
+    have = available_memory()
     if have and need > have:
         raise InputError(f"{width} x {height} cells needs about {need / 2**30:.1f} GiB, "
-                         f"more than this machine's {have / 2**30:.1f} GiB",
+                         f"more than the {have / 2**30:.1f} GiB of memory available",
                          file=file, field="width")
     rects = _parse_blockages(data.get("blockages", []), width, height, file)
     if "nets" not in data:
@@ -189,11 +242,20 @@ def read_movingai(path: str | Path) -> Layout:
 # -- helpers -----------------------------------------------------------------------
 def _read_yaml(path):
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        info = os.stat(path)
     except FileNotFoundError:
         raise InputError("no such file", file=path) from None
-    except IsADirectoryError:
-        raise InputError("is a directory, not a layout file", file=path) from None
+    except (OSError, ValueError) as e:
+        raise InputError(f"cannot read: {e}", file=path) from None
+    if stat.S_ISDIR(info.st_mode):
+        raise InputError("is a directory, not a layout file", file=path)
+    if not stat.S_ISREG(info.st_mode):      # a FIFO or a device would block or never end
+        raise InputError("is not a regular file (a pipe, socket or device?)", file=path)
+    if info.st_size > MAX_FILE_BYTES:
+        raise InputError(f"is {info.st_size / 2**20:.0f} MiB, more than the "
+                         f"{MAX_FILE_BYTES >> 20} MiB a layout file may have", file=path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
         raise InputError(f"cannot read: {e}", file=path) from None
     try:
@@ -205,6 +267,21 @@ def _read_yaml(path):
         raise InputError(f"YAML syntax error: {where}{problem}", file=path) from None
 
 
+def _check_name(name, file, field) -> None:
+    """FORMATS.md: a name is 1 to 200 characters of printable text (no control or
+    format characters such as NUL or U+202E, no line breaks)."""
+    if not isinstance(name, str) or not name:
+        raise InputError(f"must be a non-empty string, got {quote(name)}", file=file,
+                         field=field)
+    if len(name) > MAX_NAME:
+        raise InputError(f"is {len(name)} characters long; a name has at most {MAX_NAME}",
+                         file=file, field=field)
+    if not name.isprintable():
+        bad = next(c for c in name if not c.isprintable())
+        raise InputError(f"{quote(name)} holds the unprintable character U+{ord(bad):04X}; "
+                         "a name is printable text", file=file, field=field)
+
+
 def _is_int(v) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
@@ -214,7 +291,7 @@ def _size(data, key, file) -> int:
         raise InputError("missing (an integer >= 1)", file=file, field=key)
     v = data[key]
     if not _is_int(v) or v < 1:
-        raise InputError(f"must be an integer >= 1, got {v!r}", file=file, field=key)
+        raise InputError(f"must be an integer >= 1, got {quote(v)}", file=file, field=key)
     return v
 
 
@@ -235,9 +312,9 @@ def _parse_blockages(items, width, height, file) -> list[Rect]:
             r = item
         else:
             raise InputError(f"must be [x0, y0, x1, y1], {{rect: [...]}} or {{cell: [x, y]}},"
-                             f" got {item!r}", file=file, field=where)
+                             f" got {quote(item)}", file=file, field=where)
         if not (isinstance(r, list) and len(r) == 4 and all(_is_int(v) for v in r)):
-            raise InputError(f"a rectangle is four integers [x0, y0, x1, y1], got {r!r}",
+            raise InputError(f"a rectangle is four integers [x0, y0, x1, y1], got {quote(r)}",
                              file=file, field=where)
         x0, y0, x1, y1 = r
         if min(r) < 0:
@@ -254,7 +331,7 @@ def _parse_blockages(items, width, height, file) -> list[Rect]:
 
 def _cell(c, width, height, file, where) -> Cell:
     if not (isinstance(c, list) and len(c) == 2 and all(_is_int(v) for v in c)):
-        raise InputError(f"a cell is two integers [x, y], got {c!r}", file=file, field=where)
+        raise InputError(f"a cell is two integers [x, y], got {quote(c)}", file=file, field=where)
     x, y = c
     if x < 0 or y < 0:
         raise InputError(f"negative coordinate in {c}", file=file, field=where)
@@ -271,19 +348,17 @@ def _parse_nets(items, file) -> list[Net]:
     for i, item in enumerate(items):
         where = f"nets[{i}]"
         if not isinstance(item, dict):
-            raise InputError(f"must be a mapping with name and pins, got {item!r}",
+            raise InputError(f"must be a mapping with name and pins, got {quote(item)}",
                              file=file, field=where)
         name = item.get("name")
-        if not isinstance(name, str) or not name:
-            raise InputError(f"name must be a non-empty string, got {name!r}",
-                             file=file, field=where)
-        where = f"nets[{i}] {name!r}"
+        _check_name(name, file, f"{where} name")
+        where = f"nets[{i}] {quote(name)}"
         if name in seen:
             raise InputError(f"name repeats nets[{seen[name]}]", file=file, field=where)
         seen[name] = i
         pins = item.get("pins")
         if not isinstance(pins, list) or len(pins) < 2:
-            raise InputError(f"pins must be a list of at least 2 cells, got {pins!r}",
+            raise InputError(f"pins must be a list of at least 2 cells, got {quote(pins)}",
                              file=file, field=where)
         cells = [_cell(p, None, None, file, f"{where} pins[{j}]") for j, p in enumerate(pins)]
         if len(set(cells)) != len(cells):
@@ -296,7 +371,7 @@ def _parse_nets(items, file) -> list[Net]:
 def _check_pins(layout: Layout, file) -> None:
     owner: dict[Cell, int] = {}
     for i, net in enumerate(layout.nets):
-        where = f"nets[{i}] {net.name!r}"
+        where = f"nets[{i}] {quote(net.name)}"
         for j, (x, y) in enumerate(net.pins):
             if x >= layout.width or y >= layout.height:
                 raise InputError(f"pin {[x, y]} lies outside the {layout.width} x "
@@ -306,7 +381,7 @@ def _check_pins(layout: Layout, file) -> None:
                                  file=file, field=f"{where} pins[{j}]")
             if (x, y) in owner:
                 other = layout.nets[owner[(x, y)]].name
-                raise InputError(f"pin {[x, y]} is also a pin of net {other!r}",
+                raise InputError(f"pin {[x, y]} is also a pin of net {quote(other)}",
                                  file=file, field=where)
             owner[(x, y)] = i
 
@@ -318,7 +393,18 @@ def _blockage_at(layout: Layout, x: int, y: int) -> str:
     return "a blocked cell"
 
 
-def _memory_bytes() -> int:
+def available_memory() -> int:
+    """Bytes of memory a new allocation can get now (0 when unknown).
+
+    Linux's ``MemAvailable`` (free memory plus caches it can drop), else physical memory.
+    """
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
     try:
         return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (ValueError, OSError, AttributeError):

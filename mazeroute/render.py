@@ -6,15 +6,26 @@ array, so it is exact and fast even for 4096 x 4096 grids: every cell gets a lab
 and each cell becomes a ``scale`` x ``scale`` square. The grid is the top-left
 :func:`grid_box` of the image; cell ``(x, y)`` covers the pixels
 ``[x*scale, (x+1)*scale) x [y*scale, (y+1)*scale)``. The legend, when asked for, is a
-panel :data:`LEGEND_WIDTH` pixels wide to the right of the grid; :func:`image_size`
-predicts the whole image's size.
+panel to the right of the grid, :data:`LEGEND_WIDTH` pixels wide for grids up to about
+1,500 pixels and a multiple of that (with text as much larger) for bigger ones, so that
+it stays readable when the whole picture is shown on a screen; :func:`image_size`
+predicts the whole image's size. It lists the nets that could not be routed first, then
+as many others as fit beside the grid (at least :data:`LEGEND_NETS` rows), and says how
+many are not shown. Its text is DejaVu Sans (shipped with Matplotlib), which covers
+Latin, Greek, Cyrillic and more; a name in a script it lacks is drawn with an installed
+font that has it (:data:`FALLBACK_FONTS`), or else its characters are written as
+``<U+XXXX>`` codes rather than as empty boxes.
 
 Colours: free cells :data:`FREE`, blockages :data:`BLOCKED`, net ``i``'s wire
 :func:`net_colour` ``(i)``. Pins of a net are its colour too, marked so that they stand
-out: when ``scale >= 3`` by a centred square (:func:`pin_marker`) of :data:`PIN` (black)
-for a routed net or :data:`UNROUTED_PIN` (white) for a net that could not be routed;
-when ``scale < 3`` there is no room for a mark, so the whole pin cell takes the net's
-colour darkened (:func:`darken`). Pins of an unrouted net are drawn all the same.
+out: when ``scale >= PIN_SCALE`` by a centred square (:func:`pin_marker`) of :data:`PIN`
+(black) for a routed net or :data:`UNROUTED_PIN` (white) for a net that could not be
+routed. Smaller cells leave no room for a mark, so each pin gets a badge of
+:data:`MIN_PIN_PX` pixels a side centred on its cell (overlapping its neighbours): a
+black outline, a ring of the net's colour and a 3 x 3 centre of the mark colour. Wires
+are at least :data:`MIN_WIRE_PX` pixels wide: at one pixel a cell, a wire also paints
+the free pixel right of and below each of its cells. Pins of an unrouted net are drawn
+all the same.
 
 The wavefront pictures (:func:`save_wavefront_png`, :func:`save_wavefront_gif`) show the
 levels of one BFS like PMPP Fig. 15.5 (A)/(B): a viridis heat map of the levels,
@@ -70,9 +81,9 @@ RGB = tuple[int, int, int]
 FREE: RGB = (247, 247, 242)
 #: Blocked grid cell.
 BLOCKED: RGB = (64, 64, 64)
-#: Pin mark of a routed net (``scale >= 3``).
+#: Pin mark of a routed net.
 PIN: RGB = (0, 0, 0)
-#: Pin mark of a net that could not be routed (``scale >= 3``).
+#: Pin mark of a net that could not be routed.
 UNROUTED_PIN: RGB = (255, 255, 255)
 #: Legend panel, and the margin under a grid shorter than the legend.
 LEGEND_BG: RGB = (255, 255, 255)
@@ -87,12 +98,32 @@ LEGEND_WIDTH = 240
 LEGEND_ROW = 15
 #: Legend padding in pixels.
 LEGEND_PAD = 8
-#: Nets listed in the legend; the rest are counted in one "... N more nets" row.
+#: Net rows the legend has at least (more when the grid beside it is taller); the rest
+#: are counted in one "... N more nets not shown" row.
 LEGEND_NETS = 40
+#: Grid pixels (long side) per step of the legend's size: 1x up to about 1.5 of these,
+#: then 2x, 3x, ...
+LEGEND_STEP = 1024
+#: Legend text size in points (pixels), at 1x.
+LEGEND_FONT = 11
+#: Smallest cell (pixels) with room for a pin mark inside it; smaller cells get a badge.
+PIN_SCALE = 6
+#: Side in pixels of a pin's badge on cells smaller than :data:`PIN_SCALE`.
+MIN_PIN_PX = 7
+#: Narrowest wire in pixels.
+MIN_WIRE_PX = 2
+#: Fonts tried, in order, for legend text that DejaVu Sans cannot draw.
+FALLBACK_FONTS = ("Noto Sans CJK SC", "Noto Sans CJK JP", "Noto Sans", "WenQuanYi Zen Hei",
+                  "Droid Sans Fallback", "Arial Unicode MS", "Unifont")
 #: Largest default cell size in pixels (tiny layouts).
 MAX_SCALE = 24
 #: Long side in pixels the default scale aims the grid at.
 TARGET_SIDE = 2048
+#: Most pixels a layout picture may have; a larger one is refused before drawing.
+MAX_PICTURE_PIXELS = 2**27
+#: Host bytes a pixel of a layout picture takes at the peak of drawing and saving it
+#: (labels, the colour look-up, the canvas, the PNG encoder's copy).
+PICTURE_BYTES_PER_PIXEL = 16
 
 # tab20 without its two greys (too close to FREE and BLOCKED): strong colours first.
 _PALETTE: list[RGB] = [
@@ -116,8 +147,14 @@ ANNOTATE_CELLS = 400
 #: Larger grids are reduced block-wise (lowest level per block) to about this many cells
 #: a side before the heat map is drawn.
 PNG_CELLS = 1024
-#: Long side in pixels the GIF aims at (bigger grids are reduced block-wise).
+#: Long side in pixels the GIF's grid aims at (bigger grids are reduced block-wise).
 GIF_SIDE = 512
+#: Height in pixels of the GIF's strip under the grid (colour bar, level counter).
+GIF_BAR = 40
+#: Narrowest GIF frame in pixels (room for the colour bar and the counter).
+GIF_MIN_WIDTH = 240
+#: Margin in pixels left and right of the GIF's colour bar.
+GIF_PAD = 12
 
 
 # -- colours and sizes --------------------------------------------------------------------
@@ -162,7 +199,7 @@ def net_colour(index: int) -> RGB:
 
 
 def darken(colour: RGB) -> RGB:
-    """The colour a pin cell takes when ``scale < 3`` (55 % brightness).
+    """A colour at 55 % brightness (the viewer's pin cells when zoomed out).
 
     >>> darken((200, 100, 0))
     (110, 55, 0)
@@ -195,11 +232,18 @@ def grid_box(layout: Layout, scale: int | None = None) -> tuple[int, int]:
 
 
 def image_size(layout: Layout, scale: int | None = None, legend: bool = True) -> tuple[int, int]:
-    """``(width_px, height_px)`` of :func:`layout_image`'s picture."""
+    """``(width_px, height_px)`` of :func:`layout_image`'s picture.
+
+    >>> from mazeroute.layout import parse_layout
+    >>> lay = parse_layout({"width": 2048, "height": 1024, "nets": []})
+    >>> image_size(lay), image_size(lay, legend=False)
+    ((2528, 1024), (2048, 1024))
+    """
     gw, gh = grid_box(layout, scale)
     if not legend:
         return (gw, gh)
-    return (gw + LEGEND_WIDTH, max(gh, _legend_height(layout)))
+    z = _legend_zoom(gw, gh)
+    return (gw + LEGEND_WIDTH * z, max(gh, _legend_height(layout, gh, z)))
 
 
 # -- the layout picture ---------------------------------------------------------------------
@@ -216,6 +260,10 @@ def layout_image(layout: Layout, routes: RouteResult | None = None, *, scale: in
     legend : add the legend panel right of the grid
     """
     s = _scale(layout, scale)
+    iw, ih = image_size(layout, s, legend)
+    if iw * ih > MAX_PICTURE_PIXELS:
+        raise ValueError(f"a {iw} x {ih} picture has more than the {MAX_PICTURE_PIXELS} "
+                         "pixels a layout picture may have")
     n = len(layout.nets)
     if routes is not None and len(routes.nets) != n:
         raise ValueError(f"the routes hold {len(routes.nets)} nets, the layout {n}")
@@ -235,28 +283,72 @@ def layout_image(layout: Layout, routes: RouteResult | None = None, *, scale: in
         unrouted = routes is not None and not routes.nets[i].routed
         mark[p[:, 1], p[:, 0]] = 2 if unrouted else 1
     colours = [net_colour(i) for i in range(n)]
-    table = np.array([FREE, BLOCKED, *colours,
-                      *(colours if s >= 3 else [darken(c) for c in colours]),
-                      PIN, UNROUTED_PIN], dtype=np.uint8).reshape(-1, 3)
+    table = np.array([FREE, BLOCKED, *colours, *colours, PIN, UNROUTED_PIN],
+                     dtype=np.uint8).reshape(-1, 3)
+    if s < MIN_WIRE_PX:                            # one pixel a cell: widen wires into free
+        wire = (label >= 2) & (label < 2 + n)
+        right = np.zeros_like(wire)
+        right[:, 1:] = wire[:, :-1] & (label[:, 1:] == 0)
+        down = np.zeros_like(wire)
+        down[1:, :] = wire[:-1, :] & (label[1:, :] == 0)
+        grown = label.copy()
+        grown[:, 1:][right[:, 1:]] = label[:, :-1][right[:, 1:]]
+        grown[1:, :][down[1:, :]] = label[:-1, :][down[1:, :]]
+        label = grown
     if s > 1:
         label = np.repeat(np.repeat(label, s, axis=0), s, axis=1)
-    lo, hi = pin_marker(s)
-    if hi > lo and mark.any():
+    if s >= PIN_SCALE:
+        lo, hi = pin_marker(s)
         tile = np.zeros((s, s), dtype=np.uint8)
         tile[lo:hi, lo:hi] = 1
         mark_px = np.kron(mark, tile)
         label[mark_px == 1] = 2 + 2 * n
         label[mark_px == 2] = 3 + 2 * n
+    else:
+        _badges(label, mark, s, n)
     grid = table[label]
     if not legend:
         return Image.fromarray(grid)
-    iw, ih = image_size(layout, s, True)
     canvas = np.empty((ih, iw, 3), dtype=np.uint8)
     canvas[...] = LEGEND_BG
     canvas[:h * s, :w * s] = grid
     img = Image.fromarray(canvas)
-    _draw_legend(img, layout, routes, w * s, s)
+    _draw_legend(img, layout, routes, w * s, h * s, s)
     return img
+
+
+def _badges(label: np.ndarray, mark: np.ndarray, s: int, n: int) -> None:
+    """Paint each pin's :data:`MIN_PIN_PX` badge into the pixel labels (see the notes).
+
+    Pins of unrouted nets are painted last, so that their marks are on top.
+    """
+    ys, xs = np.nonzero(mark)
+    if not ys.size:
+        return
+    kind = mark[ys, xs]
+    order = np.argsort(kind, kind="stable")        # routed (1) first, unrouted (2) on top
+    ys, xs, kind = ys[order], xs[order], kind[order]
+    net_label = label[ys * s, xs * s]               # the pin cell's label: 2 + n + i
+    r = MIN_PIN_PX // 2
+    d = np.arange(-r, r + 1)
+    ring = np.maximum(np.abs(d)[:, None], np.abs(d)[None, :])      # 0 centre .. r outline
+    hh, ww = label.shape
+    # outlines and rings first, then every centre: a neighbour's badge never hides a mark
+    for centres in (False, True):
+        for dy_i, dy in enumerate(d):
+            for dx_i, dx in enumerate(d):
+                k = ring[dy_i, dx_i]
+                if (k <= 1) != centres:
+                    continue
+                py, px = ys * s + s // 2 + dy, xs * s + s // 2 + dx
+                ok = (py >= 0) & (py < hh) & (px >= 0) & (px < ww)
+                if k == r:
+                    value = np.full(ys.size, 2 + 2 * n)                   # black outline
+                elif k <= 1:
+                    value = np.where(kind == 2, 3 + 2 * n, 2 + 2 * n)     # the mark colour
+                else:
+                    value = net_label
+                label[py[ok], px[ok]] = value[ok]
 
 
 def save_layout_png(layout: Layout, routes: RouteResult | None, path: str | Path, *,
@@ -277,23 +369,86 @@ def _scale(layout: Layout, scale: int | None) -> int:
     return int(scale)
 
 
-def _legend_rows(layout: Layout) -> int:
+_HEAD = 5          # legend rows above the nets: title, two of summary, two keys
+
+
+def _legend_zoom(gw: int, gh: int) -> int:
+    return max(1, round(max(gw, gh) / LEGEND_STEP))
+
+
+def _legend_nets(layout: Layout, gh: int, z: int) -> int:
+    """How many nets the legend lists beside a grid ``gh`` pixels tall."""
     n = len(layout.nets)
-    return 4 + min(n, LEGEND_NETS) + (n > LEGEND_NETS)   # title, summary, 2 keys, nets
+    rows = (gh - 2 * LEGEND_PAD * z) // (LEGEND_ROW * z) - _HEAD
+    room = max(LEGEND_NETS, rows - 1)                             # one for "... more"
+    return min(n, room)
 
 
-def _legend_height(layout: Layout) -> int:
-    return 2 * LEGEND_PAD + _legend_rows(layout) * LEGEND_ROW
+def _legend_height(layout: Layout, gh: int, z: int) -> int:
+    shown = _legend_nets(layout, gh, z)
+    rows = _HEAD + shown + (len(layout.nets) > shown)
+    return (2 * LEGEND_PAD + rows * LEGEND_ROW) * z
 
 
 @functools.cache
-def _font():
-    return ImageFont.load_default()
+def _fonts() -> tuple[str, ...]:
+    """TrueType files for legend text: DejaVu Sans, then the installed fallbacks."""
+    from matplotlib import font_manager
+
+    paths = []
+    for family in ("DejaVu Sans", *FALLBACK_FONTS):
+        try:
+            path = font_manager.findfont(font_manager.FontProperties(family=family),
+                                         fallback_to_default=False)
+        except ValueError:
+            continue
+        if path not in paths:
+            paths.append(path)
+    return tuple(paths)
 
 
-def _fit(draw: ImageDraw.ImageDraw, text: str, width: int) -> str:
+@functools.cache
+def _coverage(path: str) -> frozenset[int]:
+    """Code points a font file has glyphs for."""
+    from fontTools.ttLib import TTFont
+
+    try:
+        with TTFont(path, fontNumber=0, lazy=True) as f:
+            return frozenset(f.getBestCmap() or ())
+    except Exception:           # an unreadable font file: never chosen  # noqa: BLE001
+        return frozenset()
+
+
+@functools.cache
+def _font(size: int, path: str | None = None):
+    if path is not None:
+        return ImageFont.truetype(path, size, index=0)
+    fonts = _fonts()
+    if fonts:
+        return ImageFont.truetype(fonts[0], size)
+    try:                                        # Pillow's own (no Matplotlib font found)
+        return ImageFont.load_default(size)
+    except TypeError:                           # Pillow < 10.1: one bitmap size
+        return ImageFont.load_default()
+
+
+def _legible(text: str, size: int):
+    """``(text, font)``: the first font that has every character of ``text``, else the
+    first font with each character it lacks written as ``<U+XXXX>``."""
+    need = {ord(c) for c in text if not c.isspace()}
+    fonts = _fonts()
+    for path in fonts:
+        if need <= _coverage(path):
+            return text, _font(size, path)
+    if not fonts:                               # Pillow's font: Latin-1 is safe
+        return "".join(c if ord(c) < 256 else f"<U+{ord(c):04X}>" for c in text), _font(size)
+    have = _coverage(fonts[0])
+    text = "".join(c if c.isspace() or ord(c) in have else f"<U+{ord(c):04X}>" for c in text)
+    return text, _font(size, fonts[0])
+
+
+def _fit(draw: ImageDraw.ImageDraw, text: str, width: int, font) -> str:
     """``text``, cut with '...' so that it fits ``width`` pixels."""
-    font = _font()
     if draw.textlength(text, font=font) <= width:
         return text
     lo, hi = 0, len(text)
@@ -306,63 +461,71 @@ def _fit(draw: ImageDraw.ImageDraw, text: str, width: int) -> str:
     return text[:lo] + "..."
 
 
-def _text(draw: ImageDraw.ImageDraw, xy: tuple[int, int], text: str, width: int) -> None:
-    try:
-        draw.text(xy, _fit(draw, text, width), fill=TEXT, font=_font())
-    except UnicodeError:                # a bitmap font knows Latin-1 only
-        draw.text(xy, _fit(draw, text.encode("ascii", "replace").decode(), width),
-                  fill=TEXT, font=_font())
+def _text(draw: ImageDraw.ImageDraw, xy: tuple[int, int], text: str, width: int,
+          size: int = LEGEND_FONT, fill: RGB = TEXT) -> None:
+    text, font = _legible(text, size)
+    draw.text(xy, _fit(draw, text, width, font), fill=fill, font=font)
 
 
 def _draw_legend(img: Image.Image, layout: Layout, routes: RouteResult | None,
-                 x0: int, scale: int) -> None:
+                 x0: int, gh: int, scale: int) -> None:
     """Fill the panel right of ``x0``; nothing is drawn left of it (the grid)."""
+    z = _legend_zoom(x0, gh)
+    pad, row, size = LEGEND_PAD * z, LEGEND_ROW * z, LEGEND_FONT * z
     draw = ImageDraw.Draw(img)
-    draw.line([(x0, 0), (x0, img.height - 1)], fill=(200, 200, 200))
-    sw = LEGEND_ROW - 4                                   # swatch side
-    tx = x0 + LEGEND_PAD + sw + 6                         # text after a swatch
-    room = x0 + LEGEND_WIDTH - LEGEND_PAD - tx
-    full = LEGEND_WIDTH - 2 * LEGEND_PAD
-    y = LEGEND_PAD
+    draw.rectangle([x0, 0, x0 + z - 1, img.height - 1], fill=(200, 200, 200))
+    sw = row - 4 * z                                      # swatch side
+    tx = x0 + pad + sw + 6 * z                            # text after a swatch
+    room = x0 + LEGEND_WIDTH * z - pad - tx
+    full = LEGEND_WIDTH * z - 2 * pad
+    y = pad
 
     def swatch(fill: RGB, inner: RGB | None = None) -> None:
-        sx, sy = x0 + LEGEND_PAD, y + 1
-        draw.rectangle([sx, sy, sx + sw - 1, sy + sw - 1], fill=fill, outline=(120, 120, 120))
+        sx, sy = x0 + pad, y + z
+        draw.rectangle([sx, sy, sx + sw - 1, sy + sw - 1], fill=fill, outline=(120, 120, 120),
+                       width=z)
         if inner is not None:
-            draw.rectangle([sx + 3, sy + 3, sx + sw - 4, sy + sw - 4], fill=inner)
+            q = sw // 4
+            draw.rectangle([sx + q, sy + q, sx + sw - 1 - q, sy + sw - 1 - q], fill=inner)
 
     n = len(layout.nets)
-    _text(draw, (x0 + LEGEND_PAD, y), f"{layout.name}  {layout.width} x {layout.height}", full)
-    y += LEGEND_ROW
+    unrouted = [] if routes is None else [i for i in range(n) if not routes.nets[i].routed]
+    _text(draw, (x0 + pad, y), f"{layout.name}  {layout.width} x {layout.height}", full, size)
+    y += row
     if routes is None:
-        summary = f"{n} nets, not routed"
+        summary = [f"{n} nets, not routed", ""]
     else:
-        summary = f"{routes.routed}/{n} nets routed, wirelength {routes.wirelength}"
-    _text(draw, (x0 + LEGEND_PAD, y), summary, full)
-    y += LEGEND_ROW
+        summary = [f"{routes.routed}/{n} nets routed, {len(unrouted)} unrouted",
+                   f"wirelength {routes.wirelength}"]
+    for line in summary:
+        _text(draw, (x0 + pad, y), line, full, size)
+        y += row
     swatch(BLOCKED)
-    _text(draw, (tx, y), "blockage", room)
-    y += LEGEND_ROW
-    grey = (150, 150, 150)
-    if scale >= 3:
-        swatch(grey, PIN)
-        _text(draw, (tx, y), "pin (white mark: net unrouted)", room)
-    else:
-        swatch(darken(grey))
-        _text(draw, (tx, y), "pin: darker shade of its net", room)
-    y += LEGEND_ROW
-    for i, net in enumerate(layout.nets[:LEGEND_NETS]):
-        swatch(net_colour(i))
+    _text(draw, (tx, y), "blockage", room, size)
+    y += row
+    swatch((150, 150, 150), PIN)
+    _text(draw, (tx, y), "pin (white mark: net unrouted)", room, size)
+    y += row
+    shown = _legend_nets(layout, gh, z)
+    first = set(unrouted)
+    listed = (unrouted + [i for i in range(n) if i not in first])[:shown]
+    for i in listed:
+        swatch(net_colour(i), None if routes is None or routes.nets[i].routed else UNROUTED_PIN)
+        net = layout.nets[i]
         if routes is None:
             status = f"{len(net.pins)} pins"
         elif routes.nets[i].routed:
             status = f"routed, length {routes.nets[i].length}"
         else:
-            status = "UNROUTED"
-        _text(draw, (tx, y), f"{net.name}: {status}", room)
-        y += LEGEND_ROW
-    if n > LEGEND_NETS:
-        _text(draw, (tx, y), f"... {n - LEGEND_NETS} more nets", room)
+            reason = getattr(routes.nets[i], "reason", None)
+            status = "UNROUTED" + (f" ({reason})" if reason else "")
+        _text(draw, (tx, y), f"{net.name}: {status}", room, size,
+              (180, 0, 0) if routes is not None and not routes.nets[i].routed else TEXT)
+        y += row
+    if n > shown:
+        hidden = len(unrouted) - sum(1 for i in listed if i in first)
+        _text(draw, (tx, y), f"... {n - shown} more nets not shown"
+              + (f" ({hidden} of them unrouted)" if hidden else ""), room, size)
 
 
 # -- wavefront pictures ---------------------------------------------------------------------
@@ -514,9 +677,12 @@ def save_wavefront_gif(layout: Layout, levels: np.ndarray, path: str | Path, *,
     when there are more levels than frames, levels are grouped evenly (``t_k`` spread
     over ``0 .. last level``). With ``path_cells`` a last frame adds the path. At most
     ``max_frames`` frames in all. ``others`` (cells of other nets) are drawn in
-    :data:`OTHER`. The picture's long side is about :data:`GIF_SIDE` pixels (up to 16
+    :data:`OTHER`. The grid's long side is about :data:`GIF_SIDE` pixels (up to 16
     pixels a cell); larger grids are reduced block-wise (a block shows its lowest level,
-    and is an obstacle only when all its cells are).
+    and is an obstacle only when all its cells are). The grid is the top-left corner of
+    each frame; under it a strip :data:`GIF_BAR` pixels tall holds the colour bar of the
+    levels (0 to the last), a black marker at the frame's level and the counter
+    ``level t / last``; frames are at least :data:`GIF_MIN_WIDTH` pixels wide.
     """
     import matplotlib
 
@@ -533,13 +699,14 @@ def save_wavefront_gif(layout: Layout, levels: np.ndarray, path: str | Path, *,
     top = int(levels[reached].max()) if reached.any() else 0
 
     shades = 248                                   # palette: 0..247 levels, then the rest
-    free_i, block_i, other_i, root_i, target_i, path_i = range(shades, shades + 6)
+    free_i, block_i, other_i, root_i, target_i, path_i, ink_i = range(shades, shades + 7)
     lut = matplotlib.colormaps[_CMAP](np.linspace(0, 1, shades))[:, :3]
     palette = np.zeros((256, 3), dtype=np.uint8)
     palette[:shades] = np.round(lut * 255)
     palette[free_i], palette[block_i], palette[other_i] = (255, 255, 255), (64, 64, 64), OTHER
     palette[root_i], palette[target_i], palette[path_i] = (255, 255, 255), (255, 0, 255), \
         (228, 0, 43)
+    palette[ink_i] = TEXT
     shade = np.zeros(levels.shape, dtype=np.uint8)
     shade[reached] = np.round(levels[reached].astype(np.float64) / max(top, 1)
                               * (shades - 1)).astype(np.uint8)
@@ -550,6 +717,9 @@ def save_wavefront_gif(layout: Layout, levels: np.ndarray, path: str | Path, *,
     steps = np.floor(np.linspace(0, top, count) + 0.5).astype(np.int64)   # distinct
     s = max(1, min(16, GIF_SIDE // max(levels.shape)))
     cells = lambda pts: (np.asarray(pts, dtype=np.int64).reshape(-1, 2) // k)  # noqa: E731
+    gh, gw = levels.shape[0] * s, levels.shape[1] * s
+    fw = max(gw, GIF_MIN_WIDTH)
+    strip = _gif_strip(fw, top, shades, free_i, ink_i)
 
     def frame(t: int, with_path: bool) -> Image.Image:
         idx = base.copy()
@@ -567,7 +737,10 @@ def save_wavefront_gif(layout: Layout, levels: np.ndarray, path: str | Path, *,
             cx, cy = x * s + s // 2, y * s + s // 2
             px[max(0, cy - half):cy + half + 1, max(0, cx - half):cx + half + 1] = block_i
             px[max(0, cy - half + 1):cy + half, max(0, cx - half + 1):cx + half] = colour
-        img = Image.frombytes("P", (px.shape[1], px.shape[0]), np.ascontiguousarray(px))
+        whole = np.full((gh + GIF_BAR, fw), free_i, dtype=np.uint8)
+        whole[:gh, :gw] = px
+        whole[gh:] = strip(t, with_path)
+        img = Image.frombytes("P", (fw, gh + GIF_BAR), np.ascontiguousarray(whole))
         img.putpalette(palette.ravel().tolist())
         return img
 
@@ -580,6 +753,41 @@ def save_wavefront_gif(layout: Layout, levels: np.ndarray, path: str | Path, *,
         frames[0].save(tmp, format="GIF", save_all=True, append_images=frames[1:],
                        duration=durations, loop=0)
     return path
+
+
+def _gif_strip(width: int, top: int, shades: int, back: int, ink: int):
+    """The GIF's strip under the grid: ``strip(t, with_path)`` gives its palette indices."""
+    x0, x1 = GIF_PAD, width - GIF_PAD                     # the colour bar's columns
+    bar_y, bar_h = 8, 12
+    base = np.full((GIF_BAR, width), back, dtype=np.uint8)
+    base[bar_y:bar_y + bar_h, x0:x1] = np.round(
+        np.linspace(0, shades - 1, x1 - x0)).astype(np.uint8)[None, :]
+    ink_rows = np.zeros((GIF_BAR, width), dtype=bool)
+    ink_rows[bar_y - 1, x0 - 1:x1 + 1] = ink_rows[bar_y + bar_h, x0 - 1:x1 + 1] = True
+    ink_rows[bar_y - 1:bar_y + bar_h + 1, [x0 - 1, x1]] = True
+    base[ink_rows] = ink
+    size, text_y = 12, bar_y + bar_h + 3
+
+    def words(text: str, at: str) -> np.ndarray:
+        text, font = _legible(text, size)
+        mask = Image.new("L", (width, GIF_BAR), 0)
+        d = ImageDraw.Draw(mask)
+        wide = d.textlength(text, font=font)
+        x = {"left": x0, "right": x1 - wide, "centre": (width - wide) / 2}[at]
+        d.text((x, text_y), text, fill=255, font=font)
+        return np.asarray(mask) > 110
+
+    base[words("0", "left") | words(str(top), "right")] = ink
+
+    def strip(t: int, with_path: bool) -> np.ndarray:
+        out = base.copy()
+        mx = x0 + int(round(t / max(top, 1) * (x1 - x0 - 1)))
+        out[bar_y - 5:bar_y + bar_h + 2, max(x0, mx - 1):mx + 2] = ink      # the marker
+        label = f"level {t} / {top}" + (", path" if with_path else "")
+        out[words(label, "centre")] = ink
+        return out
+
+    return strip
 
 
 def _background(layout: Layout, others: list[Cell] | None) -> np.ndarray:

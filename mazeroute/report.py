@@ -1,4 +1,4 @@
-"""The human-readable routing report: one row per net, then the totals.
+r"""The human-readable routing report: one row per net, then the totals.
 
 Examples
 --------
@@ -11,15 +11,51 @@ Examples
 a   yes   8   3   9   ...
 >>> "routed 1/1 nets" in text
 True
+
+Names are data from a file: before they reach a terminal, ``report.txt`` or the batch
+summary, :func:`safe_text` escapes control and format characters and cuts long ones.
+
+>>> safe_text("ok\u202eevil\x00"), safe_text("n" * 50, 12)
+('ok\\u202eevil\\x00', 'nnnnnnnnn...')
+>>> safe_text("a/b/c/d/e/f.yaml", 11, middle=True)
+'a/b/...yaml'
 """
 
 from __future__ import annotations
 
 from .router import RouteResult
 
-#: Columns of the per-layout summary that ``mazeroute batch`` writes.
-SUMMARY_FIELDS = ("file", "layout", "status", "width", "height", "nets", "routed",
+#: Columns of the per-layout summary that ``mazeroute batch`` writes (``folder``: the
+#: layout's output folder inside the batch's, made from its name).
+SUMMARY_FIELDS = ("file", "layout", "folder", "status", "width", "height", "nets", "routed",
                   "wirelength", "seconds", "engine", "error")
+#: Widest net name in a report row, and widest layout name in a report or summary.
+NET_NAME_WIDTH = 40
+LAYOUT_NAME_WIDTH = 80
+#: Widest file path or error message in a summary row.
+SUMMARY_TEXT_WIDTH = 300
+
+
+def safe_text(text: object, limit: int | None = None, *, middle: bool = False) -> str:
+    """``text`` safe to print: control and format characters escaped, at most ``limit``.
+
+    Characters that are not printable (NUL, newline, escape, U+202E right-to-left
+    override, ...) are written as Python escapes (``\\x00``, ``\\u202e``). A longer
+    text is cut to ``limit`` characters ending in ``...``, or with ``middle=True``
+    keeping its start and end (for paths and messages, whose ends matter).
+    """
+    s = str(text)
+    if not s.isprintable():
+        s = "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii")
+                    for c in s)
+    if limit is None or len(s) <= limit:
+        return s
+    if limit <= 3:
+        return "..."[:limit]
+    if not middle:
+        return s[:limit - 3] + "..."
+    tail = (limit - 3) // 2
+    return s[:limit - 3 - tail] + "..." + s[len(s) - tail:]
 
 
 def _ms(seconds: float) -> str:
@@ -33,11 +69,13 @@ def format_report(result: RouteResult, max_rows: int | None = None) -> str:
     when rows are cut, since those are what a user needs to see).
     """
     lay = result.layout
-    lines = [f"layout {lay.name}: {lay.width} x {lay.height} cells, {len(lay.nets)} nets",
+    lines = [f"layout {safe_text(lay.name, LAYOUT_NAME_WIDTH)}: {lay.width} x {lay.height} "
+             f"cells, {len(lay.nets)} nets",
              f"engine {result.engine}, order {result.order}"]
     header = ("net", "routed", "length", "bends", "levels", "time")
-    rows = [(n.name, "yes" if n.routed else "NO", str(n.length) if n.routed else "-",
-             str(n.bends) if n.routed else "-", str(n.levels), _ms(n.seconds))
+    rows = [(safe_text(n.name, NET_NAME_WIDTH), "yes" if n.routed else "NO",
+             str(n.length) if n.routed else "-", str(n.bends) if n.routed else "-",
+             str(n.levels), _ms(n.seconds))
             for n in result.nets]
     hidden = 0
     if max_rows is not None and len(rows) > max_rows:
@@ -60,16 +98,26 @@ def format_report(result: RouteResult, max_rows: int | None = None) -> str:
 
 
 def summary_row(file: str, result: RouteResult | None = None, error: str = "",
-                status: str | None = None) -> dict:
-    """One row of the batch summary; ``result`` None means the layout failed."""
+                status: str | None = None, folder: str = "") -> dict:
+    """One row of the batch summary; ``result`` None means the layout failed.
+
+    ``status`` defaults to ``ok`` with a result and ``invalid`` without; every text is
+    made safe (:func:`safe_text`), so a row is one line of bounded width.
+    """
+    file = safe_text(file, SUMMARY_TEXT_WIDTH, middle=True)
+    error = safe_text(error, SUMMARY_TEXT_WIDTH, middle=True)
     if result is None:
         return {k: "" for k in SUMMARY_FIELDS} | {
-            "file": file, "status": status or "invalid", "error": error}
+            "file": file, "folder": folder, "status": status or "invalid", "error": error}
     lay = result.layout
-    return {"file": file, "layout": lay.name, "status": status or "ok", "width": lay.width,
-            "height": lay.height, "nets": len(lay.nets), "routed": result.routed,
-            "wirelength": result.wirelength, "seconds": round(result.seconds, 6),
-            "engine": result.engine, "error": error}
+    return {"file": file, "layout": safe_text(lay.name, LAYOUT_NAME_WIDTH), "folder": folder,
+            "status": status or "ok", "width": lay.width, "height": lay.height,
+            "nets": len(lay.nets), "routed": result.routed, "wirelength": result.wirelength,
+            "seconds": round(result.seconds, 6), "engine": result.engine, "error": error}
+
+
+#: Most characters of a reason shown in the report (routes.json has it whole).
+REASON_WIDTH = 400
 
 
 def format_negotiation(result: RouteResult, max_rows: int | None = None) -> str:
@@ -110,7 +158,8 @@ def format_negotiation(result: RouteResult, max_rows: int | None = None) -> str:
     if unrouted:
         lines.append(f"unrouted nets: {len(unrouted)}")
         shown = unrouted if max_rows is None else unrouted[:max_rows]
-        lines += [f"  {n.name}: {n.reason or 'no reason recorded'}" for n in shown]
+        lines += [f"  {safe_text(n.name, NET_NAME_WIDTH)}: "
+                  + safe_text(n.reason or "no reason recorded", REASON_WIDTH) for n in shown]
         if len(shown) < len(unrouted):
             lines.append(f"  ... {len(unrouted) - len(shown)} more (reasons in routes.json)")
     return "\n".join(lines) + "\n"

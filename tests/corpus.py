@@ -229,6 +229,43 @@ def random_weighted_cases(count: int, max_side: int, seed: int = 7,
     return [random_weighted_case(rng, max_side, i, whole) for i in range(count)]
 
 
+# -- more weighted cases, for the GPU engine (engines.gpu_weighted) ----------------------
+def two_net_case(rng: np.random.Generator) -> WeightedCase:
+    """A 2-pin and a 3-pin net in disjoint boxes of a speckled 30 x 20 grid."""
+    free = rng.random((20, 30)) >= 0.15
+    owner = np.full((20, 30), -1, np.int32)
+    pins = [[(1, 1), (12, 17)], [(16, 2), (28, 18), (17, 17)]]
+    for j, net in enumerate(pins):
+        for x, y in net:
+            free[y, x] = True
+            owner[y, x] = j
+    cost = rng.integers(1, 5, (20, 30)).astype(COST_DTYPE)
+    reqs = (NetRequest(0, np.array(pins[0]), (0, 0, 13, 19)),
+            NetRequest(1, np.array(pins[1]), (15, 0, 29, 19)))
+    return WeightedCase("two-nets", free, owner, cost, reqs)
+
+
+def grid_of_boxes_case(rng: np.random.Generator, h: int, w: int, bh: int,
+                       bw: int) -> WeightedCase:
+    """Many requests in one call: the grid cut into ``bh`` x ``bw`` tiles, one net of 2 to
+    4 pins in each (every other box half as wide, so that box sizes differ), costs 1..8
+    on 20 % speckle."""
+    free = rng.random((h, w)) >= 0.2
+    cost = rng.integers(1, 9, (h, w)).astype(COST_DTYPE)
+    owner = np.full((h, w), -1, np.int32)
+    reqs = []
+    tiles = [(x, y) for y in range(0, h - bh + 1, bh) for x in range(0, w - bw + 1, bw)]
+    for j, (bx, by) in enumerate(tiles):
+        wide = bw if j % 2 else max(1, bw // 2)
+        cells = np.argwhere(free[by:by + bh, bx:bx + wide])[:, ::-1] + (bx, by)
+        if len(cells) < 2:
+            continue
+        pins = cells[rng.choice(len(cells), min(len(cells), 2 + j % 3), replace=False)]
+        owner[pins[:, 1], pins[:, 0]] = j
+        reqs.append(NetRequest(j, pins, (bx, by, bx + wide - 1, by + bh - 1)))
+    return WeightedCase(f"grid-of-boxes-{w}x{h}", free, owner, cost, tuple(reqs))
+
+
 # -- negotiation (router.negotiate) ----------------------------------------------------
 def _layout(width, height, nets, blockages=()):
     from mazeroute.layout import parse_layout

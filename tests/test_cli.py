@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import csv
+import errno
 import json
+import os
+import re
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -15,7 +20,8 @@ from mazeroute.cli import main
 from mazeroute.contract import check_routes
 from mazeroute.layout import load_layout
 
-LAYOUTS = Path(__file__).resolve().parent.parent / "layouts"
+ROOT = Path(__file__).resolve().parent.parent
+LAYOUTS = ROOT / "layouts"
 EXAMPLES = sorted(p for p in LAYOUTS.glob("*.yaml") if "large" not in p.name)
 
 GOOD = """\
@@ -36,7 +42,7 @@ nets:
 BAD = {
     "yaml syntax": ("width: 8\nheight: [6\n", "YAML syntax error"),
     "not a mapping": ("- 1\n- 2\n", "mapping"),
-    "binary junk": (b"\xff\xfe\x00bad", "cannot read"),
+    "binary junk": (b"\xff\xfe\x00bad", "binary file"),
     "missing width": ("height: 6\nnets: []\n", "width"),
     "zero width": ("width: 0\nheight: 6\nnets: []\n", "width"),
     "negative height": ("width: 4\nheight: -2\nnets: []\n", "height"),
@@ -77,10 +83,18 @@ BAD = {
 }
 
 
+def _env() -> dict:
+    """The environment for a child process: this checkout's package first, wherever the
+    child's working folder is (a relative PYTHONPATH would point elsewhere there)."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [env.get("PYTHONPATH")])])
+    return env
+
+
 def run(*argv: str, cwd=None) -> subprocess.CompletedProcess:
     """The real console entry, as a user runs it (python -m mazeroute)."""
     return subprocess.run([sys.executable, "-m", "mazeroute", *argv], capture_output=True,
-                          text=True, cwd=cwd, timeout=300)
+                          text=True, cwd=cwd, timeout=300, env=_env())
 
 
 @pytest.fixture
@@ -223,17 +237,25 @@ def test_gpu_backend_without_gpu_is_a_clear_error(good, tmp_path, monkeypatch, c
     assert err.count("\n") == 1 and "backend 'gpu' needs CuPy and a CUDA device" in err
 
 
-def test_failed_picture_leaves_no_half_written_file(good, tmp_path, monkeypatch):
+def test_failed_picture_leaves_the_old_outputs_whole(good, tmp_path, monkeypatch, capsys):
+    """Issue 12 item 7: a run's outputs are replaced together, or not at all."""
     import mazeroute.render as render
+    out = tmp_path / "o"
+    assert main(["route", str(good), "-o", str(out), "-q", "--backend", "cpu"]) == 0
+    old = {p.name: p.read_bytes() for p in out.iterdir()}
+    assert set(old) == {"routes.json", "report.txt", "layout.png"}
+    nets = tmp_path / "nets.yaml"                   # a run whose routes differ
+    nets.write_text("nets:\n  - {name: x, pins: [[0, 1], [7, 1]]}\n")
 
     def broken(img, fp, *a, **k):
         Path(fp).write_bytes(b"\x89PNG half")
-        raise OSError("disk full")
+        raise OSError(errno.ENOSPC, "No space left on device")
     monkeypatch.setattr(render.Image.Image, "save", broken)
-    out = tmp_path / "o"
-    with pytest.raises(OSError):
-        main(["route", str(good), "-o", str(out), "--backend", "cpu"])
-    assert sorted(p.name for p in out.iterdir()) == ["report.txt", "routes.json"]
+    assert main(["route", str(good), "--nets", str(nets), "-o", str(out), "-q",
+                 "--backend", "cpu"]) == 2
+    line = _one_line(capsys.readouterr().err)
+    assert str(out / "layout.png") in line and "No space left on device" in line
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == old
 
 
 # -- wavefront -------------------------------------------------------------------------
@@ -333,3 +355,643 @@ def test_help_for_every_command():
     for cmd in ["route", "wavefront", "batch", "check", "generate", "engines"]:
         r = run(cmd, "--help")
         assert r.returncode == 0 and "usage: mazeroute" in r.stdout
+
+
+def test_formats_contract_ships_as_docs_formats():
+    root = Path(__file__).resolve().parent.parent
+    shipped = root / "docs" / "FORMATS.md"
+    assert shipped.is_file()
+    shared = root.parent / "shared" / "spec" / "FORMATS.md"
+    if not shared.is_file():
+        pytest.skip("no ../shared/spec/FORMATS.md beside this checkout")
+    assert shipped.read_bytes() == shared.read_bytes()
+
+
+def test_readme_names_docs_formats_and_counts_the_examples_right():
+    root = Path(__file__).resolve().parent.parent
+    readme = (root / "README.md").read_text()
+    assert "docs/FORMATS.md" in readme
+    import re
+    said = re.search(r"large_2048\.yaml`\s*\(2048 x 2048 with rectangular blockages and "
+                     r"(\d+) nets\)", readme)
+    assert said, "README no longer describes large_2048.yaml"
+    data = yaml.load((LAYOUTS / "large_2048.yaml").read_text(), Loader=yaml.CSafeLoader)
+    assert int(said.group(1)) == len(data["nets"])
+
+
+# -- issue 12: names, outputs, faults, interruption, locks ------------------------------
+def _one_line(err: str) -> str:
+    """The single stderr line of a failed command (short, no traceback)."""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert len(lines[0]) < 300 and "Traceback" not in err
+    return lines[0]
+
+
+def _named(name: str, net: str = "a") -> str:
+    """A small valid layout whose name (and first net's name) are given."""
+    q = lambda s: json.dumps(s, ensure_ascii=False)      # noqa: E731 -- YAML-safe quoting
+    return (f"name: {q(name)}\nwidth: 6\nheight: 3\nblockages: [[2, 0, 2, 1]]\n"
+            f"nets:\n  - {{name: {q(net)}, pins: [[0, 0], [5, 0]]}}\n"
+            f"  - {{name: b, pins: [[0, 2], [5, 2]]}}\n")
+
+
+def _files(root: Path) -> set[Path]:
+    return {p for p in root.rglob("*")}
+
+
+def _parts(root: Path) -> list[Path]:
+    return [p for p in root.rglob("*") if p.name.endswith((".part", ".old", ".lock"))]
+
+
+# Names the contract allows (printable, at most 200 characters) that are not paths.
+PATH_LIKE_NAMES = ["../../escaped", "{abs}", "..", ".", "summary.csv", "SUMMARY.JSON",
+                   ".hidden", "a/b/../../c", "-rf", "~", "*", "a\\b", "Demo", "demo", " "]
+
+
+def test_layout_names_are_data_not_paths(tmp_path, monkeypatch, capsys):
+    """Issue 12 item 1: whatever a layout is called, its outputs stay inside -o."""
+    monkeypatch.chdir(tmp_path)
+    src = tmp_path / "in"
+    src.mkdir()
+    names = [n.replace("{abs}", str(tmp_path / "ABS")) for n in PATH_LIKE_NAMES]
+    for i, name in enumerate(names):
+        (src / f"l{i:02d}.yaml").write_text(_named(name))
+    before = _files(tmp_path)
+    out = tmp_path / "out"
+    assert main(["batch", str(src), "-o", str(out), "--no-png", "-q", "--backend", "cpu"]) == 0
+    new = _files(tmp_path) - before
+    assert all(out in p.parents or p == out for p in new), sorted(new)
+    rows = list(csv.DictReader((out / "summary.csv").open()))
+    assert [r["status"] for r in rows] == ["ok"] * len(names)
+    folders = [r["folder"] for r in rows]
+    assert len({f.casefold() for f in folders}) == len(folders)        # one folder each
+    assert sorted(p.name for p in out.iterdir()) == sorted([*folders, "summary.csv"])
+    for f in folders:
+        assert not f.startswith(".") and "/" not in f and "\\" not in f
+        assert (out / f / "routes.json").is_file() and (out / f / "report.txt").is_file()
+    # route without -o: outputs/<safe name>/, inside ./outputs
+    for i in range(len(names)):
+        assert main(["route", str(src / f"l{i:02d}.yaml"), "-q", "--no-png",
+                     "--backend", "cpu"]) == 0
+    new = _files(tmp_path) - before
+    assert all(out in p.parents or tmp_path / "outputs" in p.parents or p in (out,
+               tmp_path / "outputs") for p in new), sorted(new)
+    from mazeroute.io import safe_folder_name
+    made = sorted(p.name for p in (tmp_path / "outputs").iterdir())
+    assert made == sorted({safe_folder_name(n) for n in names})
+    for f in made:
+        assert json.loads((tmp_path / "outputs" / f / "routes.json").read_text())["layout"] \
+            in names
+
+
+def test_a_link_planted_in_the_output_folder_is_not_followed(good, tmp_path, capsys):
+    """Issue 12 item 1: every output path is checked to be inside the named folder."""
+    out, elsewhere = tmp_path / "out", tmp_path / "elsewhere"
+    out.mkdir()
+    elsewhere.mkdir()
+    (out / "demo").symlink_to(elsewhere)
+    assert main(["batch", str(good), "-o", str(out), "-q", "--no-png", "--backend",
+                 "cpu"]) == 2
+    row, = csv.DictReader((out / "summary.csv").open())
+    assert row["status"] == "failed" and "outside the output folder" in row["error"]
+    assert list(elsewhere.iterdir()) == []
+    (out / "demo").unlink()
+    (tmp_path / "outputs").symlink_to(elsewhere)
+    r = run("route", str(good), "-q", "--no-png", "--backend", "cpu", cwd=tmp_path)
+    assert r.returncode == 0 and list(elsewhere.iterdir()) == [elsewhere / "demo"]
+    # outputs/ may be a link (the user's), but outputs/demo -> outside it is refused
+    (elsewhere / "demo").rename(tmp_path / "moved")
+    (elsewhere / "demo").symlink_to(tmp_path / "moved")
+    old = (tmp_path / "moved" / "routes.json").stat().st_mtime_ns
+    r = run("route", str(good), "-q", "--no-png", "--backend", "cpu", cwd=tmp_path)
+    assert r.returncode == 2 and "lies outside the output folder" in _one_line(r.stderr)
+    assert sorted(os.listdir(tmp_path / "moved")) == ["report.txt", "routes.json"]
+    assert (tmp_path / "moved" / "routes.json").stat().st_mtime_ns == old
+
+
+@pytest.mark.parametrize("case", ["file", "under-file", "proc", "enospc", "unwritable"])
+def test_output_path_problems_are_one_line_exit_2(case, good, tmp_path, monkeypatch, capsys):
+    """Issue 12 item 3: -o that cannot be written is one line naming it, exit 2."""
+    import pathlib
+
+    import mazeroute.io as mio
+    (tmp_path / "afile").write_text("x")
+    out = {"file": tmp_path / "afile", "under-file": tmp_path / "afile" / "sub",
+           "proc": Path("/proc/mazeroute-test/out")}.get(case, tmp_path / "out")
+    if case == "proc" and not Path("/proc/self").exists():
+        pytest.skip("no /proc here")
+    if case == "enospc":
+        real = pathlib.Path.write_text
+
+        def full(self, *a, **k):
+            if self.name.endswith(".part"):
+                raise OSError(errno.ENOSPC, "No space left on device")
+            return real(self, *a, **k)
+        monkeypatch.setattr(pathlib.Path, "write_text", full)
+    if case == "unwritable":
+        def denied(*a, **k):
+            raise PermissionError(errno.EACCES, "Permission denied")
+        monkeypatch.setattr(mio.tempfile, "mkstemp", denied)
+    reason = {"file": "not a folder", "under-file": "is a file, not a folder",
+              "proc": "cannot create the folder", "enospc": "No space left on device",
+              "unwritable": "Permission denied"}[case]
+    assert main(["route", str(good), "-o", str(out), "-q", "--backend", "cpu"]) == 2
+    line = _one_line(capsys.readouterr().err)
+    assert str(out) in line and reason in line, line
+    assert not out.exists() or out.is_file()            # a folder it made is gone again
+    assert main(["batch", str(good), "-o", str(out), "-q", "--backend", "cpu"]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert all(len(x) < 300 and x.startswith("mazeroute: error: ") for x in lines), lines
+    assert str(out) in lines[-1] and reason in lines[-1], lines
+    if case == "enospc":           # the layout's row failed; the summary says so
+        row, = csv.DictReader((out / "summary.csv").open())
+        assert row["status"] == "failed" and reason in row["error"]
+        assert sorted(os.listdir(out)) == ["summary.csv"]
+    else:
+        assert len(lines) <= 2 and (not out.exists() or out.is_file())
+    assert (tmp_path / "afile").read_text() == "x"
+
+
+def test_wavefront_and_generate_refuse_a_folder_as_output(good, tmp_path, capsys):
+    """Issue 12 item 3: `wavefront -o DIR` and `generate -o DIR`."""
+    folder = tmp_path / "d"
+    folder.mkdir()
+    (tmp_path / "afile").write_text("x")
+    for argv in (["wavefront", str(good), "-o", str(folder), "--backend", "cpu"],
+                 ["wavefront", str(good), "--gif", str(folder), "-o", str(tmp_path / "w.png"),
+                  "--backend", "cpu"],
+                 ["generate", "rects", "-o", str(folder)],
+                 ["generate", "rects", "-o", str(tmp_path / "afile" / "y.yaml")]):
+        assert main(argv) == 2
+        line = _one_line(capsys.readouterr().err)
+        assert str(folder) in line or "afile is a file, not a folder" in line
+    assert list(folder.iterdir()) == [] and not (tmp_path / "w.png").exists()
+
+
+def test_batch_records_any_failure_as_a_row_and_goes_on(tmp_path, monkeypatch, capsys):
+    """Issue 12 items 3, 4: OSError, MemoryError, any exception: a failed row, not an abort."""
+    import pathlib
+
+    import mazeroute.cli as cli
+    src = tmp_path / "in"
+    src.mkdir()
+    faults = {"nametoolong": OSError(errno.ENAMETOOLONG, "File name too long"),
+              "memory": MemoryError(), "bug": ValueError("negative dimensions"),
+              "enospc": None}
+    for name in ["ok1", *faults, "ok2"]:
+        (src / f"{name}.yaml").write_text(_named(name))
+    real_run, real_write = cli.Router.run, pathlib.Path.write_text
+
+    def run_or_fail(self, *a, **k):
+        fault = faults.get(self.layout.name)
+        if fault is not None:
+            raise fault
+        return real_run(self, *a, **k)
+
+    def write(self, *a, **k):
+        if self.parent.name == "enospc" and self.name.endswith(".part"):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_write(self, *a, **k)
+    monkeypatch.setattr(cli.Router, "run", run_or_fail)
+    monkeypatch.setattr(pathlib.Path, "write_text", write)
+    out = tmp_path / "out"
+    assert main(["batch", str(src), "-o", str(out), "-q", "--backend", "cpu"]) == 2
+    rows = {Path(r["file"]).stem: r for r in csv.DictReader((out / "summary.csv").open())}
+    assert set(rows) == {"ok1", "ok2", *faults}
+    assert rows["ok1"]["status"] == rows["ok2"]["status"] == "ok"
+    assert (out / "ok2" / "layout.png").is_file()
+    for name in faults:
+        assert rows[name]["status"] == "failed" and rows[name]["folder"] == ""
+        assert "\n" not in rows[name]["error"] and not (out / name).exists()
+    assert "File name too long" in rows["nametoolong"]["error"]
+    assert "out of memory" in rows["memory"]["error"]
+    assert "ValueError: negative dimensions" in rows["bug"]["error"]
+    assert "No space left on device" in rows["enospc"]["error"]
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == len(faults) and all(line.startswith("mazeroute: error: ") for line in err)
+    assert _parts(out) == []
+
+
+def test_batch_failing_to_create_its_folder_is_one_line(good, tmp_path, monkeypatch, capsys):
+    """Issue 12 item 3: the batch's own folder cannot be made: exit 2 before any work."""
+    import pathlib
+
+    import mazeroute.cli as cli
+    out = tmp_path / "out"
+    real = pathlib.Path.mkdir
+
+    def mkdir(self, *a, **k):
+        if self == out:
+            raise PermissionError(errno.EACCES, "Permission denied", str(self))
+        return real(self, *a, **k)
+    monkeypatch.setattr(pathlib.Path, "mkdir", mkdir)
+    monkeypatch.setattr(cli, "Router", None)             # must not get as far as routing
+    assert main(["batch", str(good), "-o", str(out), "-q", "--backend", "cpu"]) == 2
+    line = _one_line(capsys.readouterr().err)
+    assert line == f"mazeroute: error: {out}: cannot create the folder: Permission denied"
+
+
+def _batch_src(tmp_path: Path, n: int) -> Path:
+    src = tmp_path / "in"
+    src.mkdir()
+    for i in range(n):
+        (src / f"l{i}.yaml").write_text(_named(f"n{i}"))
+    return src
+
+
+def _stop_at(monkeypatch, k: int, stop, seen: list) -> None:
+    """Make the k-th report (1-based) call ``stop()``: outputs are half staged by then."""
+    import mazeroute.cli as cli
+    real = cli.format_report
+
+    def report(result, *a, **kw):
+        seen.append(result.layout.name)
+        if len(seen) == k:
+            stop()
+        return real(result, *a, **kw)
+    monkeypatch.setattr(cli, "format_report", report)
+
+
+def _interrupt():
+    raise KeyboardInterrupt
+
+
+def test_interrupted_batch_keeps_a_summary_of_what_finished(tmp_path, monkeypatch, capsys):
+    """Issue 12 item 5: the summary is rewritten as layouts finish; the one cut off
+    leaves no folder, and is marked interrupted."""
+    src, out = _batch_src(tmp_path, 5), tmp_path / "out"
+    seen: list = []
+    summaries = []
+
+    def stop():
+        _interrupt()
+
+    def look():                                   # the summary as the 3rd layout starts
+        summaries.append([r["layout"] for r in csv.DictReader((out / "summary.csv").open())])
+    _stop_at(monkeypatch, 3, stop, seen)
+    import mazeroute.cli as cli
+    real_route = cli.route_layout
+
+    def route_layout(layout, *a, **k):
+        if layout.name == "n2":
+            look()
+        return real_route(layout, *a, **k)
+    monkeypatch.setattr(cli, "route_layout", route_layout)
+    assert main(["batch", str(src), "-o", str(out), "-q", "--backend", "cpu"]) == 130
+    assert capsys.readouterr().err.strip().splitlines()[-1] == "mazeroute: error: interrupted"
+    assert summaries == [["n0", "n1"]]
+    rows = list(csv.DictReader((out / "summary.csv").open()))
+    assert [(r["layout"], r["status"]) for r in rows] == [("n0", "ok"), ("n1", "ok"),
+                                                           ("", "interrupted")]
+    assert rows[2]["file"] == str(src / "l2.yaml")
+    assert sorted(p.name for p in out.iterdir()) == ["n0", "n1", "summary.csv"]
+    for f in ("n0", "n1"):
+        assert {p.name for p in (out / f).iterdir()} == {"routes.json", "report.txt",
+                                                         "layout.png"}
+    assert _parts(tmp_path) == []
+
+
+def test_sigterm_stops_like_ctrl_c(tmp_path, monkeypatch, capsys, request):
+    """Issue 12 item 6: SIGTERM mid-batch, mid-route, mid-generate: clean stop, exit 143."""
+    def unhandled(signum, frame):       # without main's handler: fail, not kill pytest
+        raise AssertionError("SIGTERM reached the test's own handler")
+    previous = signal.signal(signal.SIGTERM, unhandled)
+    request.addfinalizer(lambda: signal.signal(signal.SIGTERM, previous))
+    before = signal.getsignal(signal.SIGTERM)
+    src, out = _batch_src(tmp_path, 4), tmp_path / "out"
+    term = lambda: os.kill(os.getpid(), signal.SIGTERM)   # noqa: E731
+    seen: list = []
+    _stop_at(monkeypatch, 2, term, seen)
+    assert main(["batch", str(src), "-o", str(out), "-q", "--backend", "cpu"]) == 143
+    assert capsys.readouterr().err.strip().splitlines()[-1] == \
+        "mazeroute: error: terminated (SIGTERM)"
+    rows = list(csv.DictReader((out / "summary.csv").open()))
+    assert [r["status"] for r in rows] == ["ok", "interrupted"]
+    assert sorted(p.name for p in out.iterdir()) == ["n0", "summary.csv"]
+    assert signal.getsignal(signal.SIGTERM) == before
+    seen.clear()
+    _stop_at(monkeypatch, 1, term, seen)
+    assert main(["route", str(src / "l0.yaml"), "-o", str(tmp_path / "r"), "-q",
+                 "--backend", "cpu"]) == 143
+    assert not (tmp_path / "r").exists()
+    import mazeroute.cli as cli
+    real = cli.random_layout
+
+    def generate(*a, **k):
+        term()
+        return real(*a, **k)
+    monkeypatch.setattr(cli, "random_layout", generate)
+    assert main(["generate", "rects", "-o", str(tmp_path / "g.yaml")]) == 143
+    assert not (tmp_path / "g.yaml").exists()
+    assert _parts(tmp_path) == [] and signal.getsignal(signal.SIGTERM) == before
+
+
+SLOW_BATCH = """\
+import sys, time
+import mazeroute.cli as cli
+real = cli.Router.run
+def run(self, *a, **k):
+    time.sleep(0.2)
+    return real(self, *a, **k)
+cli.Router.run = run
+sys.exit(cli.main(sys.argv[1:]))
+"""
+
+
+def test_sigterm_to_a_real_batch_leaves_summary_and_no_part_files(tmp_path):
+    """Issue 12 items 5, 6, through the real process and a real signal."""
+    src, out = _batch_src(tmp_path, 30), tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-c", SLOW_BATCH, "batch", str(src), "-o",
+                             str(out), "-q", "--backend", "cpu"], stderr=subprocess.PIPE,
+                            text=True, env=_env())
+    try:
+        deadline = time.monotonic() + 120
+        while not (out / "summary.csv").exists() and proc.poll() is None:
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    assert proc.returncode == 143, err
+    assert err.strip().splitlines()[-1] == "mazeroute: error: terminated (SIGTERM)"
+    rows = list(csv.DictReader((out / "summary.csv").open()))
+    done = [r["folder"] for r in rows if r["status"] == "ok"]
+    assert 1 <= len(done) < 30 and len(rows) <= len(done) + 1
+    assert sorted(p.name for p in out.iterdir()) == sorted([*done, "summary.csv"])
+    for f in done:
+        assert {p.name for p in (out / f).iterdir()} == {"routes.json", "report.txt",
+                                                         "layout.png"}
+    assert _parts(tmp_path) == []
+
+
+@pytest.mark.parametrize("scale", ["0", "-3", "100000"])
+def test_scale_is_checked_before_any_work(scale, good, tmp_path, monkeypatch, capsys):
+    """Issue 12 item 7: a bad option fails before routing or writing anything."""
+    import mazeroute.cli as cli
+    monkeypatch.setattr(cli, "Router", None)             # routing would raise TypeError
+    monkeypatch.setattr(cli, "load_layouts", None)       # so would loading
+    out = tmp_path / "o"
+    assert main(["route", str(good), "-o", str(out), "--scale", scale]) == 2
+    line = _one_line(capsys.readouterr().err)
+    assert "--scale" in line and scale in line
+    assert not out.exists()
+
+
+def test_no_png_rerun_takes_the_old_picture_away(good, tmp_path):
+    """Issue 12 item 7: the folder holds one run's outputs, never a mix of two."""
+    out = tmp_path / "o"
+    assert main(["route", str(good), "-o", str(out), "-q", "--backend", "cpu"]) == 0
+    assert (out / "layout.png").exists()
+    assert main(["route", str(good), "-o", str(out), "-q", "--no-png", "--backend", "cpu"]) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["report.txt", "routes.json"]
+
+
+def test_picture_too_big_for_memory_is_skipped_with_a_notice(tmp_path, monkeypatch, capsys):
+    """Issue 12 item 8: the whole run (engine + picture) is weighed against available memory."""
+    import mazeroute.cli as cli
+    import mazeroute.layout as layout
+    lay = tmp_path / "wide.yaml"
+    lay.write_text("width: 200\nheight: 100\nnets: [{name: a, pins: [[0, 0], [199, 99]]}]\n")
+    monkeypatch.setattr(layout, "available_memory", lambda: 2**20)   # 1 MiB free
+    out = tmp_path / "o"
+    assert main(["route", str(lay), "-o", str(out), "--backend", "cpu"]) == 0
+    err = capsys.readouterr().err
+    assert re.search(r"note: no layout.png: a \d+ x 1000 picture needs about", err)
+    assert sorted(p.name for p in out.iterdir()) == ["report.txt", "routes.json"]
+    # asked for explicitly (--scale), the same picture is an error, before any work
+    monkeypatch.setattr(cli, "Router", None)
+    assert main(["route", str(lay), "-o", str(tmp_path / "o2"), "--scale", "2"]) == 2
+    assert "--scale" in _one_line(capsys.readouterr().err)
+    assert not (tmp_path / "o2").exists()
+    # a layout whose engine alone does not fit: one line, exit 2, nothing written
+    huge = tmp_path / "huge.yaml"
+    huge.write_text("width: 1000000000\nheight: 1\nnets: []\n")
+    monkeypatch.setattr(layout, "available_memory", lambda: 16 * 2**30)
+    for argv in (["check", str(huge)], ["route", str(huge), "-o", str(tmp_path / "o3")]):
+        assert main(argv) == 2
+        assert "GiB of memory available" in _one_line(capsys.readouterr().err)
+    assert not (tmp_path / "o3").exists()
+
+
+def test_picture_over_the_pixel_cap_is_skipped(good, tmp_path, monkeypatch, capsys):
+    """Issue 12 item 8: the picture's size is bounded whatever the memory."""
+    import mazeroute.render as render
+    monkeypatch.setattr(render, "MAX_PICTURE_PIXELS", 10_000)
+    out = tmp_path / "o"
+    assert main(["batch", str(good), "-o", str(out), "--backend", "cpu", "-q"]) == 0
+    assert not (out / "demo" / "layout.png").exists() and (out / "demo" / "routes.json").exists()
+    assert main(["batch", str(good), "-o", str(out), "--backend", "cpu"]) == 0
+    assert "more than the 10000 pixels allowed" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="more than the 10000 pixels"):
+        render.layout_image(load_layout(good))          # the renderer's own guard
+
+
+def test_generate_has_a_memory_guard(tmp_path, monkeypatch, capsys):
+    """Issue 12 item 8: `generate -W 100000 -H 100000` is one line, exit 2, at once."""
+    import mazeroute.cli as cli
+    import mazeroute.layout as layout
+    monkeypatch.setattr(cli, "random_layout", None)
+    monkeypatch.setattr(cli, "perfect_maze", None)
+    out = tmp_path / "g.yaml"
+    assert main(["generate", "rects", "-W", "100000", "-H", "100000", "-o", str(out)]) == 2
+    assert "--width/--height" in _one_line(capsys.readouterr().err)
+    monkeypatch.setattr(layout, "available_memory", lambda: 2**30)
+    assert main(["generate", "maze", "-W", "20000", "-H", "20000", "-o", str(out)]) == 2
+    assert "GiB of memory available" in _one_line(capsys.readouterr().err)
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("argv, field", [
+    (["--seed", "-1"], "--seed"), (["--pins", "1"], "--pins"), (["--span", "0"], "--span"),
+    (["--name", "a\x00b"], "--name"), (["--name", "x" * 201], "--name"),
+    (["--nets", "100", "-W", "4", "-H", "4"], "--nets")])
+def test_generate_options_are_checked_first(argv, field, tmp_path, monkeypatch, capsys):
+    """Issue 12 item 7: every generate option before any work."""
+    import mazeroute.cli as cli
+    monkeypatch.setattr(cli, "random_layout", None)
+    assert main(["generate", "rects", *argv, "-o", str(tmp_path / "g.yaml")]) == 2
+    assert field in _one_line(capsys.readouterr().err)
+
+
+def test_generate_default_file_name_is_safe(tmp_path, monkeypatch):
+    """Issue 12 item 1: `generate --name ../../x` writes ./x.yaml, not ../../x.yaml."""
+    monkeypatch.chdir(tmp_path / ".")
+    (tmp_path / "sub").mkdir()
+    monkeypatch.chdir(tmp_path / "sub")
+    assert main(["generate", "rects", "-W", "8", "-H", "8", "--nets", "1", "-q",
+                 "--name", "../../x"]) == 0
+    assert os.listdir(tmp_path / "sub") == ["x.yaml"]
+    assert load_layout(tmp_path / "sub" / "x.yaml").name == "../../x"
+
+
+LOCK_HOLDER = """\
+import sys
+from mazeroute.io import output_folder
+with output_folder(sys.argv[1]):
+    print("held", flush=True)
+    sys.stdin.read()
+"""
+
+
+def test_a_second_run_into_a_locked_folder_fails_at_once(good, tmp_path, capsys):
+    """Issue 12 item 9: another process holds the output folder: one line, exit 2."""
+    from mazeroute.io import LOCK_NAME
+    out = tmp_path / "out"
+    holder = subprocess.Popen([sys.executable, "-c", LOCK_HOLDER, str(out)], env=_env(),
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline() == "held\n"
+        for cmd in ("batch", "route"):
+            assert main([cmd, str(good), "-o", str(out), "-q", "--backend", "cpu"]) == 2
+            line = _one_line(capsys.readouterr().err)
+            assert str(out) in line and "another mazeroute run is writing" in line
+        assert os.listdir(out) == [LOCK_NAME]
+    finally:
+        holder.communicate("", timeout=60)
+    assert holder.returncode == 0
+    assert main(["batch", str(good), "-o", str(out), "-q", "--backend", "cpu"]) == 0
+    assert sorted(os.listdir(out)) == ["demo", "summary.csv"]
+
+
+def test_batch_collects_every_layout_once_and_reports_odd_files(good, tmp_path, monkeypatch):
+    """Issue 12 item 12: .YAML/.YML of any case, broken links and FIFOs are rows; one file
+    named four ways is routed once."""
+    monkeypatch.chdir(tmp_path)
+    src = tmp_path / "in"
+    src.mkdir()
+    for i, name in enumerate(["A.YAML", "b.YML", "c.Yaml", "d.yml"]):
+        (src / name).write_text(_named(f"case{i}"))
+    (src / "notes.txt").write_text("not a layout")
+    (src / "gone.yaml").symlink_to(tmp_path / "nowhere.yaml")
+    (src / "loop.yaml").symlink_to(src / "loop.yaml")
+    (src / "folder.yaml").mkdir()                        # searched, not routed
+    (src / "folder.yaml" / "e.yaml").write_text(_named("inner"))
+    (tmp_path / "link.yaml").symlink_to(good)
+    if hasattr(os, "mkfifo"):
+        os.mkfifo(src / "pipe.yaml")
+        os.mkfifo(tmp_path / "given.yaml")
+    out = tmp_path / "out"
+    argv = [str(src), str(good), "demo.yaml", "./demo.yaml", str(tmp_path / "link.yaml")]
+    argv += ["given.yaml"] if hasattr(os, "mkfifo") else []
+    r = subprocess.run([sys.executable, "-m", "mazeroute", "batch", *argv, "-o", str(out),
+                        "-q", "--no-png", "--backend", "cpu"], capture_output=True, text=True,
+                       cwd=tmp_path, timeout=60, env=_env())     # a blocked read would hang
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    rows = {Path(r["file"]).name: r for r in csv.DictReader((out / "summary.csv").open())}
+    fifos = {"pipe.yaml", "given.yaml"} if hasattr(os, "mkfifo") else set()
+    assert set(rows) == {"A.YAML", "b.YML", "c.Yaml", "d.yml", "e.yaml", "gone.yaml",
+                         "loop.yaml", "demo.yaml", *fifos}
+    assert rows["demo.yaml"]["status"] == "ok"           # four spellings, one row
+    assert len(list(out.glob("demo*"))) == 1
+    assert "broken symbolic link" in rows["gone.yaml"]["error"]
+    assert rows["loop.yaml"]["status"] == "invalid"
+    for f in fifos:
+        assert rows[f]["status"] == "invalid" and "FIFO" in rows[f]["error"]
+    assert sum(r["status"] == "ok" for r in rows.values()) == 6
+
+
+def test_names_are_printed_safely_and_briefly(tmp_path, capsys):
+    """Issue 12 item 13: long names are cut in the terminal, report.txt and the summary."""
+    lay = tmp_path / "names.yaml"
+    nets = "".join(f"  - {{name: {c * 200}, pins: [[{i}, 0], [{i}, 4]]}}\n"
+                   for i, c in enumerate("xyz"))
+    lay.write_text(f"name: {'L' * 200}\nwidth: 8\nheight: 5\nnets:\n{nets}")
+    out = tmp_path / "o"
+    assert main(["route", str(lay), "-o", str(out), "--backend", "cpu"]) == 0
+    printed = capsys.readouterr().out
+    report = (out / "report.txt").read_text()
+    for text in (printed, report):
+        assert all(len(line) < 160 for line in text.splitlines()
+                   if not line.startswith("wrote ")), text
+        assert "x" * 37 + "..." in text and "L" * 77 + "..." in text
+    assert main(["batch", str(lay), "-o", str(tmp_path / "b"), "-q", "--no-png",
+                 "--backend", "cpu"]) == 0
+    with (tmp_path / "b" / "summary.csv").open() as fh:
+        row, = csv.DictReader(fh)
+    assert row["layout"] == "L" * 77 + "..." and row["folder"] == "L" * 60
+
+
+def test_control_characters_never_reach_the_outputs_raw(tmp_path, capsys):
+    """Issue 12 item 13 (defence in depth): names the loader should refuse, if one got
+    through, are escaped in report.txt, the picture's legend and the summary."""
+    import mazeroute.cli as cli
+    from mazeroute.layout import Layout, Net
+    from mazeroute.report import summary_row
+    from mazeroute.router import route
+    hostile = ["a\x00b", "\u202eevil", "tab\there", "x" * 10000, "esc\x1b[31m", "new\nline"]
+    lay = Layout("lay\u202e\n" + "y" * 5000, 8, 5,
+                 nets=[Net(n, [(i, 0), (i, 4)]) for i, n in enumerate(hostile)])
+    result = route(lay, backend="cpu")
+    out = tmp_path / "o"
+    written = cli.write_outputs(result, out, cli.Picture(True))
+    assert [p.name for p in written] == ["routes.json", "report.txt", "layout.png"]
+    report = (out / "report.txt").read_text()
+    assert all(line.isprintable() and len(line) < 160 for line in report.splitlines())
+    for escaped in ("\\x00", "\\u202e", "\\t", "\\x1b", "\\n"):
+        assert escaped in report
+    assert json.loads((out / "routes.json").read_text())["nets"][0]["name"] == "a\x00b"
+    row = summary_row("f\nile.yaml", result, folder="f")
+    assert all(str(v).isprintable() and len(str(v)) <= 300 for v in row.values())
+
+
+def test_wavefront_picture_and_gif_are_replaced_together(good, tmp_path, monkeypatch, capsys):
+    """Issue 12 items 3, 7: new folders are made; a failed GIF keeps the old PNG too."""
+    import mazeroute.render as render
+    png, gif = tmp_path / "p" / "w.png", tmp_path / "g" / "sub" / "w.gif"
+    argv = ["wavefront", str(good), "-o", str(png), "--gif", str(gif), "-q", "--backend", "cpu"]
+    assert main(argv) == 0
+    old = png.read_bytes(), gif.read_bytes()
+
+    def full(*a, **k):
+        raise OSError(errno.ENOSPC, "No space left on device")
+    monkeypatch.setattr(render, "save_wavefront_gif", full)
+    assert main([*argv, "--net", "b"]) == 2
+    line = _one_line(capsys.readouterr().err)
+    assert str(gif) in line and "No space left on device" in line
+    assert (png.read_bytes(), gif.read_bytes()) == old
+    assert sorted(os.listdir(png.parent)) == ["w.png"] and os.listdir(gif.parent) == ["w.gif"]
+    assert main([*argv[:4], "--gif", str(png)]) == 2            # one file named twice
+    assert "--gif" in _one_line(capsys.readouterr().err)
+
+
+NUMBERLINK = "5 3\nA...B\n.....\nA...B\n\n4 2\nC..C\nD..D\n0 0\n"
+
+
+def test_route_check_and_batch_read_puzzles_by_content(tmp_path, capsys):
+    """Issue 13 item 4: numberlink and ADC files are layouts, recognised by content."""
+    nl = tmp_path / "two.yaml"                      # the name says YAML; the content does not
+    nl.write_text(NUMBERLINK)
+    assert main(["route", str(nl), "-o", str(tmp_path / "r"), "-q", "--backend", "cpu"]) == 2
+    line = _one_line(capsys.readouterr().err)
+    assert "--puzzle" in line and "2 puzzles" in line
+    assert main(["route", str(nl), "--puzzle", "2", "-o", str(tmp_path / "r"), "-q",
+                 "--backend", "cpu"]) == 0
+    routes = json.loads((tmp_path / "r" / "routes.json").read_text())
+    assert routes["layout"] == "two-2" and {n["name"] for n in routes["nets"]} == {"C", "D"}
+    assert main(["check", str(nl), "--puzzle", "2", "--routes",
+                 str(tmp_path / "r" / "routes.json"), "--sequential"]) == 0
+    assert main(["route", str(nl), "--puzzle", "3", "-o", str(tmp_path / "x"), "-q"]) == 2
+    adc3 = tmp_path / "q.txt"
+    adc3.write_text("SIZE 4X4X2\r\nLINE_NUM 1\r\nLINE#1 (0,0,1) (3,3,2)\r\n")
+    capsys.readouterr()
+    assert main(["route", str(adc3), "-o", str(tmp_path / "a"), "-q"]) == 2
+    assert "multi-layer layouts are not supported yet" in _one_line(capsys.readouterr().err)
+    assert main(["route", str(nl), "--format", "adc", "--puzzle", "1", "-o",
+                 str(tmp_path / "f"), "-q"]) == 2
+    assert "forced" in _one_line(capsys.readouterr().err)
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "puzzles.txt").write_text(NUMBERLINK)
+    (folder / "README.txt").write_text("Notes about these puzzles.\n")
+    adc2 = folder / "contest.txt"
+    adc2.write_text("SIZE 5X4\nLINE_NUM 2\nLINE#1 (0,0)-(4,2)\nLINE#2 (0,3)-(4,3)\n")
+    out = tmp_path / "b"
+    assert main(["batch", str(folder), "-o", str(out), "-q", "--no-png", "--backend", "cpu",
+                 "--summary", "json"]) == 0
+    rows = json.loads((out / "summary.json").read_text())
+    assert sorted(r["layout"] for r in rows) == ["contest", "puzzles-1", "puzzles-2"]
+    assert all(r["status"] == "ok" for r in rows)
+    assert {r["file"] for r in rows} == {str(adc2), f"{folder / 'puzzles.txt'}#1",
+                                         f"{folder / 'puzzles.txt'}#2"}

@@ -122,3 +122,44 @@ def test_gpu_backend_without_device_is_a_clear_error(monkeypatch):
         resolve("gpu")
     spec, notice = resolve("auto", None, GridGraph(np.ones((2, 2), bool)))
     assert spec.backend == "cpu" and "CPU" in notice
+
+
+def _fake_cupy(monkeypatch, capability: str, count: int = 1):
+    """A stand-in ``cupy`` module that reports ``count`` devices of ``capability``."""
+    import sys
+    import types
+
+    import mazeroute.engines as eng
+    cupy = types.ModuleType("cupy")
+    cupy.cuda = types.SimpleNamespace(
+        runtime=types.SimpleNamespace(getDeviceCount=lambda: count),
+        Device=lambda: types.SimpleNamespace(compute_capability=capability))
+    monkeypatch.setitem(sys.modules, "cupy", cupy)
+    monkeypatch.setattr(eng, "gpu_status", getattr(eng.gpu_status, "__wrapped__",
+                                                   eng.gpu_status))
+    return eng
+
+
+def test_gpu_older_than_the_kernels_is_refused_in_one_line(monkeypatch):
+    eng = _fake_cupy(monkeypatch, "75")
+    ok, why = eng.gpu_status()
+    assert not ok and "7.5" in why and "8.0" in why and "\n" not in why
+    assert not eng.gpu_available()
+    with pytest.raises(EngineUnavailable, match="7.5"):
+        resolve("gpu")
+    spec, notice = resolve("auto", None, GridGraph(np.ones((2, 2), bool)))
+    assert spec.backend == "cpu" and "7.5" in notice and "CPU" in notice
+
+
+def test_gpu_new_enough_is_accepted_by_the_status_check(monkeypatch):
+    eng = _fake_cupy(monkeypatch, "90")
+    assert eng.gpu_status() == (True, "")
+    eng = _fake_cupy(monkeypatch, "80", count=0)
+    assert eng.gpu_status()[0] is False
+
+
+def test_first_line_shortens_multi_line_errors():
+    from mazeroute.engines import first_line
+    e = RuntimeError("nvrtc: error\n" + "x" * 500)
+    assert first_line(e) == "nvrtc: error"
+    assert len(first_line(RuntimeError("y" * 500))) == 160

@@ -3,6 +3,8 @@ files that keep the contract. Marked ``gpu``: skipped with a reason where no dev
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -93,3 +95,55 @@ def test_routes_from_every_strategy_keep_the_contract(key):
         assert check_routes(lay, res.to_json(), sequential=True) == []
         cpu = Router(lay, "cpu").run()
         assert [n.length for n in res.nets] == [n.length for n in cpu.nets]
+
+
+def _cli(args, env_extra, tmp_path):
+    import os
+    import subprocess
+    import sys
+    env = {**os.environ, **env_extra, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    return subprocess.run([sys.executable, "-m", "mazeroute", *args], capture_output=True,
+                          text=True, env=env, cwd=tmp_path, timeout=600)
+
+
+def test_gpu_out_of_memory_is_one_line_or_a_cpu_fallback(tmp_path):
+    """Issue 12 item 14, on a real device: CuPy's allocator capped at 64 kB."""
+    lay = str(Path(__file__).resolve().parents[1] / "layouts" / "large_2048.yaml")
+    cap = {"CUPY_GPU_MEMORY_LIMIT": "65536"}
+    gpu = _cli(["route", lay, "--backend", "gpu", "-o", "g", "--no-png", "-q"], cap, tmp_path)
+    assert gpu.returncode == 2, gpu.stderr
+    assert gpu.stderr.count("\n") == 1 and "Traceback" not in gpu.stderr
+    assert "memory" in gpu.stderr.lower()
+    auto = _cli(["route", lay, "-o", "a", "--no-png"], cap, tmp_path)
+    assert auto.returncode == 0, auto.stderr
+    said = auto.stdout + auto.stderr                  # the notice is in the report
+    assert "failed" in said and "CPU" in said and "Traceback" not in said
+    cpu = _cli(["route", lay, "--backend", "cpu", "-o", "c", "--no-png", "-q"], {}, tmp_path)
+    assert cpu.returncode == 0
+    import json
+    a = json.loads((tmp_path / "a" / "routes.json").read_text())
+    c = json.loads((tmp_path / "c" / "routes.json").read_text())
+    assert [n["cells"] for n in a["nets"]] == [n["cells"] for n in c["nets"]]
+
+
+def test_cuda_error_mid_run_falls_back_under_auto(monkeypatch):
+    """A CUDA runtime error from a batched launch: auto redoes the run on the CPU."""
+    import cupy
+
+    from mazeroute.engines import gpu_batch
+    from mazeroute.errors import EngineUnavailable
+    lay = random_layout(300, 300, density=0.2, nets=60, seed=4, span=40)
+    want = Router(lay, "cpu").run()
+
+    def broken(self, *a, **k):
+        raise cupy.cuda.runtime.CUDARuntimeError(700)       # cudaErrorIllegalAddress
+    monkeypatch.setattr(gpu_batch.GridBatch, "search", broken)
+    router = Router(lay, "gpu", "grid")
+    with pytest.raises(EngineUnavailable, match="GPU"):
+        router.run()
+    monkeypatch.setattr("mazeroute.engines.auto.prefers_cpu", lambda free: False)
+    router = Router(lay, "auto")
+    assert router.engine == "gpu/grid"
+    res = router.run()
+    assert res.engine.startswith("cpu") and "failed" in res.notice
+    assert [n.cells for n in res.nets] == [n.cells for n in want.nets]

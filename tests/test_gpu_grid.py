@@ -314,3 +314,34 @@ def test_router_on_a_perfect_maze_equals_the_cpu_router(pins, span, nets):
     cpu = Router(lay, backend="cpu").run()
     assert res.routed > 0
     assert [n.cells for n in res.nets] == [n.cells for n in cpu.nets]
+
+
+def test_tree_path_is_guarded_like_the_sweep_kernel(monkeypatch):
+    """Issue 12 item 15: arc ids ``4 * cell + d`` are int32; a grid with more arcs than
+    that must not take the Euler-tour path (a tiny bound stands in for 2^31 here)."""
+    from mazeroute.engines import gpu_grid, gpu_tree
+    assert gpu_tree.fits(1 << 14, 1 << 15) and not gpu_tree.fits(1 << 14, (1 << 15) + 1)
+    free = ~maze_mask(63, 63, seed=2)
+    assert _problem(GridGraph(free)).mode == "tree"
+    monkeypatch.setattr(gpu_grid, "tree_fits", lambda h, w: h * w < 100)
+    p = _problem(GridGraph(free))
+    assert p.mode == "tiles"
+    root = int(np.flatnonzero(free.ravel())[0])
+    np.testing.assert_array_equal(p.wavefront([root]).levels(), _oracle(free, [root]))
+    with pytest.raises(ValueError, match="int32"):
+        _problem(GridGraph(free), mode="tree")
+
+
+def test_work_queue_ends_only_when_every_tile_is_done_under_stress():
+    """Issue 12 item 16: a queue that lost an item would end a run early and leave
+    tiles unsettled (and later runs on the same problem spoiled); many back-to-back runs
+    of both persistent kernels on one problem must all equal the oracle."""
+    free = _rects(1024, 512, 0.2, 7)
+    g = GridGraph(free)
+    cells = np.flatnonzero(free.ravel())
+    rng = np.random.default_rng(5)
+    for mode in ("sweep", "tiles"):
+        p = _problem(g, mode=mode)
+        for _ in range(12):
+            src = rng.choice(cells, int(rng.integers(1, 4)), replace=False)
+            np.testing.assert_array_equal(p.wavefront(src).levels(), _oracle(free, src))

@@ -106,3 +106,87 @@ def test_shared_real_maps_load():
     for m in maps:
         lay = read_movingai(m)
         assert lay.width > 100 and 0.05 < lay.blocked.mean() < 0.95
+
+
+def _load(tmp_path, text, name="l.yaml"):
+    f = tmp_path / name
+    f.write_text(text)
+    with pytest.raises(InputError) as err:
+        load_layout(f)
+    msg = str(err.value)
+    assert str(f) in msg and "\n" not in msg and len(msg) < 300
+    return msg
+
+
+BOMB = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+    f"{c}: &{c} [*{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}]\n"
+    for p, c in zip("abcdefgh", "bcdefghi")) + "width: 4\nheight: 4\nnets: *i\n"
+
+
+def test_yaml_alias_bomb_is_refused_at_once(tmp_path):
+    """Issue 12 item 2: nested aliases would expand to 9^9 values."""
+    assert "alias" in _load(tmp_path, BOMB)
+
+
+def test_quoted_values_in_messages_are_capped(tmp_path):
+    msg = _load(tmp_path, "width: 4\nheight: 4\nnets:\n  - name: n\n    pins: "
+                + "[" + ", ".join(["[0, 0]"] * 20000) + "]\n")
+    assert "lists cell" in msg or "twice" in msg
+    msg = _load(tmp_path, f"width: '{'9' * 5000}'\nheight: 4\nnets: []\n")
+    assert "width" in msg
+
+
+@pytest.mark.parametrize("text, words", [
+    ("width: 010\nheight: 4\nnets: []\n", "YAML 1.1"),
+    ("width: 1:00\nheight: 4\nnets: []\n", "YAML 1.1"),
+    ("width: 4\nwidth: 5\nheight: 4\nnets: []\n", "appears twice"),
+    ("width: 4\nheight: 4\nnets:\n  - {name: a, name: b, pins: [[0, 0], [1, 1]]}\n",
+     "appears twice"),
+])
+def test_yaml_1_1_surprises_and_duplicate_keys_are_errors(tmp_path, text, words):
+    """Issue 12 item 12: no silent reinterpretation."""
+    assert words in _load(tmp_path, text)
+
+
+def test_yes_no_on_off_are_names_not_booleans(tmp_path):
+    f = tmp_path / "l.yaml"
+    f.write_text("name: yes\nwidth: 4\nheight: 1\nnets:\n  - {name: on, pins: [[0, 0], [3, 0]]}\n"
+                 "  - {name: off, pins: [[1, 0], [2, 0]]}\n")
+    lay = load_layout(f)
+    assert lay.name == "yes" and [n.name for n in lay.nets] == ["on", "off"]
+
+
+def test_a_fifo_is_refused_without_blocking(tmp_path):
+    import os
+    import threading
+    fifo = tmp_path / "pipe.yaml"
+    os.mkfifo(fifo)
+    got = []
+    t = threading.Thread(target=lambda: got.append(_load_error(fifo)), daemon=True)
+    t.start()
+    t.join(10)
+    assert got and "regular file" in got[0]
+
+
+def _load_error(path):
+    try:
+        load_layout(path)
+    except InputError as e:
+        return str(e)
+    return "loaded"
+
+
+@pytest.mark.parametrize("name, words", [
+    ("x" * 201, "at most 200"),
+    ("a\x00b", "U+0000"),
+    ("abc\u202edef", "U+202E"),
+    ("two\nlines", "U+000A"),
+])
+def test_names_are_short_printable_text(tmp_path, name, words):
+    """FORMATS.md: names are at most 200 printable characters."""
+    import json
+    for layout_name, net_name in ((name, "n"), ("ok", name)):
+        text = (f"name: {json.dumps(layout_name)}\nwidth: 4\nheight: 1\nnets:\n"
+                f"  - {{name: {json.dumps(net_name)}, pins: [[0, 0], [3, 0]]}}\n")
+        assert words in _load(tmp_path, text)
+    assert parse_layout({"width": 2, "height": 1, "name": "é" * 200, "nets": []}).name

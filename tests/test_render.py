@@ -1,4 +1,6 @@
-"""Pictures: exact pixels of the routed layout, a valid heat map, a bounded GIF, atomic writes."""
+"""Pictures: exact pixels of the routed layout, pins and wires visible at any size, a legend
+that lists unrouted nets first in a font that draws any script, a valid heat map, a GIF
+with a level counter and a colour bar, atomic writes."""
 
 from __future__ import annotations
 
@@ -17,10 +19,11 @@ from mazeroute.render import (
     FREE,
     LEGEND_BG,
     LEGEND_WIDTH,
+    MIN_PIN_PX,
     PIN,
+    PIN_SCALE,
     UNROUTED_PIN,
     cell_scale,
-    darken,
     grid_box,
     image_size,
     layout_image,
@@ -42,6 +45,16 @@ LAY = parse_layout({"width": 12, "height": 8,
                              {"name": "d", "pins": [[10, 4], [3, 6]]}]}, "r.yaml")
 
 
+# The same nets spread over a bigger grid, so that one-pixel cells leave room between badges.
+WIDE = parse_layout({"width": 48, "height": 32,
+                     "blockages": [[20, 0, 20, 22], {"cell": [36, 31]}, [36, 12, 46, 12],
+                                   [36, 13, 36, 22], [46, 13, 46, 22], [36, 22, 46, 22]],
+                     "nets": [{"name": "a", "pins": [[0, 0], [47, 0]]},
+                              {"name": "b", "pins": [[0, 31], [47, 26], [28, 12]]},
+                              {"name": "c", "pins": [[8, 8], [8, 14]]},
+                              {"name": "d", "pins": [[41, 17], [12, 26]]}]}, "w.yaml")
+
+
 @pytest.fixture(scope="module")
 def routed():
     res = route(LAY, backend="cpu")
@@ -59,33 +72,113 @@ def _rgb(path):
         return im.convert("RGB")
 
 
-@pytest.mark.parametrize("scale", [1, 2, 3, 7, None])
-def test_every_cell_has_the_colour_the_routes_say(tmp_path, routed, scale):
-    png = save_layout_png(LAY, routed, tmp_path / "l.png", scale=scale)
+def _badge_mask(shape, s, pins):
+    """Pixels that some pin's badge covers (none when cells have room for a mark)."""
+    mask = np.zeros(shape, dtype=bool)
+    if s >= PIN_SCALE:
+        return mask
+    r = MIN_PIN_PX // 2
+    for x, y in pins:
+        cx, cy = x * s + s // 2, y * s + s // 2
+        mask[max(0, cy - r):cy + r + 1, max(0, cx - r):cx + r + 1] = True
+    return mask
+
+
+def _under_badge(mask, x, y, s):
+    return mask[y * s:(y + 1) * s, x * s:(x + 1) * s].any()
+
+
+@pytest.mark.parametrize("wide, scale", [(True, 1), (True, 2), (False, 3), (False, 5),
+                                         (False, 6), (False, 7), (False, None)])
+def test_every_cell_has_the_colour_the_routes_say(tmp_path, routed, wide, scale):
+    lay = WIDE if wide else LAY
+    routed = route(WIDE, backend="cpu") if wide else routed
+    assert [n.routed for n in routed.nets] == [True, True, True, False]
+    png = save_layout_png(lay, routed, tmp_path / "l.png", scale=scale)
     img = _rgb(png)
-    s = cell_scale(LAY.width, LAY.height) if scale is None else scale
-    assert img.size == image_size(LAY, scale) == (LAY.width * s + LEGEND_WIDTH, img.size[1])
-    assert grid_box(LAY, scale) == (LAY.width * s, LAY.height * s)
+    s = cell_scale(lay.width, lay.height) if scale is None else scale
+    assert img.size == image_size(lay, scale) == (lay.width * s + LEGEND_WIDTH, img.size[1])
+    assert grid_box(lay, scale) == (lay.width * s, lay.height * s)
     owner = {}
     for i, net in enumerate(routed.nets):
         owner.update({c: i for c in net.cells})
-    pins = LAY.pin_owner()
-    for y in range(LAY.height):
-        for x in range(LAY.width):
+    pins = lay.pin_owner()
+    badges = _badge_mask((lay.height * s, lay.width * s), s, pins)
+    centres = {(x * s + s // 2 + dx, y * s + s // 2 + dy): (x, y) for x, y in pins
+               for dx in (-1, 0, 1) for dy in (-1, 0, 1)} if s < PIN_SCALE else {}
+    checked = 0
+    for y in range(lay.height):
+        for x in range(lay.width):
             got, corner = img.getpixel(_centre(x, y, s)), img.getpixel((x * s, y * s))
             if (x, y) in pins:
                 i = pins[(x, y)]
-                if s >= 3:
-                    assert got == (PIN if routed.nets[i].routed else UNROUTED_PIN)
+                mark = {PIN if routed.nets[pins[c]].routed else UNROUTED_PIN
+                        for q, c in centres.items() if q == _centre(x, y, s)}
+                assert got in (mark or {PIN if routed.nets[i].routed else UNROUTED_PIN})
+                if s >= PIN_SCALE:
                     assert corner == net_colour(i)
-                else:
-                    assert got == corner == darken(net_colour(i))
-            elif (x, y) in owner:
+                continue
+            if _under_badge(badges, x, y, s):
+                continue                                 # under a badge: see below
+            checked += 1
+            if (x, y) in owner:
                 assert got == corner == net_colour(owner[(x, y)]), (x, y)
-            elif LAY.blocked[y, x]:
+            elif lay.blocked[y, x]:
                 assert got == corner == BLOCKED
+            elif s == 1:                                 # a wire may widen into it
+                left, up = owner.get((x - 1, y)), owner.get((x, y - 1))
+                assert got in {FREE} | {net_colour(i) for i in (left, up) if i is not None}
             else:
                 assert got == corner == FREE
+    assert checked > lay.width * lay.height // 3
+
+
+@pytest.mark.parametrize("scale", [1, 2, 3, 4, 5])
+def test_small_cells_give_every_pin_a_badge(routed, scale):
+    grid = np.asarray(layout_image(LAY, routed, scale=scale, legend=False)).astype(int)
+    r = MIN_PIN_PX // 2
+    pins = LAY.pin_owner()
+    centre = {(x, y): (x * scale + scale // 2, y * scale + scale // 2) for x, y in pins}
+    for (x, y), i in pins.items():
+        cx, cy = centre[(x, y)]
+        mark = PIN if routed.nets[i].routed else UNROUTED_PIN
+        # the badge: 3 x 3 of the mark, a ring of the net's colour, a black outline
+        for dy in range(-r, r + 1):
+            for dx in range(-r, r + 1):
+                py, px = cy + dy, cx + dx
+                if not (0 <= py < grid.shape[0] and 0 <= px < grid.shape[1]):
+                    continue
+                k = max(abs(dx), abs(dy))
+                near = [max(abs(px - qx), abs(py - qy)) for q, (qx, qy) in centre.items()
+                        if q != (x, y)]
+                if k <= 1 and min(near) > 1 or k > 1 and min(near) > r:
+                    want = PIN if k == r else mark if k <= 1 else net_colour(i)
+                    assert tuple(grid[py, px]) == want, ((x, y), (dx, dy))
+                elif k <= 1:                             # a mark is never under a ring
+                    assert tuple(grid[py, px]) in (PIN, UNROUTED_PIN)
+
+
+def test_one_pixel_wires_are_two_pixels_wide():
+    LAY, routed = WIDE, route(WIDE, backend="cpu")
+    grid = np.asarray(layout_image(LAY, routed, scale=1, legend=False))
+    pins = LAY.pin_owner()
+    badges = _badge_mask(grid.shape[:2], 1, pins)
+    widened = 0
+    for i, net in enumerate(routed.nets):
+        cells = set(net.cells)
+        for x, y in cells - set(pins):
+            if badges[y, x]:
+                continue
+            # a horizontal run is two rows thick, a vertical one two columns, unless the
+            # neighbour there is taken (blockage, another net)
+            for nx, ny in ((x + 1, y), (x, y + 1)):
+                if nx < LAY.width and ny < LAY.height and not LAY.blocked[ny, nx] \
+                        and not badges[ny, nx] and not any(
+                            (nx, ny) in set(o.cells) for o in routed.nets):
+                    assert tuple(grid[ny, nx]) == net_colour(i), ((x, y), (nx, ny))
+                    widened += 1
+    assert widened > 40
+    assert (grid == BLOCKED).all(axis=2).sum() == LAY.blocked.sum()   # never over blockages
 
 
 def test_cell_squares_are_uniform_apart_from_the_pin_mark(routed):
@@ -122,10 +215,94 @@ def test_legend_rows_are_capped_and_the_size_stays_predictable():
                 [(i % 8, i // 8 * 2), (i % 8, i // 8 * 2 + 1)]) for i in range(56)]
     lay = with_nets(parse_layout({"width": 8, "height": 14, "nets": []}), nets)
     img = layout_image(lay, None, scale=3)
-    rows = 4 + render.LEGEND_NETS + 1               # title, summary, 2 keys, nets, "... more"
+    rows = 5 + render.LEGEND_NETS + 1            # title, 2 summary, 2 keys, nets, "... more"
     assert img.size == image_size(lay, 3) == (24 + LEGEND_WIDTH,
                                               2 * render.LEGEND_PAD + rows * render.LEGEND_ROW)
     assert image_size(lay, 3, legend=False) == (24, 42)
+
+
+def _legend_lines(monkeypatch, lay, routes, scale):
+    """The legend's lines of text, top to bottom."""
+    lines = []
+    real = render._text
+
+    def spy(draw, xy, text, *a, **k):
+        lines.append((xy[1], text))
+        return real(draw, xy, text, *a, **k)
+    monkeypatch.setattr(render, "_text", spy)
+    img = layout_image(lay, routes, scale=scale)
+    return img, [t for _, t in sorted(lines, key=lambda p: p[0])]
+
+
+def test_legend_lists_unrouted_nets_first_and_counts_the_rest(monkeypatch):
+    # 60 nets in a column of pairs; nets 50 and 57 have a pin walled in: unrouted
+    nets = [Net(f"n{i:02d}", [(2 * (i % 15), 4 * (i // 15)), (2 * (i % 15), 4 * (i // 15) + 1)])
+            for i in range(60)]
+    nets[50] = Net("n50", [(1, 18), (3, 16)])
+    nets[57] = Net("n57", [(5, 18), (29, 16)])
+    lay = with_nets(parse_layout({"width": 30, "height": 20, "blockages": [
+        [0, 17, 2, 17], [0, 19, 2, 19], {"cell": [0, 18]}, {"cell": [2, 18]},
+        [4, 17, 6, 17], [4, 19, 6, 19], {"cell": [4, 18]}, {"cell": [6, 18]}], "nets": []}),
+        nets)
+    res = route(lay, backend="cpu")
+    assert [i for i, n in enumerate(res.nets) if not n.routed] == [50, 57]
+    img, lines = _legend_lines(monkeypatch, lay, res, 2)
+    shown = render.LEGEND_NETS                                      # a short grid: 40 rows
+    assert lines[1:3] == ["58/60 nets routed, 2 unrouted", f"wirelength {res.wirelength}"]
+    assert lines[5:7] == ["n50: UNROUTED", "n57: UNROUTED"]
+    assert lines[7].startswith("n00: routed, length ")
+    assert len(lines) == 5 + shown + 1
+    assert lines[-1] == f"... {60 - shown} more nets not shown"
+    # the rows' swatches: the unrouted nets' colours with a white centre
+    a = np.asarray(img)
+    gw = grid_box(lay, 2)[0]
+    sw = render.LEGEND_ROW - 4
+    for row, i in ((5, 50), (6, 57), (7, 0)):
+        sx, sy = gw + render.LEGEND_PAD, render.LEGEND_PAD + row * render.LEGEND_ROW + 1
+        assert tuple(a[sy + 1, sx + 1]) == net_colour(i)
+        centre = tuple(a[sy + sw // 2, sx + sw // 2])
+        assert centre == (UNROUTED_PIN if i != 0 else net_colour(0))
+    # more unrouted nets than rows: the count says how many of the hidden are unrouted
+    for i in range(60):
+        res.nets[i].routed = i % 3 != 0
+    _, lines = _legend_lines(monkeypatch, lay, res, 2)
+    assert all(t.endswith("UNROUTED") for t in lines[5:5 + 20])
+    assert lines[-1] == f"... {60 - shown} more nets not shown"     # all 20 were listed
+    for i in range(60):
+        res.nets[i].routed = i % 4 == 0                               # 45 unrouted
+    _, lines = _legend_lines(monkeypatch, lay, res, 2)
+    assert all(t.endswith("UNROUTED") for t in lines[5:5 + shown])
+    assert lines[-1] == f"... {60 - shown} more nets not shown ({45 - shown} of them unrouted)"
+
+
+def test_legend_grows_with_the_grid(monkeypatch):
+    nets = [Net(f"n{i:03d}", [(i % 50 * 2, i // 50), (i % 50 * 2 + 1, i // 50)])
+            for i in range(400)]
+    lay = with_nets(parse_layout({"width": 2048, "height": 2048, "nets": []}), nets)
+    img, lines = _legend_lines(monkeypatch, lay, None, None)
+    z = 2                                          # 2048 grid pixels: legend twice as big
+    assert img.size == image_size(lay) == (2048 + z * LEGEND_WIDTH, 2048)
+    rows = (2048 - 2 * render.LEGEND_PAD * z) // (render.LEGEND_ROW * z)
+    assert len(lines) == rows and rows - 6 > render.LEGEND_NETS
+    assert lines[-1] == f"... {400 - (rows - 6)} more nets not shown"
+
+
+def test_legend_font_draws_other_scripts(monkeypatch):
+    def legend_of(name):
+        lay = with_nets(LAY, [Net(name, [(0, 0), (1, 0)])])
+        img = np.asarray(layout_image(lay, None, scale=4))
+        gw = grid_box(lay, 4)[0]
+        y = render.LEGEND_PAD + 5 * render.LEGEND_ROW
+        return img[y:y + render.LEGEND_ROW, gw:]
+    # two Cyrillic (then Greek) letters of one width: boxes would be drawn alike
+    assert (legend_of("ЖЖЖ") != legend_of("ЩЩЩ")).any()
+    assert (legend_of("ΣΣΣ") != legend_of("ΩΩΩ")).any()
+    text, font = render._legible("Привет Ωmega", 11)
+    assert text == "Привет Ωmega" and "DejaVuSans" in font.path
+    # a script no installed font has: written as code points, never as empty boxes
+    dejavu = render._fonts()[0]
+    monkeypatch.setattr(render, "_fonts", lambda: (dejavu,))
+    assert render._legible("clk_时钟", 11)[0] == "clk_<U+65F6><U+949F>"
 
 
 def test_bare_layout_marks_every_pin(tmp_path):
@@ -135,7 +312,9 @@ def test_bare_layout_marks_every_pin(tmp_path):
     for i, net in enumerate(LAY.nets):
         for x, y in net.pins:
             assert img.getpixel(_centre(x, y, 5)) == PIN
-            assert img.getpixel((x * 5, y * 5)) == net_colour(i)
+            others = _badge_mask(img.size[::-1], 5, [p for p in LAY.pin_owner() if p != (x, y)])
+            if not others[y * 5, x * 5]:                  # the badge's ring, the net's colour
+                assert img.getpixel((x * 5, y * 5)) == net_colour(i)
 
 
 def test_scale_choice():
@@ -153,7 +332,7 @@ def test_colours_are_distinct_and_never_reserved():
     assert len(set(colours)) == 300
     reserved = {FREE, BLOCKED, PIN, UNROUTED_PIN, LEGEND_BG}
     assert not reserved & set(colours)
-    assert not reserved & {darken(c) for c in colours}
+    assert not reserved & {render.darken(c) for c in colours}
     assert all(max(c) - min(c) > 20 for c in colours)              # never grey
     with pytest.raises(ValueError):
         net_colour(-1)
@@ -170,9 +349,10 @@ def test_huge_layout_draws_one_pixel_per_cell():
     big = parse_layout({"width": 4096, "height": 4096, "blockages": [[0, 0, 4095, 0]],
                         "nets": [{"name": "a", "pins": [[0, 1], [4095, 4095]]}]}, "b.yaml")
     img = layout_image(big, None)
-    assert img.size == image_size(big) == (4096 + LEGEND_WIDTH, 4096)
+    assert img.size == image_size(big) == (4096 + 4 * LEGEND_WIDTH, 4096)
     assert img.getpixel((100, 0)) == BLOCKED and img.getpixel((100, 1)) == FREE
-    assert img.getpixel((0, 1)) == darken(net_colour(0))
+    assert img.getpixel((0, 1)) == img.getpixel((4095, 4095)) == PIN      # badges
+    assert img.getpixel((4095 - 2, 4095 - 2)) == net_colour(0)
 
 
 def test_bad_arguments(routed):
@@ -244,9 +424,11 @@ def test_gif_grows_level_by_level_then_shows_the_path(tmp_path, wave):
                              path_cells=cells, others=others)
     frames = _frames(gif)
     assert len(frames) == top + 2                      # one per level, then the path
-    s = frames[0].shape[0] // LAY.height
-    assert frames[0].shape[:2] == (LAY.height * s, LAY.width * s) and s > 1
-    painted = [int((f != (255, 255, 255)).any(axis=2).sum()) for f in frames[:-1]]
+    s = (frames[0].shape[0] - render.GIF_BAR) // LAY.height
+    assert frames[0].shape[:2] == (LAY.height * s + render.GIF_BAR,
+                                   max(LAY.width * s, render.GIF_MIN_WIDTH)) and s > 1
+    grids = [f[:LAY.height * s, :LAY.width * s] for f in frames]
+    painted = [int((f != (255, 255, 255)).any(axis=2).sum()) for f in grids[:-1]]
     assert painted == sorted(painted) and painted[0] < painted[-1]
     x, y = next(c for c in cells if c not in ((0, 7), (11, 6)))      # not under a mark
     assert tuple(frames[-1][y * s + s // 2, x * s + s // 2]) == (228, 0, 43)
@@ -269,13 +451,40 @@ def test_gif_frame_count_is_bounded(tmp_path, wave, max_frames):
         save_wavefront_gif(LAY, levels, tmp_path / "x.gif", roots=[(0, 7)], max_frames=0)
 
 
+def test_gif_has_a_colour_bar_and_a_level_counter(tmp_path, wave):
+    import matplotlib
+
+    levels, cells, others = wave
+    top = int(levels[levels != UNREACHED].max())
+    frames = _frames(save_wavefront_gif(LAY, levels, tmp_path / "w.gif", roots=[(0, 7)],
+                                        path_cells=cells, others=others))
+    h = frames[0].shape[0] - render.GIF_BAR
+    strips = [f[h:].astype(int) for f in frames]
+    x0, x1 = render.GIF_PAD, frames[0].shape[1] - render.GIF_PAD
+    lut = np.round(matplotlib.colormaps["viridis"](np.linspace(0, 1, 248))[:, :3] * 255)
+    # the bar runs through viridis from level 0 to the last (the marker at one end)
+    assert np.abs(strips[-1][8 + 6, x0] - lut[0]).max() <= 1
+    assert np.abs(strips[0][8 + 6, x1 - 1] - lut[-1]).max() <= 1
+    bar = strips[len(strips) // 2][8 + 6, x0:x1]           # a row through the colour bar
+    on_lut = [np.abs(lut - c).max(axis=1).min() <= 1 for c in bar]
+    assert sum(on_lut) >= len(bar) - 3
+    # the marker (black above the bar) moves right with the level
+    marks = [int(np.nonzero((s[8 - 4] == 0).all(axis=1))[0].mean()) for s in strips[:-1]]
+    assert marks == sorted(marks) and marks[0] < x0 + 3 and marks[-1] > x1 - 4
+    # the counter (text under the bar) differs from frame to frame
+    text = [s[8 + 12 + 2:] for s in strips[:-1]]
+    assert all((a != b).any() for a, b in zip(text, text[1:]))
+    assert len(frames) == top + 2
+
+
 def test_gif_of_a_big_grid_is_reduced(tmp_path):
     lay = parse_layout({"width": 1100, "height": 600, "nets": []})
     levels = bfs(np.ones((600, 1100), bool), (0, 0), backend="cpu")
     gif = save_wavefront_gif(lay, levels, tmp_path / "big.gif", roots=[(0, 0)],
                              path_cells=[(x, 300) for x in range(1100)], max_frames=10)
     with Image.open(gif) as im:
-        assert max(im.size) <= render.GIF_SIDE and im.n_frames == 10
+        assert im.width <= render.GIF_SIDE and im.height <= render.GIF_SIDE + render.GIF_BAR
+        assert im.n_frames == 10
 
 
 # -- atomic writes ------------------------------------------------------------------------

@@ -129,3 +129,73 @@ def test_every_routes_file_obeys_formats(lay, order):
     for other in results[1:]:
         other["engine"] = results[0]["engine"]
         assert other == results[0]     # every engine draws the same wires
+
+
+class _FakeDeviceError(Exception):
+    """Stands in for CuPy's OutOfMemoryError / CUDARuntimeError on a CPU-only machine."""
+
+
+def _failing_gpu(monkeypatch, fail_at: str):
+    """Make ``backend='auto'`` pick a 'GPU' engine (the CPU engine in disguise) whose
+    ``fail_at`` step raises a device error."""
+    from mazeroute.engines import ENGINES, resolve
+
+    real_make = router_mod.make_problem
+
+    def fake_resolve(backend="auto", strategy=None, graph=None):
+        if backend in ("auto", "gpu"):
+            return ENGINES[("cpu", "grid")].__class__(
+                "gpu", "grid", "grid", ENGINES[("cpu", "grid")].cls, "fake"), None
+        return resolve(backend, strategy, graph)
+
+    def fake_make(graph, backend, strategy):
+        problem = real_make(graph, "cpu", "grid")
+        if backend == "gpu":
+            if fail_at == "build":
+                raise _FakeDeviceError("out of memory allocating 4,096 bytes")
+            real = problem.wavefront
+            calls = [0]
+
+            def wavefront(*a, **k):
+                calls[0] += 1
+                if calls[0] == 2:
+                    raise _FakeDeviceError("cudaErrorIllegalAddress: an illegal memory access")
+                return real(*a, **k)
+            problem.wavefront = wavefront
+        return problem
+
+    monkeypatch.setattr(router_mod, "resolve", fake_resolve)
+    monkeypatch.setattr(router_mod, "make_problem", fake_make)
+    monkeypatch.setattr(router_mod, "device_errors", lambda: (_FakeDeviceError,))
+    monkeypatch.setattr(router_mod.gb, "batch_device", lambda problem: None)
+
+
+@pytest.mark.parametrize("fail_at", ["build", "search"])
+def test_gpu_fault_under_auto_goes_on_with_the_cpu_engine(monkeypatch, fail_at):
+    lay = random_layout(40, 30, density=0.2, nets=8, seed=3)
+    expected = route(lay, backend="cpu")
+    _failing_gpu(monkeypatch, fail_at)
+    router = Router(lay, "auto")
+    res = router.run()
+    assert res.engine == "cpu/grid" and "failed" in res.notice and "CPU" in res.notice
+    assert [n.cells for n in res.nets] == [n.cells for n in expected.nets]
+    assert check_routes(lay, res.to_json(), sequential=True) == []
+
+
+def test_gpu_fault_mid_way_keeps_the_wires_committed_before_it(monkeypatch):
+    lay = _layout(7, 5, [("a", [[0, 2], [6, 2]]), ("b", [[3, 0], [3, 4]])])
+    _failing_gpu(monkeypatch, "search")
+    router = Router(lay, "auto")
+    assert router.route_net(0).routed                  # first search: on the 'GPU'
+    b = router.route_net(1)                            # second: faults, redone on the CPU
+    assert router.engine == "cpu/grid" and not b.routed   # a's wire still blocks b
+
+
+@pytest.mark.parametrize("fail_at", ["build", "search"])
+def test_gpu_fault_with_backend_gpu_is_one_clear_error(monkeypatch, fail_at):
+    from mazeroute.errors import EngineUnavailable
+    lay = random_layout(40, 30, density=0.2, nets=8, seed=3)
+    _failing_gpu(monkeypatch, fail_at)
+    with pytest.raises(EngineUnavailable) as err:
+        Router(lay, "gpu").run()
+    assert "GPU" in str(err.value) and "\n" not in str(err.value)

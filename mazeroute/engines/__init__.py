@@ -29,8 +29,8 @@ from ..graph import CSRGraph, GridGraph
 from .base import BLOCKED, UNREACHED, Graph, Problem, Wavefront
 
 __all__ = ["ENGINES", "EngineSpec", "Problem", "Wavefront", "UNREACHED", "BLOCKED",
-           "bfs", "make_problem", "resolve", "gpu_available", "strategies", "NET_SEARCHES",
-           "make_net_search"]
+           "bfs", "make_problem", "resolve", "gpu_available", "gpu_status", "device_errors",
+           "first_line", "strategies", "NET_SEARCHES", "make_net_search"]
 
 
 @dataclass(frozen=True)
@@ -94,7 +94,8 @@ DEFAULT_STRATEGY = {("cpu", "grid"): "grid", ("cpu", "csr"): "csr",
 
 #: Weighted net-search engines (:class:`~mazeroute.engines.weighted.NetSearch`: "route
 #: these nets on these costs", what negotiated routing runs), by backend.
-NET_SEARCHES: dict[str, str] = {"cpu": "mazeroute.engines.weighted:CPUNetSearch"}
+NET_SEARCHES: dict[str, str] = {"cpu": "mazeroute.engines.weighted:CPUNetSearch",
+                                "gpu": "mazeroute.engines.gpu_weighted:GPUNetSearch"}
 
 
 def make_net_search(backend: str, free: np.ndarray, owner: np.ndarray, via_cost: int = 0):
@@ -106,8 +107,9 @@ def make_net_search(backend: str, free: np.ndarray, owner: np.ndarray, via_cost:
         raise InputError(f"backend {backend!r} has no weighted search; choose from "
                          + ", ".join(NET_SEARCHES), field="backend")
     if backend == "gpu" and not gpu_available():
-        raise EngineUnavailable("backend 'gpu' needs CuPy and a CUDA device, and none "
-                                "was found (install mazeroute[gpu] or use --backend cpu)")
+        raise EngineUnavailable(f"backend 'gpu' needs CuPy and a CUDA device: "
+                                f"{gpu_status()[1] or 'none is usable'} (install "
+                                "mazeroute[gpu] or use --backend cpu)")
     module, _, name = NET_SEARCHES[backend].partition(":")
     search = getattr(importlib.import_module(module), name)(free, owner, via_cost)
     search.backend = backend
@@ -120,14 +122,67 @@ def strategies(backend: str | None = None) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+#: Oldest GPU the kernels run on: they use ``__reduce_*_sync`` (sm_80) and DPX (sm_90,
+#: emulated by NVRTC below that).
+MIN_COMPUTE_CAPABILITY = (8, 0)
+
+
 @functools.cache
-def gpu_available() -> bool:
-    """True when CuPy imports and sees at least one CUDA device."""
+def gpu_status() -> tuple[bool, str]:
+    """Whether the GPU engines can run here, and if not, why (one line).
+
+    >>> ok, why = gpu_status()
+    >>> ok or why != ""
+    True
+    """
     try:
         import cupy
-        return cupy.cuda.runtime.getDeviceCount() > 0
     except Exception:
-        return False
+        return False, "CuPy is not installed"
+    try:
+        count = cupy.cuda.runtime.getDeviceCount()
+    except Exception as e:
+        return False, f"no usable CUDA device ({first_line(e)})"
+    if count < 1:
+        return False, "no CUDA device found"
+    try:
+        cc = cupy.cuda.Device().compute_capability          # e.g. "90"
+    except Exception as e:
+        return False, f"the CUDA device cannot be queried ({first_line(e)})"
+    major, minor = divmod(int(cc), 10)
+    if (major, minor) < MIN_COMPUTE_CAPABILITY:
+        need = ".".join(map(str, MIN_COMPUTE_CAPABILITY))
+        return False, (f"the GPU has compute capability {major}.{minor}; mazeroute's kernels "
+                       f"need {need} or newer")
+    return True, ""
+
+
+def gpu_available() -> bool:
+    """True when CuPy imports and sees a CUDA device new enough for the kernels."""
+    return gpu_status()[0]
+
+
+def device_errors() -> tuple[type[BaseException], ...]:
+    """The exception types of a failing GPU: out of memory, CUDA runtime and driver errors,
+    kernel compilation. Empty without CuPy (``except ()`` catches nothing)."""
+    try:
+        import cupy
+        from cupy.cuda import compiler, driver, memory, runtime
+    except Exception:
+        return ()
+    kinds = [memory.OutOfMemoryError, runtime.CUDARuntimeError, driver.CUDADriverError,
+             compiler.CompileException]
+    cuda_error = getattr(getattr(cupy, "cuda", None), "CUDAError", None)
+    if isinstance(cuda_error, type):
+        kinds.append(cuda_error)
+    return tuple(kinds)
+
+
+def first_line(e: BaseException, limit: int = 160) -> str:
+    """An exception as one short line (CUDA compile errors span pages)."""
+    text = str(e).strip().splitlines()
+    line = text[0] if text else type(e).__name__
+    return line if len(line) <= limit else line[:limit - 1] + "…"
 
 
 def resolve(backend: str = "auto", strategy: str | None = None,
@@ -165,10 +220,12 @@ def resolve(backend: str = "auto", strategy: str | None = None,
                 if prefers_cpu(graph.free):
                     backend = "cpu"
             if "gpu" in backends and not has_gpu:
-                notice = "no CUDA device with CuPy found; using the CPU engine"
+                notice = f"{gpu_status()[1] or 'no usable CUDA device'}; using the CPU engine"
     elif backend == "gpu" and not gpu_available():
-        raise EngineUnavailable("backend 'gpu' needs CuPy and a CUDA device, and none "
-                                "was found (install mazeroute[gpu] or use --backend cpu)")
+        why = gpu_status()[1] or "none is usable"
+        raise EngineUnavailable(f"backend 'gpu' needs CuPy and a CUDA device: {why} (install "
+                                "mazeroute[gpu] on a machine with a CUDA GPU, or use "
+                                "--backend cpu)")
     strategy = strategy or DEFAULT_STRATEGY[(backend, kind)]
     spec = ENGINES.get((backend, strategy))
     if spec is None:

@@ -44,6 +44,8 @@ Exactness is tested against the CPU router on random layouts, by
 
 from __future__ import annotations
 
+import time
+
 import numba
 import numpy as np
 
@@ -405,11 +407,10 @@ class GridBatch:
         return k
 
     def _state(self):
-        p = self.problem
-        p._apply_writes()                  # blockage changes the problem still queues
+        free_bits, rest, level, words_per_row = self.problem.device_state()
         h, w = self.shape
-        return (p.free_bits, self.wired, self.time, p.rest, p.level, np.int32(w),
-                np.int32(h), np.int32(p.words_per_row))
+        return (free_bits, self.wired, self.time, rest, level, np.int32(w), np.int32(h),
+                np.int32(words_per_row))
 
     def _host(self, nbytes: int, buffer: str = "_pinned") -> np.ndarray:
         """Pinned host memory of at least ``nbytes``, as int32 (asynchronous copies), from
@@ -585,3 +586,149 @@ __all__ = ["GridBatch", "batch_device", "next_batch", "wire_hits", "cascade", "w
            "records", "take", "wire_cells", "mark_wires", "window_bytes", "launch_shape",
            "OK", "GROW",
            "UNROUTED_SOURCE", "UNROUTED_TARGET", "ESCAPED"]
+
+
+#: Most nets searched in one launch.
+MAX_BATCH = 4096
+#: Side of the buckets in which the scheduler compares claims.
+_TILE = 32
+
+
+class BatchOutcome:
+    """What a :class:`BatchRun` found, per routing position ``p``: ``routed``, ``levels``,
+    ``bends``, ``seconds`` (lists), and each routed net's wire as ``cells(p)``, an ``(n, 2)``
+    array of ``x, y``, root first. Positions routed alone are not described here."""
+
+    def __init__(self, routed, levels, bends, seconds, xy, start, length):
+        self.routed, self.levels, self.bends, self.seconds = routed, levels, bends, seconds
+        self._xy, self._start, self._length = xy, start, length
+
+    def cells(self, p: int) -> np.ndarray | None:
+        if not self.routed[p]:
+            return None
+        return self._xy[self._start[p]:self._start[p] + self._length[p]]
+
+
+class BatchRun:
+    """One sequential routing run through a :class:`GridBatch` (the enactor of the batched
+    search: it owns the loop; the router supplies the nets and routes barrier nets).
+
+    Positions ``p`` index the routing sequence. A two-pin net is ``TODO`` until a search
+    gives it a result, then ``COMMITTED`` (its result may still be redone: an earlier net
+    whose claim grew can land a wire in its claim, or lift one from it) or ``FINAL``
+    (routed alone). Every net before the first ``TODO`` one is final in effect: only a
+    ``TODO`` net before it could still change it. The per-batch bookkeeping runs in
+    compiled helpers (:func:`take`): with ~40 batches of a 1000-net route, NumPy's
+    per-call overhead on small arrays would cost more than the searches themselves.
+
+    Parameters
+    ----------
+    dev : the batched search
+    shape : the grid's ``(height, width)``
+    pins : ``(n, 4)`` int64, two-pin nets' ``x0, y0, x1, y1`` in routing order
+    barrier : ``(n,)`` bool, nets this run does not search (more pins): they are routed
+        by ``route_alone(p)`` once every earlier net is final, which commits the wire
+        through the engine's problem and returns the vertex ids of the wire and of the
+        net's pins (None: unrouted)
+    """
+
+    def __init__(self, dev: GridBatch, shape: tuple[int, int], pins: np.ndarray,
+                 barrier: np.ndarray, route_alone):
+        self.dev, self.shape, self.pins, self.barrier = dev, shape, pins, barrier
+        self.route_alone = route_alone
+        n = self.n = len(pins)
+        self.margin = np.full(n, dev.margin, np.int64)
+        self.search, self.claim, self.limit = windows(
+            self.pins, self.margin, self.shape, dev.smem_limit, self.barrier)
+        # state, status, levels, bends, wire offset, wire length, grown
+        self.book = np.zeros((7, n), np.int64)
+        self.store = np.zeros(1 << 16, np.int32)      # wires, root first, back to back
+        self.used = 0
+        self.seconds = np.zeros(n)
+        self.batches = 0
+
+    def run(self) -> BatchOutcome:
+        h, w = self.shape
+        state, status = self.book[0], self.book[1]
+        todo = np.flatnonzero(state == TODO)
+        counting = np.zeros(self.n, bool)
+        while todo.size:
+            p = int(todo[0])
+            # level counts of unroutable nets whose turn is final start at once, and run
+            # on the device while the loop goes on
+            ready = np.flatnonzero((status[:p] == UNROUTED_TARGET) & ~counting[:p])
+            if ready.size:
+                counting[ready] = True
+                self.dev.count_levels(self.pins[ready, 1] * w + self.pins[ready, 0], ready)
+            if self.barrier[p]:
+                self.dev.quiesce()
+                self._alone(p)
+            else:
+                start = time.perf_counter()
+                batch = next_batch(todo, self.claim, self.barrier, w, h, _TILE, MAX_BATCH)
+                rec, off, size = records(batch, self.search, self.pins, self.limit)
+                hdr, paths = self.dev.search(rec, size)
+                self.batches += 1
+                if self.used + paths.size > self.store.size:
+                    grown = np.zeros(2 * (self.used + paths.size), np.int32)
+                    grown[:self.used] = self.store[:self.used]
+                    self.store = grown
+                self.used, redo = take(batch, hdr, off, paths, self.book, self.pins,
+                                       self.margin, self.search, self.claim, self.limit,
+                                       self.barrier, self.shape, self.dev.smem_limit,
+                                       self.store, self.used)
+                if redo.size:
+                    self.dev.uncommit(*wire_cells(redo, self.book[4], self.book[5],
+                                                  self.store, 1))
+                    self.book[5, redo] = 0
+                self.seconds[batch] += (time.perf_counter() - start) / batch.size
+            todo = np.flatnonzero(state == TODO)
+        ready = np.flatnonzero((status == UNROUTED_TARGET) & ~counting)
+        if ready.size:
+            self.dev.count_levels(self.pins[ready, 1] * w + self.pins[ready, 0], ready)
+        levels = self.book[2].copy()
+        for p, lv in zip(*(a.tolist() for a in self.dev.counted())):
+            levels[p] = lv
+        return self._outcome(levels)
+
+    def _alone(self, p: int) -> None:
+        """Route the net at ``p`` by itself, on the blockages as of its turn.
+
+        Every earlier net is final; later nets already committed are lifted for the
+        search, then put back unless the new wire lands in their claims.
+        """
+        state = self.book[0]
+        later = np.flatnonzero(state == COMMITTED)
+        later = later[later > p]
+        cells, pos = wire_cells(later, self.book[4], self.book[5], self.store, 1)
+        self.dev.uncommit(cells, pos)
+        routed = self.route_alone(p)
+        state[p] = FINAL
+        self.book[1, p] = 0
+        redo = np.zeros(0, np.int64)
+        if routed is not None:
+            wire, pins = (np.asarray(a, dtype=np.int32) for a in routed)
+            # the router committed the wire through the problem; the batch's time stamps
+            # cover its cells other than pins (pins are never wires)
+            inner = wire[~np.isin(wire, pins)]
+            self.dev.commit(inner, np.full(inner.size, p, np.int32))
+            hits = wire_hits(wire, self.shape[1], p, self.claim, state)
+            if hits.size:
+                redo = cascade(hits, self.claim, state)
+                state[redo] = TODO
+                self.book[5, redo] = 0
+        keep = np.isin(pos, redo, invert=True)
+        self.dev.commit(cells[keep], pos[keep])
+
+    def _outcome(self, levels: np.ndarray) -> BatchOutcome:
+        w = self.shape[1]
+        book = self.book
+        wired = (book[1] == OK) & (book[0] == COMMITTED)
+        ok = np.flatnonzero(wired)
+        # every wire's cells as one (x, y) array; each net gets a view of its rows
+        cells, _ = wire_cells(ok, book[4], book[5], self.store, 0)
+        xy = np.stack([cells % w, cells // w], axis=1)
+        start = np.zeros(self.n, np.int64)
+        start[ok] = np.cumsum(book[5, ok]) - book[5, ok]
+        return BatchOutcome(wired.tolist(), levels.tolist(), book[3].tolist(),
+                            self.seconds.tolist(), xy, start.tolist(), book[5].tolist())

@@ -49,6 +49,7 @@ from .cuda import device_attributes, get_kernel
 from .gpu_base import DeviceProblem
 from .gpu_sweep import SweepWavefront, fits
 from .gpu_tree import TreeWavefront
+from .gpu_tree import fits as tree_fits
 
 TILE_COLS = 64
 WARPS = 8                       # warps per block of the persistent kernel (grid.cu WARPS)
@@ -142,6 +143,8 @@ class GridRelaxProblem(DeviceProblem):
         self.runs = 0                      # wavefront launches (window growth included)
         if mode == "tree" and not is_forest(graph.free):
             raise ValueError("mode 'tree' needs a layout whose free cells form a forest")
+        if mode == "tree" and not tree_fits(h, w):
+            raise ValueError(f"mode 'tree' numbers arcs in int32: {h} x {w} is too large")
         self._mode = None if mode == "auto" else mode     # auto: chosen when first needed
         self._tree: TreeWavefront | None = None
         self._sweep: SweepWavefront | None = None     # built by the first whole wavefront
@@ -156,7 +159,8 @@ class GridRelaxProblem(DeviceProblem):
                 h, w = self.shape
                 self._mode = "sweep" if fits(h, w) else "tiles"
             else:
-                self._mode = "tree" if is_forest(free) else "tiles"
+                self._mode = ("tree" if tree_fits(*self.shape) and is_forest(free)
+                              else "tiles")
         return self._mode
 
     # -- Problem interface -------------------------------------------------------------
@@ -269,6 +273,13 @@ class GridRelaxProblem(DeviceProblem):
         self._start_whole()
         self._sweep.run(self.level, self.free_bits, sources)
         return self._sweep.max_level() + 1
+
+    def device_state(self) -> tuple:
+        """The device arrays a batched search shares (:class:`~.gpu_batch.GridBatch`):
+        ``free_bits, rest, level, words_per_row``, with every queued blockage change
+        applied first."""
+        self._apply_writes()
+        return self.free_bits, self.rest, self.level, self.words_per_row
 
     def _start_whole(self) -> None:
         """Before a run that labels the whole grid: blockage changes in, all of it dirty."""

@@ -37,6 +37,17 @@ import numpy as np
 from .cuda import get_kernel
 
 _STEPS = ((0, -1), (1, 0), (0, 1), (-1, 0))      # kernels/tree.cu: up, right, down, left
+#: kernels/tree.cu numbers arcs ``4 * cell + direction`` in int32.
+MAX_ARCS = 2**31 - 1
+
+
+def fits(height: int, width: int) -> bool:
+    """Whether every arc id ``4 * cell + direction`` of the grid fits in an int32.
+
+    >>> fits(16384, 32768), fits(16384, 32769)
+    (True, False)
+    """
+    return 4 * height * width - 1 <= MAX_ARCS
 
 
 class TreeWavefront:
@@ -51,6 +62,9 @@ class TreeWavefront:
     _KERNELS = ("tree_arcs", "tree_succ", "tree_rank", "tree_steps", "tree_levels")
 
     def __init__(self, height: int, width: int, words_per_row: int):
+        if not fits(height, width):
+            raise ValueError(f"a {height} x {width} grid has more arcs than kernels/tree.cu "
+                             "can number in int32")
         self.height, self.width, self.words_per_row = height, width, words_per_row
         k = {name: get_kernel("tree", name) for name in self._KERNELS}
         self._arcs, self._succ, self._rank = k["tree_arcs"], k["tree_succ"], k["tree_rank"]

@@ -32,8 +32,9 @@ from itertools import chain
 import numpy as np
 
 from ..backtrace import backtrace, bends
-from ..engines import Problem, make_problem, resolve
+from ..engines import Problem, device_errors, first_line, make_problem, resolve
 from ..engines import gpu_batch as gb
+from ..errors import EngineUnavailable
 from ..layout import Cell, Layout
 from .result import NetRoute, RouteResult
 
@@ -74,23 +75,51 @@ class Router:
     def __init__(self, layout: Layout, backend: str = "auto", strategy: str | None = None):
         self.layout = layout
         self.grid = layout.grid()
+        self._requested = backend
         spec, self.notice = resolve(backend, strategy, self.grid)
-        self.problem: Problem = make_problem(self.grid, spec.backend, spec.strategy)
         self.engine = f"{spec.backend}/{spec.strategy}"
-        self.committed = 0
         pins = _pin_coords(layout.nets)
-        if pins.size:
-            self.problem.set_blocked(self.grid.vertices(pins))
         # net i's pins as rows x, y of pin_xy from pin_start[i] on (the batched loop's input)
         self.pin_xy = pins.reshape(-1, 2)
         self.pin_count = np.fromiter((len(net.pins) for net in layout.nets), np.int64,
                                      len(layout.nets))
         self.pin_start = np.cumsum(self.pin_count) - self.pin_count
-        self.batch = gb.batch_device(self.problem)
+        self.committed = 0
         self.batches = 0                 # batched launches of the last run
+        self._wires: list[np.ndarray] = []     # committed wires' vertices, in order
+        try:
+            self._build(spec.backend, spec.strategy)
+        except device_errors() as e:
+            self._device_failed(e)
+
+    def _build(self, backend: str, strategy: str) -> None:
+        """The engine's problem with every pin and committed wire blocked."""
+        self.problem: Problem = make_problem(self.grid, backend, strategy)
+        self.engine = f"{backend}/{strategy}"
+        blocked = [self.grid.vertices(self.pin_xy), *self._wires]
+        cells = np.concatenate(blocked) if blocked else np.zeros(0, np.int64)
+        if cells.size:
+            self.problem.set_blocked(cells)
+        self.batch = gb.batch_device(self.problem)
+
+    def _device_failed(self, e: BaseException) -> None:
+        """A GPU fault (out of memory, a CUDA error): under ``auto`` go on with the CPU
+        engine from the state committed so far, with a notice; else one clear error."""
+        if self._requested != "auto" or not self.engine.startswith("gpu"):
+            raise EngineUnavailable(f"the GPU engine failed: {first_line(e)}") from None
+        failed = self.engine
+        self._build("cpu", resolve("cpu", None, self.grid)[0].strategy)
+        self.notice = f"{failed} failed ({first_line(e)}); using the CPU engine"
 
     def route_net(self, index: int) -> NetRoute:
         """Route net ``index`` against everything committed so far, and commit it."""
+        try:
+            return self._route_net(index)
+        except device_errors() as e:
+            self._device_failed(e)
+            return self._route_net(index)
+
+    def _route_net(self, index: int) -> NetRoute:
         net = self.layout.nets[index]
         result = NetRoute(net.name, list(net.pins))
         start = time.perf_counter()
@@ -115,7 +144,9 @@ class Router:
             self.problem.set_blocked(pins)
         else:
             cells = np.concatenate(tree)
-            self.problem.set_blocked(self.grid.vertices(cells))
+            wire = self.grid.vertices(cells)
+            self.problem.set_blocked(wire)
+            self._wires.append(wire)
             result.routed, result.order = True, self.committed
             result.set_cells(cells)
             result.length = len(cells) - 1
@@ -125,6 +156,13 @@ class Router:
 
     def full_wavefront(self, index: int) -> np.ndarray:
         """Levels of a complete wavefront from net ``index``'s root, given the state now."""
+        try:
+            return self._full_wavefront(index)
+        except device_errors() as e:
+            self._device_failed(e)
+            return self._full_wavefront(index)
+
+    def _full_wavefront(self, index: int) -> np.ndarray:
         net = self.layout.nets[index]
         pins = self.grid.vertices(net.pins)
         self.problem.set_blocked(pins, False)
@@ -135,175 +173,79 @@ class Router:
 
     def run(self, order: str = "file",
             progress: Callable[[int, int, NetRoute], None] | None = None) -> RouteResult:
-        """Route every net in ``order``; results come back in file order."""
+        """Route every net in ``order``; results come back in file order.
+
+        A GPU fault under ``backend="auto"`` restarts the run on the CPU engine (see
+        :attr:`notice`); with ``backend="gpu"`` it is an
+        :class:`~mazeroute.errors.EngineUnavailable` error.
+        """
         start = time.perf_counter()
         sequence = net_order(self.layout, order)
-        self.batches = 0
-        batched = (_BatchRun(self, sequence).run() if self.batch is not None and sequence
-                   else None)
-        results: dict[int, NetRoute] = {}
-        for k, i in enumerate(sequence):
-            results[i] = batched[i] if batched is not None else self.route_net(i)
-            if progress:
-                progress(k + 1, len(sequence), results[i])
+        committed, wires = self.committed, len(self._wires)
+        try:
+            results = self._run(sequence, progress)
+        except device_errors() as e:
+            self.committed = committed
+            del self._wires[wires:]
+            self._device_failed(e)
+            results = self._run(sequence, progress)
         return RouteResult(self.layout, [results[i] for i in range(len(self.layout.nets))],
                            self.engine, order, time.perf_counter() - start, self.notice)
 
-
-#: Most nets searched in one launch.
-MAX_BATCH = 4096
-#: Side of the buckets in which the scheduler compares claims.
-_TILE = 32
-
-
-class _BatchRun:
-    """One :meth:`Router.run` through the engine's batched search.
-
-    Positions ``p`` index the routing sequence. A two-pin net is ``TODO`` until a search
-    gives it a result, then ``COMMITTED`` (its result may still be redone: an earlier net
-    whose claim grew can land a wire in its claim, or lift one from it) or ``FINAL``
-    (routed alone). Every net before the first ``TODO`` one is final in effect: only a
-    ``TODO`` net before it could still change it. The per-batch bookkeeping runs in
-    compiled helpers (:func:`~mazeroute.engines.gpu_batch.take`): with ~40 batches of
-    a 1000-net route, NumPy's per-call overhead on small arrays would cost more than
-    the searches themselves.
-    """
-
-    def __init__(self, router: Router, sequence: list[int]):
-        self.router, self.sequence = router, sequence
-        self.dev = router.batch
-        n = self.n = len(sequence)
-        self.shape = router.grid.shape
-        seq = np.asarray(sequence, dtype=np.int64)
-        two = router.pin_count[seq] == 2
-        self.pins = np.zeros((n, 4), np.int64)
-        idx = np.flatnonzero(two)
-        if idx.size:
-            first = router.pin_start[seq[idx]]
-            self.pins[idx] = np.hstack([router.pin_xy[first], router.pin_xy[first + 1]])
-        self.margin = np.full(n, self.dev.margin, np.int64)
-        self.barrier = ~two
-        self.search, self.claim, self.limit = gb.windows(
-            self.pins, self.margin, self.shape, self.dev.smem_limit, self.barrier)
-        # state, status, levels, bends, wire offset, wire length, grown
-        self.book = np.zeros((7, n), np.int64)
-        self.store = np.zeros(1 << 16, np.int32)      # wires, root first, back to back
-        self.used = 0
-        self.seconds = np.zeros(n)
-        self.alone: dict[int, NetRoute] = {}
-
-    def run(self) -> dict[int, NetRoute]:
-        h, w = self.shape
-        state, status = self.book[0], self.book[1]
-        todo = np.flatnonzero(state == gb.TODO)
-        counting = np.zeros(self.n, bool)
-        while todo.size:
-            p = int(todo[0])
-            # level counts of unroutable nets whose turn is final start at once, and run
-            # on the device while the loop goes on
-            ready = np.flatnonzero((status[:p] == gb.UNROUTED_TARGET) & ~counting[:p])
-            if ready.size:
-                counting[ready] = True
-                self.dev.count_levels(self.pins[ready, 1] * w + self.pins[ready, 0], ready)
-            if self.barrier[p]:
-                self.dev.quiesce()
-                self._alone(p)
-            else:
-                start = time.perf_counter()
-                batch = gb.next_batch(todo, self.claim, self.barrier, w, h, _TILE, MAX_BATCH)
-                rec, off, size = gb.records(batch, self.search, self.pins, self.limit)
-                hdr, paths = self.dev.search(rec, size)
-                self.router.batches += 1
-                if self.used + paths.size > self.store.size:
-                    grown = np.zeros(2 * (self.used + paths.size), np.int32)
-                    grown[:self.used] = self.store[:self.used]
-                    self.store = grown
-                self.used, redo = gb.take(batch, hdr, off, paths, self.book, self.pins,
-                                          self.margin, self.search, self.claim, self.limit,
-                                          self.barrier, self.shape, self.dev.smem_limit,
-                                          self.store, self.used)
-                if redo.size:
-                    self.dev.uncommit(*gb.wire_cells(redo, self.book[4], self.book[5],
-                                                     self.store, 1))
-                    self.book[5, redo] = 0
-                self.seconds[batch] += (time.perf_counter() - start) / batch.size
-            todo = np.flatnonzero(state == gb.TODO)
-        ready = np.flatnonzero((status == gb.UNROUTED_TARGET) & ~counting)
-        if ready.size:
-            self.dev.count_levels(self.pins[ready, 1] * w + self.pins[ready, 0], ready)
-        results = self._results()
-        for p, levels in zip(*(a.tolist() for a in self.dev.counted())):
-            results[self.sequence[p]].levels = levels
+    def _run(self, sequence: list[int], progress) -> dict[int, NetRoute]:
+        self.batches = 0
+        batched = _batched(self, sequence) if self.batch is not None and sequence else None
+        results: dict[int, NetRoute] = {}
+        for k, i in enumerate(sequence):
+            results[i] = batched[i] if batched is not None else self._route_net(i)
+            if progress:
+                progress(k + 1, len(sequence), results[i])
         return results
 
-    def _alone(self, p: int) -> None:
-        """Route the net at ``p`` by itself, on the blockages as of its turn.
 
-        Every earlier net is final; later nets already committed are lifted for the
-        search, then put back unless the new wire lands in their claims.
-        """
-        router, state = self.router, self.book[0]
-        later = np.flatnonzero(state == gb.COMMITTED)
-        later = later[later > p]
-        cells, pos = gb.wire_cells(later, self.book[4], self.book[5], self.store, 1)
-        self.dev.uncommit(cells, pos)
-        result = router.route_net(self.sequence[p])
-        self.alone[p] = result
-        state[p] = gb.FINAL
-        self.book[1, p] = 0
-        redo = np.zeros(0, np.int64)
-        if result.routed:
-            grid = router.grid
-            wire = grid.vertices(np.array(result.cells)).astype(np.int32)
-            pins = grid.vertices(np.array(router.layout.nets[self.sequence[p]].pins))
-            inner = wire[~np.isin(wire, pins)]
-            self.dev.commit(inner, np.full(inner.size, p, np.int32))
-            hits = gb.wire_hits(wire, self.shape[1], p, self.claim, state)
-            if hits.size:
-                redo = gb.cascade(hits, self.claim, state)
-                state[redo] = gb.TODO
-                self.book[5, redo] = 0
-        keep = np.isin(pos, redo, invert=True)
-        self.dev.commit(cells[keep], pos[keep])
+def _batched(router: Router, sequence: list[int]) -> dict[int, NetRoute]:
+    """Route ``sequence`` through the engine's batched search
+    (:class:`~mazeroute.engines.gpu_batch.BatchRun`): two-pin nets many per launch, the
+    others routed here, alone, when the run reaches them."""
+    n = len(sequence)
+    seq = np.asarray(sequence, dtype=np.int64)
+    two = router.pin_count[seq] == 2
+    pins = np.zeros((n, 4), np.int64)
+    idx = np.flatnonzero(two)
+    if idx.size:
+        first = router.pin_start[seq[idx]]
+        pins[idx] = np.hstack([router.pin_xy[first], router.pin_xy[first + 1]])
+    alone: dict[int, NetRoute] = {}
 
-    def _results(self) -> dict[int, NetRoute]:
-        """NetRoutes in the form :meth:`Router.route_net` gives them, order numbers set."""
-        router, w = self.router, self.shape[1]
-        nets = router.layout.nets
-        book = self.book
-        wired = (book[1] == gb.OK) & (book[0] == gb.COMMITTED)
-        ok = np.flatnonzero(wired)
-        # every wire's cells as one (x, y) array; each net gets a view of its rows
-        cells, _ = gb.wire_cells(ok, book[4], book[5], self.store, 0)
-        xy = np.stack([cells % w, cells // w], axis=1)
-        start = np.zeros(self.n, np.int64)
-        start[ok] = np.cumsum(book[5, ok]) - book[5, ok]
-        wired, start, levels, bends, length, seconds = (
-            wired.tolist(), start.tolist(), book[2].tolist(), book[3].tolist(),
-            book[5].tolist(), self.seconds.tolist())
-        out: dict[int, NetRoute] = {}
-        order = 0
-        new = object.__new__
-        for p, i in enumerate(self.sequence):
-            r = self.alone.get(p)
-            if r is None:
-                # the fields NetRoute(...) and set_cells() would give, set at once: the
-                # dataclass __init__ costs about a millisecond per 1000 nets
-                net, ok = nets[i], wired[p]
-                r = new(NetRoute)
-                r.__dict__ = {"name": net.name, "pins": list(net.pins), "routed": ok,
-                              "order": order if ok else None,
-                              "length": length[p] - 1 if ok else 0,
-                              "bends": bends[p] if ok else 0, "levels": levels[p],
-                              "seconds": seconds[p], "_cells": None if ok else [],
-                              "_xy": xy[start[p]:start[p] + length[p]] if ok else None}
-                order += ok
-            elif r.routed:
-                r.order = order
+    def route_alone(p: int) -> tuple[np.ndarray, np.ndarray] | None:
+        alone[p] = result = router._route_net(sequence[p])
+        if not result.routed:
+            return None
+        grid = router.grid
+        return grid.vertices(np.array(result.cells)), grid.vertices(np.array(result.pins))
+
+    run = gb.BatchRun(router.batch, router.grid.shape, pins, ~two, route_alone)
+    out = run.run()
+    router.batches = run.batches
+    nets = router.layout.nets
+    results: dict[int, NetRoute] = {}
+    order = 0
+    for p, i in enumerate(sequence):
+        r = alone.get(p)
+        if r is None:
+            xy = out.cells(p)
+            r = NetRoute(nets[i].name, list(nets[i].pins), levels=out.levels[p],
+                         seconds=out.seconds[p])
+            if xy is not None:
+                r.routed, r.order, r.length, r.bends = True, order, len(xy) - 1, out.bends[p]
+                r.set_cells(xy)
                 order += 1
-            out[i] = r
-        router.committed = order
-        return out
+        elif r.routed:
+            r.order = order
+            order += 1
+        results[i] = r
+    router.committed = order
+    return results
 
 
 def _window(shape, sources: np.ndarray, target: Cell, level: int) -> tuple[int, int, int, int]:

@@ -1,0 +1,335 @@
+// GAMER (Lin et al., "GAMER: GPU-Accelerated Maze Routing", IEEE TCAD 2023): shortest
+// paths over integer cell costs by Bellman-Ford, each round a min-plus sweep of every row
+// (left to right and right to left: d[x] = min(d[x], d[x - 1] + cost[x])) then of every
+// column, until a sweep changes nothing; applied, as kernels/route_batch.cu does for BFS,
+// to many nets per launch: one thread block per net, each in its own box. A block grows
+// its net's tree (multi-source searches from the tree so far) and draws each branch with
+// the backtrace of mazeroute/engines/weighted.py, so that the wires equal the CPU
+// engine's. Host side, and why the results are exact: mazeroute/engines/gpu_weighted.py.
+//
+// weighted_route: per block, request rec[blockIdx.x] (fields R_* below):
+//   * its box's distances: in shared memory (launches with useShared: distances, and
+//     costs with 0 for a cell the net may not enter), or in its own box of the full-grid
+//     array `gdist` (boxes of one launch are pairwise disjoint);
+//   * sources at 0, every other cell INF; sweeps until nothing changes, which is the exact
+//     fixpoint: every value is the cost of a real path, and no edge can lower any;
+//   * the cheapest pin not yet in the tree (the first of equals) is joined by the
+//     backtrace, its cells become sources at 0 and the sweeps resume from the distances
+//     they left (still costs of real paths from the grown tree: the fixpoint is exact
+//     again); when every pin not in the tree is at INF, the net is unreachable;
+//   * the tree's cells (vertex ids) go to the block's scratch segment seg[R_SEG ..]
+//     (room for the box's area: a tree never repeats a cell), then to the compact output
+//     `out` at an offset taken by one atomicAdd on *used; hdr[R_ROW] = status, cells,
+//     offset.
+// set_costs: cost[idx[i]] = val[i], the cells a route call names as changed.
+
+// The host passes these from mazeroute/engines/weighted.py and gpu_weighted.py; the
+// fallbacks serve a plain compile check, and tests/test_gpu_weighted_host.py ties them.
+#ifndef COST_MAX
+#define COST_MAX 65535
+#endif
+#ifndef DIST_MAX
+#define DIST_MAX 4294967294u
+#endif
+#ifndef BLOCKED_CODE
+#define BLOCKED_CODE (-2147483647 - 1)   // cell code of a blocked cell (else: its owner)
+#endif
+static_assert(COST_MAX >= 1 && COST_MAX <= 0xFFFF, "costs are stored as uint16");
+static_assert((unsigned long long)DIST_MAX <= 0xFFFFFFFEull,
+              "distances are uint32 with one value left for unreached");
+#define INF ((unsigned)(DIST_MAX) + 1u)  // unreached (above DIST_MAX: unreachable)
+
+// request record: int64 fields (gpu_weighted.py REC, R_*)
+#define REC 9
+#define R_ROW 0      // the request's row in hdr
+#define R_NET 1
+#define R_X0 2       // box, inclusive
+#define R_Y0 3
+#define R_X1 4
+#define R_Y1 5
+#define R_PIN0 6     // pins[R_PIN0 .. R_PIN1): its pins as vertex ids, the root first
+#define R_PIN1 7
+#define R_SEG 8      // start of its scratch segment in seg
+// result header per request (gpu_weighted.py HDR, ST_*): status, cells, offset in out
+#define HDR 3
+#define ST_OK 1
+#define ST_UNREACHABLE 2
+#define ST_ERROR 3   // the backtrace found no predecessor (distances not exact: a bug)
+
+// -DPROBE: counters in g_probe (searches, sweeps, backtrace steps, clock cycles of the
+// blocks), read by benchmarks/weighted_probe.py
+#ifdef PROBE
+__device__ unsigned long long g_probe[4];
+#define PROBE_ADD(k, x) atomicAdd(g_probe + (k), (unsigned long long)(x))
+#else
+#define PROBE_ADD(k, x)
+#endif
+
+__device__ __forceinline__ unsigned satAdd(unsigned d, unsigned c) {
+    return d > INF - c ? INF : d + c;
+}
+
+__device__ __forceinline__ bool passable(int code, int net) {
+    return code == -1 || code == net;
+}
+
+// A box in shared memory: distances, then costs (0: the net may not enter the cell).
+// Rows are `pitch` (odd) apart, so that a thread per row touches distinct banks.
+struct SharedBox {
+    unsigned* d;
+    unsigned short* c;
+    int pitch;
+
+    __device__ __forceinline__ unsigned* at(int x, int y) const { return d + y * pitch + x; }
+    __device__ __forceinline__ unsigned cost(int x, int y) const { return c[y * pitch + x]; }
+
+    __device__ void init(const int* code, const unsigned short* cost, long long base,
+                         int width, int net, int bw, int bh) const {
+        for (int i = threadIdx.x; i < bw * bh; i += blockDim.x) {
+            const int y = i / bw, x = i - y * bw;
+            const long long g = base + (long long)y * width + x;
+            c[y * pitch + x] = passable(__ldg(code + g), net) ? __ldg(cost + g) : 0;
+            d[y * pitch + x] = INF;
+        }
+    }
+};
+
+// A box of the full-grid distance array in global memory; costs and codes read there.
+struct GlobalBox {
+    unsigned* d;
+    const unsigned short* c;
+    const int* code;
+    long long base;
+    int width, net;
+
+    __device__ __forceinline__ long long index(int x, int y) const {
+        return base + (long long)y * width + x;
+    }
+    __device__ __forceinline__ unsigned* at(int x, int y) const { return d + index(x, y); }
+    __device__ __forceinline__ unsigned cost(int x, int y) const {
+        const long long g = index(x, y);
+        return passable(__ldg(code + g), net) ? __ldg(c + g) : 0u;
+    }
+
+    __device__ void init(const int*, const unsigned short*, long long, int, int, int bw,
+                         int bh) const {
+        const long long area = (long long)bw * bh;
+        for (long long i = threadIdx.x; i < area; i += blockDim.x) {
+            const int y = (int)(i / bw), x = (int)(i - (long long)y * bw);
+            *at(x, y) = INF;
+        }
+    }
+};
+
+// One way of a min-plus sweep over the n cells (x + i dx, y + i dy), i = first, first +
+// step, ...: a cell the net may enter takes min(its value, carry + its cost), and every
+// cell hands its value on as the carry (a source the net may not enter still starts
+// paths, at 0); the carry starts at INF. Cells are read SWEEP_CHUNK at a time, so that
+// their loads overlap and only the carry chain runs one cell after another.
+#define SWEEP_CHUNK 8
+template <class Box>
+__device__ bool sweepWay(const Box& b, int x, int y, int dx, int dy, int n, int first,
+                         int step) {
+    bool changed = false;
+    unsigned carry = INF;
+    for (int k0 = 0; k0 < n; k0 += SWEEP_CHUNK) {
+        unsigned c[SWEEP_CHUNK], v[SWEEP_CHUNK];
+#pragma unroll
+        for (int k = 0; k < SWEEP_CHUNK; ++k) {
+            const int i = first + (k0 + k) * step;
+            if (k0 + k < n) {
+                c[k] = b.cost(x + i * dx, y + i * dy);
+                v[k] = *b.at(x + i * dx, y + i * dy);
+            }
+        }
+#pragma unroll
+        for (int k = 0; k < SWEEP_CHUNK; ++k) {
+            if (k0 + k < n) {
+                const unsigned nv = c[k] ? min(v[k], satAdd(carry, c[k])) : v[k];
+                if (nv != v[k]) {
+                    const int i = first + (k0 + k) * step;
+                    *b.at(x + i * dx, y + i * dy) = nv;
+                    changed = true;
+                }
+                carry = nv;
+            }
+        }
+    }
+    return changed;
+}
+
+// A two-way sweep of a line: left to right (top to bottom), then back.
+template <class Box>
+__device__ bool sweepLine(const Box& b, int x, int y, int dx, int dy, int n) {
+    const bool fwd = sweepWay(b, x, y, dx, dy, n, 0, 1);
+    return sweepWay(b, x, y, dx, dy, n, n - 1, -1) || fwd;
+}
+
+// Bellman-Ford to the fixpoint: row sweeps, column sweeps, alternately, a thread a line,
+// until a sweep other than the first changes nothing (after a full two-way sweep of every
+// row, every row edge holds; if the column sweep after it changes nothing, every edge
+// holds). Every thread must call it; it ends with a barrier.
+template <class Box>
+__device__ void relax(const Box& b, int bw, int bh) {
+    for (int pass = 0;; ++pass) {
+        bool changed = false;
+        if (pass & 1) {
+            for (int x = threadIdx.x; x < bw; x += blockDim.x)
+                changed |= sweepLine(b, x, 0, 0, 1, bh);
+        } else {
+            for (int y = threadIdx.x; y < bh; y += blockDim.x)
+                changed |= sweepLine(b, 0, y, 1, 0, bw);
+        }
+        if (!__syncthreads_or(changed) && pass > 0) {
+            if (threadIdx.x == 0) PROBE_ADD(1, pass + 1);
+            break;
+        }
+    }
+}
+
+__shared__ int s_status;   // 0 while the tree grows, then ST_*
+__shared__ int s_cells;    // cells in the tree
+__shared__ int s_start;    // offset of the tree in out
+
+// Thread 0, after a search: join the cheapest pin not yet in the tree (the first of
+// equals) by the backtrace: from it, step to a neighbour n in the box with
+// d[n] + cost[cur] == d[cur], the current heading first, else up, left, right, down;
+// stop at a cell of distance 0 (the tree). Returns 0 (search again: a pin is still not
+// in the tree) or the final status.
+template <class Box>
+__device__ int connect(const Box& b, const int* pins, long long p0, long long p1, int width,
+                       int x0, int y0, int bw, int bh, int* tree) {
+    unsigned best = INF;
+    int t = -1;
+    bool unreached = false;
+    for (long long j = p0 + 1; j < p1; ++j) {
+        const int p = pins[j];
+        const unsigned dv = *b.at(p % width - x0, p / width - y0);
+        unreached |= dv == INF;
+        if (dv > 0 && dv < best) {              // pins already in the tree add nothing
+            best = dv;
+            t = p;
+        }
+    }
+    // A pin beyond DIST_MAX of the tree may come within it once the tree has grown
+    // towards it: the net fails only when no pin left is reached.
+    if (t < 0) return unreached ? ST_UNREACHABLE : ST_OK;
+    const long long room = (long long)bw * bh;
+    const int n = s_cells;
+    int m = 0;
+    int cx = t % width - x0, cy = t / width - y0, heading = -1;
+    while (true) {
+        const unsigned dc = *b.at(cx, cy);
+        if (dc == 0) break;
+        PROBE_ADD(2, 1);
+        if (n + m >= room) return ST_ERROR;
+        tree[n + m++] = (y0 + cy) * width + x0 + cx;
+        const unsigned want = dc - b.cost(cx, cy);
+        int next = -1;
+        for (int k = 0; k < 5 && next < 0; ++k) {
+            const int dir = k == 0 ? heading : k - 1;
+            if (dir < 0 || (k > 0 && dir == heading)) continue;
+            const int nx = cx + (dir == 1 ? -1 : dir == 2 ? 1 : 0);
+            const int ny = cy + (dir == 0 ? -1 : dir == 3 ? 1 : 0);
+            if (nx < 0 || nx >= bw || ny < 0 || ny >= bh) continue;
+            if (*b.at(nx, ny) == want) next = dir;
+        }
+        if (next < 0) return ST_ERROR;
+        heading = next;
+        cx += next == 1 ? -1 : next == 2 ? 1 : 0;
+        cy += next == 0 ? -1 : next == 3 ? 1 : 0;
+    }
+    // tree[n ..] holds the branch target first: the result lists it from the tree out
+    for (int i = n, j = n + m - 1; i < j; ++i, --j) {
+        const int v = tree[i];
+        tree[i] = tree[j];
+        tree[j] = v;
+    }
+    for (int i = n; i < n + m; ++i) *b.at(tree[i] % width - x0, tree[i] / width - y0) = 0;
+    s_cells = n + m;
+    for (long long j = p0 + 1; j < p1; ++j) {   // another search only if a pin is left
+        const int p = pins[j];
+        if (*b.at(p % width - x0, p / width - y0) != 0) return 0;
+    }
+    return ST_OK;
+}
+
+template <class Box>
+__device__ void routeNet(const Box& b, const long long* r, const int* code,
+                         const unsigned short* cost, const int* pins, int width, int* seg,
+                         int* out, int* hdr, int* used) {
+    const int net = (int)r[R_NET];
+    const int x0 = (int)r[R_X0], y0 = (int)r[R_Y0];
+    const int bw = (int)r[R_X1] - x0 + 1, bh = (int)r[R_Y1] - y0 + 1;
+    const long long p0 = r[R_PIN0], p1 = r[R_PIN1];
+    int* tree = seg + r[R_SEG];
+#ifdef PROBE
+    const long long t0 = clock64();
+#endif
+    b.init(code, cost, (long long)y0 * width + x0, width, net, bw, bh);
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        const int root = pins[p0];
+        *b.at(root % width - x0, root / width - y0) = 0;
+        tree[0] = root;
+        s_cells = 1;
+        s_status = p1 - p0 > 1 ? 0 : ST_OK;
+    }
+    __syncthreads();
+    while (s_status == 0) {
+        relax(b, bw, bh);
+        if (threadIdx.x == 0) {
+            PROBE_ADD(0, 1);
+            s_status = connect(b, pins, p0, p1, width, x0, y0, bw, bh, tree);
+        }
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+        const int n = s_status == ST_OK ? s_cells : 0;
+        const int start = n ? atomicAdd(used, n) : 0;
+        int* h = hdr + r[R_ROW] * HDR;
+        h[0] = s_status;
+        h[1] = n;
+        h[2] = start;
+        s_cells = n;
+        s_start = start;
+        PROBE_ADD(3, clock64() - t0);
+    }
+    __syncthreads();
+    for (int i = threadIdx.x; i < s_cells; i += blockDim.x) out[s_start + i] = tree[i];
+}
+
+// rec: count records; code: per cell BLOCKED_CODE or its owner (-1: nobody); cost: per
+// cell; gdist: the full grid's distances (global launches only); pins: vertex ids.
+extern "C" __global__ void __launch_bounds__(1024)
+weighted_route(const long long* rec, int count, const int* __restrict__ code,
+               const unsigned short* __restrict__ cost, unsigned* gdist,
+               const int* __restrict__ pins, int width, int useShared, int* seg, int* out,
+               int* hdr, int* used) {
+    if ((int)blockIdx.x >= count) return;
+    const long long* r = rec + (long long)blockIdx.x * REC;
+    if (useShared) {
+        extern __shared__ unsigned smem[];
+        const int bw = (int)(r[R_X1] - r[R_X0]) + 1, bh = (int)(r[R_Y1] - r[R_Y0]) + 1;
+        SharedBox b;
+        b.pitch = bw | 1;
+        b.d = smem;
+        b.c = (unsigned short*)(smem + bh * b.pitch);
+        routeNet(b, r, code, cost, pins, width, seg, out, hdr, used);
+    } else {
+        GlobalBox b;
+        b.d = gdist;
+        b.c = cost;
+        b.code = code;
+        b.base = r[R_Y0] * width + r[R_X0];
+        b.width = width;
+        b.net = (int)r[R_NET];
+        routeNet(b, r, code, cost, pins, width, seg, out, hdr, used);
+    }
+}
+
+extern "C" __global__ void set_costs(const int* __restrict__ idx, const int* __restrict__ val,
+                                     int n, unsigned short* cost) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        cost[idx[i]] = (unsigned short)val[i];
+}

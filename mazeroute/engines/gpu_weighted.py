@@ -1,0 +1,434 @@
+"""The weighted net search on the GPU (kernels/weighted.cu): GAMER's sweeps, many nets a launch.
+
+:class:`GPUNetSearch` implements :class:`~mazeroute.engines.weighted.NetSearch` the way
+GAMER (Lin et al., "GAMER: GPU-Accelerated Maze Routing", IEEE TCAD 2023) computes routing
+costs: Bellman-Ford by alternating min-plus sweeps of the rows (both ways) and of the
+columns over the cost grid, until a sweep changes nothing. As ``route_batch.cu`` does for
+BFS, one launch searches many nets, one thread block per request, each in its own box.
+
+Device state (built once per layout)
+    ``code``: per cell :data:`BLOCKED_CODE` where the cell is blocked, else its owner (-1:
+    nobody), so that one read tells whether a net may enter it; ``cost`` (uint16), kept
+    in step with the caller's array through the ``changed`` hints of :meth:`route`; and,
+    made when a box too big for shared memory first comes, the full grid's uint32
+    distances, in which each such box works in its own part (boxes of one launch are
+    pairwise disjoint: :func:`plan_launches` sees to it).
+
+One call
+    One upload (request records, pins, the costs of the ``changed`` cells, zeroed result
+    headers), one launch per group of :func:`plan_launches`, one read back (the headers
+    and, unless the trees are unusually long, every cell); requests whose box areas sum
+    to more than the grid's cells (only overlapping boxes do) run in several such rounds.
+
+Why the wires are the CPU engine's
+    The CPU engine and this one share one rule (module notes of
+    :mod:`~mazeroute.engines.weighted`): the backtrace reads only the exact distance field,
+    so whoever computes exact distances draws the same wire. Here every distance the
+    sweeps hold is the cost of a real path from the tree (or INF), saturating at
+    ``DIST_MAX + 1`` exactly where the CPU gives a path up as unreachable; and the sweeps
+    stop only when no edge can lower any cell, which, costs being positive, is the exact
+    shortest distance everywhere in the box. A multi-pin net's next search starts from
+    the previous distances with the new branch's cells set to 0: still real path costs
+    from the grown tree, so its fixpoint is exact too. The target (cheapest pin not yet in
+    the tree, first of equals) and the backtrace (heading first, then up, left, right,
+    down, inside the box) are the CPU's, on the device. Pins that are already tree cells
+    add nothing on either side; as on the CPU, a net fails only when no pin left is
+    reached (a pin beyond ``DIST_MAX`` of the tree may come within it as the tree grows).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numba
+import numpy as np
+
+from .weighted import COST_MAX, DIST_MAX, NetRequest, NetSearch, pack_requests
+
+#: Cell code of a blocked cell on the device (any other code is the cell's owner).
+BLOCKED_CODE = -(2**31)
+#: int64 fields of a request record (kernels/weighted.cu R_*).
+REC = 9
+R_ROW, R_NET, R_X0, R_Y0, R_X1, R_Y1, R_PIN0, R_PIN1, R_SEG = range(REC)
+#: int32 fields of a request's result: status, cells, offset in the output.
+HDR = 3
+ST_OK, ST_UNREACHABLE, ST_ERROR = 1, 2, 3
+#: Bytes of shared memory a box cell takes (a uint32 distance and a uint16 cost).
+CELL_BYTES = 6
+#: Upper bounds of the shared-memory size classes: boxes of one class share a launch, so
+#: that a few big boxes do not cut the occupancy of the many small ones.
+SMEM_CLASSES = (8 << 10, 16 << 10, 32 << 10, 64 << 10, 128 << 10)
+#: Most blocks in one launch.
+MAX_BLOCKS = 1 << 20
+#: Largest grid: vertex ids, output offsets and counters are int32 on the device.
+MAX_CELLS = 2**31 - 1
+#: Dynamic shared memory each kernel object was allowed (see GPUNetSearch._allow).
+_ALLOWED: dict[int, int] = {}
+
+
+def fits(height: int, width: int) -> bool:
+    """Whether the kernel's int32 vertex ids and offsets cover a ``height`` x ``width`` grid.
+
+    >>> fits(4096, 4096), fits(1 << 16, 1 << 15)
+    (True, False)
+    """
+    return height * width <= MAX_CELLS
+
+
+def kernel_options() -> tuple[str, ...]:
+    """NVRTC flags carrying the constants that the kernel shares with the Python side."""
+    return (f"-DCOST_MAX={COST_MAX}", f"-DDIST_MAX={DIST_MAX}u",
+            f"-DBLOCKED_CODE=({BLOCKED_CODE + 1}-1)")
+
+
+def cell_codes(free: np.ndarray, owner: np.ndarray) -> np.ndarray:
+    """The device's cell codes: :data:`BLOCKED_CODE` where not ``free``, else ``owner``."""
+    return np.where(free, owner, BLOCKED_CODE).astype(np.int32)
+
+
+def shared_bytes(boxes: np.ndarray) -> np.ndarray:
+    """Dynamic shared memory of each box ``(x0, y0, x1, y1)`` searched in shared memory
+    (rows padded to an odd pitch)."""
+    bw = boxes[:, 2] - boxes[:, 0] + 1
+    bh = boxes[:, 3] - boxes[:, 1] + 1
+    return CELL_BYTES * bh * (bw | 1)
+
+
+@numba.njit(cache=True, nogil=True)
+def chunks(areas: np.ndarray, cap: int) -> np.ndarray:
+    """Bounds ``[b[i], b[i + 1])`` of consecutive requests whose box areas sum to at most
+    ``cap`` (each area is at most ``cap``): the scratch one call needs. Disjoint boxes
+    of one grid always make one chunk.
+
+    >>> chunks(np.array([4, 4, 3, 9, 1]), 10).tolist()
+    [0, 2, 3, 5]
+    """
+    out = [0]
+    total = 0
+    for i in range(areas.size):
+        if total + areas[i] > cap:
+            out.append(i)
+            total = 0
+        total += areas[i]
+    out.append(areas.size)
+    return np.array(out, dtype=np.int64)
+
+
+@numba.njit(cache=True, nogil=True)
+def _overlap(a, b) -> bool:
+    return not (a[2] < b[0] or b[2] < a[0] or a[3] < b[1] or b[3] < a[1])
+
+
+@numba.njit(cache=True, nogil=True)
+def _plan(boxes, need, smem_limit, classes, max_blocks):
+    n = boxes.shape[0]
+    key = np.empty(n, np.int64)
+    ncls = classes.size + 1
+    # boxes in global memory: greedy groups of pairwise disjoint boxes
+    group_of = np.full(n, -1, np.int64)
+    for i in range(n):
+        if need[i] <= smem_limit:
+            k = 0
+            while k < classes.size and need[i] > classes[k]:
+                k += 1
+            key[i] = k
+            continue
+        g = 0
+        while True:
+            clash = False
+            for j in range(i):
+                if group_of[j] == g and _overlap(boxes[i], boxes[j]):
+                    clash = True
+                    break
+            if not clash:
+                break
+            g += 1
+        group_of[i] = g
+        key[i] = ncls + g
+    order = np.argsort(key, kind="mergesort")
+    launches = []
+    s = 0
+    while s < n:
+        k = key[order[s]]
+        e = s
+        lines = 1
+        smem = 0
+        while e < n and key[order[e]] == k and e - s < max_blocks:
+            i = order[e]
+            lines = max(lines, max(boxes[i, 2] - boxes[i, 0], boxes[i, 3] - boxes[i, 1]) + 1)
+            if k < ncls:
+                smem = max(smem, need[i])
+            e += 1
+        threads = min(1024, max(32, (lines + 31) // 32 * 32))
+        launches.append((s, e - s, smem, threads))
+        s = e
+    out = np.empty((len(launches), 4), np.int64)
+    for j in range(len(launches)):
+        out[j, 0], out[j, 1], out[j, 2], out[j, 3] = launches[j]
+    return order, out
+
+
+def plan_launches(boxes: np.ndarray, smem_limit: int,
+                  max_blocks: int = MAX_BLOCKS) -> tuple[np.ndarray, np.ndarray]:
+    """How one call's requests are launched.
+
+    Boxes whose distances and costs fit in ``smem_limit`` bytes run in shared memory,
+    grouped by size class (:data:`SMEM_CLASSES`); the others run in the full-grid
+    distance array, in groups of pairwise disjoint boxes, a launch each (launches on one
+    stream run one after another, so overlapping boxes never race). Returns ``order``
+    (the requests, launch after launch) and per launch ``(start in order, blocks, dynamic
+    shared memory or 0 for a global-memory launch, threads)``.
+
+    Examples
+    --------
+    >>> boxes = np.array([[0, 0, 9, 9], [0, 0, 99, 99], [50, 50, 149, 149], [20, 0, 29, 9]])
+    >>> order, launches = plan_launches(boxes, 48 << 10)
+    >>> order.tolist()          # two small ones in shared memory, two big ones apart
+    [0, 3, 1, 2]
+    >>> launches.tolist()
+    [[0, 2, 660, 32], [2, 1, 0, 128], [3, 1, 0, 128]]
+    """
+    boxes = np.ascontiguousarray(boxes, dtype=np.int64).reshape(-1, 4)
+    need = shared_bytes(boxes)
+    return _plan(boxes, need, int(smem_limit), np.array(SMEM_CLASSES, np.int64),
+                 int(max_blocks))
+
+
+@numba.njit(cache=True, nogil=True)
+def records(order, nets, pin_ptr, boxes, seg):
+    """Request records (``(m, REC)`` int64, kernels/weighted.cu) in launch ``order``;
+    ``R_ROW`` is a request's index among ``nets`` (its row of the result header)."""
+    m = order.size
+    rec = np.empty((m, REC), np.int64)
+    for k in range(m):
+        i = order[k]
+        rec[k, R_ROW] = i
+        rec[k, R_NET] = nets[i]
+        rec[k, R_X0] = boxes[i, 0]
+        rec[k, R_Y0] = boxes[i, 1]
+        rec[k, R_X1] = boxes[i, 2]
+        rec[k, R_Y1] = boxes[i, 3]
+        rec[k, R_PIN0] = pin_ptr[i]
+        rec[k, R_PIN1] = pin_ptr[i + 1]
+        rec[k, R_SEG] = seg[i]
+    return rec
+
+
+class GPUNetSearch(NetSearch):
+    """The GPU engine of :class:`~mazeroute.engines.weighted.NetSearch` (see the module
+    notes): returns the very wires of :class:`~mazeroute.engines.weighted.CPUNetSearch`.
+
+    Parameters
+    ----------
+    free, owner, via_cost : as :class:`~mazeroute.engines.weighted.NetSearch`
+    smem_limit : bytes of shared memory a block may use for its box (default: what the
+        device allows, less a little); bigger boxes run in global memory
+    options : extra NVRTC flags (``("-DPROBE",)``: counters for
+        benchmarks/weighted_probe.py)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mazeroute.engines.weighted import COST_DTYPE, NetRequest
+    >>> free = np.ones((3, 5), bool); free[0:2, 2] = False
+    >>> owner = np.full((3, 5), -1, np.int32); owner[0, 0] = owner[0, 4] = 0
+    >>> search = GPUNetSearch(free, owner)
+    >>> net = NetRequest(0, np.array([[0, 0], [4, 0]]), (0, 0, 4, 2))
+    >>> search.route(np.ones((3, 5), COST_DTYPE), [net])[0].tolist()
+    [[0, 0], [0, 1], [0, 2], [1, 2], [2, 2], [3, 2], [3, 1], [3, 0], [4, 0]]
+    """
+
+    def __init__(self, free: np.ndarray, owner: np.ndarray, via_cost: int = 0,
+                 smem_limit: int | None = None, options: tuple[str, ...] = ()):
+        super().__init__(free, owner, via_cost)
+        self.options = (*kernel_options(), *options)
+        _, h, w = self.shape
+        if not fits(h, w):
+            raise ValueError(f"a {h} x {w} grid has more cells than the weighted kernel's "
+                             f"int32 indices reach ({MAX_CELLS})")
+        _check_owner_value(self.owner)
+        xp, (self._kernel, self._set_costs), optin = self._device()
+        self._xp = xp
+        self._code = xp.empty(h * w, dtype=xp.int32)
+        self._code.set(cell_codes(self.free, self.owner).ravel())
+        self._cost = xp.empty(h * w, dtype=xp.uint16)
+        self._loaded = False
+        self._dist = None                       # made when a global-memory box first comes
+        self._ws = xp.empty(1, dtype=xp.int32)  # one call's uploads and results (_run)
+        self._seg = xp.empty(1, dtype=xp.int32)
+        self._none = xp.empty(1, dtype=xp.uint32)
+        self.smem_limit = int(smem_limit) if smem_limit is not None else optin - 1024
+        self._static = self._kernel.shared_size_bytes
+        self.launches = 0
+
+    def _device(self):
+        """The array module (CuPy), the kernels (``weighted_route``, ``set_costs``), and
+        the shared memory a block may opt in to: the seam where
+        tests/test_gpu_weighted_host.py runs the kernels' code on the CPU."""
+        import cupy
+
+        from .cuda import device_attributes, get_kernel
+        optin = device_attributes().get("MaxSharedMemoryPerBlockOptin", 48 << 10)
+        kernels = tuple(get_kernel("weighted", k, self.options)
+                        for k in ("weighted_route", "set_costs"))
+        return cupy, kernels, optin
+
+    def set_owner(self, cells: np.ndarray, owner: int) -> None:
+        c = np.asarray(cells, dtype=np.int64).reshape(-1, 2)
+        _check_owner_value(np.array([owner]))
+        self.owner[0, c[:, 1], c[:, 0]] = owner
+        if c.size:
+            _, h, w = self.shape
+            flat = c[:, 1] * w + c[:, 0]
+            codes = cell_codes(self.free.reshape(-1)[flat], np.int32(owner))
+            self._code[self._xp.asarray(flat)] = self._xp.asarray(codes)
+
+    def route(self, cost: np.ndarray, requests: Sequence[NetRequest],
+              changed: np.ndarray | None = None) -> list[np.ndarray | None]:
+        cost = self._check_cost(cost)
+        update = self._cost_update(cost.reshape(-1), changed)
+        try:
+            packed = pack_requests(requests, self.shape) if requests else None
+            if packed is not None and (packed.nets == BLOCKED_CODE).any():
+                raise ValueError(f"net index {BLOCKED_CODE} is reserved for blocked cells")
+        except ValueError:
+            self._send_update(update)   # refused requests still bring the costs up
+            raise
+        if packed is None:
+            self._send_update(update)
+            return []
+        _, h, w = self.shape
+        boxes = packed.boxes
+        areas = (boxes[:, 2] - boxes[:, 0] + 1) * (boxes[:, 3] - boxes[:, 1] + 1)
+        results: list[np.ndarray | None] = [None] * len(requests)
+        bounds = chunks(areas, h * w)
+        for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+            self._run(packed, areas, lo, hi, update if lo == 0 else None, results)
+        return results
+
+    # -- internals -----------------------------------------------------------------
+    def _cost_update(self, flat: np.ndarray,
+                     changed: np.ndarray | None) -> tuple[np.ndarray, np.ndarray] | None:
+        """Check the costs to send. At the first call or without hints, all of them are
+        uploaded here; else the ``changed`` cells' indices and costs (int32) are returned,
+        to travel with the call's one upload (cells not listed keep their last upload)."""
+        if changed is None or not self._loaded:
+            if flat.size and int(flat.min()) < 1:
+                raise ValueError("cell costs must be at least 1")
+            self._cost.set(flat)
+            self._loaded = True
+            return None
+        ch = np.asarray(changed, dtype=np.int64).ravel()
+        if not ch.size:
+            return None
+        if int(ch.min()) < 0 or int(ch.max()) >= flat.size:
+            raise ValueError(f"changed holds a cell index outside the {flat.size} cells")
+        values = flat[ch]
+        if int(values.min()) < 1:
+            raise ValueError("cell costs must be at least 1")
+        return ch.astype(np.int32), values.astype(np.int32)
+
+    def _upload(self, parts: list[np.ndarray], extra: int):
+        """``parts`` (int32) copied, in one transfer, to the start of the workspace, which
+        holds ``extra`` more int32 after them. Returns it and the parts' offsets."""
+        sizes = [p.size for p in parts]
+        offsets = np.zeros(len(parts) + 1, np.int64)
+        np.cumsum(sizes, out=offsets[1:])
+        n = int(offsets[-1])
+        ws = self._buffer("_ws", n + extra, self._xp.int32)
+        ws[:n].set(np.concatenate(parts).astype(np.int32, copy=False))
+        return ws, offsets.tolist()
+
+    def _scatter(self, ws, at: int, n: int) -> None:
+        """``cost[idx] = val`` for the ``n`` pairs at ``ws[at:]`` (indices, then costs)."""
+        blocks = min(-(-n // 256), 1024)
+        self._set_costs((blocks,), (256,), (ws[at:at + n], ws[at + n:at + 2 * n],
+                                            np.int32(n), self._cost))
+        self.launches += 1
+
+    def _send_update(self, update) -> None:
+        if update is not None:
+            ws, off = self._upload(list(update), 0)
+            self._scatter(ws, off[0], update[0].size)
+
+    def _allow(self, smem: int) -> None:
+        """Opt the kernel in to ``smem`` bytes of dynamic shared memory where beyond the
+        48 kB a block gets by default. The kernel object is shared by every search on the
+        device, so what it was allowed is kept per kernel, never lowered."""
+        key = id(self._kernel)
+        if smem + self._static > max(48 << 10, _ALLOWED.get(key, 0) + self._static):
+            self._kernel.max_dynamic_shared_size_bytes = smem
+            _ALLOWED[key] = smem
+
+    def _buffer(self, name: str, size: int, dtype) -> object:
+        buf = getattr(self, name)
+        if buf.size < size:
+            buf = self._xp.empty(size, dtype=dtype)
+            setattr(self, name, buf)
+        return buf
+
+    def _run(self, packed, areas, lo: int, hi: int, update, results: list) -> None:
+        """Requests ``lo .. hi - 1`` (their box areas sum to at most the grid's cells).
+
+        One upload: records, pins, the ``changed`` costs, zeroed headers; the kernel's
+        output follows the headers in the workspace, so that one read brings back the
+        headers and (unless the trees are unusually long) every cell.
+        """
+        xp = self._xp
+        _, h, w = self.shape
+        m = hi - lo
+        boxes = packed.boxes[lo:hi]
+        seg = np.zeros(m + 1, np.int64)
+        np.cumsum(areas[lo:hi], out=seg[1:])
+        room = int(seg[-1])
+        order, launches = plan_launches(boxes, self.smem_limit)
+        p0, p1 = int(packed.pin_ptr[lo]), int(packed.pin_ptr[hi])
+        rec = records(order, packed.nets[lo:hi], packed.pin_ptr[lo:hi + 1] - p0, boxes, seg)
+        idx, val = update if update is not None else (_NONE, _NONE)
+        ws, off = self._upload([rec.view(np.int32).ravel(), packed.pins[p0:p1], idx, val,
+                                np.zeros(m * HDR + 1, np.int32)], room)
+        rec_d = ws[:off[1]].view(xp.int64)
+        pins = ws[off[1]:off[2]]
+        if idx.size:
+            self._scatter(ws, off[2], idx.size)
+        hdr = ws[off[4]:off[5]]
+        used = hdr[m * HDR:]
+        out = ws[off[5]:off[5] + room]
+        scratch = self._buffer("_seg", room, xp.int32)
+        if (launches[:, 2] == 0).any() and self._dist is None:
+            self._dist = xp.empty(h * w, dtype=xp.uint32)
+        dist = self._dist if self._dist is not None else self._none
+        for start, count, smem, threads in launches.tolist():
+            self._allow(smem)
+            self._kernel((count,), (threads,), (
+                rec_d[start * REC:], np.int32(count), self._code, self._cost, dist, pins,
+                np.int32(w), np.int32(smem > 0), scratch, out, hdr, used), shared_mem=smem)
+            self.launches += 1
+        bw = boxes[:, 2] - boxes[:, 0] + 1
+        bh = boxes[:, 3] - boxes[:, 1] + 1
+        guess = min(room, int(np.minimum(bw * bh, 2 * (bw + bh)).sum()))
+        head = ws[off[4]:off[5] + guess].get()
+        total = int(head[m * HDR])
+        cells = head[m * HDR + 1:m * HDR + 1 + total] if total <= guess else \
+            out[:total].get()
+        cells = cells.astype(np.int64)
+        xy = np.stack([cells % w, cells // w], axis=1)
+        head = head[:m * HDR].reshape(m, HDR)
+        if (head[:, 0] == ST_ERROR).any():
+            raise RuntimeError("weighted backtrace found no predecessor")
+        if (head[:, 0] == 0).any():
+            raise RuntimeError("the weighted kernel left a request without a result")
+        for k in np.flatnonzero(head[:, 0] == ST_OK):
+            results[lo + k] = xy[head[k, 2]:head[k, 2] + head[k, 1]]
+
+
+_NONE = np.zeros(0, np.int32)
+
+
+def _check_owner_value(owner: np.ndarray) -> None:
+    if (np.asarray(owner) == BLOCKED_CODE).any():
+        raise ValueError(f"owner {BLOCKED_CODE} is reserved for blocked cells")
+
+
+__all__ = ["GPUNetSearch", "plan_launches", "chunks", "records", "cell_codes", "fits",
+           "kernel_options", "shared_bytes", "BLOCKED_CODE"]

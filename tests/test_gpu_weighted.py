@@ -1,0 +1,176 @@
+"""GPUNetSearch (mazeroute/engines/gpu_weighted.py, kernels/weighted.cu) on the device.
+
+Every wire equals the CPU engine's and the Dijkstra oracle's (so path costs do too), on
+the weighted corpus of tests/test_weighted.py, in shared and in global memory. Every
+test needs CuPy and a CUDA device (marked ``gpu``); the module imports without them.
+The same scenarios run on the CPU through the kernel's emulation in
+tests/test_gpu_weighted_host.py.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mazeroute.engines.weighted import COST_DTYPE, COST_MAX, CPUNetSearch, NetRequest
+from mazeroute.generate import random_layout
+from tests.corpus import (
+    WeightedCase,
+    grid_of_boxes_case,
+    random_weighted_case,
+    random_weighted_cases,
+    weighted_hand_cases,
+)
+from tests.test_gpu_weighted_host import (
+    check_dist_max,
+    check_long_wires,
+    check_many_requests,
+    check_overlapping_boxes,
+    check_tree_grows_within_reach,
+    check_uploads_and_owners,
+    same_wires,
+)
+from tests.test_weighted import _cost, _valid
+
+pytestmark = pytest.mark.gpu
+
+#: shared memory as the device allows; every box in global memory
+LIMITS = [None, 0]
+
+
+def _gpu(free, owner, smem_limit=None):
+    from mazeroute.engines.gpu_weighted import GPUNetSearch
+    return GPUNetSearch(free, owner, smem_limit=smem_limit)
+
+
+def _compare(case: WeightedCase, search=None, oracle: bool = True) -> None:
+    """The GPU's wires equal the CPU engine's and (``oracle``) the oracle's."""
+    search = search or _gpu(case.free, case.owner)
+    reqs = list(case.requests)
+    got = search.route(case.cost, reqs)
+    cpu = CPUNetSearch(case.free, case.owner).route(case.cost, reqs)
+    want = case.expected() if oracle else cpu
+    assert len(got) == len(reqs)
+    for req, g, c, e in zip(reqs, got, cpu, want):
+        assert (g is None) == (c is None) == (e is None), (case.id, req.net)
+        if g is None:
+            continue
+        _valid(case, req, g)
+        assert _cost(case, g) == _cost(case, e), (case.id, req.net)
+        np.testing.assert_array_equal(g, c, err_msg=f"{case.id}, net {req.net} (CPU)")
+        np.testing.assert_array_equal(g, e, err_msg=f"{case.id}, net {req.net} (oracle)")
+
+
+@pytest.mark.parametrize("limit", LIMITS)
+@pytest.mark.parametrize("case", weighted_hand_cases(), ids=lambda c: c.id)
+def test_hand_cases_equal_cpu_and_oracle(case, limit):
+    _compare(case, _gpu(case.free, case.owner, limit))
+
+
+@pytest.mark.parametrize("limit", LIMITS)
+@pytest.mark.parametrize("case", random_weighted_cases(150, 24), ids=lambda c: c.id)
+def test_random_cases_equal_cpu_and_oracle(case, limit):
+    _compare(case, _gpu(case.free, case.owner, limit))
+
+
+@pytest.mark.parametrize("limit", LIMITS)
+@pytest.mark.parametrize("case", random_weighted_cases(12, 200, seed=11, whole=True),
+                         ids=lambda c: c.id)
+def test_large_random_cases_equal_cpu_and_oracle(case, limit):
+    _compare(case, _gpu(case.free, case.owner, limit))
+
+
+@given(seed=st.integers(0, 2**32 - 1), index=st.integers(0, 8),
+       limit=st.sampled_from([None, 0, 2000]))
+@settings(max_examples=150, deadline=None)
+def test_hypothesis_cases_equal_cpu_and_oracle(seed, index, limit):
+    case = random_weighted_case(np.random.default_rng(seed), 30, index)
+    _compare(case, _gpu(case.free, case.owner, limit))
+
+
+def test_changed_uploads_and_set_owner():
+    check_uploads_and_owners(_gpu)
+
+
+def test_paths_up_to_dist_max():
+    check_dist_max(_gpu)
+
+
+def test_long_wires():
+    check_long_wires(_gpu)
+
+
+def test_trees_grow_within_reach():
+    check_tree_grows_within_reach(_gpu)
+
+
+def test_overlapping_boxes():
+    check_overlapping_boxes(_gpu)
+
+
+def test_many_requests_in_one_call():
+    check_many_requests(_gpu)
+
+
+def test_hundreds_of_requests_in_one_call():
+    case = grid_of_boxes_case(np.random.default_rng(9), 256, 384, 16, 24)
+    assert len(case.requests) > 200
+    _compare(case)
+
+
+@pytest.mark.parametrize("pins", [2, 4])
+def test_big_box(pins):
+    """One 2048 x 2048 box (global memory): the CPU engine's wires."""
+    lay = random_layout(2048, 2048, density=0.25, nets=1, pins=pins, seed=pins)
+    rng = np.random.default_rng(pins)
+    cost = (16 + 16 * rng.integers(0, 3, (2048, 2048))).astype(COST_DTYPE)
+    spikes = rng.random((2048, 2048)) < 0.05
+    cost[spikes] = rng.integers(16, COST_MAX + 1, int(spikes.sum()))
+    owner = np.full((2048, 2048), -1, np.int32)
+    pins_xy = np.array(lay.nets[0].pins)
+    owner[pins_xy[:, 1], pins_xy[:, 0]] = 0
+    req = NetRequest(0, pins_xy, (0, 0, 2047, 2047))
+    case = WeightedCase(f"big-{pins}", ~lay.blocked, owner, cost, (req,))
+    _compare(case, oracle=False)
+
+
+def test_one_search_serves_many_calls():
+    """Calls of different shapes on one search (buffers grown and reused, launches of
+    both kinds, a whole-grid request after small ones) agree with the CPU engine."""
+    rng = np.random.default_rng(17)
+    case = grid_of_boxes_case(rng, 96, 128, 16, 16)
+    search = _gpu(case.free, case.owner, smem_limit=4000)
+    cpu = CPUNetSearch(case.free, case.owner)
+    cost = case.cost.copy()
+    for k in range(8):
+        reqs = list(case.requests[k % 3::3])
+        if k == 5:
+            reqs = [reqs[0]._replace(box=(0, 0, 127, 95))]
+        cells = rng.integers(0, cost.size, 200)
+        cost.ravel()[cells] = rng.integers(1, 30, 200)
+        got = search.route(cost, reqs, changed=cells)
+        assert same_wires(got, cpu.route(cost, reqs))
+
+
+def test_bad_input_is_refused():
+    free = np.ones((4, 4), bool)
+    owner = np.full((4, 4), -1, np.int32)
+    search = _gpu(free, owner)
+    cost = np.ones((4, 4), COST_DTYPE)
+    with pytest.raises(ValueError, match="outside the box"):
+        search.route(cost, [NetRequest(0, np.array([[0, 0], [3, 3]]), (0, 0, 2, 2))])
+    with pytest.raises(ValueError, match="uint16"):
+        search.route(cost.astype(np.int64), [])
+    with pytest.raises(ValueError, match="at least 1"):
+        search.route(np.zeros((4, 4), COST_DTYPE), [])
+    search.route(cost, [])
+    with pytest.raises(ValueError, match="at least 1"):
+        search.route(np.zeros((4, 4), COST_DTYPE), [], changed=np.array([3]))
+    with pytest.raises(ValueError, match="outside"):
+        search.route(cost, [], changed=np.array([16]))
+    with pytest.raises(ValueError, match="reserved"):
+        search.route(cost, [NetRequest(-(2**31), np.array([[0, 0]]), (0, 0, 1, 1))])
+    with pytest.raises(ValueError, match="reserved"):
+        search.set_owner(np.array([[0, 0]]), -(2**31))

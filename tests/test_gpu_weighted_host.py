@@ -1,0 +1,399 @@
+"""The GPU weighted search's host side and its kernel's code, on the CPU.
+
+``gpu_weighted``'s planning (pure functions) is checked directly. Then
+:class:`GPUNetSearch` runs whole, its array module NumPy and its kernel
+``kernels/weighted.cu`` itself compiled for the CPU (tests/weighted_emu.cpp: each block
+run by a few OS threads meeting at barriers), on the corpus of the CPU engine's tests
+against the Dijkstra oracle. The device's own run is tests/test_gpu_weighted.py.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import re
+import shutil
+import subprocess
+import types
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mazeroute.engines import gpu_weighted as gw
+from mazeroute.engines import weighted
+from mazeroute.engines.weighted import COST_DTYPE, COST_MAX, DIST_MAX, CPUNetSearch, NetRequest
+from mazeroute.generate import maze_mask
+from tests.corpus import (
+    WeightedCase,
+    grid_of_boxes_case,
+    random_weighted_cases,
+    two_net_case,
+    weighted_hand_cases,
+)
+from tests.test_weighted import _check
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _defines() -> dict[str, str]:
+    text = (ROOT / "kernels" / "weighted.cu").read_text()
+    return dict(re.findall(r"^#define (\w+) (.+?)(?:\s+//.*)?$", text, re.M))
+
+
+def test_kernel_constants_are_the_hosts():
+    d = _defines()
+    assert int(d["COST_MAX"]) == weighted.COST_MAX
+    assert int(d["DIST_MAX"].rstrip("u")) == weighted.DIST_MAX
+    assert eval(d["BLOCKED_CODE"]) == gw.BLOCKED_CODE
+    names = ["R_ROW", "R_NET", "R_X0", "R_Y0", "R_X1", "R_Y1", "R_PIN0", "R_PIN1", "R_SEG",
+             "REC", "HDR", "ST_OK", "ST_UNREACHABLE", "ST_ERROR"]
+    assert {n: int(d[n]) for n in names} == {n: getattr(gw, n) for n in names}
+    opts = dict(o[2:].split("=", 1) for o in gw.kernel_options())
+    assert int(opts["COST_MAX"]) == weighted.COST_MAX
+    assert int(opts["DIST_MAX"].rstrip("u")) == weighted.DIST_MAX
+    assert eval(opts["BLOCKED_CODE"]) == gw.BLOCKED_CODE
+
+
+def _random_boxes(rng, n, side):
+    x0 = rng.integers(0, side, n)
+    y0 = rng.integers(0, side, n)
+    return np.stack([x0, y0, x0 + rng.integers(0, side // 2, n),
+                     y0 + rng.integers(0, side // 2, n)], axis=1)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_plan_launches_runs_every_request_once_and_apart(seed):
+    rng = np.random.default_rng(seed)
+    boxes = _random_boxes(rng, 300, 400)
+    limit = int(rng.choice([0, 20_000, 100_000]))
+    order, launches = gw.plan_launches(boxes, limit, max_blocks=int(rng.integers(1, 80)))
+    assert sorted(order.tolist()) == list(range(len(boxes)))
+    assert launches[0, 0] == 0 and (launches[:-1, 0] + launches[:-1, 1]
+                                   == launches[1:, 0]).all()
+    assert launches[-1, 0] + launches[-1, 1] == len(boxes)
+    need = gw.shared_bytes(boxes)
+    for start, count, smem, threads in launches.tolist():
+        members = order[start:start + count]
+        b = boxes[members]
+        lines = np.maximum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1]) + 1
+        assert threads % 32 == 0 and 32 <= threads <= 1024
+        assert threads >= min(1024, lines.max())
+        if smem:                       # shared memory: every box fits
+            assert (need[members] <= smem).all() and smem <= limit
+        else:                          # global memory: boxes pairwise disjoint, too big
+            assert (need[members] > limit).all()
+            for i in range(len(b)):
+                for j in range(i):
+                    assert (b[i, 2] < b[j, 0] or b[j, 2] < b[i, 0] or b[i, 3] < b[j, 1]
+                            or b[j, 3] < b[i, 1])
+
+
+def test_chunks_bound_the_scratch():
+    rng = np.random.default_rng(3)
+    areas = rng.integers(1, 100, 500)
+    b = gw.chunks(areas, 150)
+    assert b[0] == 0 and b[-1] == 500 and (np.diff(b) > 0).all()
+    assert all(areas[lo:hi].sum() <= 150 for lo, hi in zip(b[:-1], b[1:]))
+    assert gw.chunks(areas, int(areas.sum())).tolist() == [0, 500]
+
+
+def test_cell_codes_and_fits():
+    free = np.array([[True, False], [True, True]])
+    owner = np.array([[3, 4], [-1, 0]], np.int32)
+    assert gw.cell_codes(free, owner).tolist() == [[3, gw.BLOCKED_CODE], [-1, 0]]
+    assert gw.fits(46340, 46340) and not gw.fits(46341, 46341)
+
+
+# -- the kernel's code on the CPU -------------------------------------------------
+@pytest.fixture(scope="module")
+def emu_lib(tmp_path_factory):
+    cxx = shutil.which("g++") or shutil.which("c++")
+    if cxx is None:
+        pytest.skip("no C++ compiler to build the kernel's CPU emulation")
+    so = tmp_path_factory.mktemp("emu") / "weighted_emu.so"
+    subprocess.run([cxx, "-std=c++20", "-O1", "-shared", "-fPIC", "-pthread", "-o",
+                    str(so), str(ROOT / "tests" / "weighted_emu.cpp")], check=True)
+    lib = ctypes.CDLL(str(so))
+    lib.emulate.restype = ctypes.c_int
+    return lib
+
+
+_KEEP: list = []
+_ARG_TYPES = [np.int64, None, np.int32, np.uint16, np.uint32, np.int32, None, None,
+              np.int32, np.int32, np.int32, np.int32]
+
+
+class _EmuKernel:
+    """kernels/weighted.cu's ``weighted_route`` run by tests/weighted_emu.cpp."""
+
+    shared_size_bytes = 12
+
+    def __init__(self, lib, threads):
+        self.lib, self.threads = lib, threads
+        self.max_dynamic_shared_size_bytes = 0
+        self.calls = []
+        _KEEP.append(self)    # alive, as the device's kernels are: ids are never reused
+
+    def __call__(self, grid, block, args, shared_mem=0):
+        assert shared_mem + self.shared_size_bytes <= max(
+            48 << 10, self.max_dynamic_shared_size_bytes + self.shared_size_bytes)
+        assert 1 <= block[0] <= 1024
+        c_args = []
+        for a, want in zip(args, _ARG_TYPES, strict=True):
+            if want is None:
+                assert isinstance(a, np.int32)
+                c_args.append(ctypes.c_int(int(a)))
+            else:
+                assert isinstance(a, np.ndarray) and a.dtype == want and a.flags.c_contiguous
+                c_args.append(ctypes.c_void_p(a.ctypes.data))
+        self.calls.append((grid[0], block[0], shared_mem, int(args[7])))
+        rc = self.lib.emulate(ctypes.c_int(min(self.threads, block[0])),
+                              ctypes.c_int(grid[0]), ctypes.c_int(shared_mem), *c_args)
+        assert rc == 0
+
+
+class _EmuSetCosts:
+    """kernels/weighted.cu's ``set_costs`` run by tests/weighted_emu.cpp."""
+
+    def __init__(self, lib):
+        self.lib = lib
+
+    def __call__(self, grid, block, args):
+        idx, val, n, cost = args
+        assert idx.dtype == val.dtype == np.int32 and cost.dtype == np.uint16
+        assert isinstance(n, np.int32) and idx.size == val.size == n
+        ptr = [ctypes.c_void_p(a.ctypes.data) for a in (idx, val, cost)]
+        assert self.lib.emulate_set_costs(grid[0], block[0], ptr[0], ptr[1], int(n),
+                                          ptr[2]) == 0
+
+
+class _DeviceArray(np.ndarray):
+    """A NumPy array with CuPy's ``set`` (host to device) and ``get`` (back)."""
+
+    def set(self, a):           # CuPy's conditions
+        assert type(a) is np.ndarray and a.dtype == self.dtype and a.shape == self.shape
+        assert self.flags.c_contiguous
+        self[...] = a
+
+    def get(self):
+        return np.array(self)
+
+
+_NUMPY = types.SimpleNamespace(
+    asarray=np.asarray, int32=np.int32, int64=np.int64, uint16=np.uint16, uint32=np.uint32,
+    empty=lambda n, dtype: np.empty(n, dtype).view(_DeviceArray))
+
+
+class EmuNetSearch(gw.GPUNetSearch):
+    """GPUNetSearch whole, on NumPy arrays, with the kernels' code run on the CPU."""
+
+    def __init__(self, free, owner, lib, threads=3, smem_limit=None):
+        self._emu = _EmuKernel(lib, threads)
+        self._emu_set = _EmuSetCosts(lib)
+        super().__init__(free, owner, smem_limit=smem_limit)
+
+    def _device(self):
+        return _NUMPY, (self._emu, self._emu_set), 227 << 10
+
+
+# shared memory as the device allows, all in global memory, a mix
+LIMITS = [None, 0, 3000]
+
+
+@pytest.mark.parametrize("limit", LIMITS)
+@pytest.mark.parametrize("case", weighted_hand_cases(), ids=lambda c: c.id)
+def test_emulated_kernel_equals_the_oracle_on_hand_cases(emu_lib, case, limit):
+    _check(case, EmuNetSearch(case.free, case.owner, emu_lib, smem_limit=limit))
+
+
+@pytest.mark.parametrize("threads", [1, 4])
+@pytest.mark.parametrize("case", random_weighted_cases(60, 24, seed=21), ids=lambda c: c.id)
+def test_emulated_kernel_equals_the_oracle_on_random_cases(emu_lib, case, threads):
+    limit = [None, 0, 600][len(case.id) % 3]
+    _check(case, EmuNetSearch(case.free, case.owner, emu_lib, threads, limit))
+
+
+@pytest.mark.parametrize("limit", [None, 0])
+@pytest.mark.parametrize("case", random_weighted_cases(4, 120, seed=5, whole=True),
+                         ids=lambda c: c.id)
+def test_emulated_kernel_equals_the_oracle_on_large_cases(emu_lib, case, limit):
+    _check(case, EmuNetSearch(case.free, case.owner, emu_lib, 4, limit))
+
+
+def test_shared_memory_opt_in_is_never_lowered(emu_lib):
+    """Searches share the device's kernel object: one asking for less shared memory must
+    not take away what another was allowed."""
+    free = np.ones((120, 120), bool)
+    owner = np.full((120, 120), -1, np.int32)
+    cost = np.ones((120, 120), COST_DTYPE)
+    big = NetRequest(0, np.array([[0, 0], [119, 119]]), (0, 0, 119, 119))   # 87 kB
+    mid = NetRequest(0, np.array([[0, 0], [99, 99]]), (0, 0, 99, 99))       # 61 kB
+    a = EmuNetSearch(free, owner, emu_lib)
+    b = EmuNetSearch(free, owner, emu_lib)
+    b._kernel = b._emu = a._emu
+    assert a.route(cost, [big])[0] is not None
+    assert b.route(cost, [mid])[0] is not None
+    assert a.route(cost, [big])[0] is not None
+    assert a._emu.max_dynamic_shared_size_bytes == gw.shared_bytes(np.array([big.box]))[0]
+
+
+def check_uploads_and_owners(make) -> None:
+    """``changed`` uploads exactly the cells it lists (dear cells on the wires, changed
+    but not listed, must not be seen); set_owner reaches the device, and never opens a
+    blocked cell. ``make(free, owner)`` builds the search."""
+    rng = np.random.default_rng(8)
+    case = two_net_case(rng)
+    search = make(case.free, case.owner)
+    cpu = CPUNetSearch(case.free, case.owner)
+    cost = case.cost.copy()
+    _check(case, search)
+    held = cost.copy()                  # what the device must hold: listed cells only
+    bites = 0
+    for _ in range(6):
+        wires = [g for g in cpu.route(held, list(case.requests)) if g is not None]
+        cells = rng.integers(0, cost.size, 40)
+        cost.ravel()[cells] = rng.integers(1, 50, 40)
+        held.ravel()[cells] = cost.ravel()[cells]
+        if wires:
+            xy = np.concatenate(wires)
+            cost[xy[:, 1], xy[:, 0]] = 5000
+            cost.ravel()[cells] = held.ravel()[cells]
+        got = search.route(cost, list(case.requests), changed=cells)
+        want = cpu.route(held, list(case.requests))
+        assert same_wires(got, want)
+        bites += not same_wires(want, cpu.route(cost, list(case.requests)))
+    assert bites                        # an engine uploading every cell would fail
+    wires = np.concatenate([g for g in cpu.route(held, list(case.requests)) if g is not None])
+    cells = wires[:, 1] * held.shape[1] + wires[:, 0]
+    held.ravel()[cells] = 4000          # listed by a call whose requests are refused
+    bad = case.requests[0]._replace(box=(0, 0, 0, 0))
+    with pytest.raises(ValueError, match="outside the box"):
+        search.route(held, [bad], changed=cells)
+    assert same_wires(search.route(held, list(case.requests), changed=cells[:0]),
+                      cpu.route(held, list(case.requests)))
+    req = case.requests[0]
+    wire = search.route(held, [req])[0]
+    assert wire is not None and len(wire) > 2
+    mid = wire[len(wire) // 2][None]
+    for who in (req.net + 1, -1):
+        search.set_owner(mid, who)
+        cpu.set_owner(mid, who)
+        assert same_wires(search.route(held, [req]), cpu.route(held, [req]))
+    assert same_wires(search.route(held, [req]), [wire])
+    blocked = np.argwhere(~case.free)[:, ::-1]
+    search.set_owner(blocked, req.net)
+    cpu.set_owner(blocked, req.net)
+    assert same_wires(search.route(held, [req]), [wire])
+    assert same_wires(search.route(held, list(case.requests)),
+                      cpu.route(held, list(case.requests)))
+
+
+def test_emulated_kernel_keeps_uploads_and_owners(emu_lib):
+    check_uploads_and_owners(lambda free, owner: EmuNetSearch(free, owner, emu_lib))
+
+
+def same_wires(a, b) -> bool:
+    return len(a) == len(b) and all(
+        (x is None and y is None) or (x is not None and y is not None
+                                      and np.array_equal(x, y)) for x, y in zip(a, b))
+
+
+def check_dist_max(make) -> None:
+    """A path of cost exactly DIST_MAX is found, one dearer is not (rows and columns)."""
+    n = 65538                   # x = 0 .. 65537: 65537 cells entered
+    for shape, pins in (((1, n), [[0, 0], [n - 1, 0]]), ((n, 1), [[0, 0], [0, n - 1]])):
+        free = np.ones(shape, bool)
+        owner = np.full(shape, -1, np.int32)
+        cost = np.full(shape, COST_MAX, COST_DTYPE)
+        cost.ravel()[1] = DIST_MAX - (n - 2) * COST_MAX          # 65534
+        req = NetRequest(0, np.array(pins), (0, 0, shape[1] - 1, shape[0] - 1))
+        search = make(free, owner)
+        got = search.route(cost, [req])[0]
+        assert got is not None and len(got) == n
+        assert int(cost[got[1:, 1], got[1:, 0]].astype(np.int64).sum()) == DIST_MAX
+        cost.ravel()[1] += 1
+        assert search.route(cost, [req], changed=np.array([1])) == [None]
+        assert CPUNetSearch(free, owner).route(cost, [req]) == [None]
+
+
+def check_tree_grows_within_reach(make) -> None:
+    """Pins A, C, B on a strip of dear cells: C lies beyond DIST_MAX of A but within it
+    of B, so C is joined once B is; with B missing, the net fails."""
+    n = 80_001
+    free = np.ones((1, n), bool)
+    owner = np.full((1, n), -1, np.int32)
+    cost = np.full((1, n), COST_MAX, COST_DTYPE)
+    a, b, c = (0, 0), (40_000, 0), (80_000, 0)
+    assert 80_000 * COST_MAX > DIST_MAX >= 40_000 * COST_MAX
+    search, cpu = make(free, owner), CPUNetSearch(free, owner)
+    for pins, routed in (([a, c, b], True), ([a, c], False)):
+        req = NetRequest(0, np.array(pins), (0, 0, n - 1, 0))
+        got = search.route(cost, [req])[0]
+        assert (got is not None) == routed
+        assert same_wires([got], cpu.route(cost, [req]))
+        if routed:
+            assert len(got) == n and got[40_001].tolist() == [40_001, 0]
+
+
+def check_overlapping_boxes(make) -> None:
+    """Boxes that overlap (beyond the interface's promise) still get each request's own
+    answer: big boxes go to separate launches, and the scratch to separate chunks."""
+    case = two_net_case(np.random.default_rng(2))
+    h, w = case.free.shape
+    whole = (0, 0, w - 1, h - 1)
+    reqs = [r._replace(box=whole) for r in case.requests] + [case.requests[0]]
+    for limit in (None, 0):
+        got = make(case.free, case.owner, smem_limit=limit).route(case.cost, reqs)
+        cpu = CPUNetSearch(case.free, case.owner)
+        assert same_wires(got, [cpu.route(case.cost, [r])[0] for r in reqs])
+
+
+def check_many_requests(make) -> None:
+    """Many disjoint boxes of different sizes in one call, in shared and global memory."""
+    case = grid_of_boxes_case(np.random.default_rng(4), 48, 64, 12, 16)
+    assert len(case.requests) == 16
+    for limit in (None, 1000, 0):     # 1000 bytes: the narrow boxes fit, the wide do not
+        _check(case, make(case.free, case.owner, smem_limit=limit))
+
+
+def check_long_wires(make) -> None:
+    """Wires far longer than their boxes' perimeters (maze corridors; a tree over a maze):
+    the results outgrow the first read back and come in a second."""
+    free = ~maze_mask(41, 41, seed=5)
+    owner = np.full(free.shape, -1, np.int32)
+    corners = [(0, 0), (40, 40), (40, 0), (0, 40)]
+    for x, y in corners:
+        owner[y, x] = 0
+    cost = np.random.default_rng(5).integers(1, 4, free.shape).astype(COST_DTYPE)
+    reqs = (NetRequest(0, np.array(corners[:2]), (0, 0, 40, 40)),)
+    tree = (NetRequest(0, np.array(corners), (0, 0, 40, 40)),)
+    for r in (reqs, tree):
+        case = WeightedCase("maze-41", free, owner, cost, r)
+        assert len(case.expected()[0]) > 2 * (41 + 41)
+        _check(case, make(free, owner))
+
+
+def test_emulated_kernel_long_wires(emu_lib):
+    check_long_wires(lambda free, owner: EmuNetSearch(free, owner, emu_lib))
+
+
+def test_emulated_kernel_paths_up_to_dist_max(emu_lib):
+    check_dist_max(lambda free, owner: EmuNetSearch(free, owner, emu_lib))
+
+
+def test_emulated_kernel_grows_trees_within_reach(emu_lib):
+    check_tree_grows_within_reach(lambda free, owner: EmuNetSearch(free, owner, emu_lib))
+
+
+def test_emulated_kernel_with_overlapping_boxes(emu_lib):
+    check_overlapping_boxes(lambda free, owner, smem_limit: EmuNetSearch(
+        free, owner, emu_lib, smem_limit=smem_limit))
+
+
+def test_emulated_kernel_routes_many_requests_in_one_call(emu_lib):
+    check_many_requests(lambda free, owner, smem_limit: EmuNetSearch(
+        free, owner, emu_lib, smem_limit=smem_limit))
+    case = grid_of_boxes_case(np.random.default_rng(4), 48, 64, 12, 16)
+    search = EmuNetSearch(case.free, case.owner, emu_lib, smem_limit=1000)
+    search.route(case.cost, list(case.requests))
+    assert {c[3] for c in search._emu.calls} == {0, 1}   # shared and global launches ran
