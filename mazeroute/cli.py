@@ -53,7 +53,7 @@ from .io import (
 from .layout import BYTES_PER_CELL, MAX_CELLS, Layout, Net, save_layout
 from .readers import FORMATS, load_layouts, sniff_format
 from .report import SUMMARY_FIELDS, format_report, safe_text, summary_row
-from .router import ORDERS, Router, RouteResult, net_order
+from .router import MODES, ORDERS, Router, RouteResult, net_order, route
 
 PROG = "mazeroute"
 #: Per-net rows printed to the terminal; the report file always has every net.
@@ -90,12 +90,46 @@ def _engine_options(p: argparse.ArgumentParser) -> None:
                    help="BFS strategy by name: " + ", ".join(strategies())
                         + " (see `mazeroute engines`); default: the backend's fastest")
     g.add_argument("--order", default="file", choices=ORDERS,
-                   help="net order: as in the file, or shortest half-perimeter first "
-                        "(default: file)")
+                   help="net order of sequential mode: as in the file, or shortest "
+                        "half-perimeter first (default: file)")
+
+
+def _mode_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("routing mode")
+    g.add_argument("--mode", default="sequential", choices=MODES,
+                   help="sequential: Lee's algorithm, one net after another, each wire a "
+                        "blockage for the next (shortest paths in turn); negotiate: "
+                        "negotiated congestion (PathFinder), rip-up and reroute until no "
+                        "cell is shared, never fewer nets than sequential (default: "
+                        "sequential)")
+    g.add_argument("--max-iterations", type=int, metavar="N",
+                   help="negotiate: most rip-up-and-reroute iterations (default: 50)")
+    g.add_argument("--time-limit", type=float, metavar="SECONDS",
+                   help="negotiate: stop negotiating after this long, then legalise "
+                        "(default: none)")
 
 
 def _check_engine(args) -> str | None:
-    """Refuse an unknown or absent engine before any work; return auto's notice."""
+    """Refuse an unknown or absent engine (and bad mode options) before any work; return
+    auto's notice."""
+    negotiate = getattr(args, "mode", "sequential") == "negotiate"
+    if getattr(args, "max_iterations", None) is not None:
+        if args.max_iterations < 1:
+            raise InputError(f"must be >= 1, got {args.max_iterations}",
+                             field="--max-iterations")
+        if not negotiate:
+            raise InputError("applies to --mode negotiate only", field="--max-iterations")
+    if getattr(args, "time_limit", None) is not None:
+        if not args.time_limit > 0:
+            raise InputError(f"must be > 0 seconds, got {args.time_limit}",
+                             field="--time-limit")
+        if not negotiate:
+            raise InputError("applies to --mode negotiate only", field="--time-limit")
+    if getattr(args, "congestion", None) is not None:
+        if not negotiate:
+            raise InputError("the congestion picture needs --mode negotiate",
+                             field="--congestion")
+        check_output_file(Path(args.congestion))
     return resolve(args.backend, args.strategy)[1]
 
 
@@ -268,7 +302,7 @@ def write_outputs(result: RouteResult, folder: Path, picture: Picture,
         if html:
             from .view import save_view_html
             put("view.html", lambda p: save_view_html(
-                result.layout, result, p, congestion=getattr(result, "congestion", None)))
+                result.layout, result, p, congestion=result.history))
         else:
             files.remove("view.html")
     return written
@@ -283,10 +317,22 @@ def route_layout(layout: Layout, folder: Path, args, picture: Picture, *,
     the user named (``folder`` itself, or the batch's), which callers have locked and
     every output must stay inside.
     """
-    router = Router(layout, args.backend, args.strategy)
-    bar = _progress_bar() if progress and len(layout.nets) >= 50 else None
-    result = router.run(args.order, (lambda k, n, r: bar(k, n, "nets")) if bar else None)
+    if getattr(args, "mode", "sequential") == "negotiate":
+        result = route(layout, backend=args.backend, mode="negotiate",
+                       max_iterations=args.max_iterations, time_limit=args.time_limit,
+                       progress=_iteration_line if progress else None)
+    else:
+        router = Router(layout, args.backend, args.strategy)
+        bar = _progress_bar() if progress and len(layout.nets) >= 50 else None
+        result = router.run(args.order, (lambda k, n, r: bar(k, n, "nets")) if bar else None)
     return result, write_outputs(result, folder, picture, root, getattr(args, "html", False))
+
+
+def _iteration_line(it) -> None:
+    """One line per negotiation iteration on stderr: what a user waits for."""
+    print(f"iteration {it.iteration}: {it.overused} overused cells, {it.conflicts} nets in "
+          f"conflict, {it.rerouted} rerouted, {it.seconds:.2f} s", file=sys.stderr,
+          flush=True)
 
 
 @contextlib.contextmanager
@@ -326,6 +372,15 @@ def cmd_route(args) -> int:
             _say("note", picture.notice)
         result, written = route_layout(layout, out, args, picture, root=root,
                                        progress=not args.quiet)
+    if args.congestion:
+        png = Path(args.congestion)
+        from .render import save_congestion_png
+        with OutputSet(None) as files:
+            try:
+                save_congestion_png(result, files.stage(png))
+            except OSError as e:
+                raise OutputError.from_os(e, png) from None
+        written.append(png)
     if not args.quiet:
         print(format_report(result, max_rows=PRINTED_ROWS), end="")
         print("wrote " + ", ".join(safe_text(p, 200, middle=True) for p in written))
@@ -745,7 +800,11 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--fail-unrouted", action="store_true",
                    help="exit with status 1 when some net could not be routed")
     r.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
+    r.add_argument("--congestion", metavar="PNG",
+                   help="negotiate: also draw the history cost as a heat map, unrouted "
+                        "nets' pins marked")
     _input_options(r)
+    _mode_options(r)
     _engine_options(r)
     r.set_defaults(func=cmd_route)
 
@@ -789,6 +848,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also write each layout's view.html (interactive viewer)")
     b.add_argument("-q", "--quiet", action="store_true")
     _input_options(b, puzzle=False)
+    _mode_options(b)
     _engine_options(b)
     b.set_defaults(func=cmd_batch)
 

@@ -995,3 +995,35 @@ def test_route_check_and_batch_read_puzzles_by_content(tmp_path, capsys):
     assert all(r["status"] == "ok" for r in rows)
     assert {r["file"] for r in rows} == {str(adc2), f"{folder / 'puzzles.txt'}#1",
                                          f"{folder / 'puzzles.txt'}#2"}
+
+
+def test_mode_negotiate_connects_what_sequential_walls_off(tmp_path, capsys):
+    """Issue 13 item 1: --mode negotiate on route; routes.json says its mode."""
+    from mazeroute.layout import save_layout
+    from tests.corpus import other_side_layout
+    lay = tmp_path / "swap.yaml"
+    save_layout(other_side_layout(), lay)     # a's straight wire walls b off
+    seq, neg = tmp_path / "s", tmp_path / "n"
+    assert main(["route", str(lay), "-o", str(seq), "-q", "--backend", "cpu"]) == 0
+    assert main(["route", str(lay), "-o", str(neg), "--backend", "cpu", "--mode",
+                 "negotiate"]) == 0
+    assert "iteration 1:" in capsys.readouterr().err
+    s = json.loads((seq / "routes.json").read_text())
+    n = json.loads((neg / "routes.json").read_text())
+    assert s["mode"] == "sequential" and n["mode"] == "negotiate"
+    assert sum(x["routed"] for x in s["nets"]) < sum(x["routed"] for x in n["nets"]) == 2
+    assert main(["check", str(lay), "--routes", str(neg / "routes.json")]) == 0
+    # (the per-iteration table of report.txt: tests/test_report_negotiation.py)
+
+
+@pytest.mark.parametrize("argv, field", [
+    (["--max-iterations", "0", "--mode", "negotiate"], "--max-iterations"),
+    (["--time-limit", "-1", "--mode", "negotiate"], "--time-limit"),
+    (["--max-iterations", "5"], "--max-iterations"),
+    (["--congestion", "c.png"], "--congestion"),
+])
+def test_mode_options_are_checked_before_any_work(argv, field, good, tmp_path, capsys):
+    out = tmp_path / "o"
+    assert main(["route", str(good), "-o", str(out), *argv]) == 2
+    assert field in _one_line(capsys.readouterr().err)
+    assert not out.exists()
