@@ -18,6 +18,15 @@ Three suites share one measuring loop:
 ``cpu``
     the CPU engine vs SciPy (levels included) on a 4096 x 4096 rectangles layout and a
     1023 x 1023 perfect maze; the goal is at most twice SciPy's time (issue 2).
+``negotiate``
+    negotiated congestion against sequential routing (issue 13): per layout or puzzle
+    file and backend (CPU; the GPU too when present), nets, nets routed by each mode,
+    puzzles complete, the wirelength ratio over nets both modes routed, negotiation's
+    wall time, and the contract check of every negotiated route; then the targets.
+    Layouts: ``generate rects`` 25 %, span 64, seed ``1 + --seed`` at 1024^2 x 2000 and
+    4000 nets and 2048^2 x 8000; puzzles: numberlink ``inputs9.txt``, ``inputs10.txt``,
+    ``inputs6.txt`` from ``--puzzles`` (default: the shared data next to the checkout).
+    One run each (negotiation is deterministic).
 
 How things are timed
 --------------------
@@ -75,7 +84,7 @@ from .io import write_csv as write_rows
 from .layout import Layout, paint, read_movingai
 from .router import Router
 
-SUITES = ("table", "targets", "cpu")
+SUITES = ("table", "targets", "cpu", "negotiate")
 SYNTHETIC = ("open", "dense", "maze")
 MAPS = ("den520d", "brc202d", "ost003d")
 CLASSES = SYNTHETIC + MAPS
@@ -765,6 +774,152 @@ def format_targets(targets: Sequence[Target]) -> str:
     return "\n".join(lines) + "\n"
 
 
+# -- the negotiate suite ----------------------------------------------------------------
+#: Where the numberlink puzzles live beside a checkout (``--puzzles`` overrides).
+PUZZLES_DIR = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "numberlink"
+#: ``(side, nets)`` of the suite's rectangles layouts (25 % blocked, span 64).
+NEGOTIATE_LAYOUTS = ((1024, 2000), (1024, 4000), (2048, 8000))
+#: The puzzle files and the least number of complete puzzles each should give.
+NEGOTIATE_PUZZLES = (("inputs9.txt", 95), ("inputs10.txt", 10), ("inputs6.txt", 4))
+#: Least nets routed per layout of :data:`NEGOTIATE_LAYOUTS` (issue 13).
+NEGOTIATE_GOALS = {(1024, 2000): 1960, (1024, 4000): 3200, (2048, 8000): 7600}
+#: Wirelength of the nets both modes route, negotiate / sequential, at most.
+WIRELENGTH_GOAL = 1.03
+#: Seconds a puzzle of inputs6.txt may take on the CPU.
+PUZZLE_SECONDS = 10.0
+
+
+@dataclass
+class NegotiateRow:
+    """One layout or puzzle file on one backend."""
+
+    case: str
+    backend: str
+    nets: int
+    sequential: int            # nets routed by sequential mode
+    negotiate: int             # nets routed by negotiate mode
+    puzzles: str               # complete / total, or "-"
+    wirelength: float          # negotiate / sequential over nets both routed
+    seconds: float             # negotiation's wall time (all puzzles of a file)
+    slowest: float             # the slowest layout or puzzle
+    legal: str                 # "ok" or the first broken promise
+    worse: int = 0             # layouts or puzzles where negotiate routed fewer nets
+    iterations: int = 0        # most iterations of any layout or puzzle
+
+
+def negotiate_backends() -> list[str]:
+    """The backends whose weighted search runs here: the CPU, and the GPU if present."""
+    from .engines import NET_SEARCHES
+    return ["cpu"] + (["gpu"] if "gpu" in NET_SEARCHES and gpu_available() else [])
+
+
+def negotiate_case(name: str, layouts: Sequence[Layout], backend: str,
+                   puzzles: bool = False) -> NegotiateRow:
+    """Route ``layouts`` in both modes on ``backend``; one row for all of them."""
+    from .contract import check_routes
+    from .router import route
+    from .router.negotiate import sequential_routes
+
+    nets = seq_n = neg_n = complete = worse = iterations = 0
+    seq_wl = neg_wl = 0
+    seconds = slowest = 0.0
+    legal = "ok"
+    for lay in layouts:
+        seq = sequential_routes(lay, backend)     # equal to sequential mode's routes
+        start = time.perf_counter()
+        res = route(lay, backend=backend, mode="negotiate")
+        took = time.perf_counter() - start
+        seconds += took
+        slowest = max(slowest, took)
+        nets += len(lay.nets)
+        seq_n += seq.routed
+        neg_n += res.routed
+        complete += res.routed == len(lay.nets)
+        worse += res.routed < seq.routed
+        iterations = max(iterations, len(res.iterations))
+        for a, b in zip(seq.nets, res.nets):
+            if a.routed and b.routed:
+                seq_wl += a.length
+                neg_wl += b.length
+        if legal == "ok":
+            problems = check_routes(lay, res.to_json())
+            if problems:
+                legal = f"{lay.name}: {problems[0]}"
+    return NegotiateRow(name, backend, nets, seq_n, neg_n,
+                        f"{complete}/{len(layouts)}" if puzzles else "-",
+                        neg_wl / seq_wl if seq_wl else float("nan"), seconds, slowest, legal,
+                        worse, iterations)
+
+
+def negotiate_suite(seed: int = 1, puzzles_dir: str | Path | None = None,
+                    layouts: Sequence[tuple[int, int]] = NEGOTIATE_LAYOUTS,
+                    puzzles: Sequence[tuple[str, int]] = NEGOTIATE_PUZZLES,
+                    backends: Sequence[str] | None = None,
+                    log: Callable[[str], None] | None = None
+                    ) -> tuple[list[Target], list[NegotiateRow]]:
+    """Issue 13's quality targets: the rows of every case and backend, and the targets."""
+    from .generate import random_layout
+    from .readers import read_numberlink
+
+    log = log or (lambda s: None)
+    backends = list(backends or negotiate_backends())
+    folder = Path(puzzles_dir) if puzzles_dir is not None else PUZZLES_DIR
+    rows: list[NegotiateRow] = []
+    targets: list[Target] = []
+    for side, n in layouts:
+        lay = random_layout(side, side, density=0.25, nets=n, pins=2, seed=seed, span=64)
+        for backend in backends:
+            log(f"negotiate: {lay.name}, {n} nets, {backend}")
+            rows.append(negotiate_case(f"rects {side}^2 {n} nets s{seed}", [lay], backend))
+    for file, _ in puzzles:
+        path = folder / file
+        if not path.is_file():
+            log(f"negotiate: {path} not found; skipped")
+            continue
+        lays = read_numberlink(path)
+        for backend in backends:
+            log(f"negotiate: {file}, {len(lays)} puzzles, {backend}")
+            rows.append(negotiate_case(file, lays, backend, puzzles=True))
+
+    for row in rows:
+        tid = f"{row.case} [{row.backend}]"
+        goal_n = next((g for (side, n), g in NEGOTIATE_GOALS.items()
+                       if row.case.startswith(f"rects {side}^2 {n} nets")), None)
+        if goal_n is not None:
+            targets.append(Target("n-routed", f"nets routed, {tid}",
+                                  f"{row.negotiate} of {row.nets} (sequential {row.sequential})",
+                                  f">= {goal_n}", _met(goal_n, row.negotiate), row.negotiate))
+        goal_p = next((g for f, g in puzzles if f == row.case), None)
+        if goal_p is not None:
+            done = int(row.puzzles.split("/")[0])
+            targets.append(Target("n-puzzles", f"puzzles complete, {tid}", row.puzzles,
+                                  f">= {goal_p}", _met(goal_p, done), done))
+            if row.case == "inputs6.txt" and row.backend == "cpu":
+                targets.append(Target("n-time", f"slowest puzzle, {tid}", _ms(row.slowest),
+                                      f"< {PUZZLE_SECONDS:g} s",
+                                      _met(row.slowest, PUZZLE_SECONDS), row.slowest))
+        targets.append(Target("n-floor", f"never fewer nets than sequential, {tid}",
+                              f"{row.worse} worse", "0 worse", _met(row.worse, 0), row.worse))
+        targets.append(Target("n-wire", f"wirelength vs sequential, {tid}",
+                              f"{row.wirelength:.4f}", f"<= {WIRELENGTH_GOAL}",
+                              _met(row.wirelength, WIRELENGTH_GOAL), row.wirelength))
+        targets.append(Target("n-legal", f"contract check, {tid}", row.legal, "ok",
+                              "yes" if row.legal == "ok" else "no (WRONG)"))
+    return targets, rows
+
+
+def format_negotiate(rows: Sequence[NegotiateRow]) -> str:
+    """The negotiate suite's rows as a text table."""
+    header = ("case", "backend", "nets", "sequential", "negotiate", "puzzles", "wirelength",
+              "time", "slowest", "its", "legal")
+    body = [(r.case, r.backend, str(r.nets), str(r.sequential), str(r.negotiate), r.puzzles,
+             f"{r.wirelength:.4f}", _ms(r.seconds), _ms(r.slowest), str(r.iterations),
+             r.legal) for r in rows]
+    widths = [max([len(h)] + [len(b[i]) for b in body]) for i, h in enumerate(header)]
+    fmt = lambda r: "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip()  # noqa: E731
+    return "\n".join([fmt(header), *(fmt(b) for b in body)]) + "\n"
+
+
 # -- machine description -------------------------------------------------------------
 def machine() -> str:
     """One line naming the CPU, GPU and library versions, for the record."""
@@ -796,7 +951,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--suite", default="table", choices=SUITES,
                         help="table: engines x layout classes (default); targets: the "
                              "performance targets; cpu: the CPU engine vs SciPy at 4096^2 "
-                             "and on a 1023^2 maze")
+                             "and on a 1023^2 maze; negotiate: negotiated vs sequential "
+                             "routing on the issue-13 layouts and numberlink puzzles")
     parser.add_argument("--size", type=int, default=DEFAULT_SIZE,
                         help=f"side of the synthetic layouts, cells (default: {DEFAULT_SIZE});"
                              " maps keep their own size; the targets and cpu suites use "
@@ -817,6 +973,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              + ", synthetic, maps or all (default: all)")
     parser.add_argument("--seed", type=int, default=0,
                         help="seed of the synthetic layouts (default: 0)")
+    parser.add_argument("--puzzles", metavar="DIR",
+                        help="folder of the numberlink puzzle files of the negotiate suite "
+                             "(default: shared/data/numberlink beside the checkout)")
     parser.add_argument("--maps", metavar="DIR",
                         help="folder of the Moving AI .map files (default: benchmarks/maps "
                              "of the checkout)")
@@ -839,6 +998,9 @@ def _check_args(args: argparse.Namespace) -> None:
         raise InputError(f"must be positive, got {args.max_seconds}", field="--max-seconds")
     if args.maps is not None and not Path(args.maps).is_dir():
         raise InputError(f"no such folder: {args.maps}", field="--maps")
+    puzzles = getattr(args, "puzzles", None)
+    if puzzles is not None and not Path(puzzles).is_dir():
+        raise InputError(f"no such folder: {puzzles}", field="--puzzles")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -869,6 +1031,17 @@ def run(args: argparse.Namespace) -> int:
         status = int(any(r.check in ("WRONG", "ERROR") for r in rows))
         if out:
             written += _write_table(out, rows, args)
+    elif args.suite == "negotiate":
+        targets, nrows = negotiate_suite(1 + args.seed, getattr(args, "puzzles", None),
+                                         log=log)
+        print(format_negotiate(nrows))
+        print(format_targets(targets), end="")
+        wrong = any("WRONG" in t.met for t in targets)
+        status = int(wrong or (args.strict and any(t.met.startswith("no") for t in targets)))
+        if out:
+            written += [out / "negotiate.csv", out / "negotiate_targets.csv"]
+            write_csv(written[0], nrows)
+            write_csv(written[1], targets)
     else:
         if args.suite == "cpu":
             targets, rows = cpu_suite(repeats=args.repeats, seed=args.seed,
@@ -902,4 +1075,5 @@ def _write_table(out: Path, rows: list[Row], args) -> list[Path]:
 
 
 __all__ = ["add_arguments", "run", "bench_table", "bench_case", "cpu_suite", "targets_suite",
+           "negotiate_suite", "negotiate_case", "format_negotiate", "NegotiateRow",
            "make_case", "Row", "Target", "format_table", "format_targets", "GOALS"]

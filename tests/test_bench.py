@@ -309,3 +309,27 @@ def test_impossible_span_is_an_input_error():
     isolated[::4, ::4] = False              # free cells 4 apart: no pair within span 2
     with pytest.raises(InputError, match="span 2"):
         random_nets(isolated, 1, 2, np.random.default_rng(0), span=2)
+
+
+def test_negotiate_suite_rows_and_targets(tmp_path):
+    from mazeroute.bench import format_negotiate, negotiate_suite
+    (tmp_path / "two.txt").write_text("5 4\n..b..\na...a\n..b..\n.....\n\n3 3\nx.y\n...\ny.x\n")
+    targets, rows = negotiate_suite(seed=3, puzzles_dir=tmp_path, layouts=[(48, 20)],
+                                    puzzles=[("two.txt", 2), ("missing.txt", 1)],
+                                    backends=["cpu"])
+    assert [(r.case, r.backend) for r in rows] == [("rects 48^2 20 nets s3", "cpu"),
+                                                   ("two.txt", "cpu")]
+    rects, puzzles = rows
+    assert rects.nets == 20 and rects.puzzles == "-" and rects.legal == "ok"
+    assert rects.negotiate >= rects.sequential and rects.worse == 0
+    # puzzle 1 is the other-side case (sequential walls b off); puzzle 2 the crossing
+    # of x and y in a 3 x 3 square, which has no solution
+    assert (puzzles.nets, puzzles.sequential, puzzles.negotiate) == (4, 3, 3)
+    assert puzzles.puzzles == "1/2" and puzzles.legal == "ok"
+    ids = [t.id for t in targets]
+    assert ids.count("n-puzzles") == 1 and ids.count("n-legal") == 2
+    met = {(t.id, t.target): t.met for t in targets}
+    assert met[("n-puzzles", "puzzles complete, two.txt [cpu]")] == "no"
+    assert met[("n-legal", "contract check, two.txt [cpu]")] == "yes"
+    text = format_negotiate(rows)
+    assert text.splitlines()[0].split()[:3] == ["case", "backend", "nets"]
