@@ -71,7 +71,8 @@ def format_report(result: RouteResult, max_rows: int | None = None) -> str:
     lay = result.layout
     lines = [f"layout {safe_text(lay.name, LAYOUT_NAME_WIDTH)}: {lay.width} x {lay.height} "
              f"cells, {len(lay.nets)} nets",
-             f"engine {result.engine}, order {result.order}"]
+             f"engine {result.engine}, mode {result.mode}"
+             + (f", order {result.order}" if result.mode == "sequential" else "")]
     header = ("net", "routed", "length", "bends", "levels", "time")
     rows = [(safe_text(n.name, NET_NAME_WIDTH), "yes" if n.routed else "NO",
              str(n.length) if n.routed else "-", str(n.bends) if n.routed else "-",
@@ -82,10 +83,7 @@ def format_report(result: RouteResult, max_rows: int | None = None) -> str:
         rows.sort(key=lambda r: r[1] != "NO")     # stable: unrouted first, file order kept
         hidden = len(rows) - max_rows
         rows = rows[:max_rows]
-    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(header)]
-    fmt = lambda r: "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip()  # noqa: E731
-    lines.append(fmt(header))
-    lines += [fmt(r) for r in rows]
+    lines += _table(header, rows)
     if hidden:
         lines.append(f"... {hidden} more nets (all of them are in routes.json)")
     unrouted = len(result.nets) - result.routed
@@ -94,7 +92,13 @@ def format_report(result: RouteResult, max_rows: int | None = None) -> str:
                  + f", total wirelength {result.wirelength}, wall time {_ms(result.seconds)}")
     if result.notice:
         lines.append(f"note: {result.notice}")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n" + format_negotiation(result, max_rows)
+
+
+def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str]:
+    """Header and rows as lines of left-aligned columns."""
+    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(header)]
+    return ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in [header, *rows]]
 
 
 def summary_row(file: str, result: RouteResult | None = None, error: str = "",
@@ -151,9 +155,7 @@ def format_negotiation(result: RouteResult, max_rows: int | None = None) -> str:
               "time")
     rows = [(str(s.iteration), str(s.overused), str(s.conflicts), str(s.rerouted),
              f"{s.pres_fac:.3g}", _ms(s.seconds)) for s in its]
-    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(header)]
-    fmt = lambda r: "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip()  # noqa: E731
-    lines = [head, fmt(header), *(fmt(r) for r in rows)]
+    lines = [head, *_table(header, rows)]
     unrouted = [n for n in result.nets if not n.routed]
     if unrouted:
         lines.append(f"unrouted nets: {len(unrouted)}")

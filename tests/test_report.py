@@ -15,7 +15,7 @@ def test_report_rows_and_totals():
     text = format_report(res)
     lines = text.splitlines()
     assert lines[0] == "layout x: 5 x 5 cells, 2 nets"
-    assert lines[1].startswith("engine cpu/grid, order file")
+    assert lines[1].startswith("engine cpu/grid, mode sequential, order file")
     assert lines[3].split()[:4] == ["h", "yes", "4", "0"]
     assert lines[4].split()[:4] == ["v", "NO", "-", "-"]
     assert "routed 1/2 nets (1 unrouted), total wirelength 4" in text
