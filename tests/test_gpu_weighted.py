@@ -42,7 +42,7 @@ LIMITS = [None, 0]
 
 def _gpu(free, owner, smem_limit=None):
     from mazeroute.engines.gpu_weighted import GPUNetSearch
-    return GPUNetSearch(free, owner, smem_limit=smem_limit)
+    return GPUNetSearch(free, owner, smem_limit=smem_limit, cpu_box_cells=None)
 
 
 def _compare(case: WeightedCase, search=None, oracle: bool = True) -> None:
@@ -174,3 +174,35 @@ def test_bad_input_is_refused():
         search.route(cost, [NetRequest(-(2**31), np.array([[0, 0]]), (0, 0, 1, 1))])
     with pytest.raises(ValueError, match="reserved"):
         search.set_owner(np.array([[0, 0]]), -(2**31))
+
+
+def test_boxes_past_the_bound_go_to_the_cpu_with_the_same_wires():
+    """A box of more than ``cpu_box_cells`` cells is searched by the CPU engine (one
+    block per box would sweep it serially); wires and owner updates stay identical."""
+    rng = np.random.default_rng(8)
+    h = w = 300
+    free = rng.random((h, w)) > 0.2
+    owner = np.full((h, w), -1, np.int32)
+    cells = np.argwhere(free)
+    picks = cells[rng.choice(len(cells), 8, replace=False)]
+    for k in range(4):
+        (y0, x0), (y1, x1) = picks[2 * k], picks[2 * k + 1]
+        owner[y0, x0] = owner[y1, x1] = k
+    cost = rng.integers(1, 50, (h, w)).astype(COST_DTYPE)
+    from mazeroute.engines.gpu_weighted import GPUNetSearch
+    mixed = GPUNetSearch(free, owner, cpu_box_cells=50 * 50)
+    device = GPUNetSearch(free, owner, cpu_box_cells=None)
+    cpu = CPUNetSearch(free, owner)
+    for k in range(4):
+        (y0, x0), (y1, x1) = picks[2 * k], picks[2 * k + 1]
+        req = [NetRequest(k, np.array([[x0, y0], [x1, y1]]), (0, 0, w - 1, h - 1))]
+        want = cpu.route(cost, req)[0]
+        for engine in (mixed, device):
+            got = engine.route(cost, req)[0]
+            assert (got is None) == (want is None)
+            if want is not None:
+                np.testing.assert_array_equal(got, want)
+        if want is not None:
+            for engine in (mixed, device, cpu):
+                engine.set_owner(want, k)
+    assert mixed._cpu is not None and device._cpu is None

@@ -190,7 +190,7 @@ class EmuNetSearch(gw.GPUNetSearch):
     def __init__(self, free, owner, lib, threads=3, smem_limit=None):
         self._emu = _EmuKernel(lib, threads)
         self._emu_set = _EmuSetCosts(lib)
-        super().__init__(free, owner, smem_limit=smem_limit)
+        super().__init__(free, owner, smem_limit=smem_limit, cpu_box_cells=None)
 
     def _device(self):
         return _NUMPY, (self._emu, self._emu_set), 227 << 10

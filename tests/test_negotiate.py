@@ -183,3 +183,18 @@ def test_options_reach_the_negotiation():
     assert len(res.iterations) == 1
     with pytest.raises(ValueError, match="unknown routing mode"):
         route(lay, mode="bogus")
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("seed", range(4))
+def test_negotiation_on_the_gpu_equals_the_cpu(seed):
+    """The same negotiation whatever engine searches: every wire equal, and the
+    sequential floor too (the GPU's is the batched sequential router)."""
+    lay = random_layout(160, 120, density=0.2, nets=90 + 20 * seed, seed=seed, span=24)
+    cpu = route(lay, backend="cpu", mode="negotiate")
+    gpu = route(lay, backend="gpu", mode="negotiate")
+    assert [n.cells for n in gpu.nets] == [n.cells for n in cpu.nets]
+    assert [n.reason for n in gpu.nets] == [n.reason for n in cpu.nets]
+    assert check_routes(lay, gpu.to_json()) == []
+    floor_cpu, floor_gpu = sequential_routes(lay, "cpu"), sequential_routes(lay, "gpu")
+    assert [n.cells for n in floor_gpu.nets] == [n.cells for n in floor_cpu.nets]

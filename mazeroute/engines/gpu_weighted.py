@@ -43,7 +43,14 @@ from collections.abc import Sequence
 import numba
 import numpy as np
 
-from .weighted import COST_MAX, DIST_MAX, NetRequest, NetSearch, pack_requests
+from .weighted import (
+    COST_MAX,
+    DIST_MAX,
+    CPUNetSearch,
+    NetRequest,
+    NetSearch,
+    pack_requests,
+)
 
 #: Cell code of a blocked cell on the device (any other code is the cell's owner).
 BLOCKED_CODE = -(2**31)
@@ -64,6 +71,13 @@ MAX_BLOCKS = 1 << 20
 MAX_CELLS = 2**31 - 1
 #: Dynamic shared memory each kernel object was allowed (see GPUNetSearch._allow).
 _ALLOWED: dict[int, int] = {}
+
+
+#: Boxes of more cells than this go to the CPU engine: a box is one thread block whose
+#: sweeps walk each line serially, so one huge box (a net grown to the whole grid, the
+#: sequential floor) takes the device far longer than the CPU's A*, which explores only
+#: near the straight line; many small boxes are what the device does well.
+CPU_BOX_CELLS = 1 << 16
 
 
 def fits(height: int, width: int) -> bool:
@@ -239,8 +253,11 @@ class GPUNetSearch(NetSearch):
     """
 
     def __init__(self, free: np.ndarray, owner: np.ndarray, via_cost: int = 0,
-                 smem_limit: int | None = None, options: tuple[str, ...] = ()):
+                 smem_limit: int | None = None, options: tuple[str, ...] = (),
+                 cpu_box_cells: int | None = CPU_BOX_CELLS):
         super().__init__(free, owner, via_cost)
+        self.cpu_box_cells = cpu_box_cells
+        self._cpu: CPUNetSearch | None = None       # made when a box too big comes
         self.options = (*kernel_options(), *options)
         _, h, w = self.shape
         if not fits(h, w):
@@ -282,9 +299,32 @@ class GPUNetSearch(NetSearch):
             flat = c[:, 1] * w + c[:, 0]
             codes = cell_codes(self.free.reshape(-1)[flat], np.int32(owner))
             self._code[self._xp.asarray(flat)] = self._xp.asarray(codes)
+        if self._cpu is not None:
+            self._cpu.set_owner(cells, owner)
 
     def route(self, cost: np.ndarray, requests: Sequence[NetRequest],
               changed: np.ndarray | None = None) -> list[np.ndarray | None]:
+        """As :meth:`NetSearch.route`; boxes of more than ``cpu_box_cells`` cells are
+        searched by the CPU engine (see :data:`CPU_BOX_CELLS`), the rest on the device."""
+        big = [] if self.cpu_box_cells is None else [
+            k for k, r in enumerate(requests)
+            if (int(r.box[2]) - int(r.box[0]) + 1) * (int(r.box[3]) - int(r.box[1]) + 1)
+            > self.cpu_box_cells]
+        if not big:
+            return self._route_device(cost, requests, changed)
+        small = sorted(set(range(len(requests))) - set(big))
+        out: list[np.ndarray | None] = [None] * len(requests)
+        for k, xy in zip(small, self._route_device(cost, [requests[k] for k in small],
+                                                   changed)):
+            out[k] = xy
+        if self._cpu is None:
+            self._cpu = CPUNetSearch(self.free, self.owner, self.via_cost)
+        for k, xy in zip(big, self._cpu.route(cost, [requests[k] for k in big])):
+            out[k] = xy
+        return out
+
+    def _route_device(self, cost: np.ndarray, requests: Sequence[NetRequest],
+                      changed: np.ndarray | None = None) -> list[np.ndarray | None]:
         cost = self._check_cost(cost)
         update = self._cost_update(cost.reshape(-1), changed)
         try:

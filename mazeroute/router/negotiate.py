@@ -48,11 +48,12 @@ import numpy as np
 import scipy.ndimage
 
 from ..backtrace import bends
-from ..engines import make_net_search
+from ..engines import gpu_available, make_net_search
 from ..engines.weighted import COST_DTYPE, COST_MAX, NetRequest
 from ..layout import Layout
 from .congestion import COST_SCALE, Congestion, PathFinderOptions
 from .result import IterationStats, NetRoute, RouteResult
+from .sequential import Router
 
 #: Side of the tiles on which boxes are compared when nets are cut into batches.
 _TILE = 8
@@ -398,8 +399,13 @@ def sequential_routes(layout: Layout, backend: str = "auto") -> RouteResult:
     Unit costs make the weighted search a BFS with the BFS backtrace, so the wires are
     exactly those of :class:`mazeroute.router.Router` (a test holds them equal); the
     search stays near the straight line (A*) and gives up early on a walled-in pin, so
-    this floor costs far less than a full wavefront per net.
+    this floor costs far less than a full wavefront per net. On the GPU the floor is the
+    sequential router's batched search itself (:class:`~.sequential.Router`, ``gpu/grid``:
+    many nets a launch), whose wires are the same; the weighted search would take each
+    net's whole-grid box alone.
     """
+    if backend == "gpu" or (backend == "auto" and gpu_available()):
+        return Router(layout, "gpu", "grid").run()
     start = time.perf_counter()
     h, w = layout.height, layout.width
     owner = np.full((h, w), -1, np.int32)

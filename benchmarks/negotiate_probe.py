@@ -1,0 +1,68 @@
+"""Negotiated routing on the GPU against the CPU engine's negotiation (issue 13's speed
+targets).
+
+Run on a GPU machine from the repository root: ``PYTHONPATH=. python
+benchmarks/negotiate_probe.py [--big]``. 1024 x 1024, 25 % rectangles, 2000 local nets
+(span 64), negotiated to the end on each backend: wall time of ``route(...,
+mode="negotiate")`` (median of ``--repeats``), nets routed, iterations, and whether both
+backends give the same routes. ``--big``: 4096 x 4096, 32,000 local nets on the GPU only,
+its time and the peak of CuPy's memory pool.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from mazeroute.generate import random_layout  # noqa: E402
+from mazeroute.router import route  # noqa: E402
+
+
+def timed(layout, backend, repeats):
+    times, res = [], None
+    for _ in range(repeats):
+        start = time.perf_counter()
+        res = route(layout, backend=backend, mode="negotiate")
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), res
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--big", action="store_true")
+    ap.add_argument("--seeds", type=int, nargs="+", default=[1])
+    args = ap.parse_args()
+    for seed in args.seeds:
+        lay = random_layout(1024, 1024, density=0.25, nets=2000, pins=2, seed=seed, span=64)
+        route(lay, backend="gpu", mode="negotiate", max_iterations=2)     # compile, warm up
+        tg, rg = timed(lay, "gpu", args.repeats)
+        tc, rc = timed(lay, "cpu", 1)
+        same = all(a.cells == b.cells for a, b in zip(rg.nets, rc.nets))
+        print(f"1024^2 2000 nets seed {seed}: cpu {tc:.2f} s ({rc.routed} routed, "
+              f"{len(rc.iterations)} its) | gpu {tg:.3f} s ({rg.routed} routed, "
+              f"{len(rg.iterations)} its) | {tc / tg:.1f}x | same routes: {same}", flush=True)
+        its = rg.iterations
+        print(f"  gpu iterations: first {its[0].seconds * 1e3:.1f} ms, median "
+              f"{statistics.median(i.seconds for i in its) * 1e3:.1f} ms, sum "
+              f"{sum(i.seconds for i in its):.3f} s of {tg:.3f} s", flush=True)
+    if args.big:
+        import cupy
+        pool = cupy.get_default_memory_pool()
+        lay = random_layout(4096, 4096, density=0.25, nets=32000, pins=2, seed=1, span=64)
+        pool.free_all_blocks()
+        start = time.perf_counter()
+        res = route(lay, backend="gpu", mode="negotiate")
+        took = time.perf_counter() - start
+        print(f"4096^2 32000 nets: gpu {took:.2f} s, {res.routed} routed, "
+              f"{len(res.iterations)} its, CuPy pool peak {pool.total_bytes() / 2**20:.0f} MiB "
+              f"(used now {pool.used_bytes() / 2**20:.0f} MiB)", flush=True)
+
+
+if __name__ == "__main__":
+    main()
