@@ -2,7 +2,65 @@
 
 from __future__ import annotations
 
+import reprlib
 from pathlib import Path
+
+#: Most characters of a user's value that a message quotes.
+QUOTE_LIMIT = 80
+
+
+class _Repr(reprlib.Repr):
+    """``repr`` that stops early: work and text stay small however big the value."""
+
+    def __init__(self):
+        super().__init__()
+        self.maxlevel = 3
+        self.maxlist = self.maxtuple = self.maxdict = self.maxset = 8
+        self.maxstring = self.maxother = QUOTE_LIMIT + 8
+        self.maxlong = 40
+
+    def repr_int(self, x, level):
+        # repr() of an int past 4300 digits raises, and its cost grows with the digits
+        if x.bit_length() > 256:
+            return f"<an integer of {x.bit_length() * 30103 // 100000 + 1} digits>"
+        return super().repr_int(x, level)
+
+
+_repr = _Repr()
+
+
+def quote(value, limit: int = QUOTE_LIMIT) -> str:
+    """``repr(value)`` cut to about ``limit`` characters, for an error message.
+
+    Control and format characters come out escaped (as ``repr`` writes them), so a
+    message stays one printable line; a long value ends in ``...`` and its size.
+
+    Examples
+    --------
+    >>> quote("clk")
+    "'clk'"
+    >>> quote("x" * 1000, limit=10)
+    "'xxxxxxxxx... (1000 characters)"
+    >>> quote("a\\u202eb")
+    "'a\\\\u202eb'"
+    >>> quote(list(range(1000)))
+    '[0, 1, 2, 3, 4, 5, 6, 7, ...] (1000 items)'
+    """
+    if isinstance(value, str):
+        text = repr(value[:limit + 1])
+        if len(value) <= limit and len(text) <= limit + 2:
+            return text
+        return f"{text[:limit]}... ({len(value)} characters)"
+    try:
+        text = _repr.repr(value)
+    except Exception:         # a value whose repr fails still gets a message
+        text = f"<{type(value).__name__}>"
+    cut = len(text) > limit
+    if cut:
+        text = text[:limit] + "..."
+    if (cut or "..." in text) and isinstance(value, (list, tuple, dict, set, frozenset)):
+        text += f" ({len(value)} items)"
+    return text
 
 
 class InputError(Exception):
@@ -10,6 +68,7 @@ class InputError(Exception):
 
     The message always names the file (when there is one) and the offending
     field, so the CLI can print it as a single line and exit with status 2.
+    A file name that is not printable text is shown escaped.
 
     Examples
     --------
@@ -24,7 +83,10 @@ class InputError(Exception):
         super().__init__(self.__str__())
 
     def __str__(self) -> str:
-        parts = [p for p in (self.file, self.field) if p]
+        file = self.file
+        if file is not None and not file.isprintable():
+            file = quote(file, 400)
+        parts = [p for p in (file, self.field) if p]
         return ": ".join([*parts, self.message])
 
     def with_file(self, file: str | Path) -> InputError:
