@@ -15,6 +15,7 @@ Examples
 from __future__ import annotations
 
 import gc
+import json
 import os
 import re
 import stat
@@ -190,16 +191,28 @@ def parse_layout(data, file: str | Path = "<layout>") -> Layout:
 def save_layout(layout: Layout, path: str | Path) -> None:
     """Write a layout file (flow-style lists, so large layouts stay compact)."""
     d = layout.to_dict()
-    lines = [f"name: {yaml.safe_dump(d['name']).splitlines()[0]}",
+    lines = [f"name: {_yaml_text(d['name'])}",
              f"width: {d['width']}", f"height: {d['height']}"]
     lines.append("blockages:" + ("" if d["blockages"] else " []"))
     lines += [f"  - [{x0}, {y0}, {x1}, {y1}]" for x0, y0, x1, y1 in d["blockages"]]
     lines.append("nets:" + ("" if d["nets"] else " []"))
     for n in d["nets"]:
         pins = ", ".join(f"[{x}, {y}]" for x, y in n["pins"])
-        lines.append(f"  - {{name: {yaml.safe_dump(n['name']).splitlines()[0]}, "
+        lines.append(f"  - {{name: {_yaml_text(n['name'])}, "
                      f"pins: [{pins}]}}")
     write_text(path, "\n".join(lines) + "\n")
+
+
+_PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
+_WORDS = {"y", "n", "yes", "no", "on", "off", "true", "false", "null"}
+
+
+def _yaml_text(s: str) -> str:
+    """``s`` as a YAML scalar that YAML 1.1 and 1.2 readers both take as this text:
+    plain when it is a simple word, else double-quoted (JSON's escapes are YAML's)."""
+    if _PLAIN.fullmatch(s) and s.lower() not in _WORDS:
+        return s
+    return json.dumps(s, ensure_ascii=False)
 
 
 def read_movingai(path: str | Path) -> Layout:
@@ -298,8 +311,8 @@ _NULL = {"", "~", "null", "Null", "NULL"}
 _BOOL = {"true": True, "True": True, "TRUE": True,
          "false": False, "False": False, "FALSE": False}
 _INT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)|0o[0-7]+|0x[0-9a-fA-F]+")
-_FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*|[0-9]+(?:\.[0-9]*)?[eE][-+]?[0-9]+)"
-                    r"(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)")
+_FLOAT = re.compile(r"[-+]?(?:(?:\.[0-9]+|[0-9]+\.[0-9]*)(?:[eE][-+]?[0-9]+)?"
+                    r"|[0-9]+[eE][-+]?[0-9]+)|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)")
 _TAG = "tag:yaml.org,2002:"
 _MAX_DIGITS = 100
 
@@ -342,7 +355,7 @@ def parse_yaml(text: str, file: str | Path = "<yaml>"):
 def _build(loader, file):
     """Objects from the parser's events, one at a time (no node tree, no recursion)."""
     get = loader.get_event
-    stack: list = []          # open collections: [container, key or _NO_KEY, key line]
+    stack: list = []          # open collections: [container, key or _NO_KEY, is a mapping]
     root, documents = None, 0
     while True:
         event = get()
@@ -361,7 +374,7 @@ def _build(loader, file):
             if len(stack) >= MAX_DEPTH:
                 raise _at(event, f"nested more than {MAX_DEPTH} levels deep", file)
             mapping = kind is ev.MappingStartEvent
-            stack.append([{} if mapping else [], _NO_KEY, 0, mapping])
+            stack.append([{} if mapping else [], _NO_KEY, mapping])
             continue
         elif kind is ev.SequenceEndEvent or kind is ev.MappingEndEvent:
             value = stack.pop()[0]
@@ -381,7 +394,7 @@ def _build(loader, file):
             root = value
             continue
         top = stack[-1]
-        if not top[3]:
+        if not top[2]:
             top[0].append(value)
         elif top[1] is _NO_KEY:
             if isinstance(value, (list, dict)):

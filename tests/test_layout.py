@@ -8,6 +8,7 @@ import threading
 
 import numpy as np
 import pytest
+import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -180,10 +181,10 @@ def test_yaml_1_1_booleans_stay_the_text_written():
 
 
 def test_scalars_follow_the_yaml_1_2_core_schema():
-    assert parse_yaml("[1, -2, 0, 0o17, 0x1F, 1.5, 1e3, .inf, true, False, ~, null, '', "
-                      "2001-12-14, 'quoted 010', Yes]") == \
-        [1, -2, 0, 15, 31, 1.5, 1000.0, float("inf"), True, False, None, None, "",
-         "2001-12-14", "quoted 010", "Yes"]
+    assert parse_yaml("[1, -2, 0, 0o17, 0x1F, 1.5, 1e3, -.5E-1, 2., .inf, -.Inf, true, False, "
+                      "~, null, '', 2001-12-14, 'quoted 010', Yes, 1e3e3, 1.2.3, 0x, e3]") == \
+        [1, -2, 0, 15, 31, 1.5, 1000.0, -0.05, 2.0, float("inf"), -float("inf"), True, False,
+         None, None, "", "2001-12-14", "quoted 010", "Yes", "1e3e3", "1.2.3", "0x", "e3"]
 
 
 @pytest.mark.parametrize("text, words", [
@@ -319,7 +320,7 @@ def test_paint_agrees_with_cell_by_cell_painting_however_rects_overlap(seed):
     np.testing.assert_array_equal(paint(w, h, rects), expected)
 
 
-YAMLISH = st.text(alphabet=st.sampled_from(list("[]{}:,-&*!|>'\"#%@`?~ \n\t01aXyz\\.")),
+YAMLISH = st.text(alphabet=st.sampled_from(list("[]{}:,-+&*!|>'\"#%@`?~ \n\t01aeXyz\\.")),
                   max_size=80)
 
 
@@ -355,3 +356,18 @@ def test_any_structure_parses_or_is_one_input_error(data):
         parse_layout(data, "f.yaml")
     except InputError as e:
         assert "\n" not in str(e) and len(str(e)) < 300 and str(e).isprintable()
+
+
+@pytest.mark.parametrize("name", ["1e3", "0o17", "0x1F", "010", "yes", "Off", "null", "~",
+                                  "a: b", "- x", "#c", "[x]", "'q'", '"dq"', "é ü", "x\\y",
+                                  "w " * 99 + "w", "&a", "*a", "!t", "%", "@", "`"])
+def test_save_then_load_keeps_any_valid_name(tmp_path, name):
+    lay = parse_layout({"name": name, "width": 2, "height": 1,
+                        "nets": [{"name": name, "pins": [[0, 0], [1, 0]]}]}, "x.yaml")
+    p = tmp_path / "x.yaml"
+    save_layout(lay, p)
+    again = load_layout(p)
+    assert again.name == again.nets[0].name == name
+    data = yaml.safe_load(        # a YAML 1.1 reader takes the same text too
+        p.read_text(encoding="utf-8"))
+    assert data["name"] == data["nets"][0]["name"] == name
