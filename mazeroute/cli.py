@@ -34,7 +34,7 @@ from pathlib import Path
 
 from . import __version__
 from . import layout as layout_module
-from .contract import check_routes
+from .contract import check_routes, load_routes
 from .engines import ENGINES, gpu_available, resolve, strategies
 from .errors import EngineUnavailable, InputError
 from .generate import perfect_maze, random_layout
@@ -639,7 +639,7 @@ def cmd_check(args) -> int:
           f"{len(layout.rects)} blockages ({int(layout.blocked.sum())} blocked cells), "
           f"{len(layout.nets)} nets")
     if args.routes:
-        routes = _read_routes(args.routes)
+        routes = load_routes(args.routes)
         problems = check_routes(layout, routes, sequential=args.sequential)
         shown = safe_text(args.routes, 200, middle=True)
         for p in problems:
@@ -651,20 +651,6 @@ def cmd_check(args) -> int:
     return 0
 
 
-def _read_routes(path: str | Path) -> dict:
-    """A routes file as a JSON object (one-line errors)."""
-    _regular_input(path)
-    try:
-        routes = json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError("no such file", file=path) from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
-        raise InputError(f"not a readable JSON file: {e}", file=path) from None
-    if not isinstance(routes, dict):
-        raise InputError("a routes file is a JSON object", file=path)
-    return routes
-
-
 def cmd_view(args) -> int:
     from .view import routes_result, save_view_html
 
@@ -673,7 +659,7 @@ def cmd_view(args) -> int:
     layout = _load(args.layout, args.nets, args.format, args.puzzle)
     result = None
     if args.routes:
-        routes = _read_routes(args.routes)
+        routes = load_routes(args.routes)
         problems = check_routes(layout, routes)
         if problems:
             more = f" (and {len(problems) - 1} more; see `{PROG} check --routes`)" \

@@ -1,6 +1,8 @@
 """Checks that a routes file keeps every promise of FORMATS.md about its layout.
 
-Used by the tests on every engine's output and by ``mazeroute check --routes``.
+Used by the tests on every engine's output and by ``mazeroute check --routes``. A routes
+file comes from outside, so nothing in it is trusted: whatever its shape, the checker
+answers with problem lines, never an exception.
 
 Examples
 --------
@@ -10,61 +12,105 @@ Examples
 ...     {"name": "a", "pins": [[0, 0], [3, 3]]}, {"name": "b", "pins": [[3, 0], [0, 3]]}]})
 >>> check_routes(lay, route(lay, backend="cpu").to_json(), sequential=True)
 []
+>>> for line in check_routes(lay, {"format": "mazeroute-routes/1", "width": 4, "height": 4,
+...         "nets": [{"name": "a", "routed": True, "order": 0, "cells": 5}, None]}):
+...     print(line)
+nets[0] 'a': cells is not a list, got 5
+nets[1]: not an object, got None
+net 'b' is in only one of layout and routes
 """
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 
 from .engines import UNREACHED, make_problem
-from .errors import quote
-from .layout import Layout
+from .errors import InputError, quote
+from .layout import Layout, read_input
 from .router import ROUTES_FORMAT
 
 _STEPS = {(0, 1), (1, 0), (0, -1), (-1, 0)}
+#: The routing modes a routes file may name (FORMATS.md 1.1); absent means sequential.
+ROUTE_MODES = ("sequential", "negotiate")
+#: Most problem lines returned; past it, one line says how many more there were.
+MAX_PROBLEMS = 200
 
 
-MODES = ("sequential", "negotiate")
+def load_routes(path: str | Path) -> dict:
+    """Read a routes file: a JSON object, from a regular file of bounded size.
+
+    Every way it can be unreadable (missing, a FIFO or device, not UTF-8, not JSON,
+    nested too deeply, a number too long) is one :class:`InputError` naming the file.
+    """
+    text = read_input(path)
+    try:
+        routes = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise InputError(f"not a JSON file: line {e.lineno}, column {e.colno}: {e.msg}",
+                         file=path) from None
+    except RecursionError:
+        raise InputError("not a routes file: JSON nested too deeply", file=path) from None
+    except ValueError as e:        # e.g. an integer past Python's digit limit
+        raise InputError(f"not a routes file: {quote(str(e))[1:-1]}", file=path) from None
+    if not isinstance(routes, dict):
+        raise InputError(f"a routes file is a JSON object, got {_kind(routes)}", file=path)
+    return routes
 
 
-def check_routes(layout: Layout, routes: object, *, sequential: bool = False) -> list[str]:
+def check_routes(layout: Layout, routes, *, sequential: bool = False) -> list[str]:
     """Every broken promise of ``routes`` about ``layout``, one line each (empty: valid).
 
-    Never raises: a malformed routes file gives one line per malformed entry. With
-    ``sequential=True`` each two-pin net must also be a shortest path given the layout's
-    blockages, the wires committed before it and every other net's pins, and a net may
-    be unrouted only if no path existed for it at its turn.
+    ``routes`` is the parsed JSON, of any shape: a field of the wrong type is a problem
+    line, not an exception. With ``sequential=True`` the promises of plain sequential
+    routing are checked too: each two-pin net is a shortest path given the layout's
+    blockages, the wires committed before it and every other net's pins, and a net is
+    unrouted only if no path existed at its turn. A routes file says nothing about when
+    an unrouted net's turn came, and wires only accumulate, so the check asks whether its
+    pins can be connected with every routed wire in place: if so, they could at any turn.
     """
     if not isinstance(routes, dict):
-        return [f"a routes file is a JSON object, got {quote(routes)}"]
+        return [f"a routes file is a JSON object, got {_kind(routes)}"]
     problems: list[str] = []
     bad = problems.append
     if routes.get("format") != ROUTES_FORMAT:
         bad(f"format is {quote(routes.get('format'))}, not {ROUTES_FORMAT!r}")
-    if (routes.get("width"), routes.get("height")) != (layout.width, layout.height):
-        bad("width/height differ from the layout's")
+    size = (routes.get("width"), routes.get("height"))
+    if not (all(_is_int(v) for v in size) and size == (layout.width, layout.height)):
+        bad(f"width/height {quote(size[0])} x {quote(size[1])} differ from the layout's "
+            f"{layout.width} x {layout.height}")
     mode = routes.get("mode", "sequential")
-    if mode not in MODES:
-        bad(f"mode is {quote(mode)}, not one of {', '.join(MODES)}")
+    if mode not in ROUTE_MODES:
+        bad(f"mode is {quote(mode)}, not one of {', '.join(map(repr, ROUTE_MODES))}")
     elif sequential and mode != "sequential":
-        bad(f"mode is {mode!r}: the sequential promises (shortest paths, unrouted only "
-            "when walled off) do not apply")
+        bad(f"mode is {mode!r}: the promises of sequential routing (shortest paths, "
+            "unrouted only when no path existed) do not hold for it; check it without "
+            "--sequential")
     entries = routes.get("nets")
     if not isinstance(entries, list):
-        return [*problems, "nets is not a list"]
-    by_name: dict[str, dict] = {}
-    for k, e in enumerate(entries):
-        entry = _entry(e, k, layout, bad)
-        if entry is None:
-            continue
-        if entry["name"] in by_name:
-            bad(f"net {quote(entry['name'])} appears twice")
-        by_name[entry["name"]] = entry
+        return [*problems, f"nets is not a list, got {quote(entries)}"]
     nets = {n.name: n for n in layout.nets}
-    for name in sorted(set(nets) - set(by_name)):
-        bad(f"net {quote(name)} of the layout has no entry")
-    for name in sorted(set(by_name) - set(nets)):
-        bad(f"net {quote(name)} is not in the layout")
+    by_name: dict[str, dict] = {}
+    seen: set[str] = set()
+    for k, e in enumerate(entries):
+        if not isinstance(e, dict):
+            bad(f"nets[{k}]: not an object, got {quote(e)}")
+            continue
+        name = e.get("name")
+        if not isinstance(name, str):
+            bad(f"nets[{k}]: name is not a string, got {quote(name)}")
+            continue
+        if name in seen:
+            bad(f"net {quote(name)} appears twice")
+            by_name.pop(name, None)        # which of the two to check is anyone's guess
+            continue
+        seen.add(name)
+        if name in nets and _entry_ok(e, f"nets[{k}] {quote(name)}", bad):
+            by_name[name] = e
+    for name in sorted(set(nets) ^ seen):
+        bad(f"net {quote(name)} is in only one of layout and routes")
     owner = layout.pin_owner()
     used: dict[tuple[int, int], str] = {}
     orders = []
@@ -72,88 +118,97 @@ def check_routes(layout: Layout, routes: object, *, sequential: bool = False) ->
         e = by_name.get(name)
         if e is None:
             continue
-        cells = e["cells"]
-        shown = quote(name)
+        cells = [tuple(c) for c in e["cells"]]
         if not e["routed"]:
             if cells or e["order"] is not None:
-                bad(f"{shown}: unrouted, but has cells or an order")
+                bad(f"{name}: unrouted, but has cells or an order")
             continue
         orders.append((e["order"], name))
-        for c in cells:
-            x, y = c
-            if not (0 <= x < layout.width and 0 <= y < layout.height):
-                bad(f"{shown}: cell {list(c)} is outside the grid")
-                continue
-            if layout.blocked[y, x]:
-                bad(f"{shown}: cell {list(c)} is on a blockage")
-            if c in owner and layout.nets[owner[c]].name != name:
-                bad(f"{shown}: cell {list(c)} is a pin of net "
-                    f"{quote(layout.nets[owner[c]].name)}")
-            if c in used and used[c] != name:
-                bad(f"{shown}: cell {list(c)} also belongs to net {quote(used[c])}")
-            used[c] = name
+        _check_cells(layout, name, cells, owner, used, bad)
         if len(set(cells)) != len(cells):
-            bad(f"{shown}: a cell is listed twice")
-        missing = [list(p) for p in net.pins if p not in set(cells)]
+            bad(f"{name}: a cell is listed twice")
+        cellset = set(cells)
+        missing = [list(p) for p in net.pins if p not in cellset]
         if missing:
-            bad(f"{shown}: pins {quote(missing)} are not on the wire")
+            bad(f"{name}: pins {quote(missing)} are not on the wire")
         if not _connected(cells):
-            bad(f"{shown}: cells are not 4-connected")
+            bad(f"{name}: cells are not 4-connected")
         if len(net.pins) == 2:
             if cells[:1] != [net.pins[0]] or cells[-1:] != [net.pins[1]]:
-                bad(f"{shown}: a two-pin path must run from pins[0] to pins[1]")
+                bad(f"{name}: a two-pin path must run from pins[0] to pins[1]")
             if any((b[0] - a[0], b[1] - a[1]) not in _STEPS for a, b in zip(cells, cells[1:])):
-                bad(f"{shown}: consecutive cells are not neighbours")
+                bad(f"{name}: consecutive cells are not neighbours")
             if e["length"] != len(cells) - 1:
-                bad(f"{shown}: length {quote(e['length'])} is not len(cells) - 1")
-    if any(o is None for o, _ in orders) or \
-            sorted(o for o, _ in orders) != list(range(len(orders))):
+                bad(f"{name}: length {quote(e['length'])} is not len(cells) - 1")
+    if sorted(o for o, _ in orders) != list(range(len(orders))):
         bad("orders of routed nets are not 0, 1, 2, ...")
     if sequential and not problems:
-        problems += _check_shortest(layout, by_name, sorted(orders))
-        unrouted = [n for n in layout.nets if not by_name[n.name]["routed"]]
-        problems += _check_unrouted(layout, by_name, unrouted)
+        problems += _check_sequential(layout, by_name, sorted(orders))
+    if len(problems) > MAX_PROBLEMS:
+        more = len(problems) - MAX_PROBLEMS
+        problems = [*problems[:MAX_PROBLEMS], f"... and {more} more problems"]
     return problems
 
 
-def _entry(e: object, k: int, layout: Layout, bad) -> dict | None:
-    """Entry ``k`` of ``nets`` with its fields checked for type, or None (reported)."""
-    where = f"nets[{k}]"
-    if not isinstance(e, dict):
-        bad(f"{where}: is not an object, got {quote(e)}")
-        return None
-    name = e.get("name")
-    if not isinstance(name, str):
-        bad(f"{where}: name is not a string, got {quote(name)}")
-        return None
-    where = f"{where} {quote(name)}"
-    routed, order, length = e.get("routed"), e.get("order"), e.get("length")
-    cells = e.get("cells", [])
-    ok = True
+def _is_int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _kind(v) -> str:
+    return {dict: "an object", list: "an array", str: "a string", bool: "a boolean",
+            type(None): "null"}.get(type(v), "a number")
+
+
+def _entry_ok(e: dict, where: str, bad) -> bool:
+    """Whether a net's entry has every field, each of its type (reporting the first not)."""
+    for key in ("routed", "order", "cells"):
+        if key not in e:
+            bad(f"{where}: {key} is missing")
+            return False
+    routed, order, cells = e["routed"], e["order"], e["cells"]
     if not isinstance(routed, bool):
         bad(f"{where}: routed is not true or false, got {quote(routed)}")
-        ok = False
-    if order is not None and not _is_int(order):
+        return False
+    if not (order is None or _is_int(order)):
         bad(f"{where}: order is not an integer or null, got {quote(order)}")
-        ok = False
-    if length is not None and not _is_int(length):
-        bad(f"{where}: length is not an integer, got {quote(length)}")
-        ok = False
+        return False
+    if routed and order is None:
+        bad(f"{where}: routed, but its order is null")
+        return False
     if not isinstance(cells, list):
         bad(f"{where}: cells is not a list, got {quote(cells)}")
-        return None
+        return False
     for j, c in enumerate(cells):
-        if not (isinstance(c, list) and len(c) == 2 and all(_is_int(v) for v in c)):
+        if not (isinstance(c, list) and len(c) == 2 and _is_int(c[0]) and _is_int(c[1])):
             bad(f"{where}: cells[{j}] is not a cell [x, y] of two integers, got {quote(c)}")
-            return None
-    if not ok:
-        return None
-    return {"name": name, "routed": routed, "order": order, "length": length,
-            "cells": [tuple(c) for c in cells]}
+            return False
+    if routed:
+        length = e.get("length")
+        if not (_is_int(length) and length >= 0):
+            bad(f"{where}: length is not an integer >= 0, got {quote(length)}")
+            return False
+    return True
 
 
-def _is_int(v: object) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
+def _check_cells(layout: Layout, name: str, cells, owner, used, bad) -> None:
+    """Cells off the grid, on blockages, on other nets' pins or wires: one line per kind."""
+    found: dict[str, list] = {}
+    for c in cells:
+        x, y = c
+        if not (0 <= x < layout.width and 0 <= y < layout.height):
+            found.setdefault("is outside the grid", []).append(c)
+            continue
+        if layout.blocked[y, x]:
+            found.setdefault("is on a blockage", []).append(c)
+        if c in owner and layout.nets[owner[c]].name != name:
+            other = layout.nets[owner[c]].name
+            found.setdefault(f"is a pin of net {quote(other)}", []).append(c)
+        if c in used and used[c] != name:
+            found.setdefault(f"also belongs to net {quote(used[c])}", []).append(c)
+        used[c] = name
+    for what, where in found.items():
+        more = f" (and {len(where) - 1} more cells)" if len(where) > 1 else ""
+        bad(f"{name}: cell {quote(list(where[0]))} {what}{more}")
 
 
 def _connected(cells) -> bool:
@@ -171,8 +226,9 @@ def _connected(cells) -> bool:
     return len(seen) == len(cellset)
 
 
-def _check_shortest(layout: Layout, by_name: dict, orders) -> list[str]:
-    """Replay the commits in order and compare each two-pin length with a fresh BFS."""
+def _check_sequential(layout: Layout, by_name: dict, orders) -> list[str]:
+    """Replay the commits in order: each two-pin length against a fresh BFS; then each
+    unrouted net against the final state (see :func:`check_routes`)."""
     grid = layout.grid()
     problem = make_problem(grid, "cpu", "grid")
     pins = [p for n in layout.nets for p in n.pins]
@@ -190,36 +246,15 @@ def _check_shortest(layout: Layout, by_name: dict, orders) -> list[str]:
             if best == UNREACHED or len(cells) - 1 != int(best):
                 problems.append(f"{name}: length {len(cells) - 1} is not the shortest ({best})")
         problem.set_blocked(grid.vertices(np.array(cells)))
-    return problems
-
-
-def _check_unrouted(layout: Layout, by_name: dict, unrouted) -> list[str]:
-    """A net left unrouted in sequential mode must have had no path at its turn.
-
-    Its turn is not recorded, but every state it could have met blocks no more than the
-    final one (every routed wire in place): a net connectable even then was connectable
-    at its turn, whichever it was.
-    """
-    if not unrouted:
-        return []
-    free = ~layout.blocked.copy()
-    for n in layout.nets:
-        for x, y in n.pins:
-            free[y, x] = False
-        e = by_name[n.name]
+    for name, e in by_name.items():
         if e["routed"]:
-            for x, y in e["cells"]:
-                free[y, x] = False
-    grid = layout.grid()
-    problem = make_problem(grid, "cpu", "grid")
-    problem.set_blocked(grid.vertices(np.argwhere(~free)[:, ::-1]))
-    problems = []
-    for net in unrouted:
+            continue
+        net = nets[name]
         pv = grid.vertices(net.pins)
         problem.set_blocked(pv, False)
-        levels = problem.wavefront(pv[:1]).levels()
+        lv = problem.wavefront(pv[:1]).levels()
         problem.set_blocked(pv)
-        if all(levels[y, x] != UNREACHED for x, y in net.pins):
-            problems.append(f"{quote(net.name)}: unrouted, but a path exists even with every "
-                            "routed wire in place")
+        if all(lv[y, x] != UNREACHED for x, y in net.pins):
+            problems.append(f"{name}: unrouted, but its pins can be connected even with "
+                            "every routed net's wire in place")
     return problems

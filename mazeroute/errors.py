@@ -5,31 +5,62 @@ from __future__ import annotations
 import reprlib
 from pathlib import Path
 
-#: Longest quoted value in a message: a hostile file's values must not flood a terminal.
+#: Most characters of a user's value that a message quotes.
 QUOTE_LIMIT = 80
-#: Longest message: the quoted values, the file name and the field together.
-MESSAGE_LIMIT = 300
-
-_repr = reprlib.Repr()
-_repr.maxstring = _repr.maxother = QUOTE_LIMIT
-_repr.maxlist = _repr.maxtuple = _repr.maxdict = _repr.maxset = 6
-_repr.maxlevel = 3
 
 
-def quote(value: object, limit: int = QUOTE_LIMIT) -> str:
-    """``repr(value)`` cut to ``limit`` characters, never expanding more of ``value`` than
-    it shows (a YAML alias bomb is a small file of a huge value).
+class _Repr(reprlib.Repr):
+    """``repr`` that stops early: work and text stay small however big the value."""
 
-    >>> len(quote("x" * 10**6)) <= 80, quote([1, 2]), quote(list(range(10**6)))
-    (True, '[1, 2]', '[0, 1, 2, 3, 4, 5, ...]')
+    def __init__(self):
+        super().__init__()
+        self.maxlevel = 3
+        self.maxlist = self.maxtuple = self.maxdict = self.maxset = 8
+        self.maxstring = self.maxother = QUOTE_LIMIT + 8
+        self.maxlong = 40
+
+    def repr_int(self, x, level):
+        # repr() of an int past 4300 digits raises, and its cost grows with the digits
+        if x.bit_length() > 256:
+            return f"<an integer of {x.bit_length() * 30103 // 100000 + 1} digits>"
+        return super().repr_int(x, level)
+
+
+_repr = _Repr()
+
+
+def quote(value, limit: int = QUOTE_LIMIT) -> str:
+    """``repr(value)`` cut to about ``limit`` characters, for an error message.
+
+    Control and format characters come out escaped (as ``repr`` writes them), so a
+    message stays one printable line; a long value ends in ``...`` and its size.
+
+    Examples
+    --------
+    >>> quote("clk")
+    "'clk'"
+    >>> quote("x" * 1000, limit=10)
+    "'xxxxxxxxx... (1000 characters)"
+    >>> quote("a\\u202eb")
+    "'a\\\\u202eb'"
+    >>> quote(list(range(1000)))
+    '[0, 1, 2, 3, 4, 5, 6, 7, ...] (1000 items)'
     """
-    text = _repr.repr(value)
-    return text if len(text) <= limit else text[:limit - 1] + "…"
-
-
-def _one_line(text: str, limit: int = MESSAGE_LIMIT) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+    if isinstance(value, str):
+        text = repr(value[:limit + 1])
+        if len(value) <= limit and len(text) <= limit + 2:
+            return text
+        return f"{text[:limit]}... ({len(value)} characters)"
+    try:
+        text = _repr.repr(value)
+    except Exception:         # a value whose repr fails still gets a message
+        text = f"<{type(value).__name__}>"
+    cut = len(text) > limit
+    if cut:
+        text = text[:limit] + "..."
+    if (cut or "..." in text) and isinstance(value, (list, tuple, dict, set, frozenset)):
+        text += f" ({len(value)} items)"
+    return text
 
 
 class InputError(Exception):
@@ -37,6 +68,7 @@ class InputError(Exception):
 
     The message always names the file (when there is one) and the offending
     field, so the CLI can print it as a single line and exit with status 2.
+    A file name that is not printable text is shown escaped.
 
     Examples
     --------
@@ -51,8 +83,11 @@ class InputError(Exception):
         super().__init__(self.__str__())
 
     def __str__(self) -> str:
-        parts = [p for p in (self.file, self.field) if p]
-        return _one_line(": ".join([*parts, self.message]))
+        file = self.file
+        if file is not None and not file.isprintable():
+            file = quote(file, 400)
+        parts = [p for p in (file, self.field) if p]
+        return ": ".join([*parts, self.message])
 
     def with_file(self, file: str | Path) -> InputError:
         """The same error, attributed to ``file`` when it names none yet."""

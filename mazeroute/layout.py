@@ -14,6 +14,8 @@ Examples
 
 from __future__ import annotations
 
+import gc
+import json
 import os
 import re
 import stat
@@ -22,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 import yaml
+from yaml import events as ev
 
 from .errors import InputError, quote
 from .graph import GridGraph
@@ -33,59 +36,16 @@ MAX_CELLS = 2**31 - 2
 #: the picture is counted apart, per pixel, by the command line).
 BYTES_PER_CELL = 24
 
-_Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-#: Largest layout or netlist file read (a 4096 x 4096 layout of 30,000 nets is ~2 MB).
-MAX_FILE_BYTES = 256 << 20
-#: Longest layout or net name (FORMATS.md).
+#: Largest layout, netlist or routes file read, in bytes. Parsing costs about ten times
+#: the file's size in memory; ``generate maze -W 8192 -H 8192`` writes some 280 MB.
+MAX_FILE_BYTES = 1 << 30
+#: Deepest nesting of YAML collections accepted (a layout needs five levels).
+MAX_DEPTH = 32
+#: Longest name of a layout or net (FORMATS.md).
 MAX_NAME = 200
 
-
-class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
-    """YAML as a layout needs it: no aliases, no duplicate keys, no YAML 1.1 surprises.
-
-    An alias makes a small file a huge value (the "billion laughs"), so none is
-    accepted: a node met a second time while building the document is an alias. Numbers
-    that YAML 1.1 reads differently from what they look like (``010`` is 8, ``1:00`` is
-    60) are errors; ``yes``/``no``/``on``/``off`` are plain strings (YAML 1.2: only
-    ``true`` and ``false`` are booleans).
-    """
-
-    def construct_object(self, node, deep=False):
-        if node in self.constructed_objects or node in self.recursive_objects:
-            raise yaml.constructor.ConstructorError(
-                None, None, "aliases (*name) are not allowed in a layout file",
-                node.start_mark)
-        return super().construct_object(node, deep)
-
-    def construct_mapping(self, node, deep=False):
-        if isinstance(node, yaml.MappingNode):
-            seen: set = set()
-            for key_node, _ in node.value:
-                key = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
-                if key is not None and key in seen:
-                    raise yaml.constructor.ConstructorError(
-                        None, None, f"key {quote(key)} appears twice in one mapping",
-                        key_node.start_mark)
-                seen.add(key)
-        return super().construct_mapping(node, deep)
-
-    def construct_ambiguous(self, node):
-        raise yaml.constructor.ConstructorError(
-            None, None, f"{quote(node.value)} reads differently in YAML 1.1 and 1.2 (a "
-            "leading zero is octal, a colon base 60): write the number plainly, or quote "
-            "it for a string", node.start_mark)
-
-
-_Loader.yaml_implicit_resolvers = {
-    k: [(tag, rx) for tag, rx in v if tag != "tag:yaml.org,2002:bool"]
-    for k, v in _Loader.yaml_implicit_resolvers.items()}
-_Loader.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|"
-                              r"false|False|FALSE)$"), list("tTfF"))
-_AMBIGUOUS = re.compile(r"^(?:[-+]?0[0-9_]+|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?)$")
-for _first in "-+0123456789":      # ahead of the int and float resolvers, which match too
-    _Loader.yaml_implicit_resolvers.setdefault(_first, []).insert(0, ("!ambiguous",
-                                                                      _AMBIGUOUS))
-_Loader.add_constructor("!ambiguous", _Loader.construct_ambiguous)
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 Cell = tuple[int, int]
 Rect = tuple[int, int, int, int]
@@ -141,10 +101,31 @@ class Layout:
 
 
 def paint(width: int, height: int, rects) -> np.ndarray:
-    """Blocked-cell mask of inclusive rectangles."""
+    """Blocked-cell mask of inclusive rectangles.
+
+    The work is bounded by the number of rectangles plus the cells, however much the
+    rectangles overlap: when their areas add up to more than a few grids, they are
+    painted as corner marks summed across the grid.
+
+    >>> paint(4, 2, [(0, 0, 1, 1), (3, 1, 3, 1)]).astype(int)
+    array([[1, 1, 0, 0],
+           [1, 1, 0, 1]])
+    """
     blocked = np.zeros((height, width), dtype=bool)
-    for x0, y0, x1, y1 in rects:
-        blocked[y0:y1 + 1, x0:x1 + 1] = True
+    r = np.array(rects, dtype=np.int64).reshape(-1, 4)
+    area = int(((r[:, 2] - r[:, 0] + 1) * (r[:, 3] - r[:, 1] + 1)).sum())
+    if area <= 4 * blocked.size + 4096:
+        for x0, y0, x1, y1 in rects:
+            blocked[y0:y1 + 1, x0:x1 + 1] = True
+        return blocked
+    x0, y0, x1, y1 = r.T
+    marks = np.zeros((height + 1, width + 1), dtype=np.int32)   # < 2**31 rectangles
+    for ys, xs, sign in ((y0, x0, 1), (y0, x1 + 1, -1), (y1 + 1, x0, -1),
+                         (y1 + 1, x1 + 1, 1)):
+        np.add.at(marks, (ys, xs), sign)
+    np.cumsum(marks, axis=0, out=marks)
+    np.cumsum(marks, axis=1, out=marks)
+    np.greater(marks[:height, :width], 0, out=blocked)
     return blocked
 
 
@@ -179,12 +160,16 @@ def parse_layout(data, file: str | Path = "<layout>") -> Layout:
     if not isinstance(data, dict):
         raise InputError("a layout must be a YAML mapping with width, height and nets",
                          file=file)
-    name = data.get("name", Path(str(file)).stem)
-    _check_name(name, file, "name")
+    if "name" in data:
+        name = _name(data["name"], file, "name")
+    else:
+        name = _name(Path(str(file)).stem, file, "name", " (taken from the file name; "
+                     "give one with 'name:')")
     width = _size(data, "width", file)
     height = _size(data, "height", file)
     if width * height > MAX_CELLS:
-        raise InputError(f"{width} x {height} cells is more than the {MAX_CELLS} a layout "
+        raise InputError(f"{quote(width)} x {quote(height)} cells is more than the "
+                         f"{MAX_CELLS} a layout "
                          "may have", file=file, field="width")
     need = width * height * BYTES_PER_CELL
     have = available_memory()
@@ -207,16 +192,28 @@ def parse_layout(data, file: str | Path = "<layout>") -> Layout:
 def save_layout(layout: Layout, path: str | Path) -> None:
     """Write a layout file (flow-style lists, so large layouts stay compact)."""
     d = layout.to_dict()
-    lines = [f"name: {yaml.safe_dump(d['name']).splitlines()[0]}",
+    lines = [f"name: {_yaml_text(d['name'])}",
              f"width: {d['width']}", f"height: {d['height']}"]
     lines.append("blockages:" + ("" if d["blockages"] else " []"))
     lines += [f"  - [{x0}, {y0}, {x1}, {y1}]" for x0, y0, x1, y1 in d["blockages"]]
     lines.append("nets:" + ("" if d["nets"] else " []"))
     for n in d["nets"]:
         pins = ", ".join(f"[{x}, {y}]" for x, y in n["pins"])
-        lines.append(f"  - {{name: {yaml.safe_dump(n['name']).splitlines()[0]}, "
+        lines.append(f"  - {{name: {_yaml_text(n['name'])}, "
                      f"pins: [{pins}]}}")
     write_text(path, "\n".join(lines) + "\n")
+
+
+_PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
+_WORDS = {"y", "n", "yes", "no", "on", "off", "true", "false", "null"}
+
+
+def _yaml_text(s: str) -> str:
+    """``s`` as a YAML scalar that YAML 1.1 and 1.2 readers both take as this text:
+    plain when it is a simple word, else double-quoted (JSON's escapes are YAML's)."""
+    if _PLAIN.fullmatch(s) and s.lower() not in _WORDS:
+        return s
+    return json.dumps(s, ensure_ascii=False)
 
 
 def read_movingai(path: str | Path) -> Layout:
@@ -224,10 +221,7 @@ def read_movingai(path: str | Path) -> Layout:
 
     ``.``, ``G`` and ``S`` are passable; everything else (``@ O T W``) is blocked.
     """
-    try:
-        lines = Path(path).read_text().splitlines()
-    except (OSError, UnicodeDecodeError) as e:
-        raise InputError(f"cannot read: {e}", file=path) from None
+    lines = read_input(path).splitlines()
     if lines and lines[0].startswith("type"):
         lines = lines[lines.index("map") + 1:] if "map" in lines else lines[4:]
     rows = [r.rstrip("\r") for r in lines if r.strip()]
@@ -239,47 +233,250 @@ def read_movingai(path: str | Path) -> Layout:
     return Layout(Path(path).stem, width, len(rows), [], [], blocked, str(path))
 
 
-# -- helpers -----------------------------------------------------------------------
-def _read_yaml(path):
+# -- reading files ------------------------------------------------------------------
+def read_input(path: str | Path) -> str:
+    """The text of a user's input file: a regular file of UTF-8 text, at most
+    :data:`MAX_FILE_BYTES`.
+
+    Anything else (a folder, FIFO, socket or device, a broken link, a file too large)
+    is refused at once with an :class:`InputError`: nothing here can block or read
+    without bound.
+
+    >>> read_input("/dev/null")
+    Traceback (most recent call last):
+    ...
+    mazeroute.errors.InputError: /dev/null: is a character device, not a regular file
+    """
     try:
-        info = os.stat(path)
+        st = os.stat(path)
     except FileNotFoundError:
-        raise InputError("no such file", file=path) from None
+        broken = os.path.islink(path)
+        raise InputError("is a broken symbolic link" if broken else "no such file",
+                         file=path) from None
     except (OSError, ValueError) as e:
-        raise InputError(f"cannot read: {e}", file=path) from None
-    if stat.S_ISDIR(info.st_mode):
+        raise InputError(f"cannot read: {_reason(e)}", file=path) from None
+    _regular(st, path)
+    try:
+        # O_NONBLOCK: should the path become a FIFO after the stat, opening it still
+        # returns at once, and the fstat below refuses it
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as e:
+        raise InputError(f"cannot read: {_reason(e)}", file=path) from None
+    try:
+        with os.fdopen(fd, "rb") as fh:
+            _regular(os.fstat(fh.fileno()), path)
+            data = fh.read(MAX_FILE_BYTES + 1)
+    except OSError as e:
+        raise InputError(f"cannot read: {_reason(e)}", file=path) from None
+    if len(data) > MAX_FILE_BYTES:
+        _too_large(path)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InputError(f"cannot read: not UTF-8 text (byte {e.start})", file=path) from None
+
+
+def _regular(st: os.stat_result, path) -> None:
+    mode = st.st_mode
+    if stat.S_ISREG(mode):
+        if st.st_size > MAX_FILE_BYTES:
+            _too_large(path, st.st_size)
+        return
+    if stat.S_ISDIR(mode):
         raise InputError("is a directory, not a layout file", file=path)
-    if not stat.S_ISREG(info.st_mode):      # a FIFO or a device would block or never end
-        raise InputError("is not a regular file (a pipe, socket or device?)", file=path)
-    if info.st_size > MAX_FILE_BYTES:
-        raise InputError(f"is {info.st_size / 2**20:.0f} MiB, more than the "
-                         f"{MAX_FILE_BYTES >> 20} MiB a layout file may have", file=path)
+    kind = ("a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
+            else "a character device" if stat.S_ISCHR(mode)
+            else "a block device" if stat.S_ISBLK(mode) else "not a file")
+    raise InputError(f"is {kind}, not a regular file", file=path)
+
+
+def _too_large(path, size: int | None = None) -> None:
+    have = f"{size / 2**20:.0f} MiB, " if size else ""
+    raise InputError(f"file is too large ({have}more than the {MAX_FILE_BYTES >> 20} MiB "
+                     "an input file may have)", file=path)
+
+
+def _reason(e: BaseException) -> str:
+    return getattr(e, "strerror", None) or quote(str(e))
+
+
+def _read_yaml(path):
+    return parse_yaml(read_input(path), path)
+
+
+# Plain scalars resolve as in YAML 1.2's core schema, stricter still: a form that YAML 1.1
+# reads as something else (010 octal, 1:00 sexagesimal, yes/no/on/off booleans, 1_000,
+# dates) stays the text it is, so a field that wants a number reports it rather than
+# taking another value silently.
+_NULL = {"", "~", "null", "Null", "NULL"}
+_BOOL = {"true": True, "True": True, "TRUE": True,
+         "false": False, "False": False, "FALSE": False}
+_INT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)|0o[0-7]+|0x[0-9a-fA-F]+")
+_FLOAT = re.compile(r"[-+]?(?:(?:\.[0-9]+|[0-9]+\.[0-9]*)(?:[eE][-+]?[0-9]+)?"
+                    r"|[0-9]+[eE][-+]?[0-9]+)|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)")
+_TAG = "tag:yaml.org,2002:"
+_MAX_DIGITS = 100
+
+
+def parse_yaml(text: str, file: str | Path = "<yaml>"):
+    """Parse one YAML document into dicts, lists and scalars, safely and in linear time.
+
+    Aliases are refused (a layout needs none, and expanding them is how a tiny file
+    grows exponentially), as are duplicate keys, nesting deeper than :data:`MAX_DEPTH`
+    and tags other than YAML's own. Plain scalars follow the YAML 1.2 core schema,
+    except that forms whose meaning changed since YAML 1.1 stay text (see above).
+
+    Examples
+    --------
+    >>> parse_yaml("a: [1, 0x10, true, yes, 010, 1:00, null]")
+    {'a': [1, 16, True, 'yes', '010', '1:00', None]}
+    >>> try:
+    ...     parse_yaml("a: &x [1]\\nb: *x\\n", "f.yaml")
+    ... except InputError as e:
+    ...     print(e)
+    f.yaml: line 2: YAML aliases (*x) are not accepted; write the value out
+    """
+    loader = _Loader(text)
+    enabled = gc.isenabled()
+    gc.disable()            # the result holds no cycles; collecting while building is waste
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise InputError(f"cannot read: {e}", file=path) from None
-    try:
-        return yaml.load(text, Loader=_Loader)
+        return _build(loader, file)
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
         problem = getattr(e, "problem", None) or str(e).splitlines()[0]
-        raise InputError(f"YAML syntax error: {where}{problem}", file=path) from None
+        raise InputError(f"YAML syntax error: {where}{quote(problem)[1:-1]}",
+                         file=file) from None
+    finally:
+        loader.dispose()
+        if enabled:
+            gc.enable()
 
 
-def _check_name(name, file, field) -> None:
-    """FORMATS.md: a name is 1 to 200 characters of printable text (no control or
-    format characters such as NUL or U+202E, no line breaks)."""
-    if not isinstance(name, str) or not name:
-        raise InputError(f"must be a non-empty string, got {quote(name)}", file=file,
-                         field=field)
-    if len(name) > MAX_NAME:
-        raise InputError(f"is {len(name)} characters long; a name has at most {MAX_NAME}",
+def _build(loader, file):
+    """Objects from the parser's events, one at a time (no node tree, no recursion)."""
+    get = loader.get_event
+    stack: list = []          # open collections: [container, key or _NO_KEY, is a mapping]
+    root, documents = None, 0
+    while True:
+        event = get()
+        kind = type(event)
+        if kind is ev.ScalarEvent:
+            value = event.value
+            # fast path for the bulk of a layout: plain decimal coordinates
+            if (event.tag is None and event.implicit[0] and value.isdigit()
+                    and value.isascii() and (value[0] != "0" or len(value) == 1)
+                    and len(value) <= _MAX_DIGITS):
+                value = int(value)
+            else:
+                value = _scalar(event, file)
+        elif kind is ev.SequenceStartEvent or kind is ev.MappingStartEvent:
+            _collection_tag(event, file)
+            if len(stack) >= MAX_DEPTH:
+                raise _at(event, f"nested more than {MAX_DEPTH} levels deep", file)
+            mapping = kind is ev.MappingStartEvent
+            stack.append([{} if mapping else [], _NO_KEY, mapping])
+            continue
+        elif kind is ev.SequenceEndEvent or kind is ev.MappingEndEvent:
+            value = stack.pop()[0]
+        elif kind is ev.AliasEvent:
+            raise _at(event, f"YAML aliases (*{quote(event.anchor)[1:-1]}) are not accepted; "
+                      "write the value out", file)
+        elif kind is ev.DocumentStartEvent:
+            documents += 1
+            if documents > 1:
+                raise _at(event, "more than one YAML document in the file", file)
+            continue
+        elif kind is ev.StreamEndEvent:
+            return root
+        else:
+            continue
+        if not stack:
+            root = value
+            continue
+        top = stack[-1]
+        if not top[2]:
+            top[0].append(value)
+        elif top[1] is _NO_KEY:
+            if isinstance(value, (list, dict)):
+                raise _at(event, "a mapping key must be a plain value", file)
+            if value in top[0]:
+                raise _at(event, f"key {quote(value)} appears twice in one mapping", file)
+            top[1] = value
+        else:
+            top[0][top[1]] = value
+            top[1] = _NO_KEY
+
+
+_NO_KEY = object()
+
+
+def _at(event, message: str, file) -> InputError:
+    return InputError(f"line {event.start_mark.line + 1}: {message}", file=file)
+
+
+def _scalar(event, file):
+    v, tag = event.value, event.tag
+    if tag is None or tag == "!":
+        if not event.implicit[0]:       # quoted, or a block scalar: text
+            return v
+        if v in _NULL:
+            return None
+        if v in _BOOL:
+            return _BOOL[v]
+        if _INT.fullmatch(v):
+            return _int(event, file)
+        if _FLOAT.fullmatch(v):
+            return _float(v)
+        return v
+    if tag == _TAG + "str":
+        return v
+    if tag == _TAG + "int" and _INT.fullmatch(v):
+        return _int(event, file)
+    if tag == _TAG + "float" and (_FLOAT.fullmatch(v) or _INT.fullmatch(v)):
+        return float(_int(event, file)) if _INT.fullmatch(v) else _float(v)
+    if tag == _TAG + "bool" and v in _BOOL:
+        return _BOOL[v]
+    if tag == _TAG + "null" and v in _NULL:
+        return None
+    if tag.startswith(_TAG) and tag[len(_TAG):] in ("int", "float", "bool", "null"):
+        raise _at(event, f"{quote(v)} is not a YAML 1.2 {tag[len(_TAG):]}", file)
+    raise _at(event, f"the tag {quote(tag)} is not accepted", file)
+
+
+def _int(event, file) -> int:
+    v = event.value
+    if len(v) > _MAX_DIGITS:
+        raise _at(event, f"an integer of {len(v)} digits is too large", file)
+    if v.startswith(("0o", "0x")):
+        return int(v[2:], 8 if v[1] == "o" else 16)
+    return int(v)
+
+
+def _float(v: str) -> float:
+    return float(v.replace(".", "", 1) if v.lstrip("+-")[:2].lower() in (".i", ".n") else v)
+
+
+def _collection_tag(event, file) -> None:
+    tag = event.tag
+    if tag is not None and tag != "!" and tag not in (_TAG + "seq", _TAG + "map"):
+        raise _at(event, f"the tag {quote(tag)} is not accepted", file)
+
+
+# -- checking fields -----------------------------------------------------------------
+def _name(value, file, field: str, origin: str = "") -> str:
+    """A layout or net name: non-empty printable text, at most :data:`MAX_NAME` long."""
+    if not isinstance(value, str) or not value:
+        raise InputError(f"must be a non-empty string, got {quote(value)}{origin}",
                          file=file, field=field)
-    if not name.isprintable():
-        bad = next(c for c in name if not c.isprintable())
-        raise InputError(f"{quote(name)} holds the unprintable character U+{ord(bad):04X}; "
-                         "a name is printable text", file=file, field=field)
+    if len(value) > MAX_NAME:
+        raise InputError(f"a name has at most {MAX_NAME} characters, got {len(value)}"
+                         f"{origin}", file=file, field=field)
+    if not value.isprintable():
+        bad = next(c for c in value if not c.isprintable())
+        raise InputError(f"a name is printable text; {quote(value)} holds U+{ord(bad):04X}"
+                         f"{origin}", file=file, field=field)
+    return value
 
 
 def _is_int(v) -> bool:
@@ -291,8 +488,19 @@ def _size(data, key, file) -> int:
         raise InputError("missing (an integer >= 1)", file=file, field=key)
     v = data[key]
     if not _is_int(v) or v < 1:
-        raise InputError(f"must be an integer >= 1, got {quote(v)}", file=file, field=key)
+        raise InputError(f"must be an integer >= 1, {_got(v)}", file=file, field=key)
     return v
+
+
+_NUMBERISH = re.compile(r"[-+]?[0-9][0-9_:.eEoxb+-]*")
+
+
+def _got(v) -> str:
+    """``got <value>``, with a hint when a number was written in a form read as text."""
+    parts = v if isinstance(v, list) else [v]
+    hint = any(isinstance(p, str) and _NUMBERISH.fullmatch(p) for p in parts[:8])
+    return f"got {quote(v)}" + (" (read as text: write integers as plain decimals, "
+                                "without a leading zero)" if hint else "")
 
 
 def _parse_blockages(items, width, height, file) -> list[Rect]:
@@ -312,18 +520,18 @@ def _parse_blockages(items, width, height, file) -> list[Rect]:
             r = item
         else:
             raise InputError(f"must be [x0, y0, x1, y1], {{rect: [...]}} or {{cell: [x, y]}},"
-                             f" got {quote(item)}", file=file, field=where)
+                             f" {_got(item)}", file=file, field=where)
         if not (isinstance(r, list) and len(r) == 4 and all(_is_int(v) for v in r)):
-            raise InputError(f"a rectangle is four integers [x0, y0, x1, y1], got {quote(r)}",
+            raise InputError(f"a rectangle is four integers [x0, y0, x1, y1], {_got(r)}",
                              file=file, field=where)
         x0, y0, x1, y1 = r
         if min(r) < 0:
-            raise InputError(f"negative coordinate in {r}", file=file, field=where)
+            raise InputError(f"negative coordinate in {quote(r)}", file=file, field=where)
         if x0 > x1 or y0 > y1:
-            raise InputError(f"corners out of order in {r} (need x0 <= x1, y0 <= y1)",
+            raise InputError(f"corners out of order in {quote(r)} (need x0 <= x1, y0 <= y1)",
                              file=file, field=where)
         if x1 >= width or y1 >= height:
-            raise InputError(f"{r} reaches outside the {width} x {height} grid",
+            raise InputError(f"{quote(r)} reaches outside the {width} x {height} grid",
                              file=file, field=where)
         rects.append((x0, y0, x1, y1))
     return rects
@@ -331,12 +539,12 @@ def _parse_blockages(items, width, height, file) -> list[Rect]:
 
 def _cell(c, width, height, file, where) -> Cell:
     if not (isinstance(c, list) and len(c) == 2 and all(_is_int(v) for v in c)):
-        raise InputError(f"a cell is two integers [x, y], got {quote(c)}", file=file, field=where)
+        raise InputError(f"a cell is two integers [x, y], {_got(c)}", file=file, field=where)
     x, y = c
     if x < 0 or y < 0:
-        raise InputError(f"negative coordinate in {c}", file=file, field=where)
+        raise InputError(f"negative coordinate in {quote(c)}", file=file, field=where)
     if width is not None and (x >= width or y >= height):
-        raise InputError(f"{c} lies outside the {width} x {height} grid",
+        raise InputError(f"{quote(c)} lies outside the {width} x {height} grid",
                          file=file, field=where)
     return (x, y)
 
@@ -348,22 +556,22 @@ def _parse_nets(items, file) -> list[Net]:
     for i, item in enumerate(items):
         where = f"nets[{i}]"
         if not isinstance(item, dict):
-            raise InputError(f"must be a mapping with name and pins, got {quote(item)}",
+            raise InputError(f"must be a mapping with name and pins, {_got(item)}",
                              file=file, field=where)
-        name = item.get("name")
-        _check_name(name, file, f"{where} name")
+        name = _name(item.get("name"), file, f"{where} name")
         where = f"nets[{i}] {quote(name)}"
         if name in seen:
             raise InputError(f"name repeats nets[{seen[name]}]", file=file, field=where)
         seen[name] = i
         pins = item.get("pins")
         if not isinstance(pins, list) or len(pins) < 2:
-            raise InputError(f"pins must be a list of at least 2 cells, got {quote(pins)}",
+            raise InputError(f"pins must be a list of at least 2 cells, {_got(pins)}",
                              file=file, field=where)
         cells = [_cell(p, None, None, file, f"{where} pins[{j}]") for j, p in enumerate(pins)]
         if len(set(cells)) != len(cells):
-            dup = next(c for c in cells if cells.count(c) > 1)
-            raise InputError(f"lists cell {list(dup)} twice", file=file, field=where)
+            once: set[Cell] = set()
+            dup = next(c for c in cells if c in once or once.add(c))
+            raise InputError(f"lists cell {quote(list(dup))} twice", file=file, field=where)
         nets.append(Net(name, cells))
     return nets
 
@@ -374,7 +582,7 @@ def _check_pins(layout: Layout, file) -> None:
         where = f"nets[{i}] {quote(net.name)}"
         for j, (x, y) in enumerate(net.pins):
             if x >= layout.width or y >= layout.height:
-                raise InputError(f"pin {[x, y]} lies outside the {layout.width} x "
+                raise InputError(f"pin {quote([x, y])} lies outside the {layout.width} x "
                                  f"{layout.height} grid", file=file, field=f"{where} pins[{j}]")
             if layout.blocked[y, x]:
                 raise InputError(f"pin {[x, y]} lies on {_blockage_at(layout, x, y)}",

@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import copy
+import json
+import os
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mazeroute.contract import check_routes
-from mazeroute.layout import parse_layout
+from mazeroute.contract import MAX_PROBLEMS, check_routes, load_routes
+from mazeroute.errors import InputError
+from mazeroute.generate import random_layout
+from mazeroute.layout import load_layout, parse_layout, save_layout
 from mazeroute.router import route
 
 LAYOUT = parse_layout({"width": 8, "height": 6, "blockages": [[3, 0, 3, 3]], "nets": [
@@ -32,7 +37,7 @@ def _net(routes, name):
 MUTATIONS = {
     "format": (lambda r: r.update(format="other/1"), "format"),
     "size": (lambda r: r.update(width=9), "width"),
-    "missing net": (lambda r: r["nets"].pop(), "has no entry"),
+    "missing net": (lambda r: r["nets"].pop(), "only one of"),
     "off grid": (lambda r: _net(r, "t")["cells"].append([8, 0]), "outside"),
     "on blockage": (lambda r: _net(r, "t")["cells"].append([3, 3]), "blockage"),
     "foreign pin": (lambda r: _net(r, "t")["cells"].append([0, 5]), "pin of net 'b'"),
@@ -70,72 +75,248 @@ def test_a_longer_path_fails_only_the_sequential_check(good):
     assert any("shortest" in p for p in check_routes(LAYOUT, bad, sequential=True))
 
 
+# -- malformed routes files (issue 12, item 10) ---------------------------------------
+def _lines_ok(problems):
+    assert isinstance(problems, list) and problems
+    for p in problems:
+        assert isinstance(p, str) and "\n" not in p and len(p) < 400 and p.isprintable(), p
+
+
 MALFORMED = {
-    "cell of a string": lambda r: _net(r, "a").update(cells=[[0, "a"]]),
-    "cells a number": lambda r: _net(r, "a").update(cells=5),
-    "null entry": lambda r: r["nets"].append(None),
-    "entry a list": lambda r: r["nets"].append([1, 2]),
-    "name a number": lambda r: _net(r, "a").update(name=7),
-    "routed a string": lambda r: _net(r, "a").update(routed="yes"),
-    "order a float": lambda r: _net(r, "a").update(order=1.5),
-    "bool coordinates": lambda r: _net(r, "a").update(cells=[[True, False]]),
-    "three coordinates": lambda r: _net(r, "a").update(cells=[[0, 0, 0]]),
-    "huge coordinate": lambda r: _net(r, "a").update(cells=[[10**30, 0]]),
-    "nets a dict": lambda r: r.update(nets={"a": 1}),
+    "cell with text": (lambda r: _net(r, "a").update(cells=[[0, "a"]]), "cells[0]"),
+    "cells a number": (lambda r: _net(r, "a").update(cells=5), "cells is not a list"),
+    "null entry": (lambda r: r["nets"].append(None), "not an object"),
+    "nets null": (lambda r: r.update(nets=None), "nets is not a list"),
+    "nets an object": (lambda r: r.update(nets={"a": 1}), "nets is not a list"),
+    "no name": (lambda r: _net(r, "a").pop("name"), "name is not a string"),
+    "list name": (lambda r: _net(r, "a").update(name=["a"]), "name is not a string"),
+    "no cells": (lambda r: _net(r, "a").pop("cells"), "cells is missing"),
+    "no routed": (lambda r: _net(r, "a").pop("routed"), "routed is missing"),
+    "no order": (lambda r: _net(r, "a").pop("order"), "order is missing"),
+    "no length": (lambda r: _net(r, "a").pop("length"), "length is not"),
+    "routed as 1": (lambda r: _net(r, "a").update(routed=1), "routed is not true or false"),
+    "order as bool": (lambda r: _net(r, "a").update(order=False), "order is not an integer"),
+    "order as text": (lambda r: _net(r, "a").update(order="0"), "order is not an integer"),
+    "routed, order null": (lambda r: _net(r, "a").update(order=None), "order is null"),
+    "bool coordinates": (lambda r: _net(r, "a").update(cells=[[True, False]]), "cells[0]"),
+    "three coordinates": (lambda r: _net(r, "a").update(cells=[[0, 0, 0]]), "cells[0]"),
+    "huge coordinate": (lambda r: _net(r, "a")["cells"].append([10 ** 400, 0]), "outside"),
+    "huge order": (lambda r: _net(r, "a").update(order=10 ** 400), "orders"),
+    "negative length": (lambda r: _net(r, "a").update(length=-1), "length is not"),
+    "length as bool": (lambda r: _net(r, "t").update(length=True), "length is not"),
+    "width as bool": (lambda r: r.update(width=True, height=True), "width/height"),
+    "huge text": (lambda r: r.update(format="x" * 10 ** 6), "(1000000 characters)"),
+    "mode unknown": (lambda r: r.update(mode="random"), "mode is 'random'"),
+    "mode a list": (lambda r: r.update(mode=[1]), "mode is [1]"),
 }
 
 
 @pytest.mark.parametrize("name", MALFORMED)
-def test_malformed_routes_files_give_lines_not_exceptions(good, name):
-    """Issue 12 item 10: each malformed part is a problem line, never a traceback."""
+def test_a_malformed_routes_file_is_problem_lines_never_an_exception(good, name):
     bad = copy.deepcopy(good)
-    MALFORMED[name](bad)
+    mutate, words = MALFORMED[name]
+    mutate(bad)
+    for sequential in (False, True):
+        problems = check_routes(LAYOUT, bad, sequential=sequential)
+        _lines_ok(problems)
+        assert any(words in p for p in problems), problems
+
+
+@pytest.mark.parametrize("routes", [None, [], "routes", 3, True])
+def test_a_routes_file_that_is_not_an_object(routes):
+    problems = check_routes(LAYOUT, routes)
+    _lines_ok(problems)
+    assert "JSON object" in problems[0]
+
+
+def test_many_bad_cells_are_one_line_per_kind_and_the_total_is_bounded(good):
+    bad = copy.deepcopy(good)
+    _net(bad, "t")["cells"] += [[100 + k, 0] for k in range(10_000)]
     problems = check_routes(LAYOUT, bad)
-    assert problems and all("\n" not in p and len(p) < 300 for p in problems)
+    assert "t: cell [100, 0] is outside the grid (and 9999 more cells)" in problems
+    bad["nets"] += [None] * 1000
+    problems = check_routes(LAYOUT, bad)
+    _lines_ok(problems)
+    assert len(problems) == MAX_PROBLEMS + 1 and problems[-1].endswith("more problems")
 
 
-@settings(max_examples=150, deadline=None)
-@given(st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5),
-                    lambda kids: st.lists(kids, max_size=4)
-                    | st.dictionaries(st.sampled_from(["name", "cells", "routed", "order",
-                                                       "length", "nets", "format"]), kids,
-                                      max_size=4), max_leaves=20))
-def test_random_json_never_raises(value):
-    problems = check_routes(LAYOUT, value)
-    assert isinstance(problems, list) and problems
-    wrapped = {"format": "mazeroute-routes/1", "width": LAYOUT.width,
-               "height": LAYOUT.height, "nets": [value]}
-    assert check_routes(LAYOUT, wrapped)
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(
+        st.sampled_from(["format", "width", "height", "mode", "nets", "name", "routed",
+                         "order", "cells", "length", "a", "t"]), inner, max_size=6),
+    max_leaves=25)
 
 
-def test_sequential_flags_nets_given_up_while_a_path_existed():
-    """Issue 12 item 11: every net of multinet.yaml marked unrouted must fail."""
-    from pathlib import Path
+def _paths(value, path=()):
+    """Every place in a JSON value, as the list of keys and indices leading to it."""
+    yield path
+    items = (value.items() if isinstance(value, dict) else
+             enumerate(value) if isinstance(value, list) else ())
+    for k, v in items:
+        yield from _paths(v, (*path, k))
 
-    from mazeroute.layout import load_layout
-    lay = load_layout(Path(__file__).resolve().parents[1] / "layouts" / "multinet.yaml")
+
+@settings(max_examples=300, deadline=None)
+@given(JSON)
+def test_any_json_value_gives_problem_lines(routes):
+    for sequential in (False, True):
+        problems = check_routes(LAYOUT, routes, sequential=sequential)
+        assert all(isinstance(p, str) and "\n" not in p for p in problems)
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_any_part_of_a_good_routes_file_replaced_gives_problem_lines(data):
+    routes = route(LAYOUT, backend="cpu").to_json()
+    places = list(_paths(routes))[1:]
+    for _ in range(data.draw(st.integers(1, 3))):
+        path = data.draw(st.sampled_from(places))
+        parent = routes
+        try:
+            for k in path[:-1]:
+                parent = parent[k]
+            parent[path[-1]] = data.draw(JSON)
+        except (KeyError, IndexError, TypeError):      # an earlier swap removed the place
+            continue
+    for sequential in (False, True):
+        problems = check_routes(LAYOUT, routes, sequential=sequential)
+        assert all(isinstance(p, str) and "\n" not in p for p in problems)
+
+
+def test_check_routes_command_on_the_issues_files(tmp_path, capsys):
+    from mazeroute.cli import main
+
+    lay = tmp_path / "c.yaml"
+    save_layout(LAYOUT, lay)
+    good = route(LAYOUT, backend="cpu").to_json()
+    for mutate in [lambda r: _net(r, "a").update(cells=[[0, "a"]]),
+                   lambda r: _net(r, "a").update(cells=5),
+                   lambda r: r.update(nets=[None])]:
+        bad = copy.deepcopy(good)
+        mutate(bad)
+        f = tmp_path / "routes.json"
+        f.write_text(json.dumps(bad))
+        assert main(["check", str(lay), "--routes", str(f), "--sequential"]) == 1
+        out = capsys.readouterr().out.splitlines()
+        assert out[0].startswith(f"{lay}: ok") and len(out) > 1
+        assert all(line.startswith(f"{f}: ") for line in out[1:])
+
+
+# -- load_routes ---------------------------------------------------------------------
+@pytest.mark.parametrize("text, words", [
+    ("{", "not a JSON file: line 1"),
+    ("[1, 2]", "a routes file is a JSON object, got an array"),
+    ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+    ('{"width": ' + "9" * 5000 + "}", "not a routes file"),
+])
+def test_load_routes_refuses_what_is_not_a_routes_object(tmp_path, text, words):
+    f = tmp_path / "r.json"
+    f.write_text(text)
+    with pytest.raises(InputError) as e:
+        load_routes(f)
+    msg = str(e.value)
+    assert msg.startswith(f"{f}: ") and words in msg and len(msg) < 300, msg
+
+
+def test_load_routes_refuses_a_fifo_and_reads_a_good_file(tmp_path, good):
+    fifo = tmp_path / "r.json"
+    os.mkfifo(fifo)
+    with pytest.raises(InputError, match="is a FIFO, not a regular file"):
+        load_routes(fifo)          # checked before opening: returns at once
+    f = tmp_path / "good.json"
+    f.write_text(json.dumps(good))
+    assert load_routes(f) == good
+
+
+# -- sequential mode: unrouted only when no path existed (item 11), and mode -------------
+MULTINET = Path(__file__).resolve().parent.parent / "layouts" / "multinet.yaml"
+
+
+def test_giving_up_on_every_net_of_multinet_fails_the_sequential_check():
+    lay = load_layout(MULTINET)
     routes = route(lay, backend="cpu").to_json()
     assert check_routes(lay, routes, sequential=True) == []
     for n in routes["nets"]:
-        n.update(routed=False, cells=[], order=None, length=0)
+        n.update(routed=False, order=None, cells=[], length=0)
+    assert check_routes(lay, routes) == []              # every other promise still holds
     problems = check_routes(lay, routes, sequential=True)
-    assert len(problems) == len(lay.nets) and all("path exists" in p for p in problems)
-    assert check_routes(lay, routes) == []          # without --sequential: a valid file
+    assert sorted(problems) == sorted(f"{n.name}: unrouted, but its pins can be connected "
+                                      "even with every routed net's wire in place"
+                                      for n in lay.nets)
 
 
-def test_sequential_accepts_a_net_walled_off_by_earlier_wires(good):
-    walled = parse_layout({"width": 7, "height": 5, "nets": [
-        {"name": "a", "pins": [[0, 2], [6, 2]]}, {"name": "b", "pins": [[3, 0], [3, 4]]}]})
-    res = route(walled, backend="cpu").to_json()
-    assert [n["routed"] for n in res["nets"]] == [True, False]
-    assert check_routes(walled, res, sequential=True) == []
+def test_a_net_cut_off_by_an_earlier_wire_may_stay_unrouted():
+    lay = parse_layout({"width": 5, "height": 5, "nets": [
+        {"name": "h", "pins": [[0, 2], [4, 2]]}, {"name": "v", "pins": [[2, 0], [2, 4]]},
+        {"name": "w", "pins": [[0, 0], [4, 0], [0, 4]]}]}, "cross.yaml")
+    routes = route(lay, backend="cpu").to_json()
+    assert [n["routed"] for n in routes["nets"]] == [True, False, False]
+    assert check_routes(lay, routes, sequential=True) == []
+    _net(routes, "h").update(routed=False, order=None, cells=[], length=0)
+    problems = check_routes(lay, routes, sequential=True)   # without h's wire, all connect
+    assert sorted(p.split(":")[0] for p in problems) == ["h", "v", "w"]
+    assert all(p.endswith(": unrouted, but its pins can be connected even with every "
+                          "routed net's wire in place") for p in problems)
 
 
-def test_mode_field_is_checked(good):
-    bad = copy.deepcopy(good)
-    bad["mode"] = "magic"
-    assert any("mode" in p for p in check_routes(LAYOUT, bad))
-    neg = copy.deepcopy(good)
-    neg["mode"] = "negotiate"
-    assert check_routes(LAYOUT, neg) == []
-    assert any("negotiate" in p for p in check_routes(LAYOUT, neg, sequential=True))
+def _bfs_connected(free, pins) -> bool:
+    """Plain BFS: are all ``pins`` in one 4-connected component of ``free``?"""
+    h, w = free.shape
+    seen, todo = {pins[0]}, [pins[0]]
+    while todo:
+        x, y = todo.pop()
+        for nx, ny in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
+            if 0 <= nx < w and 0 <= ny < h and free[ny, nx] and (nx, ny) not in seen:
+                seen.add((nx, ny))
+                todo.append((nx, ny))
+    return all(p in seen for p in pins)
+
+
+@settings(max_examples=80, deadline=None)
+@given(seed=st.integers(0, 2**16), drop=st.sets(st.integers(0, 5), max_size=4),
+       pins=st.integers(2, 3), density=st.sampled_from([0.0, 0.15, 0.3]),
+       order=st.sampled_from(["file", "hpwl"]))
+def test_the_unrouted_check_agrees_with_a_plain_bfs(seed, drop, pins, density, order):
+    lay = random_layout(12, 10, density=density, nets=6, pins=pins, seed=seed)
+    routes = route(lay, backend="cpu", order=order).to_json()
+    assert check_routes(lay, routes, sequential=True) == []      # the router's own output
+    entries = routes["nets"]
+    for i in drop:                       # the checked file gives up on some routed nets
+        if i < len(entries):
+            entries[i].update(routed=False, order=None, cells=[], length=0)
+    kept = sorted((e["order"], e["name"]) for e in entries if e["routed"])
+    for k, (_, name) in enumerate(kept):
+        _net(routes, name)["order"] = k
+    free = ~lay.blocked.copy()
+    for n in lay.nets:
+        for x, y in n.pins:
+            free[y, x] = False
+    for e in entries:
+        for x, y in e["cells"]:
+            free[y, x] = False
+    expected = set()
+    for n, e in zip(lay.nets, entries):
+        if not e["routed"]:
+            mine = free.copy()
+            for x, y in n.pins:
+                mine[y, x] = True
+            if _bfs_connected(mine, n.pins):
+                expected.add(n.name)
+    problems = check_routes(lay, routes, sequential=True)
+    flagged = {p.split(": unrouted, but")[0] for p in problems if ": unrouted, but" in p}
+    assert flagged == expected
+
+
+def test_mode_is_optional_and_validated(good):
+    assert good["mode"] == "sequential"    # mazeroute writes it (FORMATS 1.1)
+    absent = {k: v for k, v in good.items() if k != "mode"}
+    assert check_routes(LAYOUT, absent, sequential=True) == []     # optional: sequential
+    for mode in ("sequential", "negotiate"):
+        assert check_routes(LAYOUT, {**good, "mode": mode}) == []
+    assert check_routes(LAYOUT, {**good, "mode": "sequential"}, sequential=True) == []
+    problems = check_routes(LAYOUT, {**good, "mode": "negotiate"}, sequential=True)
+    assert len(problems) == 1 and "mode is 'negotiate'" in problems[0]
+    assert "without --sequential" in problems[0]
+    problems = check_routes(LAYOUT, {**good, "mode": "fast"})
+    assert problems == ["mode is 'fast', not one of 'sequential', 'negotiate'"]

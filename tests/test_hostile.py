@@ -84,7 +84,7 @@ CASES: dict = {
     "syntax": ("width: [6\nheight: 3\n", BAD, BAD),
     "python-tag": ("!!python/object/apply:os.system ['touch pwned']\n", BAD, BAD),
     "alias-bomb": (_alias_bomb(), BAD, BAD),
-    "deep": ("width: " + "[" * 5000 + "]" * 5000 + "\nheight: 1\nnets: []\n", BAD, OK),
+    "deep": ("width: " + "[" * 5000 + "]" * 5000 + "\nheight: 1\nnets: []\n", BAD, BAD),
     "huge-value": ('width: "' + "9" * 100000 + '"\nheight: 2\nnets: []\n', BAD, OK),
     "huge-grid": ("width: 1000000000\nheight: 1000000000\nnets: []\n", BAD, OK),
     "long-thin": ("width: 1000000000\nheight: 1\nnets: []\n", BAD, OK),

@@ -1,15 +1,26 @@
-"""Layout parsing, netlists, writing back, and Moving AI maps."""
+"""Layout parsing, netlists, writing back, Moving AI maps, and hostile files."""
 
 from __future__ import annotations
 
+import os
+import socket
+import threading
+
 import numpy as np
 import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from mazeroute import layout as layout_module
 from mazeroute.errors import InputError
 from mazeroute.layout import (
+    MAX_NAME,
     load_layout,
     load_netlist,
+    paint,
     parse_layout,
+    parse_yaml,
     read_movingai,
     save_layout,
     with_nets,
@@ -108,85 +119,255 @@ def test_shared_real_maps_load():
         assert lay.width > 100 and 0.05 < lay.blocked.mean() < 0.95
 
 
-def _load(tmp_path, text, name="l.yaml"):
-    f = tmp_path / name
-    f.write_text(text)
-    with pytest.raises(InputError) as err:
-        load_layout(f)
-    msg = str(err.value)
-    assert str(f) in msg and "\n" not in msg and len(msg) < 300
-    return msg
+# -- hostile files (issue 12) ---------------------------------------------------------
+SMALL = "width: 4\nheight: 3\nnets:\n  - {name: a, pins: [[0, 0], [3, 2]]}\n"
 
 
-BOMB = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
-    f"{c}: &{c} [*{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}]\n"
-    for p, c in zip("abcdefgh", "bcdefghi")) + "width: 4\nheight: 4\nnets: *i\n"
+def _file(tmp_path, text, name="t.yaml"):
+    p = tmp_path / name
+    p.write_text(text)
+    return p
 
 
-def test_yaml_alias_bomb_is_refused_at_once(tmp_path):
-    """Issue 12 item 2: nested aliases would expand to 9^9 values."""
-    assert "alias" in _load(tmp_path, BOMB)
+def _error(fn, *args) -> str:
+    with pytest.raises(InputError) as e:
+        fn(*args)
+    text = str(e.value)
+    assert "\n" not in text and len(text) < 300 and text.isprintable(), text
+    return text
 
 
-def test_quoted_values_in_messages_are_capped(tmp_path):
-    msg = _load(tmp_path, "width: 4\nheight: 4\nnets:\n  - name: n\n    pins: "
-                + "[" + ", ".join(["[0, 0]"] * 20000) + "]\n")
-    assert "lists cell" in msg or "twice" in msg
-    msg = _load(tmp_path, f"width: '{'9' * 5000}'\nheight: 4\nnets: []\n")
-    assert "width" in msg
+def test_an_alias_is_refused_with_its_line(tmp_path):
+    p = _file(tmp_path, "size: &s 4\nwidth: *s\nheight: 3\nnets: []\n")
+    assert _error(load_layout, p) == f"{p}: line 2: YAML aliases (*s) are not accepted; " \
+                                      "write the value out"
+
+
+def test_an_alias_bomb_is_refused_before_any_expansion(tmp_path):
+    # nine levels of nine aliases each: 9**9 cells once expanded
+    lines = ["l0: &l0 [[0, 0], [1, 1]]"]
+    lines += [f"l{k}: &l{k} [{', '.join([f'*l{k - 1}'] * 9)}]" for k in range(1, 10)]
+    p = _file(tmp_path, "\n".join(lines) + "\nwidth: 4\nheight: 4\nnets: [*l9]\n")
+    assert ": line 2: YAML aliases (*l0)" in _error(load_layout, p)
+    nl = _file(tmp_path, "\n".join(lines) + "\nnets: [{name: a, pins: *l9}]\n", "n.yaml")
+    assert _error(load_netlist, nl).startswith(f"{nl}: line 2: YAML aliases")
+
+
+def test_deep_nesting_is_refused_not_a_crash(tmp_path):
+    # PyYAML's C composer recurses once per level: this used to crash the interpreter
+    p = _file(tmp_path, "width: " + "[" * 100_000 + "]" * 100_000 + "\n")
+    assert "nested more than" in _error(load_layout, p)
+
+
+def test_duplicate_keys_are_an_error_naming_key_and_line(tmp_path):
+    p = _file(tmp_path, "width: 4\nheight: 3\nwidth: 5\nnets: []\n")
+    assert _error(load_layout, p) == f"{p}: line 3: key 'width' appears twice in one mapping"
+    p = _file(tmp_path, "width: 4\nheight: 3\nnets: [{name: a, name: b, pins: []}]\n")
+    assert "line 3: key 'name' appears twice" in _error(load_layout, p)
+
+
+@pytest.mark.parametrize("text", ["010", "0010", "1:00", "1_000", "0b101", "+0777"])
+def test_yaml_1_1_integers_are_errors_naming_the_field(text):
+    msg = _error(parse_layout, parse_yaml(f"width: {text}\nheight: 3\nnets: []\n"), "x.yaml")
+    assert msg.startswith(f"x.yaml: width: must be an integer >= 1, got '{text}' (read as text")
+
+
+def test_yaml_1_1_booleans_stay_the_text_written():
+    data = parse_yaml("name: yes\nwidth: 4\nheight: 3\n"
+                      "nets: [{name: on, pins: [[0, 0], [1, 0]]}, {name: n, pins: [[2, 0], "
+                      "[3, 0]]}, {name: off, pins: [[0, 2], [1, 2]]}]\n")
+    lay = parse_layout(data, "x.yaml")
+    assert lay.name == "yes" and [n.name for n in lay.nets] == ["on", "n", "off"]
+
+
+def test_scalars_follow_the_yaml_1_2_core_schema():
+    assert parse_yaml("[1, -2, 0, 0o17, 0x1F, 1.5, 1e3, -.5E-1, 2., .inf, -.Inf, true, False, "
+                      "~, null, '', 2001-12-14, 'quoted 010', Yes, 1e3e3, 1.2.3, 0x, e3]") == \
+        [1, -2, 0, 15, 31, 1.5, 1000.0, -0.05, 2.0, float("inf"), -float("inf"), True, False,
+         None, None, "", "2001-12-14", "quoted 010", "Yes", "1e3e3", "1.2.3", "0x", "e3"]
 
 
 @pytest.mark.parametrize("text, words", [
-    ("width: 010\nheight: 4\nnets: []\n", "YAML 1.1"),
-    ("width: 1:00\nheight: 4\nnets: []\n", "YAML 1.1"),
-    ("width: 4\nwidth: 5\nheight: 4\nnets: []\n", "appears twice"),
-    ("width: 4\nheight: 4\nnets:\n  - {name: a, name: b, pins: [[0, 0], [1, 1]]}\n",
-     "appears twice"),
+    ("width: !!int 010\n", "line 1: '010' is not a YAML 1.2 int"),
+    ("width: !!bool yes\n", "is not a YAML 1.2 bool"),
+    ("width: !!python/object:os.system x\n", "line 1: the tag"),
+    ("nets: !!set {a, b}\n", "line 1: the tag"),
+    ("width: 4\n---\nwidth: 5\n", "line 2: more than one YAML document"),
+    ("? [1, 2]\n: 3\n", "line 1: a mapping key must be a plain value"),
+    ("width: " + "9" * 5000 + "\n", "line 1: an integer of 5000 digits is too large"),
+    ("width: [1\n", "YAML syntax error: line 2"),
 ])
-def test_yaml_1_1_surprises_and_duplicate_keys_are_errors(tmp_path, text, words):
-    """Issue 12 item 12: no silent reinterpretation."""
-    assert words in _load(tmp_path, text)
+def test_unsupported_yaml_is_one_line_naming_the_line(text, words):
+    msg = _error(parse_yaml, text, "f.yaml")
+    assert msg.startswith("f.yaml: ") and words in msg, msg
 
 
-def test_yes_no_on_off_are_names_not_booleans(tmp_path):
-    f = tmp_path / "l.yaml"
-    f.write_text("name: yes\nwidth: 4\nheight: 1\nnets:\n  - {name: on, pins: [[0, 0], [3, 0]]}\n"
-                 "  - {name: off, pins: [[1, 0], [2, 0]]}\n")
-    lay = load_layout(f)
-    assert lay.name == "yes" and [n.name for n in lay.nets] == ["on", "off"]
+def test_explicit_standard_tags_still_work():
+    assert parse_yaml("[!!int 7, !!str 8, !!float 1, !!bool true, !!null null]") == \
+        [7, "8", 1.0, True, None]
 
 
-def test_a_fifo_is_refused_without_blocking(tmp_path):
-    import os
-    import threading
+def _finishes(fn, *args):
+    """Run ``fn`` in a thread; the result or the exception, or None if it is still stuck
+    after a generous watchdog (a blocked open() of a FIFO never returns)."""
+    out = []
+
+    def target():
+        try:
+            out.append(fn(*args))
+        except BaseException as e:          # handed to the test
+            out.append(e)
+
+    t = threading.Thread(target=target, daemon=True)
+    t.start()
+    t.join(60)
+    return out[0] if out else None
+
+
+@pytest.mark.parametrize("loader", [load_layout, load_netlist])
+def test_a_fifo_is_refused_at_once(tmp_path, loader):
     fifo = tmp_path / "pipe.yaml"
     os.mkfifo(fifo)
-    got = []
-    t = threading.Thread(target=lambda: got.append(_load_error(fifo)), daemon=True)
-    t.start()
-    t.join(10)
-    assert got and "regular file" in got[0]
+    got = _finishes(loader, fifo)
+    assert isinstance(got, InputError), got
+    assert str(got) == f"{fifo}: is a FIFO, not a regular file"
 
 
-def _load_error(path):
-    try:
-        load_layout(path)
-    except InputError as e:
-        return str(e)
-    return "loaded"
+def test_sockets_and_devices_are_refused(tmp_path):
+    sock_path = tmp_path / "s.yaml"
+    with socket.socket(socket.AF_UNIX) as s:
+        s.bind(str(sock_path))
+        assert _error(load_layout, sock_path) == f"{sock_path}: is a socket, not a regular file"
+    assert _error(load_layout, "/dev/null") == \
+        "/dev/null: is a character device, not a regular file"
 
 
-@pytest.mark.parametrize("name, words", [
-    ("x" * 201, "at most 200"),
-    ("a\x00b", "U+0000"),
-    ("abc\u202edef", "U+202E"),
-    ("two\nlines", "U+000A"),
+def test_a_broken_link_says_so(tmp_path):
+    link = tmp_path / "gone.yaml"
+    link.symlink_to(tmp_path / "nowhere.yaml")
+    assert _error(load_layout, link) == f"{link}: is a broken symbolic link"
+
+
+def test_a_file_over_the_size_bound_is_refused_before_parsing(tmp_path, monkeypatch):
+    p = _file(tmp_path, SMALL + "# padding\n" * 20)
+    monkeypatch.setattr(layout_module, "MAX_FILE_BYTES", 100)
+    assert "file is too large" in _error(load_layout, p)
+    assert "file is too large" in _error(load_netlist, p)
+    monkeypatch.setattr(layout_module, "MAX_FILE_BYTES", 1 << 20)
+    assert load_layout(p).width == 4
+
+
+def test_quoted_values_in_messages_are_capped(tmp_path):
+    huge = "x" * 100_000
+    for text in [f"width: {huge}\nheight: 3\nnets: []\n",
+                 f"width: 4\nheight: 3\nblockages: [{huge}]\nnets: []\n",
+                 f"width: 4\nheight: 3\nblockages: [[0, 0, 0, {huge}]]\nnets: []\n",
+                 f"width: 4\nheight: 3\nnets: [{{name: a, pins: [[0, {huge}], [1, 1]]}}]\n",
+                 "width: 4\nheight: 3\nnets: [{name: a, pins: {" +
+                 ", ".join(f"k{i}: {i}" for i in range(20_000)) + "}}]\n",
+                 "width: 4\nheight: 3\nnets: []\nblockages: [{" +
+                 ", ".join(f"k{i}: {i}" for i in range(20_000)) + "}]\n"]:
+        p = _file(tmp_path, text)
+        msg = _error(load_layout, p)
+        assert "characters)" in msg or "items)" in msg, msg
+
+
+def _quote_yaml(s: str) -> str:
+    return '"' + "".join(f"\\u{ord(c):04x}" if not c.isprintable() else c for c in s) + '"'
+
+
+@pytest.mark.parametrize("bad, words", [
+    ("a\x00b", "holds U+0000"), ("evil\u202etxt", "holds U+202E"), ("two\nlines", "U+000A"),
+    ("tab\there", "U+0009"), ("n" * (MAX_NAME + 1), f"at most {MAX_NAME} characters"),
 ])
-def test_names_are_short_printable_text(tmp_path, name, words):
-    """FORMATS.md: names are at most 200 printable characters."""
-    import json
-    for layout_name, net_name in ((name, "n"), ("ok", name)):
-        text = (f"name: {json.dumps(layout_name)}\nwidth: 4\nheight: 1\nnets:\n"
-                f"  - {{name: {json.dumps(net_name)}, pins: [[0, 0], [3, 0]]}}\n")
-        assert words in _load(tmp_path, text)
-    assert parse_layout({"width": 2, "height": 1, "name": "é" * 200, "nets": []}).name
+def test_names_are_short_printable_text(tmp_path, bad, words):
+    lay = {"width": 4, "height": 3, "nets": [{"name": "a", "pins": [[0, 0], [1, 0]]}]}
+    msg = _error(parse_layout, {**lay, "name": bad}, "x.yaml")
+    assert msg.startswith("x.yaml: name: ") and words in msg
+    msg = _error(parse_layout, {**lay, "nets": [{"name": bad, "pins": [[0, 0], [1, 0]]}]},
+                 "x.yaml")
+    assert msg.startswith("x.yaml: nets[0] name: ") and words in msg
+    nl = _file(tmp_path, "", "n.yaml")
+    nl.write_text(f"nets: [{{name: {_quote_yaml(bad)}, pins: [[0, 0], [1, 0]]}}]\n")
+    assert _error(load_netlist, nl).startswith(f"{nl}: nets[0] name: ")
+
+
+def test_a_name_of_exactly_the_limit_is_fine():
+    name = "n" * MAX_NAME
+    lay = parse_layout({"name": name, "width": 2, "height": 1,
+                        "nets": [{"name": name, "pins": [[0, 0], [1, 0]]}]}, "x.yaml")
+    assert lay.name == lay.nets[0].name == name
+
+
+def test_a_default_name_from_an_unusable_file_name_says_where_it_came_from():
+    msg = _error(parse_layout, {"width": 2, "height": 1, "nets": []}, "dir/a\x01b.yaml")
+    assert "holds U+0001" in msg and "taken from the file name" in msg
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_paint_agrees_with_cell_by_cell_painting_however_rects_overlap(seed):
+    rng = np.random.default_rng(seed)
+    w, h = int(rng.integers(1, 40)), int(rng.integers(1, 40))
+    many = int(rng.integers(0, 3000))          # enough overlap for the summed-marks path
+    x0, y0 = rng.integers(0, w, many), rng.integers(0, h, many)
+    x1, y1 = rng.integers(x0, w), rng.integers(y0, h)
+    rects = list(zip(x0.tolist(), y0.tolist(), x1.tolist(), y1.tolist()))
+    expected = np.zeros((h, w), bool)
+    for a, b, c, d in rects:
+        for y in range(b, d + 1):
+            for x in range(a, c + 1):
+                expected[y, x] = True
+    np.testing.assert_array_equal(paint(w, h, rects), expected)
+
+
+YAMLISH = st.text(alphabet=st.sampled_from(list("[]{}:,-+&*!|>'\"#%@`?~ \n\t01aeXyz\\.")),
+                  max_size=80)
+
+
+@settings(max_examples=300, deadline=None)
+@given(YAMLISH)
+def test_any_text_loads_or_is_one_input_error(text):
+    try:
+        data = parse_yaml(text, "f.yaml")
+    except InputError as e:
+        assert "\n" not in str(e) and len(str(e)) < 300
+        return
+    try:
+        parse_layout(data, "f.yaml")
+    except InputError as e:
+        assert "\n" not in str(e) and len(str(e)) < 300
+
+
+JSONISH = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=300),
+    lambda inner: st.lists(inner, max_size=6) | st.dictionaries(
+        st.sampled_from(["width", "height", "name", "nets", "pins", "blockages", "rect",
+                         "cell", "x"]), inner, max_size=5),
+    max_leaves=30)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.fixed_dictionaries({"width": st.integers(-2, 6) | JSONISH,
+                              "height": st.integers(-2, 6) | JSONISH},
+                             optional={"name": JSONISH, "nets": JSONISH,
+                                       "blockages": JSONISH}))
+def test_any_structure_parses_or_is_one_input_error(data):
+    try:
+        parse_layout(data, "f.yaml")
+    except InputError as e:
+        assert "\n" not in str(e) and len(str(e)) < 300 and str(e).isprintable()
+
+
+@pytest.mark.parametrize("name", ["1e3", "0o17", "0x1F", "010", "yes", "Off", "null", "~",
+                                  "a: b", "- x", "#c", "[x]", "'q'", '"dq"', "é ü", "x\\y",
+                                  "w " * 99 + "w", "&a", "*a", "!t", "%", "@", "`"])
+def test_save_then_load_keeps_any_valid_name(tmp_path, name):
+    lay = parse_layout({"name": name, "width": 2, "height": 1,
+                        "nets": [{"name": name, "pins": [[0, 0], [1, 0]]}]}, "x.yaml")
+    p = tmp_path / "x.yaml"
+    save_layout(lay, p)
+    again = load_layout(p)
+    assert again.name == again.nets[0].name == name
+    data = yaml.safe_load(        # a YAML 1.1 reader takes the same text too
+        p.read_text(encoding="utf-8"))
+    assert data["name"] == data["nets"][0]["name"] == name

@@ -289,7 +289,7 @@ def test_view_rejects_a_bad_routes_file(tmp_path, chip, capsys):
     other["nets"] = other["nets"][:2]
     cases = {"missing.json": None, "junk.json": "{not json", "list.json": "[1, 2]",
              "cut.json": json.dumps(cut), "short.json": json.dumps(other)}
-    words = {"missing.json": "no such file", "junk.json": "not a readable JSON",
+    words = {"missing.json": "no such file", "junk.json": "not a JSON file",
              "list.json": "JSON object", "cut.json": "pins [[12, 0]] are not on the wire",
              "short.json": "'walled'"}
     for name, text in cases.items():
