@@ -80,6 +80,17 @@ def test_iterations_are_reported_and_limits_hold():
     assert res.history[1, 10] > 0 and res.history.sum() == res.history[1, 10]
 
 
+def test_a_conflict_nothing_changes_stops_negotiation():
+    """x and y both need one cell: after stall_iterations iterations of the same
+    conflict negotiation gives up; without the predictor it runs to max_iterations."""
+    lay = unroutable_layout()
+    stalled = _negotiate(lay, options=PathFinderOptions(stall_iterations=5))
+    assert len(stalled.iterations) == 6                 # conflict set fixed from iteration 1
+    full = _negotiate(lay, options=PathFinderOptions(stall_iterations=None, max_iterations=20))
+    assert len(full.iterations) == 20
+    assert [n.routed for n in stalled.nets] == [n.routed for n in full.nets]
+
+
 def test_same_input_same_routes():
     lay = random_layout(60, 50, density=0.25, nets=60, pins=2, seed=5, span=20)
     a = _negotiate(lay).to_json()

@@ -243,6 +243,8 @@ class Negotiator:
         start = time.perf_counter()
         todo = [int(i) for i in self.order]
         iteration = 0
+        fewest, since, last = None, 0, None    # least overuse, when it or the nets in
+                                               # conflict last changed, those nets
         while True:
             iteration += 1
             t0 = time.perf_counter()
@@ -256,13 +258,20 @@ class Negotiator:
                 progress(stats)
             if not conflicts or iteration >= opt.max_iterations:
                 break
+            if fewest is None or stats.overused < fewest or set(conflicts) != last:
+                fewest = stats.overused if fewest is None else min(fewest, stats.overused)
+                since, last = iteration, set(conflicts)
+            elif opt.stall_iterations is not None and iteration - since >= opt.stall_iterations:
+                break
             if opt.time_limit is not None and time.perf_counter() - start >= opt.time_limit:
                 break
             self.state.end_iteration(conflicts)
             for i in conflicts:
                 self.fights[i] += 1
                 if self.fights[i] % opt.bb_patience == 0 or self._on_edge(i):
-                    self._grow(i)
+                    span = int((self.hi[i] - self.lo[i]).max()) + opt.bb_factor
+                    if self.margin[i] * opt.bb_grow <= opt.bb_grow_limit * span:
+                        self._grow(i)
             todo = [int(i) for i in self.order if int(i) in conflicts]
         return iteration
 
