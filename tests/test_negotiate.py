@@ -91,6 +91,22 @@ def test_a_conflict_nothing_changes_stops_negotiation():
     assert [n.routed for n in stalled.nets] == [n.routed for n in full.nets]
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_tidy_never_lengthens_a_wire_and_shortens_detours(seed):
+    lay = random_layout(60, 60, density=0.2, nets=80, pins=2 + seed % 2, seed=seed, span=20)
+    ng = Negotiator(lay, "cpu")
+    ng.negotiate()
+    ng.legalise()
+    before = [None if c is None else len(c) for c in ng.cells]
+    ng.tidy()
+    after = [None if c is None else len(c) for c in ng.cells]
+    assert [b is None for b in before] == [a is None for a in after]
+    assert all(a <= b for a, b in zip(after, before) if a is not None)
+    assert sum(a for a in after if a) < sum(b for b in before if b)
+    res = ng._result()
+    assert check_routes(lay, res.to_json()) == []
+
+
 def test_same_input_same_routes():
     lay = random_layout(60, 50, density=0.25, nets=60, pins=2, seed=5, span=20)
     a = _negotiate(lay).to_json()

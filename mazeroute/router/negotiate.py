@@ -10,9 +10,11 @@ away. A net searches only a box around its pins; the box is grown when a search 
 in it, when a net in conflict was routed along its edge, and after every
 ``bb_patience`` iterations a net spends in conflict (the way round the other wire may
 lie outside it). Negotiation stops when no cell is shared, or after ``max_iterations``
-/ ``time_limit``; then :meth:`Negotiator.legalise` drops the fewest nets that keep
-conflicts (a greedy vertex cover of the conflict graph) and routes them again one at a
-time on the cells nobody uses. The result never has fewer routed nets than sequential
+/ ``time_limit`` (or when the same conflict persists, ``stall_iterations``); then
+:meth:`Negotiator.legalise` drops the fewest nets that keep conflicts (a greedy vertex
+cover of the conflict graph) and routes them again one at a time on the cells nobody
+uses, and :meth:`Negotiator.tidy` reroutes every wire once more with the others fixed,
+keeping it where it gets shorter. The result never has fewer routed nets than sequential
 mode's: :func:`sequential_routes` is computed as a floor whenever some net that could
 be routed alone stays unrouted, and the better result is kept.
 
@@ -315,11 +317,37 @@ class Negotiator:
                 del self.conflicts[i]
             self.seconds[i] += time.perf_counter() - start
 
+    def tidy(self) -> None:
+        """Shorten the legal wires: each routed net in turn (routing order) is searched
+        again on uniform costs with every other wire fixed, and keeps the new wire when it
+        is shorter (for two pins it is never longer: the old wire is still there)."""
+        for i, xy in enumerate(self.cells):
+            if xy is not None:
+                self.search.set_owner(xy, i)
+        uniform = np.full(self.shape, COST_SCALE, COST_DTYPE)
+        changed = None
+        for i in (int(k) for k in self.order):
+            xy = self.cells[i]
+            if xy is None:
+                continue
+            start = time.perf_counter()
+            self.search.set_owner(xy, -1)
+            self.search.set_owner(self.pins[i], i)
+            new = self.search.route(uniform, [NetRequest(i, self.pins[i], self.box(i))],
+                                    changed)[0]
+            changed = np.zeros(0, np.int64)
+            if new is not None and len(new) < len(xy):
+                self._set_route(i, new, int(self.stamp[i]))
+                xy = new
+            self.search.set_owner(xy, i)
+            self.seconds[i] += time.perf_counter() - start
+
     def run(self, progress: Callable[[IterationStats], None] | None = None) -> RouteResult:
-        """Negotiate, legalise, compare with the sequential floor; the routes."""
+        """Negotiate, legalise, tidy, compare with the sequential floor; the routes."""
         start = time.perf_counter()
         iterations = self.negotiate(progress)
         self.legalise()
+        self.tidy()
         result = self._result()
         self._explain(result, iterations)
         if result.routed < len(self.layout.nets) - len(self.enclosed):
