@@ -107,6 +107,34 @@ def test_tidy_never_lengthens_a_wire_and_shortens_detours(seed):
     assert check_routes(lay, res.to_json()) == []
 
 
+def test_repair_rips_up_a_net_that_has_another_way():
+    """From sequential mode's routes of the corridor case (a in the corridor, c walled
+    off), repair routes c through the corridor and sends a round its private lane."""
+    lay = corridor_layout()
+    ng = Negotiator(lay, "cpu")
+    for i, net in enumerate(sequential_routes(lay, "cpu").nets):
+        if net.routed:
+            ng._set_route(i, np.array(net.cells))
+    assert ng.cells[2] is None
+    assert ng.repair() == 1
+    a, _, c = ng.cells
+    assert (6, 4) in map(tuple, c.tolist()) and (6, 0) in map(tuple, a.tolist())
+    assert check_routes(lay, ng._result().to_json()) == []
+
+
+def test_repair_puts_everything_back_when_a_victim_finds_no_way():
+    """x and y both need (10, 1): y may rip x up, but x then has no way; nothing
+    changes."""
+    lay = unroutable_layout()
+    ng = Negotiator(lay, "cpu")
+    for i, net in enumerate(sequential_routes(lay, "cpu").nets):
+        if net.routed:
+            ng._set_route(i, np.array(net.cells))
+    before = [None if c is None else c.tolist() for c in ng.cells]
+    assert ng.repair() == 0
+    assert [None if c is None else c.tolist() for c in ng.cells] == before
+
+
 def test_same_input_same_routes():
     lay = random_layout(60, 50, density=0.25, nets=60, pins=2, seed=5, span=20)
     a = _negotiate(lay).to_json()
