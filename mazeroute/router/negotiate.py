@@ -338,30 +338,36 @@ class Negotiator:
         push = make_net_search(self.backend, self.free, self.owner)
         uniform = np.full(self.shape, COST_SCALE, COST_DTYPE)
         dear = np.where(own >= 0, WIRE_COST * COST_SCALE, COST_SCALE).astype(COST_DTYPE)
-        dear = dear.reshape(self.shape)
-        none = np.zeros(0, np.int64)
-        first = {"push": True, "legal": True}
-
-        def route(kind, i, box, cost):
-            search = push if kind == "push" else self.search
-            changed = None if first[kind] else none
-            first[kind] = False
-            return search.route(cost, [NetRequest(i, self.pins[i], box)], changed)[0]
+        dirty: list[np.ndarray] | None = None         # cells of dear changed; None: all
+        legal_changed: np.ndarray | None = None
 
         def commit(i, xy):
             self._set_route(i, xy)
             self.search.set_owner(xy, i)
             own[self.routes[i]] = i
+            dear[self.routes[i]] = WIRE_COST * COST_SCALE
+            if dirty is not None:
+                dirty.append(self.routes[i])
 
         def lift(i):
             self.search.set_owner(self.cells[i], -1)
             self.search.set_owner(self.pins[i], i)
             own[self.routes[i]] = -1
+            dear[self.routes[i]] = COST_SCALE
+            if dirty is not None:
+                dirty.append(self.routes[i])
             self._set_route(i, None)
 
         def legal(i):
-            xy = route("legal", i, self.box(i), uniform)
-            return xy if xy is not None or self._whole(i) else route("legal", i, whole, uniform)
+            nonlocal legal_changed
+            boxes = [self.box(i)] if self._whole(i) else [self.box(i), whole]
+            for box in boxes:
+                xy = self.search.route(uniform, [NetRequest(i, self.pins[i], box)],
+                                       legal_changed)[0]
+                legal_changed = np.zeros(0, np.int64)
+                if xy is not None:
+                    return xy
+            return None
 
         gained = 0
         rank = {int(i): k for k, i in enumerate(self.order)}
@@ -371,10 +377,11 @@ class Negotiator:
                            if c is None and i not in self.enclosed), key=rank.__getitem__)
             for u in todo:
                 start = time.perf_counter()
-                dear_flat = dear.reshape(-1)
-                dear_flat[:] = np.where(own >= 0, WIRE_COST * COST_SCALE, COST_SCALE)
-                first["push"] = True
-                xy = route("push", u, whole, dear)
+                changed = None if dirty is None else (
+                    np.unique(np.concatenate(dirty)) if dirty else np.zeros(0, np.int64))
+                dirty = []
+                xy = push.route(dear.reshape(self.shape), [NetRequest(u, self.pins[u], whole)],
+                                changed)[0]
                 if xy is None:
                     continue
                 victims = sorted(set(own[xy[:, 1] * w + xy[:, 0]].tolist()) - {-1, u})
