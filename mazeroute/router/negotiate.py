@@ -57,6 +57,7 @@ from ..engines.weighted import COST_DTYPE, COST_MAX, NetRequest
 from ..layout import Layout
 from .congestion import COST_SCALE, Congestion, PathFinderOptions
 from .result import IterationStats, NetRoute, RouteResult
+from .sequential import Router
 
 #: Side of the tiles on which boxes are compared when nets are cut into batches.
 _TILE = 8
@@ -415,27 +416,30 @@ class Negotiator:
     def tidy(self) -> None:
         """Shorten the legal wires: each routed net in turn (routing order) is searched
         again on uniform costs with every other wire fixed, and keeps the new wire when it
-        is shorter (for two pins it is never longer: the old wire is still there)."""
+        is shorter (for two pins it is never longer: the old wire is still there). Nets
+        go in order-keeping batches of disjoint boxes, as in :meth:`reroute`."""
         for i, xy in enumerate(self.cells):
             if xy is not None:
                 self.search.set_owner(xy, i)
         uniform = np.full(self.shape, COST_SCALE, COST_DTYPE)
         changed = None
-        for i in (int(k) for k in self.order):
-            xy = self.cells[i]
-            if xy is None:
-                continue
+        nets = [int(i) for i in self.order if self.cells[int(i)] is not None]
+        boxes = np.array([self.box(i) for i in nets], np.int64).reshape(-1, 4)
+        for batch in batches(boxes, self.shape):
             start = time.perf_counter()
-            self.search.set_owner(xy, -1)
-            self.search.set_owner(self.pins[i], i)
-            new = self.search.route(uniform, [NetRequest(i, self.pins[i], self.box(i))],
-                                    changed)[0]
+            group = [nets[k] for k in batch]
+            for i in group:
+                self.search.set_owner(self.cells[i], -1)
+                self.search.set_owner(self.pins[i], i)
+            found = self.search.route(
+                uniform, [NetRequest(i, self.pins[i], tuple(boxes[k]))
+                          for i, k in zip(group, batch)], changed)
             changed = np.zeros(0, np.int64)
-            if new is not None and len(new) < len(xy):
-                self._set_route(i, new, int(self.stamp[i]))
-                xy = new
-            self.search.set_owner(xy, i)
-            self.seconds[i] += time.perf_counter() - start
+            for i, new in zip(group, found):
+                if new is not None and len(new) < len(self.cells[i]):
+                    self._set_route(i, new, int(self.stamp[i]))
+                self.search.set_owner(self.cells[i], i)
+            self.seconds[group] += (time.perf_counter() - start) / len(group)
 
     def run(self, progress: Callable[[IterationStats], None] | None = None) -> RouteResult:
         """Negotiate, legalise, repair, tidy, compare with the sequential floor; the
@@ -448,7 +452,11 @@ class Negotiator:
         result = self._result()
         self._explain(result, iterations)
         if result.routed < len(self.layout.nets) - len(self.enclosed):
-            floor = sequential_routes(self.layout, self.backend)
+            # the weighted search on unit costs is the fast floor on the CPU; a device
+            # engine has the batched BFS router for it (whole-grid boxes one net at a
+            # time would be its slowest case)
+            floor = (sequential_routes(self.layout, self.backend) if self.backend == "cpu"
+                     else Router(self.layout, self.backend).run())
             if floor.routed > result.routed:
                 floor.notice = (f"sequential routing connected more nets ({floor.routed}) "
                                 f"than negotiation ({result.routed}); its routes are kept")
