@@ -20,10 +20,11 @@ where it gets shorter. The result never has fewer routed nets than sequential
 mode's: :func:`sequential_routes` is computed as a floor whenever some net that could
 be routed alone stays unrouted, and the better result is kept.
 
-Batches. The nets rerouted in an iteration go in a fixed order (smallest pin bounding
-box first); they are cut into batches by level: a net's batch comes after the batch of
-every earlier net whose box overlaps its box. Nets of one batch have disjoint boxes and
-a net's route, old or new, never leaves its box (boxes only grow), so a batch is one
+Batches. The nets rerouted in an iteration go in a fixed order (``hpwl``: smallest pin
+box first, as sequential mode's ``--order hpwl``); they are cut into batches by level: a
+net's batch comes after the batch of every earlier net whose box overlaps its box. Nets
+of one batch have disjoint boxes and a net's route, old or new, never leaves its box
+(boxes only grow), so a batch is one
 :meth:`~mazeroute.engines.weighted.NetSearch.route` call (one launch on a device) and
 the result is exactly that of routing the nets one after another in order, whatever
 the engine. Occupancy and costs are updated between batches, and only the cells that
@@ -480,7 +481,7 @@ class Negotiator:
                 r.bends = bends(xy) if len(net.pins) == 2 else 0
                 r.set_cells(xy)
             nets.append(r)
-        return RouteResult(self.layout, nets, self.engine, "negotiate", 0.0,
+        return RouteResult(self.layout, nets, self.engine, "hpwl", 0.0,
                            mode="negotiate", iterations=list(self.iterations),
                            history=self.state.history_cost())
 
