@@ -3,7 +3,8 @@
 This is the search that negotiated-congestion routing (:mod:`mazeroute.router.negotiate`)
 runs thousands of times: shortest paths over integer cell costs, one net's bounding box
 at a time, many nets per call. :class:`NetSearch` is the interface every engine (CPU
-here, GPU later) implements; :class:`CPUNetSearch` is the compiled CPU engine.
+here, GPU in :mod:`.gpu_weighted`) implements; :class:`CPUNetSearch` is the compiled CPU
+engine.
 
 The rules every engine follows, so that all of them return the very same wires:
 
