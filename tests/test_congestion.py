@@ -22,7 +22,8 @@ def test_pres_fac_schedule_follows_vpr():
 
 @pytest.mark.parametrize("field, value", [("max_iterations", 0), ("pres_fac_mult", 0.9),
                                           ("acc_fac", -1), ("bb_grow", 1), ("time_limit", -1),
-                                          ("bb_patience", 0), ("net_acc", -1)])
+                                          ("bb_patience", 0), ("net_acc", -1),
+                                          ("stall_iterations", 0), ("bb_grow_limit", -1)])
 def test_options_out_of_range_are_refused(field, value):
     with pytest.raises(ValueError, match=field):
         PathFinderOptions(**{field: value})

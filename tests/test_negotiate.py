@@ -80,6 +80,61 @@ def test_iterations_are_reported_and_limits_hold():
     assert res.history[1, 10] > 0 and res.history.sum() == res.history[1, 10]
 
 
+def test_a_conflict_nothing_changes_stops_negotiation():
+    """x and y both need one cell: after stall_iterations iterations of the same
+    conflict negotiation gives up; without the predictor it runs to max_iterations."""
+    lay = unroutable_layout()
+    stalled = _negotiate(lay, options=PathFinderOptions(stall_iterations=5))
+    assert len(stalled.iterations) == 6                 # conflict set fixed from iteration 1
+    full = _negotiate(lay, options=PathFinderOptions(stall_iterations=None, max_iterations=20))
+    assert len(full.iterations) == 20
+    assert [n.routed for n in stalled.nets] == [n.routed for n in full.nets]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_tidy_never_lengthens_a_wire_and_shortens_detours(seed):
+    lay = random_layout(60, 60, density=0.2, nets=80, pins=2 + seed % 2, seed=seed, span=20)
+    ng = Negotiator(lay, "cpu")
+    ng.negotiate()
+    ng.legalise()
+    before = [None if c is None else len(c) for c in ng.cells]
+    ng.tidy()
+    after = [None if c is None else len(c) for c in ng.cells]
+    assert [b is None for b in before] == [a is None for a in after]
+    assert all(a <= b for a, b in zip(after, before) if a is not None)
+    assert sum(a for a in after if a) < sum(b for b in before if b)
+    res = ng._result()
+    assert check_routes(lay, res.to_json()) == []
+
+
+def test_repair_rips_up_a_net_that_has_another_way():
+    """From sequential mode's routes of the corridor case (a in the corridor, c walled
+    off), repair routes c through the corridor and sends a round its private lane."""
+    lay = corridor_layout()
+    ng = Negotiator(lay, "cpu")
+    for i, net in enumerate(sequential_routes(lay, "cpu").nets):
+        if net.routed:
+            ng._set_route(i, np.array(net.cells))
+    assert ng.cells[2] is None
+    assert ng.repair() == 1
+    a, _, c = ng.cells
+    assert (6, 4) in map(tuple, c.tolist()) and (6, 0) in map(tuple, a.tolist())
+    assert check_routes(lay, ng._result().to_json()) == []
+
+
+def test_repair_puts_everything_back_when_a_victim_finds_no_way():
+    """x and y both need (10, 1): y may rip x up, but x then has no way; nothing
+    changes."""
+    lay = unroutable_layout()
+    ng = Negotiator(lay, "cpu")
+    for i, net in enumerate(sequential_routes(lay, "cpu").nets):
+        if net.routed:
+            ng._set_route(i, np.array(net.cells))
+    before = [None if c is None else c.tolist() for c in ng.cells]
+    assert ng.repair() == 0
+    assert [None if c is None else c.tolist() for c in ng.cells] == before
+
+
 def test_same_input_same_routes():
     lay = random_layout(60, 50, density=0.25, nets=60, pins=2, seed=5, span=20)
     a = _negotiate(lay).to_json()

@@ -51,8 +51,10 @@ def _cost(case, cells) -> int:
     return int(sum(int(case.cost[y, x]) for x, y in cells[1:]))
 
 
-def _check(case: WeightedCase, search=None) -> None:
-    search = search or CPUNetSearch(case.free, case.owner)
+def _check(case: WeightedCase, search=None, parallel: bool = False) -> None:
+    if search is None:
+        search = CPUNetSearch(case.free, case.owner)
+        search.parallel = parallel
     got = search.route(case.cost, list(case.requests))
     want = case.expected()
     assert len(got) == len(want)
@@ -95,6 +97,25 @@ def test_hand_answers_read_by_eye():
 @pytest.mark.parametrize("case", random_weighted_cases(150, 24), ids=lambda c: c.id)
 def test_random_cases_equal_the_oracle(case):
     _check(case)
+
+
+def test_parallel_calls_equal_the_oracle():
+    """Many requests with disjoint boxes in one call, run on all cores."""
+    rng = np.random.default_rng(12)
+    free = rng.random((60, 90)) >= 0.25
+    owner = np.full(free.shape, -1, np.int32)
+    cost = rng.integers(1, 40, free.shape).astype(COST_DTYPE)
+    reqs = []
+    for k, (x0, y0) in enumerate((x, y) for y in range(0, 60, 12) for x in range(0, 90, 10)):
+        cells = np.argwhere(free[y0:y0 + 11, x0:x0 + 9])[:, ::-1] + (x0, y0)
+        if len(cells) < 3:
+            continue
+        pins = cells[rng.choice(len(cells), 2 + k % 2, replace=False)]
+        owner[pins[:, 1], pins[:, 0]] = k
+        reqs.append(NetRequest(k, pins, (x0, y0, x0 + 8, y0 + 10)))
+    assert len(reqs) >= 40
+    case = WeightedCase("parallel", free, owner, cost, tuple(reqs))
+    _check(case, parallel=True)
 
 
 @pytest.mark.parametrize("case", random_weighted_cases(12, 200, seed=11, whole=True),

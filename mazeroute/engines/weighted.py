@@ -3,7 +3,8 @@
 This is the search that negotiated-congestion routing (:mod:`mazeroute.router.negotiate`)
 runs thousands of times: shortest paths over integer cell costs, one net's bounding box
 at a time, many nets per call. :class:`NetSearch` is the interface every engine (CPU
-here, GPU later) implements; :class:`CPUNetSearch` is the compiled CPU engine.
+here, GPU in :mod:`.gpu_weighted`) implements; :class:`CPUNetSearch` is the compiled CPU
+engine.
 
 The rules every engine follows, so that all of them return the very same wires:
 
@@ -56,6 +57,7 @@ Examples
 
 from __future__ import annotations
 
+import os
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import NamedTuple
@@ -75,6 +77,14 @@ DIST_MAX = 2**32 - 2
 #: flood that stops as soon as either side runs out), so that a pin walled into a small
 #: pocket is given up without a search of the whole box. Only the speed depends on it.
 REACH_CHECK_CELLS = 1 << 14
+
+#: Calls of at least this many requests (with disjoint boxes) run on all cores; waking
+#: the threads costs more than a few small searches.
+PARALLEL_REQUESTS = 8
+#: Cores a machine needs before the CPU engine runs requests in parallel by default: on
+#: two busy cores Numba's thread pool waits for descheduled threads (measured: a
+#: 2000-request call 9x slower than on one thread), on idle many-core machines it wins.
+PARALLEL_CORES = 4
 
 _INF = np.int64(2**62)
 
@@ -186,7 +196,8 @@ class NetSearch(ABC):
 
 
 class CPUNetSearch(NetSearch):
-    """The compiled CPU engine: A* over a binary heap, one request after another.
+    """The compiled CPU engine: A* over a binary heap; the requests of a call run on all
+    cores (their boxes are disjoint, so they share the grid-sized arrays).
 
     Why a binary heap and not Dial's bucket queue: negotiated costs span the whole
     ``[1, COST_MAX]`` range (present-congestion factors grow geometrically), and a bucket
@@ -199,13 +210,14 @@ class CPUNetSearch(NetSearch):
 
     def __init__(self, free: np.ndarray, owner: np.ndarray, via_cost: int = 0):
         super().__init__(free, owner, via_cost)
+        #: Run the requests of a call in parallel (when there are enough of them and their
+        #: boxes are disjoint); by default when the process may use PARALLEL_CORES cores.
+        self.parallel = _cores() >= PARALLEL_CORES
         n = self.free.size
         self._dist = np.full(n, _INF, np.int64)
-        self._touched = np.empty(n, np.int32)
-        self._mark = np.zeros(n, np.int32)        # target and reachability stamps
-        self._stamp = np.zeros(1, np.int64)
-        self._heap_k = np.empty(1 << 12, np.int64)
-        self._heap_v = np.empty(1 << 12, np.int32)
+        self._mark = np.zeros(n, np.int32)         # target and reachability stamps
+        self._stamp = 0
+        self._scratch = np.empty((2, n), np.int32)  # touched cells and backtraces
         self._queues = np.empty((2, 0), np.int32)  # reachability floods, made when needed
         self._floor = 0                            # a lower bound of every cost; 0: unknown
 
@@ -233,17 +245,32 @@ class CPUNetSearch(NetSearch):
               (packed.boxes[:, 3] - packed.boxes[:, 1] + 1) >= REACH_CHECK_CELLS
         if big.any() and self._queues.shape[1] == 0:
             self._queues = np.empty((2, self.free.size), np.int32)
-        if self._stamp[0] > 2**28:          # stamps would wrap: start the marks afresh
-            self._mark[:] = 0
-            self._stamp[0] = 0
+        if self._stamp + 3 * packed.pins.size + 3 * len(requests) > 2**29:
+            self._mark[:] = 0               # stamps would wrap: start the marks afresh
+            self._stamp = 0
         _, h, w = self.shape
-        out, ptr, ok, self._heap_k, self._heap_v = _route_batch(
+        parallel = (self.parallel and len(requests) >= PARALLEL_REQUESTS
+                    and _disjoint(packed.boxes))
+        out, start, count, used = (_route_parallel if parallel else _route_serial)(
             self.free.reshape(-1), self.owner.reshape(-1), flat, h, w, packed.nets,
             packed.pin_ptr, packed.pins, packed.boxes, big, self._floor, self._dist,
-            self._touched, self._mark, self._stamp, self._heap_k, self._heap_v,
-            self._queues)
-        xy = np.stack([out % w, out // w], axis=1).astype(np.int64)
-        return [xy[ptr[r]:ptr[r + 1]] if ok[r] else None for r in range(len(requests))]
+            self._mark, self._stamp + 1, self._scratch, self._queues)
+        self._stamp += int(used) + 1
+        found = []
+        for r in range(len(requests)):
+            if count[r] < 0:
+                found.append(None)
+                continue
+            cells = out[start[r]:start[r] + count[r]]
+            found.append(np.stack([cells % w, cells // w], axis=1).astype(np.int64))
+        return found
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:                 # not on Linux
+        return os.cpu_count() or 1
 
 
 # -- the compiled search --------------------------------------------------------------
@@ -378,145 +405,195 @@ def _h(x, y, floor, tx0, ty0, tx1, ty1):
 
 
 @numba.njit(cache=True, nogil=True)
-def _route_batch(free, owner, cost, h, w, nets, pin_ptr, pins, boxes, check, floor, dist,
-                 touched, mark, stamp, keys, vals, queues):
-    n = nets.size
-    out = np.empty(max(16, 4 * pins.size), np.int32)
-    ptr = np.zeros(n + 1, np.int64)
-    ok = np.zeros(n, np.bool_)
-    path = np.empty(64, np.int32)
-    nout = 0
-    for r in range(n):
-        net = nets[r]
-        x0, y0, x1, y1 = boxes[r, 0], boxes[r, 1], boxes[r, 2], boxes[r, 3]
-        p0, p1 = pin_ptr[r], pin_ptr[r + 1]
-        rem = pins[p0 + 1:p1].copy()
-        nrem = rem.size
-        start = nout
-        if nout + 1 > out.size:
-            grown = np.empty(2 * out.size + 1, np.int32)
-            grown[:nout] = out[:nout]
-            out = grown
-        out[nout] = pins[p0]
-        nout += 1
-        good = True
-        while nrem > 0:
-            stamp[0] += 1
-            st = stamp[0]
-            if check[r]:
-                if not _reachable(free, owner, net, w, (x0, y0, x1, y1), out[start:nout],
-                                  nout - start, rem, nrem, mark, st, queues):
-                    good = False
-                    break
-                stamp[0] += 1
-                st = stamp[0]
-            st = 2 * st           # distinct from both reachability stamps of any check
-            tx0, ty0, tx1, ty1 = w, h, -1, -1
-            for i in range(nrem):
-                mark[rem[i]] = st
-                ty, tx = divmod(rem[i], w)
-                tx0, ty0 = min(tx0, tx), min(ty0, ty)
-                tx1, ty1 = max(tx1, tx), max(ty1, ty)
-            ntouched = 0
-            size = 0
-            keys, vals = _reserve(keys, vals, 0, nout - start)
-            for i in range(start, nout):
-                s = out[i]
-                if dist[s] == _INF:
-                    touched[ntouched] = s
-                    ntouched += 1
-                dist[s] = 0
-                sy = s // w
-                size = _push(keys, vals, size, _h(s - sy * w, sy, floor, tx0, ty0, tx1, ty1), s)
-            best = _INF
-            while size > 0:
-                f, v, size = _pop(keys, vals, size)
-                if f > best:
-                    break
-                g = dist[v]
-                vy = v // w
-                vx = v - vy * w
-                if f != g + _h(vx, vy, floor, tx0, ty0, tx1, ty1):
-                    continue                           # a stale heap entry
-                if mark[v] == st and best == _INF:
-                    best = g
-                keys, vals = _reserve(keys, vals, size, 4)
-                for d in range(4):               # up, left, right, down, inside the box
-                    if d == 0:
-                        if vy <= y0:
-                            continue
-                        u, ux, uy = v - w, vx, vy - 1
-                    elif d == 1:
-                        if vx <= x0:
-                            continue
-                        u, ux, uy = v - 1, vx - 1, vy
-                    elif d == 2:
-                        if vx >= x1:
-                            continue
-                        u, ux, uy = v + 1, vx + 1, vy
-                    else:
-                        if vy >= y1:
-                            continue
-                        u, ux, uy = v + w, vx, vy + 1
-                    if not _passable(free, owner, u, net):
-                        continue
-                    nd = g + cost[u]
-                    if nd < dist[u] and nd <= DIST_MAX:
-                        if dist[u] == _INF:
-                            touched[ntouched] = u
-                            ntouched += 1
-                        dist[u] = nd
-                        size = _push(keys, vals, size,
-                                     nd + _h(ux, uy, floor, tx0, ty0, tx1, ty1), u)
-            if best == _INF:
-                good = False
-            else:
-                j = 0
-                while dist[rem[j]] != best:
-                    j += 1
-                t = rem[j]
-                for i in range(j, nrem - 1):
-                    rem[i] = rem[i + 1]
-                nrem -= 1
-                # backtrace: t back to the tree, keeping direction, else up/left/right/down
-                plen = 0
-                cur = t
-                heading = -1
-                while True:
-                    if plen == path.size:
-                        grown = np.empty(2 * path.size, np.int32)
-                        grown[:plen] = path[:plen]
-                        path = grown
-                    path[plen] = cur
-                    plen += 1
-                    if dist[cur] == 0:
-                        break
-                    want = dist[cur] - cost[cur]
-                    moved = False
-                    for k in range(5):
-                        d = heading if k == 0 else k - 1
-                        if d < 0 or (k > 0 and d == heading):
-                            continue
-                        u = _neighbour(cur, d, w, 0, 0, w - 1, h - 1)
-                        if u >= 0 and dist[u] == want:
-                            cur, heading, moved = u, d, True
-                            break
-                    if not moved:
-                        raise RuntimeError("weighted backtrace found no predecessor")
-                if nout + plen > out.size:
-                    grown = np.empty(2 * (nout + plen), np.int32)
-                    grown[:nout] = out[:nout]
-                    out = grown
-                for i in range(plen - 2, -1, -1):   # the last cell is already in the tree
-                    out[nout] = path[i]
-                    nout += 1
-            for i in range(ntouched):
-                dist[touched[i]] = _INF
-            if not good:
+def _route_one(free, owner, cost, h, w, net, pins, box, check, floor, dist, touched, mark,
+               stamp0, out, path, queues):
+    """One request: its tree into ``out`` (root first); returns the cells written, or -1
+    when a pin cannot be reached. ``touched``, ``out``, ``path`` and the two ``queues``
+    hold at least the box's cells; ``dist`` and ``mark`` are the grid's, and only cells
+    of the box are written (so requests with disjoint boxes may run at once). Stamps
+    ``stamp0 .. stamp0 + 3 * len(pins)`` mark this request's targets and floods."""
+    x0, y0, x1, y1 = box[0], box[1], box[2], box[3]
+    rem = pins[1:].copy()
+    nrem = rem.size
+    nout = 1
+    out[0] = pins[0]
+    keys = np.empty(256, np.int64)
+    vals = np.empty(256, np.int32)
+    st = stamp0
+    while nrem > 0:
+        if check:
+            if not _reachable(free, owner, net, w, (x0, y0, x1, y1), out, nout, rem, nrem,
+                              mark, st, queues):
+                return -1
+        st += 1
+        tmark = 2 * st + 1       # never equal to a flood's 2 * s or 2 * s + 1 of an s < st
+        st += 1
+        tx0, ty0, tx1, ty1 = w, h, -1, -1
+        for i in range(nrem):
+            mark[rem[i]] = tmark
+            ty, tx = divmod(rem[i], w)
+            tx0, ty0 = min(tx0, tx), min(ty0, ty)
+            tx1, ty1 = max(tx1, tx), max(ty1, ty)
+        ntouched = 0
+        size = 0
+        keys, vals = _reserve(keys, vals, 0, nout)
+        for i in range(nout):
+            s = out[i]
+            if dist[s] == _INF:
+                touched[ntouched] = s
+                ntouched += 1
+            dist[s] = 0
+            sy = s // w
+            size = _push(keys, vals, size, _h(s - sy * w, sy, floor, tx0, ty0, tx1, ty1), s)
+        best = _INF
+        while size > 0:
+            f, v, size = _pop(keys, vals, size)
+            if f > best:
                 break
-        if good:
-            ok[r] = True
-        else:
-            nout = start
-        ptr[r + 1] = nout
-    return out[:nout], ptr, ok, keys, vals
+            g = dist[v]
+            vy = v // w
+            vx = v - vy * w
+            if f != g + _h(vx, vy, floor, tx0, ty0, tx1, ty1):
+                continue                           # a stale heap entry
+            if mark[v] == tmark and best == _INF:
+                best = g
+            keys, vals = _reserve(keys, vals, size, 4)
+            for d in range(4):               # up, left, right, down, inside the box
+                if d == 0:
+                    if vy <= y0:
+                        continue
+                    u, ux, uy = v - w, vx, vy - 1
+                elif d == 1:
+                    if vx <= x0:
+                        continue
+                    u, ux, uy = v - 1, vx - 1, vy
+                elif d == 2:
+                    if vx >= x1:
+                        continue
+                    u, ux, uy = v + 1, vx + 1, vy
+                else:
+                    if vy >= y1:
+                        continue
+                    u, ux, uy = v + w, vx, vy + 1
+                if not _passable(free, owner, u, net):
+                    continue
+                nd = g + cost[u]
+                if nd < dist[u] and nd <= DIST_MAX:
+                    if dist[u] == _INF:
+                        touched[ntouched] = u
+                        ntouched += 1
+                    dist[u] = nd
+                    size = _push(keys, vals, size,
+                                 nd + _h(ux, uy, floor, tx0, ty0, tx1, ty1), u)
+        if best != _INF:
+            j = 0
+            while dist[rem[j]] != best:
+                j += 1
+            t = rem[j]
+            for i in range(j, nrem - 1):
+                rem[i] = rem[i + 1]
+            nrem -= 1
+            # backtrace: t back to the tree, keeping direction, else up/left/right/down
+            plen = 0
+            cur = t
+            heading = -1
+            while True:
+                path[plen] = cur
+                plen += 1
+                if dist[cur] == 0:
+                    break
+                want = dist[cur] - cost[cur]
+                moved = False
+                for k in range(5):
+                    d = heading if k == 0 else k - 1
+                    if d < 0 or (k > 0 and d == heading):
+                        continue
+                    u = _neighbour(cur, d, w, 0, 0, w - 1, h - 1)
+                    if u >= 0 and dist[u] == want:
+                        cur, heading, moved = u, d, True
+                        break
+                if not moved:
+                    raise RuntimeError("weighted backtrace found no predecessor")
+            for i in range(plen - 2, -1, -1):   # the last cell is already in the tree
+                out[nout] = path[i]
+                nout += 1
+        for i in range(ntouched):
+            dist[touched[i]] = _INF
+        if best == _INF:
+            return -1
+    return nout
+
+
+@numba.njit(cache=True, nogil=True)
+def _disjoint(boxes):
+    """Whether no two boxes share a cell (sweep over boxes sorted by ``x0``)."""
+    n = boxes.shape[0]
+    order = np.argsort(boxes[:, 0], kind="mergesort")
+    for a in range(n):
+        i = order[a]
+        for b in range(a + 1, n):
+            j = order[b]
+            if boxes[j, 0] > boxes[i, 2]:
+                break
+            if boxes[j, 1] <= boxes[i, 3] and boxes[i, 1] <= boxes[j, 3]:
+                return False
+    return True
+
+
+@numba.njit(cache=True, nogil=True)
+def _stamps(pin_ptr):
+    """First stamp of each request (relative), and the stamps all of them use."""
+    n = pin_ptr.size - 1
+    stamps = np.zeros(n + 1, np.int64)
+    for r in range(n):
+        stamps[r + 1] = stamps[r] + 3 * (pin_ptr[r + 1] - pin_ptr[r]) + 3
+    return stamps
+
+
+@numba.njit(cache=True, nogil=True)
+def _route_serial(free, owner, cost, h, w, nets, pin_ptr, pins, boxes, check, floor, dist,
+                  mark, stamp0, scratch, queues):
+    """Every request, one after another (boxes may overlap). Returns the cells (request
+    ``r``'s at ``start[r]``, ``count[r]`` of them; -1: no route) and the stamps used."""
+    n = nets.size
+    stamps = _stamps(pin_ptr)
+    start = np.zeros(n, np.int64)
+    count = np.full(n, -1, np.int64)
+    cells = np.empty(64, np.int32)
+    used = 0
+    for r in range(n):
+        a = (boxes[r, 2] - boxes[r, 0] + 1) * (boxes[r, 3] - boxes[r, 1] + 1)
+        if used + a > cells.size:
+            grown = np.empty(max(2 * cells.size, used + a), np.int32)
+            grown[:used] = cells[:used]
+            cells = grown
+        count[r] = _route_one(free, owner, cost, h, w, nets[r],
+                              pins[pin_ptr[r]:pin_ptr[r + 1]], boxes[r], check[r], floor,
+                              dist, scratch[0, :a], mark, stamp0 + stamps[r],
+                              cells[used:used + a], scratch[1, :a], queues[:, :a])
+        start[r] = used
+        used += max(count[r], 0)
+    return cells[:used], start, count, stamps[n]
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
+def _route_parallel(free, owner, cost, h, w, nets, pin_ptr, pins, boxes, check, floor, dist,
+                    mark, stamp0, scratch, queues):
+    """Every request on all cores; the boxes must be disjoint (each request owns the
+    slice of ``scratch`` and ``queues`` at its box's offset). Returns as
+    :func:`_route_serial` does."""
+    n = nets.size
+    stamps = _stamps(pin_ptr)
+    area = (boxes[:, 2] - boxes[:, 0] + 1) * (boxes[:, 3] - boxes[:, 1] + 1)
+    start = np.zeros(n, np.int64)
+    for r in range(1, n):
+        start[r] = start[r - 1] + area[r - 1]
+    cells = np.empty(start[n - 1] + area[n - 1], np.int32)
+    count = np.full(n, -1, np.int64)
+    for r in numba.prange(n):
+        a, b = start[r], start[r] + area[r]
+        count[r] = _route_one(free, owner, cost, h, w, nets[r],
+                              pins[pin_ptr[r]:pin_ptr[r + 1]], boxes[r], check[r], floor,
+                              dist, scratch[0, a:b], mark, stamp0 + stamps[r], cells[a:b],
+                              scratch[1, a:b], queues[:, a:b])
+    return cells, start, count, stamps[n]

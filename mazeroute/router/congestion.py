@@ -71,6 +71,15 @@ class PathFinderOptions:
     bb_grow : factor on that margin each time the box is grown
     bb_patience : a net's box is grown after this many iterations in conflict (and
         whenever a search fails in it, or a net in conflict ran along its edge)
+    bb_grow_limit : growth for conflicts stops before the margin exceeds this many times
+        the longer side of the net's pin box (plus ``bb_factor``): a bigger box costs
+        search time and seldom holds a better way round (a failed search still grows
+        the box, up to the whole grid)
+    stall_iterations : stop negotiating when the same nets have been in conflict, and
+        the fewest overused cells seen has not improved, for this many iterations (None:
+        never): a conflict that nothing changes will not resolve. This plays the part of
+        VPR's ``--routing_failure_predictor``, which gives up on a route that will not
+        converge
     """
 
     max_iterations: int = 50
@@ -84,6 +93,8 @@ class PathFinderOptions:
     bb_factor: int = 3
     bb_grow: int = 2
     bb_patience: int = 3
+    bb_grow_limit: float = 4.0
+    stall_iterations: int | None = 10
 
     def __post_init__(self):
         checks = [("max_iterations", self.max_iterations >= 1),
@@ -96,7 +107,10 @@ class PathFinderOptions:
                   ("net_acc", self.net_acc >= 0),
                   ("bb_factor", self.bb_factor >= 0),
                   ("bb_grow", self.bb_grow >= 2),
-                  ("bb_patience", self.bb_patience >= 1)]
+                  ("bb_patience", self.bb_patience >= 1),
+                  ("bb_grow_limit", self.bb_grow_limit >= 0),
+                  ("stall_iterations", self.stall_iterations is None
+                   or self.stall_iterations >= 1)]
         for name, ok in checks:
             if not ok:
                 raise ValueError(f"{name} = {getattr(self, name)!r} is out of range")

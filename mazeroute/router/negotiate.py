@@ -10,16 +10,21 @@ away. A net searches only a box around its pins; the box is grown when a search 
 in it, when a net in conflict was routed along its edge, and after every
 ``bb_patience`` iterations a net spends in conflict (the way round the other wire may
 lie outside it). Negotiation stops when no cell is shared, or after ``max_iterations``
-/ ``time_limit``; then :meth:`Negotiator.legalise` drops the fewest nets that keep
-conflicts (a greedy vertex cover of the conflict graph) and routes them again one at a
-time on the cells nobody uses. The result never has fewer routed nets than sequential
+/ ``time_limit`` (or when the same conflict persists, ``stall_iterations``); then
+:meth:`Negotiator.legalise` drops the fewest nets that keep conflicts (a greedy vertex
+cover of the conflict graph) and routes them again one at a time on the cells nobody
+uses; :meth:`Negotiator.repair` tries each net still unrouted once more, ripping up the
+one or two nets whose wires it must cross when they can go another way; and
+:meth:`Negotiator.tidy` reroutes every wire once more with the others fixed, keeping it
+where it gets shorter. The result never has fewer routed nets than sequential
 mode's: :func:`sequential_routes` is computed as a floor whenever some net that could
 be routed alone stays unrouted, and the better result is kept.
 
-Batches. The nets rerouted in an iteration go in a fixed order (smallest pin bounding
-box first); they are cut into batches by level: a net's batch comes after the batch of
-every earlier net whose box overlaps its box. Nets of one batch have disjoint boxes and
-a net's route, old or new, never leaves its box (boxes only grow), so a batch is one
+Batches. The nets rerouted in an iteration go in a fixed order (``hpwl``: smallest pin
+box first, as sequential mode's ``--order hpwl``); they are cut into batches by level: a
+net's batch comes after the batch of every earlier net whose box overlaps its box. Nets
+of one batch have disjoint boxes and a net's route, old or new, never leaves its box
+(boxes only grow), so a batch is one
 :meth:`~mazeroute.engines.weighted.NetSearch.route` call (one launch on a device) and
 the result is exactly that of routing the nets one after another in order, whatever
 the engine. Occupancy and costs are updated between batches, and only the cells that
@@ -59,6 +64,8 @@ from .sequential import Router
 _TILE = 8
 #: Nets named in a reason before "and N more".
 _NAMES = 4
+#: Base costs to cross another net's wire in :meth:`Negotiator.repair`'s search.
+WIRE_COST = 64
 
 
 def _names(layout: Layout, nets) -> str:
@@ -244,6 +251,8 @@ class Negotiator:
         start = time.perf_counter()
         todo = [int(i) for i in self.order]
         iteration = 0
+        fewest, since, last = None, 0, None    # least overuse, when it or the nets in
+                                               # conflict last changed, those nets
         while True:
             iteration += 1
             t0 = time.perf_counter()
@@ -257,13 +266,20 @@ class Negotiator:
                 progress(stats)
             if not conflicts or iteration >= opt.max_iterations:
                 break
+            if fewest is None or stats.overused < fewest or set(conflicts) != last:
+                fewest = stats.overused if fewest is None else min(fewest, stats.overused)
+                since, last = iteration, set(conflicts)
+            elif opt.stall_iterations is not None and iteration - since >= opt.stall_iterations:
+                break
             if opt.time_limit is not None and time.perf_counter() - start >= opt.time_limit:
                 break
             self.state.end_iteration(conflicts)
             for i in conflicts:
                 self.fights[i] += 1
                 if self.fights[i] % opt.bb_patience == 0 or self._on_edge(i):
-                    self._grow(i)
+                    span = int((self.hi[i] - self.lo[i]).max()) + opt.bb_factor
+                    if self.margin[i] * opt.bb_grow <= opt.bb_grow_limit * span:
+                        self._grow(i)
             todo = [int(i) for i in self.order if int(i) in conflicts]
         return iteration
 
@@ -307,15 +323,141 @@ class Negotiator:
                 del self.conflicts[i]
             self.seconds[i] += time.perf_counter() - start
 
+    def repair(self, max_victims: int = 2, passes: int = 3) -> int:
+        """Rip-up and reroute for the nets legalisation left unrouted: a net takes the
+        way that crosses the fewest other wires (a wire costs :data:`WIRE_COST` base costs
+        to cross); if it crosses at most ``max_victims`` nets, those are ripped up, the
+        net is committed, and each victim is routed again on the free cells; if one of
+        them finds no way, everything goes back as it was. Passes over the unrouted nets
+        repeat while one gains a net. Never loses a net; returns the nets gained."""
+        h, w = self.shape
+        whole = (0, 0, w - 1, h - 1)
+        own = np.full(h * w, -1, np.int64)
+        for i, r in enumerate(self.routes):
+            if r is not None:
+                own[r] = i
+                self.search.set_owner(self.cells[i], i)
+        push = make_net_search(self.backend, self.free, self.owner)
+        uniform = np.full(self.shape, COST_SCALE, COST_DTYPE)
+        dear = np.where(own >= 0, WIRE_COST * COST_SCALE, COST_SCALE).astype(COST_DTYPE)
+        dirty: list[np.ndarray] | None = None         # cells of dear changed; None: all
+        legal_changed: np.ndarray | None = None
+
+        def commit(i, xy):
+            self._set_route(i, xy)
+            self.search.set_owner(xy, i)
+            own[self.routes[i]] = i
+            dear[self.routes[i]] = WIRE_COST * COST_SCALE
+            if dirty is not None:
+                dirty.append(self.routes[i])
+
+        def lift(i):
+            self.search.set_owner(self.cells[i], -1)
+            self.search.set_owner(self.pins[i], i)
+            own[self.routes[i]] = -1
+            dear[self.routes[i]] = COST_SCALE
+            if dirty is not None:
+                dirty.append(self.routes[i])
+            self._set_route(i, None)
+
+        def legal(i):
+            nonlocal legal_changed
+            boxes = [self.box(i)] if self._whole(i) else [self.box(i), whole]
+            for box in boxes:
+                xy = self.search.route(uniform, [NetRequest(i, self.pins[i], box)],
+                                       legal_changed)[0]
+                legal_changed = np.zeros(0, np.int64)
+                if xy is not None:
+                    return xy
+            return None
+
+        gained = 0
+        rank = {int(i): k for k, i in enumerate(self.order)}
+        for _ in range(passes):
+            before = gained
+            todo = sorted((i for i, c in enumerate(self.cells)
+                           if c is None and i not in self.enclosed), key=rank.__getitem__)
+            for u in todo:
+                start = time.perf_counter()
+                changed = None if dirty is None else (
+                    np.unique(np.concatenate(dirty)) if dirty else np.zeros(0, np.int64))
+                dirty = []
+                xy = push.route(dear.reshape(self.shape), [NetRequest(u, self.pins[u], whole)],
+                                changed)[0]
+                if xy is None:
+                    continue
+                victims = sorted(set(own[xy[:, 1] * w + xy[:, 0]].tolist()) - {-1, u})
+                if len(victims) > max_victims:
+                    continue
+                old = {v: self.cells[v] for v in victims}
+                for v in victims:
+                    lift(v)
+                commit(u, xy)
+                redone = {}
+                for v in victims:
+                    got = legal(v)
+                    if got is None:
+                        break
+                    commit(v, got)
+                    redone[v] = got
+                if len(redone) == len(victims):
+                    gained += 1
+                    self.conflicts.pop(u, None)
+                else:                                   # put everything back
+                    for v in redone:
+                        lift(v)
+                    lift(u)
+                    for v in victims:
+                        commit(v, old[v])
+                self.seconds[u] += time.perf_counter() - start
+            if gained == before:
+                break
+        return gained
+
+    def tidy(self) -> None:
+        """Shorten the legal wires: each routed net in turn (routing order) is searched
+        again on uniform costs with every other wire fixed, and keeps the new wire when it
+        is shorter (for two pins it is never longer: the old wire is still there). Nets
+        go in order-keeping batches of disjoint boxes, as in :meth:`reroute`."""
+        for i, xy in enumerate(self.cells):
+            if xy is not None:
+                self.search.set_owner(xy, i)
+        uniform = np.full(self.shape, COST_SCALE, COST_DTYPE)
+        changed = None
+        nets = [int(i) for i in self.order if self.cells[int(i)] is not None]
+        boxes = np.array([self.box(i) for i in nets], np.int64).reshape(-1, 4)
+        for batch in batches(boxes, self.shape):
+            start = time.perf_counter()
+            group = [nets[k] for k in batch]
+            for i in group:
+                self.search.set_owner(self.cells[i], -1)
+                self.search.set_owner(self.pins[i], i)
+            found = self.search.route(
+                uniform, [NetRequest(i, self.pins[i], tuple(boxes[k]))
+                          for i, k in zip(group, batch)], changed)
+            changed = np.zeros(0, np.int64)
+            for i, new in zip(group, found):
+                if new is not None and len(new) < len(self.cells[i]):
+                    self._set_route(i, new, int(self.stamp[i]))
+                self.search.set_owner(self.cells[i], i)
+            self.seconds[group] += (time.perf_counter() - start) / len(group)
+
     def run(self, progress: Callable[[IterationStats], None] | None = None) -> RouteResult:
-        """Negotiate, legalise, compare with the sequential floor; the routes."""
+        """Negotiate, legalise, repair, tidy, compare with the sequential floor; the
+        routes."""
         start = time.perf_counter()
         iterations = self.negotiate(progress)
         self.legalise()
+        self.repair()
+        self.tidy()
         result = self._result()
         self._explain(result, iterations)
         if result.routed < len(self.layout.nets) - len(self.enclosed):
-            floor = sequential_routes(self.layout, self.backend)
+            # the weighted search on unit costs is the fast floor on the CPU; a device
+            # engine has the batched BFS router for it (whole-grid boxes one net at a
+            # time would be its slowest case)
+            floor = (sequential_routes(self.layout, self.backend) if self.backend == "cpu"
+                     else Router(self.layout, self.backend).run())
             if floor.routed > result.routed:
                 floor.notice = (f"sequential routing connected more nets ({floor.routed}) "
                                 f"than negotiation ({result.routed}); its routes are kept")
@@ -339,7 +481,7 @@ class Negotiator:
                 r.bends = bends(xy) if len(net.pins) == 2 else 0
                 r.set_cells(xy)
             nets.append(r)
-        return RouteResult(self.layout, nets, self.engine, "negotiate", 0.0,
+        return RouteResult(self.layout, nets, self.engine, "hpwl", 0.0,
                            mode="negotiate", iterations=list(self.iterations),
                            history=self.state.history_cost())
 
