@@ -40,6 +40,7 @@ import shutil
 import subprocess
 import time
 import uuid
+import warnings
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -64,6 +65,9 @@ EXTRA = "mazeroute[dask]"
 LOOKAHEAD = 4
 #: Seconds a local cluster's workers get to stop before they are killed.
 CLOSE_SECONDS = 3
+#: A local scheduler serves no dashboard, and its small HTTP server takes any free port
+#: (by default it tries 8787 and warns when another cluster holds it).
+NO_DASHBOARD = {"dashboard": False, "dashboard_address": ":0"}
 
 
 def require_dask(option: str) -> None:
@@ -153,7 +157,9 @@ def _quiet_logs() -> Iterator[None]:
     for lg in loggers:
         lg.setLevel(logging.CRITICAL)
     try:
-        yield
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", module=r"(distributed|dask_cuda)(\.|$)")
+            yield
     finally:
         for lg, level in zip(loggers, levels):
             lg.setLevel(level)
@@ -185,19 +191,22 @@ def local_client(workers: int = 1, gpus: Sequence[str] | None = None) -> Iterato
                 if LocalCUDACluster is not None:
                     cluster = LocalCUDACluster(CUDA_VISIBLE_DEVICES=list(gpus),
                                                threads_per_worker=1, memory_limit=memory,
-                                               dashboard_address=None, silence_logs=quiet)
+                                               dashboard_address=None, silence_logs=quiet,
+                                               scheduler_kwargs=NO_DASHBOARD)
                 else:
                     specs = {f"gpu{i}": {"cls": Nanny, "options": {
                         "nthreads": 1, "memory_limit": memory, "silence_logs": quiet,
                         "env": {"CUDA_VISIBLE_DEVICES": device}}}
                         for i, device in enumerate(gpus)}
                     cluster = SpecCluster(workers=specs, scheduler={
-                        "cls": Scheduler, "options": {"dashboard_address": None}},
+                        "cls": Scheduler, "options": {"dashboard": False,
+                                                      "dashboard_address": ":0"}},
                         silence_logs=quiet)
             else:
                 cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                        dashboard_address=None, silence_logs=quiet,
-                                       memory_limit=_memory_per_worker(workers))
+                                       memory_limit=_memory_per_worker(workers),
+                                       scheduler_kwargs=NO_DASHBOARD)
         except Exception as e:  # noqa: BLE001 -- a cluster that cannot start: one line
             raise InputError(f"cannot start a local Dask cluster: {type(e).__name__}: {e}",
                              field="--gpus" if gpus else "--workers") from None
@@ -241,7 +250,7 @@ def remote_client(address: str) -> Iterator:
     from distributed import Client
     with _quiet_logs():
         try:
-            client = Client(address, timeout=30)
+            client = Client(address)    # waits distributed.comm.timeouts.connect
         except (OSError, TimeoutError, ValueError) as e:
             raise InputError(f"cannot reach the Dask scheduler at {address}: {e}",
                              field="--scheduler") from None
