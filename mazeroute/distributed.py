@@ -44,6 +44,7 @@ import warnings
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .batch import (
     BatchOptions,
@@ -58,6 +59,9 @@ from .batch import (
     route_file,
 )
 from .errors import InputError
+
+if TYPE_CHECKING:                     # Dask is imported only when a batch uses it
+    from distributed import Client
 
 #: The extra that installs what this module needs.
 EXTRA = "mazeroute[dask]"
@@ -166,7 +170,7 @@ def _quiet_logs() -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def local_client(workers: int = 1, gpus: Sequence[str] | None = None) -> Iterator:
+def local_client(workers: int = 1, gpus: Sequence[str] | None = None) -> Iterator[Client]:
     """A client of a new cluster on this machine, closed (its workers stopped) at the end.
 
     ``workers`` processes of one thread each, sharing the machine's memory; or, with
@@ -244,7 +248,7 @@ def _close(client, cluster) -> None:
 
 
 @contextlib.contextmanager
-def remote_client(address: str) -> Iterator:
+def remote_client(address: str) -> Iterator[Client]:
     """A client of the running cluster at ``address`` (``dask scheduler`` elsewhere)."""
     require_dask("--scheduler")
     from distributed import Client
@@ -290,7 +294,7 @@ def _reason(e: BaseException, doing: str) -> str:
 
 
 # -- the client's loop ------------------------------------------------------------------
-def run_batch(client, files: Sequence[str], out: str | Path, options: BatchOptions,
+def run_batch(client: Client, files: Sequence[str], out: str | Path, options: BatchOptions,
               summary: Summary, *, base: str | None = None,
               progress: Callable[[int, int, str], None] | None = None,
               lookahead: int = LOOKAHEAD) -> None:
