@@ -298,6 +298,13 @@ def _check_batch(args) -> str | None:
         return None
 
 
+def _same_file(a: str | Path, b: str | Path) -> bool:
+    try:
+        return Path(a).resolve() == Path(b).resolve()
+    except (OSError, RuntimeError):
+        return False
+
+
 def cmd_batch(args) -> int:
     out = Path(args.output)
     check_output_folder(out)
@@ -314,7 +321,10 @@ def cmd_batch(args) -> int:
                 raise InputError("no GPU is visible here (CuPy, nvidia-smi and "
                                  "CUDA_VISIBLE_DEVICES show none)", field="--gpus")
     base = load_base(args.layout) if args.layout else None
-    files = [str(f) for f in collect(args.inputs)]
+    files = collect(args.inputs)
+    if base is not None:         # a folder holding the base and its netlists: not the base
+        files = [f for f in files if not _same_file(f, args.layout)]
+    files = [str(f) for f in files]
     if not files:
         raise InputError("no layout files found", field="inputs")
     where, base_path = out, args.layout
@@ -576,7 +586,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--layout", metavar="BASE",
                    help="route each input as a netlist (a YAML of just 'nets:', or a "
                         "numberlink/ADC puzzle file of BASE's size) over this layout's "
-                        "blockages: one folder and row per netlist")
+                        "blockages: one folder and row per netlist (BASE itself, if among "
+                        "the inputs, is skipped)")
     b.add_argument("--summary", default="csv", choices=["csv", "json"],
                    help="summary table format (default: csv)")
     b.add_argument("--resume", action="store_true",

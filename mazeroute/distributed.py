@@ -1,15 +1,17 @@
 """The batch on a Dask cluster: many processes, many GPUs, many machines.
 
-Each input file is a few tasks on the cluster: **load** it (its layouts stay in the
-worker's memory), **describe** it (its layout names and net counts, sent to the client),
-and **route** it, on the worker that holds its layouts where possible: route, write the
-outputs into the shared output folder and send back only the summary rows, stamped
-with the worker's name (and the GPU it used, as the worker itself reports it). The
-client decides the output folders, in input order, from the names the workers describe
-(a folder name depends on every earlier file's: :func:`mazeroute.batch.assign_folders`),
-so they are the serial batch's; it writes the summary after every file, rows in input
-order. At most a few files per worker are loaded ahead of their routing, so memory stays
-bounded whatever the batch's size.
+Each input file is two tasks on the cluster: a **plan** (a worker loads the file and
+sends back its layouts' names and net counts) and a **route** (a worker loads it again,
+routes, writes the outputs into the shared output folder and sends back only the summary
+rows, stamped with the worker's name and the GPU it used, as the worker itself reports
+it). The client decides the output folders, in input order, from the planned names (a
+folder name depends on every earlier file's: :func:`mazeroute.batch.assign_folders`), so
+they are the serial batch's; it writes the summary after every file, rows in input order.
+A route depends on no other task's data, and is sent only when a worker thread is free
+for it: Dask then starts it at once on an idle worker (a task that followed its data
+would wait for a busy worker while another idles), and a worker's death concerns only
+the task it was running. Plans run a few files per worker ahead. Loading twice costs a
+file's parse again (small beside routing and the picture; see benchmarks/RESULTS.md).
 
 Faults: a layout that fails is its row, as in the serial batch. A worker that dies while
 loading or routing a file (killed, out of memory) has the task retried on a fresh or
@@ -50,7 +52,6 @@ from .batch import (
     BatchOptions,
     FileOutcome,
     FilePlan,
-    Loaded,
     Summary,
     assign_folders,
     emit,
@@ -59,13 +60,14 @@ from .batch import (
     route_file,
 )
 from .errors import InputError
+from .io import signals_held
 
 if TYPE_CHECKING:                     # Dask is imported only when a batch uses it
     from distributed import Client
 
 #: The extra that installs what this module needs.
 EXTRA = "mazeroute[dask]"
-#: Files loaded ahead of their routing, per worker thread.
+#: Files planned ahead of their routing, per worker thread.
 LOOKAHEAD = 4
 #: Seconds a local cluster's workers get to stop before they are killed.
 CLOSE_SECONDS = 3
@@ -238,7 +240,6 @@ def _plugin():
 def _close(client, cluster) -> None:
     """Stop the workers (a task still running is killed after :data:`CLOSE_SECONDS`),
     whatever signal comes meanwhile."""
-    from .io import signals_held
     with signals_held():
         if client is not None:
             with contextlib.suppress(Exception):
@@ -266,18 +267,17 @@ def remote_client(address: str) -> Iterator[Client]:
 
 
 # -- the tasks (run on the workers) -----------------------------------------------------
-def _load_task(file: str, options: BatchOptions, base: str | None) -> Loaded:
-    return load_file(file, options, base)
+def _plan_task(file: str, options: BatchOptions, base: str | None) -> FilePlan:
+    return load_file(file, options, base).plan()
 
 
-def _plan_task(loaded: Loaded) -> FilePlan:
-    return loaded.plan()
-
-
-def _route_task(loaded: Loaded, folders: list[str], out: str,
-                options: BatchOptions) -> FileOutcome:
-    from distributed import get_worker
+def _route_task(file: str, names: list[str], folders: list[str], out: str,
+                options: BatchOptions, base: str | None) -> FileOutcome:
+    loaded = load_file(file, options, base)
+    if loaded.error is None and loaded.names != names:
+        return failed_outcome(loaded.plan(), "the file changed while the batch ran")
     outcome = route_file(loaded, folders, out, options)
+    from distributed import get_worker
     name = str(get_worker().name)
     for row, kept in zip(outcome.rows, outcome.resumed):
         if not kept:
@@ -300,12 +300,15 @@ def run_batch(client: Client, files: Sequence[str], out: str | Path, options: Ba
               lookahead: int = LOOKAHEAD) -> None:
     """Route ``files`` on the cluster of ``client``, filling ``summary`` as files finish.
 
-    ``base``: the path of the base layout of a batch of netlists (each worker reads it
-    once). Paths must mean the same on the workers as here. At most ``lookahead`` files
-    per worker thread are loaded ahead, and no more files are routing than the cluster
-    has threads: Dask counts a worker's death against every task assigned to it, so none
-    waits on a worker's queue. An interruption cancels this batch's tasks and passes;
-    ``summary`` then lists the files that were routing as started
+    Two tasks per file, neither depending on the other's data: a *plan* (load the file,
+    send back its layouts' names and net counts) and, once the client has named the
+    folders of every file before it, a *route* (load it again, route, write, send back
+    the rows). A route is sent only when a worker thread is free for it, so Dask starts
+    it at once on an idle worker, and a worker's death concerns only the task it was
+    running; plans run ahead, at most ``lookahead`` per worker thread. ``base``: the
+    path of the base layout of a batch of netlists (each worker reads it once). Paths
+    must mean the same on the workers as here. An interruption cancels this batch's
+    tasks and passes; ``summary`` then lists the files that were routing as started
     (:meth:`~mazeroute.batch.Summary.interrupt`).
     """
     from distributed import as_completed
@@ -313,16 +316,14 @@ def run_batch(client: Client, files: Sequence[str], out: str | Path, options: Ba
     out = str(out)
     run = uuid.uuid4().hex[:8]
     todo = deque(enumerate(files))
-    loads: dict = {}                       # index -> future of its Loaded, until routed
-    plans: dict[int, FilePlan] = {}        # described, waiting for earlier files' names
+    open_files: set[int] = set()           # planned (or planning), not finished
+    plans: dict[int, FilePlan] = {}        # planned, waiting for earlier files' names
     named: deque = deque()                 # (index, plan, folders), in input order
-    routing: dict = {}                     # index -> future of its FileOutcome
+    routing: set[int] = set()
     tags: dict = {}                        # key of a future not yet returned -> its task
     taken: set[str] = set()
-    count = {"next": 0, "layouts": 0, "described": 0, "nets": 0, "nets_done": 0,
-             "done": 0}
+    count = {"next": 0, "layouts": 0, "planned": 0, "nets": 0, "nets_done": 0, "done": 0}
     pending = as_completed(loop=client.loop)
-
     seen = {"at": -1.0, "threads": 1}
 
     def threads() -> int:                  # workers come and go: ask once a second
@@ -331,37 +332,35 @@ def run_batch(client: Client, files: Sequence[str], out: str | Path, options: Ba
             seen["at"], seen["threads"] = now, max(1, sum(client.nthreads().values()))
         return seen["threads"]
 
-    def submit(future, kind: str, k: int, plan: FilePlan | None = None) -> None:
+    def submit(kind: str, k: int, plan: FilePlan | None, *args, priority: int) -> None:
+        task = _plan_task if kind == "plan" else _route_task
+        future = client.submit(task, *args, key=f"{kind}-{run}-{k}", priority=priority)
         tags[future.key] = (future, kind, k, plan)
         pending.add(future)
 
     def feed() -> None:
         slots = threads()
-        while todo and len(loads) < lookahead * slots:
+        while todo and len(open_files) < lookahead * slots:
             k, f = todo.popleft()
-            loads[k] = client.submit(_load_task, f, options, base, key=f"load-{run}-{k}",
-                                     priority=0)
-            submit(client.submit(_plan_task, loads[k], key=f"plan-{run}-{k}", priority=2),
-                   "plan", k)
+            open_files.add(k)
+            submit("plan", k, None, f, options, base, priority=2)
         while named and len(routing) < slots:
             k, plan, folders = named.popleft()
-            routing[k] = client.submit(_route_task, loads[k], folders, out, options,
-                                       key=f"route-{run}-{k}", priority=1)
+            routing.add(k)
             summary.start(k, files[k], folders)
-            submit(routing[k], "route", k, plan)
+            submit("route", k, plan, files[k], plan.names, folders, out, options, base,
+                   priority=1)
 
     def finish(k: int, outcome: FileOutcome) -> None:
         summary.finish(k, outcome)
         emit(outcome, options.quiet)
         summary.write()
+        routing.discard(k)
+        open_files.discard(k)
         count["done"] += len(outcome.rows)
         count["nets_done"] += sum(int(r["nets"] or 0) for r in outcome.rows)
-        routing.pop(k, None)
-        loaded = loads.pop(k, None)
-        if loaded is not None:
-            loaded.release()
         if progress:
-            total = count["layouts"] + len(files) - count["described"]
+            total = count["layouts"] + len(files) - count["planned"]
             progress(count["done"], max(total, count["done"]),
                      f"layouts, {count['nets_done']}/{count['nets']} nets")
 
@@ -387,7 +386,7 @@ def run_batch(client: Client, files: Sequence[str], out: str | Path, options: Ba
                     failed = failed_outcome(plan, _reason(e, "loading"))
                     plan.error, plan.message = failed.rows[0], failed.messages[0][1]
                 plans[k] = plan
-                count["described"] += 1
+                count["planned"] += 1
                 count["layouts"] += len(plan.names) or 1
                 count["nets"] += sum(plan.nets)
                 name_in_order()
@@ -401,7 +400,7 @@ def run_batch(client: Client, files: Sequence[str], out: str | Path, options: Ba
             feed()
     except BaseException:
         with contextlib.suppress(Exception):
-            client.cancel([*loads.values(), *(t[0] for t in tags.values())], force=True)
+            client.cancel([t[0] for t in tags.values()], force=True)
         raise
 
 

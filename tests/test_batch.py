@@ -160,7 +160,8 @@ def test_folders_follow_input_order_and_only_loaded_layouts_take_names(tmp_path)
 def test_batch_of_netlists_routes_each_over_the_base(tmp_path, capsys):
     base, src = netlist_folder(tmp_path)
     out = tmp_path / "out"
-    assert main(cpu("--layout", str(base), str(src), "-o", str(out), "--no-png")) == 2
+    assert main(cpu("--layout", str(base), str(src), str(base), "-o", str(out),
+                    "--no-png")) == 2                   # the base itself is no netlist
     rows = {Path(r["file"]).relative_to(src).as_posix(): r for r in rows_of(out)}
     assert list(rows) == ["n1.yaml", "n2.yaml", "n3.yaml", "n4.txt#1", "n4.txt#2", "n5.txt",
                           "sub/n1.yaml"]
