@@ -529,7 +529,7 @@ def complete_outputs(layout: Layout, folder: Path, options: BatchOptions
         if check_routes(layout, routes):
             return None
         result = routes_result(layout, routes)
-    except (OSError, ValueError, RecursionError, InputError):
+    except Exception:  # noqa: BLE001 -- outputs that cannot be checked are routed again
         return None
     result.engine = str(routes.get("engine", ""))
     return result

@@ -1,17 +1,17 @@
 """The batch on a Dask cluster: many processes, many GPUs, many machines.
 
-Each input file is two tasks on the cluster: a **plan** (a worker loads the file and
-sends back its layouts' names and net counts) and a **route** (a worker loads it again,
-routes, writes the outputs into the shared output folder and sends back only the summary
-rows, stamped with the worker's name and the GPU it used, as the worker itself reports
-it). The client decides the output folders, in input order, from the planned names (a
-folder name depends on every earlier file's: :func:`mazeroute.batch.assign_folders`), so
-they are the serial batch's; it writes the summary after every file, rows in input order.
-A route depends on no other task's data, and is sent only when a worker thread is free
-for it: Dask then starts it at once on an idle worker (a task that followed its data
-would wait for a busy worker while another idles), and a worker's death concerns only
-the task it was running. Plans run a few files per worker ahead. Loading twice costs a
-file's parse again (small beside routing and the picture; see benchmarks/RESULTS.md).
+Each input file is two tasks on the cluster: a **load** (a worker parses the file and
+sends its layouts back) and a **route** (the layouts go with it; a worker routes them,
+writes the outputs into the shared output folder and sends back only the summary rows,
+stamped with the worker's name and the GPU it used, as the worker itself reports it).
+Between the two the client names the output folders, in input order (a folder name
+depends on every earlier file's: :func:`mazeroute.batch.assign_folders`), so they are
+the serial batch's; it writes the summary after every file, rows in input order. A
+route depends on no other task's data and is sent only when a worker thread is free for
+it: Dask then starts it at once on an idle worker (a route that followed its layouts to
+the worker that loaded them would wait there while another worker idles), and a
+worker's death concerns only the task it was running. Loads run a few files per worker
+ahead of the routes.
 
 Faults: a layout that fails is its row, as in the serial batch. A worker that dies while
 loading or routing a file (killed, out of memory) has the task retried on a fresh or
@@ -52,6 +52,7 @@ from .batch import (
     BatchOptions,
     FileOutcome,
     FilePlan,
+    Loaded,
     Summary,
     assign_folders,
     emit,
@@ -67,8 +68,11 @@ if TYPE_CHECKING:                     # Dask is imported only when a batch uses 
 
 #: The extra that installs what this module needs.
 EXTRA = "mazeroute[dask]"
-#: Files planned ahead of their routing, per worker thread.
+#: Files loaded ahead of their routing, per worker thread.
 LOOKAHEAD = 4
+#: Cells of loaded layouts that the client holds at most, waiting to send them to be
+#: routed (a bool a cell, plus the nets): loading ahead stops beyond it.
+HELD_CELLS = 2**28
 #: Seconds a local cluster's workers get to stop before they are killed.
 CLOSE_SECONDS = 3
 #: A local scheduler serves no dashboard, and its small HTTP server takes any free port
@@ -267,15 +271,12 @@ def remote_client(address: str) -> Iterator[Client]:
 
 
 # -- the tasks (run on the workers) -----------------------------------------------------
-def _plan_task(file: str, options: BatchOptions, base: str | None) -> FilePlan:
-    return load_file(file, options, base).plan()
+def _load_task(file: str, options: BatchOptions, base: str | None) -> Loaded:
+    return load_file(file, options, base)
 
 
-def _route_task(file: str, names: list[str], folders: list[str], out: str,
-                options: BatchOptions, base: str | None) -> FileOutcome:
-    loaded = load_file(file, options, base)
-    if loaded.error is None and loaded.names != names:
-        return failed_outcome(loaded.plan(), "the file changed while the batch ran")
+def _route_task(loaded: Loaded, folders: list[str], out: str,
+                options: BatchOptions) -> FileOutcome:
     outcome = route_file(loaded, folders, out, options)
     from distributed import get_worker
     name = str(get_worker().name)
@@ -283,6 +284,10 @@ def _route_task(file: str, names: list[str], folders: list[str], out: str,
         if not kept:
             row["worker"] = name
     return outcome
+
+
+def _cells(loaded: Loaded) -> int:
+    return sum(lay.width * lay.height for lay in loaded.layouts)
 
 
 def _reason(e: BaseException, doing: str) -> str:
@@ -300,15 +305,16 @@ def run_batch(client: Client, files: Sequence[str], out: str | Path, options: Ba
               lookahead: int = LOOKAHEAD) -> None:
     """Route ``files`` on the cluster of ``client``, filling ``summary`` as files finish.
 
-    Two tasks per file, neither depending on the other's data: a *plan* (load the file,
-    send back its layouts' names and net counts) and, once the client has named the
-    folders of every file before it, a *route* (load it again, route, write, send back
-    the rows). A route is sent only when a worker thread is free for it, so Dask starts
-    it at once on an idle worker, and a worker's death concerns only the task it was
-    running; plans run ahead, at most ``lookahead`` per worker thread. ``base``: the
-    path of the base layout of a batch of netlists (each worker reads it once). Paths
-    must mean the same on the workers as here. An interruption cancels this batch's
-    tasks and passes; ``summary`` then lists the files that were routing as started
+    Two tasks per file: a *load* (a worker reads the file and sends its layouts back) and,
+    once the client has named the folders of every file before it, a *route* (the
+    layouts go with the task; a worker routes them, writes the outputs and sends back the
+    rows). A route depends on no other task's data and is sent only when a worker thread
+    is free for it, so Dask starts it at once on an idle worker, and a worker's death
+    concerns only the task it was running. Loads run ahead, at most ``lookahead`` files
+    per worker thread (and about :data:`HELD_CELLS` cells) held here. ``base``: the path
+    of the base layout of a batch of netlists (each worker reads it once). Paths must
+    mean the same on the workers as here. An interruption cancels this batch's tasks and
+    passes; ``summary`` then lists the files that were routing as started
     (:meth:`~mazeroute.batch.Summary.interrupt`).
     """
     from distributed import as_completed
@@ -316,13 +322,14 @@ def run_batch(client: Client, files: Sequence[str], out: str | Path, options: Ba
     out = str(out)
     run = uuid.uuid4().hex[:8]
     todo = deque(enumerate(files))
-    open_files: set[int] = set()           # planned (or planning), not finished
-    plans: dict[int, FilePlan] = {}        # planned, waiting for earlier files' names
-    named: deque = deque()                 # (index, plan, folders), in input order
+    open_files: set[int] = set()           # loading or loaded, not finished
+    loaded: dict[int, Loaded] = {}         # loaded, waiting for earlier files' names
+    named: deque = deque()                 # (index, loaded, folders), in input order
     routing: set[int] = set()
     tags: dict = {}                        # key of a future not yet returned -> its task
     taken: set[str] = set()
-    count = {"next": 0, "layouts": 0, "planned": 0, "nets": 0, "nets_done": 0, "done": 0}
+    count = {"next": 0, "layouts": 0, "loaded": 0, "nets": 0, "nets_done": 0, "done": 0,
+             "cells": 0}
     pending = as_completed(loop=client.loop)
     seen = {"at": -1.0, "threads": 1}
 
@@ -333,23 +340,24 @@ def run_batch(client: Client, files: Sequence[str], out: str | Path, options: Ba
         return seen["threads"]
 
     def submit(kind: str, k: int, plan: FilePlan | None, *args, priority: int) -> None:
-        task = _plan_task if kind == "plan" else _route_task
+        task = _load_task if kind == "load" else _route_task
         future = client.submit(task, *args, key=f"{kind}-{run}-{k}", priority=priority)
         tags[future.key] = (future, kind, k, plan)
         pending.add(future)
 
     def feed() -> None:
         slots = threads()
-        while todo and len(open_files) < lookahead * slots:
+        while todo and len(open_files) < lookahead * slots and (
+                count["cells"] < HELD_CELLS or not named):
             k, f = todo.popleft()
             open_files.add(k)
-            submit("plan", k, None, f, options, base, priority=2)
+            submit("load", k, None, f, options, base, priority=2)
         while named and len(routing) < slots:
-            k, plan, folders = named.popleft()
+            k, held, folders = named.popleft()
+            count["cells"] -= _cells(held)
             routing.add(k)
             summary.start(k, files[k], folders)
-            submit("route", k, plan, files[k], plan.names, folders, out, options, base,
-                   priority=1)
+            submit("route", k, held.plan(), held, folders, out, options, priority=1)
 
     def finish(k: int, outcome: FileOutcome) -> None:
         summary.finish(k, outcome)
@@ -360,35 +368,37 @@ def run_batch(client: Client, files: Sequence[str], out: str | Path, options: Ba
         count["done"] += len(outcome.rows)
         count["nets_done"] += sum(int(r["nets"] or 0) for r in outcome.rows)
         if progress:
-            total = count["layouts"] + len(files) - count["planned"]
+            total = count["layouts"] + len(files) - count["loaded"]
             progress(count["done"], max(total, count["done"]),
                      f"layouts, {count['nets_done']}/{count['nets']} nets")
 
     def name_in_order() -> None:
-        while count["next"] in plans:
+        while count["next"] in loaded:
             k = count["next"]
             count["next"] += 1
-            plan = plans.pop(k)
-            if plan.error is not None:         # no layouts, no folder names taken
-                finish(k, plan.outcome())
+            held = loaded.pop(k)
+            if held.error is not None:         # no layouts, no folder names taken
+                finish(k, held.outcome())
             else:
-                named.append((k, plan, assign_folders(plan.names, taken)))
+                named.append((k, held, assign_folders(held.names, taken)))
 
     try:
         feed()
         for future in pending:
             _, kind, k, plan = tags.pop(future.key)
-            if kind == "plan":
+            if kind == "load":
                 try:
-                    plan = future.result()
+                    held = future.result()
                 except Exception as e:  # noqa: BLE001 -- the file's row, not the batch's end
-                    plan = FilePlan(files[k], [files[k]], [], [])
-                    failed = failed_outcome(plan, _reason(e, "loading"))
-                    plan.error, plan.message = failed.rows[0], failed.messages[0][1]
-                plans[k] = plan
-                count["planned"] += 1
-                count["layouts"] += len(plan.names) or 1
-                count["nets"] += sum(plan.nets)
+                    failed = failed_outcome(FilePlan(files[k], [files[k]], [], []),
+                                            _reason(e, "loading"))
+                    held = Loaded(files[k], error=failed.rows[0],
+                                  message=failed.messages[0][1])
+                loaded[k] = held
+                count["loaded"] += 1
+                count["layouts"] += len(held.layouts) or 1
+                count["nets"] += sum(len(lay.nets) for lay in held.layouts)
+                count["cells"] += _cells(held)
                 name_in_order()
             else:
                 try:
