@@ -21,19 +21,31 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
-import os
 import signal
-import stat
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from . import __version__
 from . import layout as layout_module
+from .batch import (
+    MESSAGE_WIDTH,
+    PICTURE_NAME_WIDTH,
+    PROG,
+    BatchOptions,
+    Summary,
+    collect,
+    load_all,
+    load_base,
+    plan_picture,
+    read_summary,
+    route_layout,
+    run_serial,
+    sweep_temporaries,
+)
+from .batch import say as _say
 from .contract import check_routes, load_routes
 from .engines import ENGINES, gpu_available, resolve, strategies
 from .errors import EngineUnavailable, InputError
@@ -47,37 +59,24 @@ from .io import (
     output_folder,
     safe_folder_name,
     signals_held,
-    write_csv,
-    write_text,
 )
-from .layout import BYTES_PER_CELL, MAX_CELLS, Layout, Net, save_layout
-from .readers import FORMATS, load_layouts, sniff_format
-from .report import SUMMARY_FIELDS, format_report, safe_text, summary_row
-from .router import MODES, ORDERS, Router, RouteResult, net_order, route
+from .layout import MAX_CELLS, Layout, save_layout
+from .readers import FORMATS
+from .report import format_report, safe_text
+from .router import MODES, ORDERS, Router, net_order
 
-PROG = "mazeroute"
 #: Per-net rows printed to the terminal; the report file always has every net.
 PRINTED_ROWS = 40
 #: Largest ``route --scale`` (pixels per cell).
 MAX_SCALE_OPTION = 64
 #: Host bytes per cell that ``generate`` needs at its peak (a maze's rectangles).
 GENERATE_BYTES_PER_CELL = 64
-#: Longest message line printed (longer ones keep their start and end).
-MESSAGE_WIDTH = 280
 #: Folder that ``route`` writes into without ``-o``.
 DEFAULT_OUTPUTS = Path("outputs")
-#: Longest layout or net name in a picture's title or legend.
-PICTURE_NAME_WIDTH = 60
 
 
 class Terminated(KeyboardInterrupt):
     """SIGTERM, raised where Ctrl-C raises :class:`KeyboardInterrupt`, so both clean up."""
-
-
-def _say(kind: str, message: str) -> None:
-    """One line on stderr: ``mazeroute: KIND: MESSAGE``, control characters escaped."""
-    print(f"{PROG}: {kind}: {safe_text(message, MESSAGE_WIDTH, middle=True)}",
-          file=sys.stderr)
 
 
 # -- shared pieces -------------------------------------------------------------------
@@ -155,28 +154,6 @@ def _progress_bar(stream=sys.stderr) -> Callable[[int, int, str], None]:
     return show
 
 
-def _regular_input(path: str | Path) -> None:
-    """Refuse a FIFO, a device or a socket (reading one may never end) before reading.
-
-    Missing files and folders are left to the loader, which names them.
-    """
-    try:
-        mode = os.stat(path).st_mode
-    except FileNotFoundError:
-        if os.path.lexists(path):
-            raise InputError("a broken symbolic link (its target does not exist)",
-                             file=path) from None
-        return
-    except (OSError, ValueError) as e:
-        raise InputError(f"cannot read: {getattr(e, 'strerror', None) or e}",
-                         file=path) from None
-    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
-        return
-    kind = ("a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
-            else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a special file")
-    raise InputError(f"is {kind}, not a regular file", file=path)
-
-
 def _input_options(p: argparse.ArgumentParser, puzzle: bool = True) -> None:
     g = p.add_argument_group("input")
     g.add_argument("--format", default="auto", choices=FORMATS,
@@ -187,19 +164,10 @@ def _input_options(p: argparse.ArgumentParser, puzzle: bool = True) -> None:
                        help="which puzzle of a file holding several (1, 2, ...)")
 
 
-def _load_all(path: str | Path, netlist: str | Path | None = None,
-              fmt: str = "auto") -> list[Layout]:
-    """Every layout of an input file (a numberlink file may hold many puzzles)."""
-    _regular_input(path)
-    if netlist is not None:
-        _regular_input(netlist)
-    return load_layouts(path, fmt, netlist)
-
-
 def _load(path: str | Path, netlist: str | Path | None = None, fmt: str = "auto",
           puzzle: int | None = None) -> Layout:
     """The one layout a command works on (``puzzle``: which one of a file of several)."""
-    layouts = _load_all(path, netlist, fmt)
+    layouts = load_all(path, netlist, fmt)
     if puzzle is None and len(layouts) == 1:
         return layouts[0]
     if puzzle is None:
@@ -215,124 +183,6 @@ def _check_scale(scale: int | None) -> None:
     if scale is not None and not 1 <= scale <= MAX_SCALE_OPTION:
         raise InputError(f"must be 1 .. {MAX_SCALE_OPTION} pixels per cell, got {scale}",
                          field="--scale")
-
-
-@dataclass
-class Picture:
-    """Whether a run draws ``layout.png``, at what scale, and why not (``notice``)."""
-
-    draw: bool
-    scale: int | None = None
-    notice: str = ""
-
-
-def plan_picture(layout: Layout, wanted: bool, scale: int | None = None) -> Picture:
-    """Decide about the picture before routing: its pixels and memory are bounded.
-
-    The whole run (the engine's :data:`~mazeroute.layout.BYTES_PER_CELL` a cell and the
-    picture's bytes a pixel) must fit in the memory available. When the picture alone
-    does not fit (or has more than :data:`~mazeroute.render.MAX_PICTURE_PIXELS`
-    pixels), it is skipped with a notice; with an explicit ``scale`` that is an
-    :class:`InputError` instead (the user asked for exactly that picture).
-    """
-    if not wanted:
-        return Picture(False)
-    from . import render
-    s = scale if scale is not None else render.cell_scale(layout.width, layout.height)
-    iw, ih = render.image_size(layout, s)
-    need = iw * ih * render.PICTURE_BYTES_PER_PIXEL
-    engine = layout.width * layout.height * BYTES_PER_CELL
-    have = layout_module.available_memory()
-    if iw * ih > render.MAX_PICTURE_PIXELS:
-        why = (f"a {iw} x {ih} picture has more than the {render.MAX_PICTURE_PIXELS} pixels "
-               "allowed")
-    elif have and engine + need > have:
-        why = (f"a {iw} x {ih} picture needs about {need / 2**30:.1f} GiB besides routing's "
-               f"{engine / 2**30:.1f} GiB, and {have / 2**30:.1f} GiB are available")
-    else:
-        return Picture(True, scale)
-    if scale is not None:
-        raise InputError(f"{why}; use a smaller --scale or --no-png", file=layout.source,
-                         field="--scale")
-    return Picture(False, None, f"no layout.png: {why}")
-
-
-def _display_layout(layout: Layout) -> Layout:
-    """The same layout with names safe to draw (escaped, bounded), for the picture."""
-    nets = [Net(safe_text(n.name, PICTURE_NAME_WIDTH), n.pins) for n in layout.nets]
-    return Layout(safe_text(layout.name, PICTURE_NAME_WIDTH), layout.width, layout.height,
-                  layout.rects, nets, layout.blocked, layout.source)
-
-
-#: What one run writes into its folder (a file not written this time is removed).
-OUTPUT_FILES = ("routes.json", "report.txt", "layout.png", "view.html")
-
-
-def write_outputs(result: RouteResult, folder: Path, picture: Picture,
-                  root: Path | None = None, html: bool = False) -> list[Path]:
-    """routes.json, report.txt, (per ``picture``) layout.png and (with ``html``) the
-    interactive view.html in ``folder``, together.
-
-    All are staged and then moved into place at once (:class:`~mazeroute.io.OutputSet`):
-    a failure or an interruption leaves the folder's old files, never a mix; an old
-    ``layout.png`` goes when this run draws none, so the folder describes one run.
-    Every file must lie inside ``root`` (default: ``folder``), links resolved.
-    """
-    written = []
-    with OutputSet(folder, root) as files:
-        def put(name: str, write: Callable[[Path], None]) -> None:
-            try:
-                write(files.stage(name))
-            except OSError as e:
-                raise OutputError.from_os(e, folder / name) from None
-            written.append(folder / name)
-
-        put("routes.json", lambda p: p.write_text(json.dumps(result.to_json(), indent=1)
-                                                  + "\n", encoding="utf-8"))
-        put("report.txt", lambda p: p.write_text(format_report(result), encoding="utf-8"))
-        if picture.draw:
-            from .render import layout_image
-
-            def png(p: Path) -> None:
-                layout_image(_display_layout(result.layout), result,
-                             scale=picture.scale).save(p, format="PNG")
-            put("layout.png", png)
-        else:
-            files.remove("layout.png")
-        if html:
-            from .view import save_view_html
-            put("view.html", lambda p: save_view_html(
-                result.layout, result, p, congestion=result.history))
-        else:
-            files.remove("view.html")
-    return written
-
-
-def route_layout(layout: Layout, folder: Path, args, picture: Picture, *,
-                 root: Path | None = None, progress: bool = False
-                 ) -> tuple[RouteResult, list[Path]]:
-    """Route ``layout`` with the engine options of ``args``; write its outputs in ``folder``.
-
-    The one routine behind ``route`` and each layout of ``batch``: ``root`` is the folder
-    the user named (``folder`` itself, or the batch's), which callers have locked and
-    every output must stay inside.
-    """
-    if getattr(args, "mode", "sequential") == "negotiate":
-        result = route(layout, backend=args.backend, mode="negotiate",
-                       max_iterations=args.max_iterations, time_limit=args.time_limit,
-                       progress=_iteration_line if progress else None)
-    else:
-        router = Router(layout, args.backend, args.strategy)
-        bar = _progress_bar() if progress and len(layout.nets) >= 50 else None
-        result = router.run(args.order, (lambda k, n, r: bar(k, n, "nets")) if bar else None)
-    return result, write_outputs(result, folder, picture, root, getattr(args, "html", False))
-
-
-def _iteration_line(it) -> None:
-    """One line per negotiation iteration on stderr: what a user waits for."""
-    print(f"iteration {it.iteration}: {it.overused} overused cells, {it.conflicts} nets in "
-          f"conflict, {it.rerouted} rerouted, {it.seconds:.2f} s", file=sys.stderr,
-          flush=True)
 
 
 @contextlib.contextmanager
@@ -370,8 +220,9 @@ def cmd_route(args) -> int:
     with output_folder(out):
         if picture.notice and not args.quiet:
             _say("note", picture.notice)
-        result, written = route_layout(layout, out, args, picture, root=root,
-                                       progress=not args.quiet)
+        bar = (_progress_bar() if not args.quiet
+               and (len(layout.nets) >= 50 or args.mode == "negotiate") else None)
+        result, written = route_layout(layout, out, args, picture, root=root, progress=bar)
     if args.congestion:
         png = Path(args.congestion)
         from .render import save_congestion_png
@@ -470,165 +321,99 @@ def cmd_wavefront(args) -> int:
     return 0
 
 
-#: Suffixes of the layout files a batch finds in a folder (compared without case).
-LAYOUT_SUFFIXES = (".yaml", ".yml")
-#: Suffixes of files a batch takes from a folder when their content is a puzzle or a map
-#: (a README.txt beside them is not a layout).
-PUZZLE_SUFFIXES = (".txt", ".map")
+def _check_batch(args) -> str | None:
+    """The batch's own options, checked before any work; auto's notice.
 
-
-def _is_puzzle(path: Path) -> bool:
+    With ``--scheduler`` the workers are other machines: an engine missing here may be
+    there, so only its name is checked.
+    """
+    if args.workers < 1:
+        raise InputError(f"must be >= 1, got {args.workers}", field="--workers")
+    if args.gpus and args.backend == "cpu":
+        raise InputError("gives each GPU a worker; it cannot go with --backend cpu",
+                         field="--gpus")
     try:
-        return path.is_file() and sniff_format(path) != "yaml"
-    except (InputError, OSError):
+        return _check_engine(args)
+    except EngineUnavailable:
+        if args.scheduler is None:
+            raise
+        return None
+
+
+def _same_file(a: str | Path, b: str | Path) -> bool:
+    try:
+        return Path(a).resolve() == Path(b).resolve()
+    except (OSError, RuntimeError):
         return False
-
-
-def _layout_files(folder: Path) -> list[Path]:
-    """Every ``.yaml``/``.yml`` entry under ``folder`` that is not a folder, and every
-    ``.txt``/``.map`` file whose content is a puzzle or a map.
-
-    FIFOs, devices and broken links of layout names are included, so that the batch
-    reports them in their rows rather than skipping them unseen; links to folders are
-    not followed (a link loop cannot trap the search).
-    """
-    found = []
-
-    def unreadable(e: OSError) -> None:
-        _say("warning", f"{e.filename}: cannot search: {e.strerror}")
-
-    for dirpath, _dirs, names in os.walk(folder, onerror=unreadable):
-        for n in names:
-            suffix = os.path.splitext(n)[1].lower()
-            if suffix in LAYOUT_SUFFIXES or (suffix in PUZZLE_SUFFIXES
-                                             and _is_puzzle(Path(dirpath) / n)):
-                found.append(Path(dirpath) / n)
-    return sorted(found)
-
-
-def _collect(inputs: Sequence[str]) -> list[Path]:
-    """The layout files of a batch, each once however it is named (by resolved path)."""
-    files: list[Path] = []
-    for item in inputs:
-        p = Path(item)
-        if p.is_dir():
-            found = _layout_files(p)
-            if not found:
-                _say("warning", f"{p}: no .yaml layouts in this folder")
-            files += found
-        else:
-            files.append(p)       # a missing file is reported in its row
-    seen, unique = set(), []
-    for f in files:
-        try:
-            key = f.resolve()
-        except (OSError, RuntimeError):          # a link loop: its own spelling
-            key = f.absolute()
-        if key not in seen:
-            seen.add(key)
-            unique.append(f)
-    return unique
-
-
-def batch_layout(file: Path, out: Path, taken: set[str], args) -> list[dict]:
-    """Load, route and write the layouts of one input file of a batch into ``out`` (a
-    numberlink file holds several puzzles); return their summary rows.
-
-    Never raises an :class:`Exception`: whatever goes wrong with a layout (bad input,
-    an output it cannot write, memory, a bug) becomes a row with status ``invalid`` or
-    ``failed`` and a one-line reason, printed on stderr too. Only an interruption
-    (:class:`KeyboardInterrupt`, :class:`SystemExit`) passes.
-    """
-    try:
-        layouts = _load_all(file, None, getattr(args, "format", "auto"))
-    except InputError as e:
-        reason = str(e.with_file(file))
-        _say("error", reason)
-        return [summary_row(str(file), error=reason, status="invalid")]
-    except Exception as e:  # noqa: BLE001 -- one file's fault must not end the batch
-        reason = f"{file}: {type(e).__name__}: {e}"
-        _say("error", reason)
-        return [summary_row(str(file), error=reason, status="failed")]
-    if len(layouts) == 1:
-        return [_batch_one(file, str(file), layouts[0], out, taken, args)]
-    return [_batch_one(file, f"{file}#{k}", lay, out, taken, args)
-            for k, lay in enumerate(layouts, 1)]
-
-
-def _batch_one(file: Path, label: str, layout: Layout, out: Path, taken: set[str],
-               args) -> dict:
-    status = "failed"
-    try:
-        folder = safe_folder_name(layout.name, taken)
-        picture = plan_picture(layout, not args.no_png)
-        if picture.notice and not args.quiet:
-            _say("note", f"{file}: {picture.notice}")
-        result, _ = route_layout(layout, out / folder, args, picture, root=out)
-        return summary_row(label, result, folder=folder)
-    except InputError as e:
-        status, reason = "invalid", str(e.with_file(file))
-    except (OutputError, EngineUnavailable) as e:
-        reason = str(e) if isinstance(e, OutputError) else f"{file}: {e}"
-    except MemoryError:
-        reason = f"{file}: out of memory"
-    except OSError as e:
-        reason = f"{file}: {OutputError.from_os(e, e.filename or file, 'failed').reason}"
-    except Exception as e:  # noqa: BLE001 -- one layout's fault must not end the batch
-        reason = f"{file}: {type(e).__name__}: {e}"
-    _say("error", reason)
-    return summary_row(label, error=reason, status=status)
-
-
-def _write_summary(path: Path, rows: list[dict], kind: str) -> None:
-    try:
-        if kind == "csv":
-            write_csv(path, SUMMARY_FIELDS, rows)
-        else:
-            write_text(path, json.dumps(rows, indent=1) + "\n")
-    except OSError as e:
-        raise OutputError.from_os(e, path, "cannot write the summary") from None
 
 
 def cmd_batch(args) -> int:
     out = Path(args.output)
     check_output_folder(out)
-    notice = _check_engine(args)
-    files = _collect(args.inputs)
+    notice = _check_batch(args)
+    dask = args.scheduler is not None or args.gpus or args.workers > 1
+    gpus = None
+    if dask:
+        from . import distributed
+        distributed.require_dask("--scheduler" if args.scheduler else
+                                 "--gpus" if args.gpus else "--workers")
+        if args.gpus:
+            gpus = distributed.visible_gpus()
+            if not gpus:
+                raise InputError("no GPU is visible here (CuPy, nvidia-smi and "
+                                 "CUDA_VISIBLE_DEVICES show none)", field="--gpus")
+    base = load_base(args.layout) if args.layout else None
+    files = collect(args.inputs)
+    if base is not None:         # a folder holding the base and its netlists: not the base
+        files = [f for f in files if not _same_file(f, args.layout)]
+    files = [str(f) for f in files]
     if not files:
         raise InputError("no layout files found", field="inputs")
-    summary = out / f"summary.{args.summary}"
-    rows: list[dict] = []
-    taken: set[str] = set()
+    where, base_path = out, args.layout
+    if args.scheduler:           # other machines: paths that mean the same everywhere
+        files = [str(Path(f).absolute()) for f in files]
+        where = out.absolute()
+        base_path = base_path and str(Path(base_path).absolute())
+    options = BatchOptions.from_args(args)
+    path = out / f"summary.{args.summary}"
     bar = None if args.quiet else _progress_bar()
     with output_folder(out):
-        if summary.is_dir() and not summary.is_symlink():
-            raise OutputError(summary, "is a folder, so the summary cannot be written")
+        if path.is_dir() and not path.is_symlink():
+            raise OutputError(path, "is a folder, so the summary cannot be written")
         if notice and not args.quiet:
             _say("note", notice)
-        current = None
+        summary = Summary(path, args.summary, read_summary(out) if args.resume else None)
         try:
-            for k, f in enumerate(files):
-                current = f
-                rows += batch_layout(f, out, taken, args)
-                current = None
-                _write_summary(summary, rows, args.summary)
-                if bar:
-                    bar(k + 1, len(files), f.name)
+            if not dask:
+                run_serial(files, out, options, summary, base, bar)
+            else:
+                client = (distributed.remote_client(args.scheduler) if args.scheduler
+                          else distributed.local_client(args.workers, gpus))
+                with client as c:
+                    distributed.run_batch(c, files, where, options, summary,
+                                          base=base_path, progress=bar)
         except KeyboardInterrupt:
-            if current is not None:
-                rows.append(summary_row(str(current), status="interrupted",
-                                        error="interrupted; no outputs written"))
             with signals_held():
-                _write_summary(summary, rows, args.summary)
+                if not dask:
+                    summary.interrupt()
+                else:                # this cluster's workers are stopped by now
+                    folders = summary.interrupt(
+                        "interrupted; its task was cancelled (--resume keeps any layout "
+                        "it finished)")
+                    if not args.scheduler:
+                        sweep_temporaries(out, folders)
+                summary.write()
             raise
+    rows = summary.rows
     failed = sum(r["status"] != "ok" for r in rows)
     if not args.quiet:
         invalid = sum(r["status"] == "invalid" for r in rows)
         nets = sum(int(r["nets"] or 0) for r in rows)
         routed = sum(int(r["routed"] or 0) for r in rows)
+        kept = f", {summary.resumed} kept from the last run" if args.resume else ""
         print(f"{len(rows) - failed}/{len(rows)} layouts routed ({routed}/{nets} nets), "
-              f"{invalid} invalid, {failed - invalid} failed; summary in "
-              f"{safe_text(summary, 200, middle=True)}")
+              f"{invalid} invalid, {failed - invalid} failed{kept}; summary in "
+              f"{safe_text(path, 200, middle=True)}")
     return 2 if failed else 0
 
 
@@ -822,13 +607,25 @@ def build_parser() -> argparse.ArgumentParser:
                        "of several puzzles is one layout per puzzle). Each layout's outputs "
                        "go to OUT/<folder>/, a safe folder name made from its name; a layout "
                        "that cannot be loaded, routed or written is a failed row of the "
-                       "summary, which is rewritten as each layout finishes. Exit status 2 "
-                       "if any row failed.")
+                       "summary, which is rewritten as each layout finishes. With --layout, "
+                       "every input is a netlist routed over that layout's blockages. "
+                       "--workers, --scheduler and --gpus route on a Dask cluster (install "
+                       "mazeroute[dask]); the folders, routes and summary are the same. Exit "
+                       "status 2 if any row failed.")
     b.add_argument("inputs", nargs="+", metavar="FILE_OR_DIR")
     b.add_argument("-o", "--output", default="outputs", metavar="DIR",
                    help="output folder (default: outputs)")
+    b.add_argument("--layout", metavar="BASE",
+                   help="route each input as a netlist (a YAML of just 'nets:', or a "
+                        "numberlink/ADC puzzle file of BASE's size) over this layout's "
+                        "blockages: one folder and row per netlist (BASE itself, if among "
+                        "the inputs, is skipped)")
     b.add_argument("--summary", default="csv", choices=["csv", "json"],
                    help="summary table format (default: csv)")
+    b.add_argument("--resume", action="store_true",
+                   help="keep layouts whose outputs in OUT are complete and valid "
+                        "(routes.json checked against the layout, report.txt, the picture "
+                        "asked for); their rows are recomputed from routes.json")
     b.add_argument("--no-png", action="store_true", help="skip the pictures")
     b.add_argument("--html", action="store_true",
                    help="also write each layout's view.html (interactive viewer)")
@@ -836,6 +633,16 @@ def build_parser() -> argparse.ArgumentParser:
     _input_options(b, puzzle=False)
     _mode_options(b)
     _engine_options(b)
+    d = b.add_argument_group("parallel (Dask; needs mazeroute[dask])")
+    d = d.add_mutually_exclusive_group()
+    d.add_argument("--workers", type=int, default=1, metavar="N",
+                   help="route on N worker processes of this machine (default: 1, this "
+                        "process alone, without Dask)")
+    d.add_argument("--scheduler", metavar="ADDRESS",
+                   help="route on the running Dask cluster at ADDRESS (tcp://HOST:8786); "
+                        "its workers must see the same files at the same paths")
+    d.add_argument("--gpus", action="store_true",
+                   help="one worker per visible GPU, each pinned to its own")
     b.set_defaults(func=cmd_batch)
 
     c = sub.add_parser("check", help="validate a layout (and optionally a routes file)",

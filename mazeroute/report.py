@@ -26,9 +26,11 @@ from __future__ import annotations
 from .router import RouteResult
 
 #: Columns of the per-layout summary that ``mazeroute batch`` writes (``folder``: the
-#: layout's output folder inside the batch's, made from its name).
+#: layout's output folder inside the batch's, made from its name; ``worker``: the Dask
+#: worker that routed it, empty in a serial batch; ``device``: the GPU it ran on, as that
+#: process reports it, empty on the CPU).
 SUMMARY_FIELDS = ("file", "layout", "folder", "status", "width", "height", "nets", "routed",
-                  "wirelength", "seconds", "engine", "error")
+                  "wirelength", "seconds", "engine", "error", "worker", "device")
 #: Widest net name in a report row, and widest layout name in a report or summary.
 NET_NAME_WIDTH = 40
 LAYOUT_NAME_WIDTH = 80
@@ -117,7 +119,8 @@ def summary_row(file: str, result: RouteResult | None = None, error: str = "",
     return {"file": file, "layout": safe_text(lay.name, LAYOUT_NAME_WIDTH), "folder": folder,
             "status": status or "ok", "width": lay.width, "height": lay.height,
             "nets": len(lay.nets), "routed": result.routed, "wirelength": result.wirelength,
-            "seconds": round(result.seconds, 6), "engine": result.engine, "error": error}
+            "seconds": round(result.seconds, 6), "engine": result.engine, "error": error,
+            "worker": "", "device": ""}
 
 
 #: Most characters of a reason shown in the report (routes.json has it whole).

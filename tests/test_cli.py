@@ -577,7 +577,7 @@ def test_batch_failing_to_create_its_folder_is_one_line(good, tmp_path, monkeypa
     """Issue 12 item 3: the batch's own folder cannot be made: exit 2 before any work."""
     import pathlib
 
-    import mazeroute.cli as cli
+    import mazeroute.batch as batch
     out = tmp_path / "out"
     real = pathlib.Path.mkdir
 
@@ -586,7 +586,7 @@ def test_batch_failing_to_create_its_folder_is_one_line(good, tmp_path, monkeypa
             raise PermissionError(errno.EACCES, "Permission denied", str(self))
         return real(self, *a, **k)
     monkeypatch.setattr(pathlib.Path, "mkdir", mkdir)
-    monkeypatch.setattr(cli, "Router", None)             # must not get as far as routing
+    monkeypatch.setattr(batch, "Router", None)           # must not get as far as routing
     assert main(["batch", str(good), "-o", str(out), "-q", "--backend", "cpu"]) == 2
     line = _one_line(capsys.readouterr().err)
     assert line == f"mazeroute: error: {out}: cannot create the folder: Permission denied"
@@ -602,15 +602,15 @@ def _batch_src(tmp_path: Path, n: int) -> Path:
 
 def _stop_at(monkeypatch, k: int, stop, seen: list) -> None:
     """Make the k-th report (1-based) call ``stop()``: outputs are half staged by then."""
-    import mazeroute.cli as cli
-    real = cli.format_report
+    import mazeroute.batch as batch
+    real = batch.format_report
 
     def report(result, *a, **kw):
         seen.append(result.layout.name)
         if len(seen) == k:
             stop()
         return real(result, *a, **kw)
-    monkeypatch.setattr(cli, "format_report", report)
+    monkeypatch.setattr(batch, "format_report", report)
 
 
 def _interrupt():
@@ -630,14 +630,14 @@ def test_interrupted_batch_keeps_a_summary_of_what_finished(tmp_path, monkeypatc
     def look():                                   # the summary as the 3rd layout starts
         summaries.append([r["layout"] for r in csv.DictReader((out / "summary.csv").open())])
     _stop_at(monkeypatch, 3, stop, seen)
-    import mazeroute.cli as cli
-    real_route = cli.route_layout
+    import mazeroute.batch as batch
+    real_route = batch.route_layout
 
     def route_layout(layout, *a, **k):
         if layout.name == "n2":
             look()
         return real_route(layout, *a, **k)
-    monkeypatch.setattr(cli, "route_layout", route_layout)
+    monkeypatch.setattr(batch, "route_layout", route_layout)
     assert main(["batch", str(src), "-o", str(out), "-q", "--backend", "cpu"]) == 130
     assert capsys.readouterr().err.strip().splitlines()[-1] == "mazeroute: error: interrupted"
     assert summaries == [["n0", "n1"]]
@@ -729,9 +729,9 @@ def test_sigterm_to_a_real_batch_leaves_summary_and_no_part_files(tmp_path):
 @pytest.mark.parametrize("scale", ["0", "-3", "100000"])
 def test_scale_is_checked_before_any_work(scale, good, tmp_path, monkeypatch, capsys):
     """Issue 12 item 7: a bad option fails before routing or writing anything."""
-    import mazeroute.cli as cli
-    monkeypatch.setattr(cli, "Router", None)             # routing would raise TypeError
-    monkeypatch.setattr(cli, "load_layouts", None)       # so would loading
+    import mazeroute.batch as batch
+    monkeypatch.setattr(batch, "Router", None)           # routing would raise TypeError
+    monkeypatch.setattr(batch, "load_layouts", None)     # so would loading
     out = tmp_path / "o"
     assert main(["route", str(good), "-o", str(out), "--scale", scale]) == 2
     line = _one_line(capsys.readouterr().err)
@@ -916,7 +916,7 @@ def test_names_are_printed_safely_and_briefly(tmp_path, capsys):
 def test_control_characters_never_reach_the_outputs_raw(tmp_path, capsys):
     """Issue 12 item 13 (defence in depth): names the loader should refuse, if one got
     through, are escaped in report.txt, the picture's legend and the summary."""
-    import mazeroute.cli as cli
+    import mazeroute.batch as batch
     from mazeroute.layout import Layout, Net
     from mazeroute.report import summary_row
     from mazeroute.router import route
@@ -925,7 +925,7 @@ def test_control_characters_never_reach_the_outputs_raw(tmp_path, capsys):
                  nets=[Net(n, [(i, 0), (i, 4)]) for i, n in enumerate(hostile)])
     result = route(lay, backend="cpu")
     out = tmp_path / "o"
-    written = cli.write_outputs(result, out, cli.Picture(True))
+    written = batch.write_outputs(result, out, batch.Picture(True))
     assert [p.name for p in written] == ["routes.json", "report.txt", "layout.png"]
     report = (out / "report.txt").read_text()
     assert all(line.isprintable() and len(line) < 160 for line in report.splitlines())
@@ -1027,3 +1027,18 @@ def test_mode_options_are_checked_before_any_work(argv, field, good, tmp_path, c
     assert main(["route", str(good), "-o", str(out), *argv]) == 2
     assert field in _one_line(capsys.readouterr().err)
     assert not out.exists()
+
+
+def test_batch_takes_the_routing_mode(tmp_path):
+    from mazeroute.layout import save_layout
+    from tests.corpus import other_side_layout
+    folder = tmp_path / "in"
+    folder.mkdir()
+    save_layout(other_side_layout(), folder / "swap.yaml")
+    for mode, routed in (("sequential", 1), ("negotiate", 2)):
+        out = tmp_path / mode
+        assert main(["batch", str(folder), "-o", str(out), "-q", "--no-png", "--backend",
+                     "cpu", "--mode", mode, "--summary", "json"]) == 0
+        rows = json.loads((out / "summary.json").read_text())
+        assert [int(r["routed"]) for r in rows] == [routed]
+        assert json.loads((out / rows[0]["folder"] / "routes.json").read_text())["mode"] == mode

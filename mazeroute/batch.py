@@ -1,0 +1,694 @@
+"""A batch of layouts, one input file at a time: load it, name its output folders, route
+its layouts, write their outputs, and return its rows of the summary.
+
+The serial batch (:func:`run_serial`) and the Dask batch (:mod:`mazeroute.distributed`)
+are made of the same three steps per input file, so that they give the same folders, the
+same routes and the same summary:
+
+1. :func:`load_file` reads the file's layouts (a numberlink file holds several puzzles;
+   with a base layout, the file is a netlist routed over the base's blockages). A file that
+   cannot be loaded is its own row, and takes no folder name.
+2. :func:`assign_folders` names the layouts' folders, **in input order**: a folder name is
+   the layout's safe name made unique against the names given before it
+   (:func:`~mazeroute.io.safe_folder_name`), which depends on every earlier file. The Dask
+   batch therefore learns each file's layout names from its workers and decides the
+   folders on the client, in input order, before it sends the file to be routed.
+3. :func:`route_file` routes and writes each layout (or, with ``resume``, keeps outputs
+   that are complete and valid) and returns a :class:`FileOutcome`: the rows, and the
+   messages for the terminal. It never raises an :class:`Exception`: a layout's fault is
+   its row (``invalid`` or ``failed``).
+
+:class:`Summary` keeps the rows by input position and rewrites the summary file
+atomically in input order, whatever order the files finish in.
+
+Examples
+--------
+>>> import tempfile
+>>> from mazeroute.layout import parse_layout, save_layout
+>>> d = Path(tempfile.mkdtemp())
+>>> for stem in ("a", "b"):                 # two files holding layouts of the same name
+...     save_layout(parse_layout({"name": "chip", "width": 4, "height": 1, "nets": [
+...         {"name": "n", "pins": [[0, 0], [3, 0]]}]}), d / f"{stem}.yaml")
+>>> options, taken = BatchOptions(backend="cpu", no_png=True), set()
+>>> rows = []
+>>> for f in collect([str(d)]):
+...     loaded = load_file(str(f), options)
+...     rows += route_file(loaded, assign_folders(loaded.names, taken), d / "out",
+...                        options).rows
+>>> [(r["folder"], r["status"], r["wirelength"]) for r in rows]
+[('chip', 'ok', 3), ('chip-2', 'ok', 3)]
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import dataclasses
+import functools
+import json
+import os
+import stat
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import layout as layout_module
+from .contract import check_routes
+from .errors import EngineUnavailable, InputError
+from .io import OutputError, OutputSet, safe_folder_name, write_csv, write_text
+from .layout import BYTES_PER_CELL, Layout, Net, load_netlist, with_nets
+from .readers import load_layouts, sniff_format
+from .report import SUMMARY_FIELDS, format_report, safe_text, summary_row
+from .router import Router, RouteResult, route
+from .view import routes_result
+
+PROG = "mazeroute"
+#: Longest message line printed (longer ones keep their start and end).
+MESSAGE_WIDTH = 280
+#: Longest layout or net name in a picture's title or legend.
+PICTURE_NAME_WIDTH = 60
+#: Suffixes of the layout files a batch finds in a folder (compared without case).
+LAYOUT_SUFFIXES = (".yaml", ".yml")
+#: Suffixes of files a batch takes from a folder when their content is a puzzle or a map
+#: (a README.txt beside them is not a layout).
+PUZZLE_SUFFIXES = (".txt", ".map")
+#: What one run writes into its folder (a file not written this time is removed).
+OUTPUT_FILES = ("routes.json", "report.txt", "layout.png", "view.html")
+#: The row of a file whose run was cut off.
+INTERRUPTED = "interrupted; no outputs written"
+
+
+def say(kind: str, message: str) -> None:
+    """One line on stderr: ``mazeroute: KIND: MESSAGE``, control characters escaped."""
+    print(f"{PROG}: {kind}: {safe_text(message, MESSAGE_WIDTH, middle=True)}",
+          file=sys.stderr)
+
+
+# -- reading inputs ------------------------------------------------------------------
+def regular_input(path: str | Path) -> None:
+    """Refuse a FIFO, a device or a socket (reading one may never end) before reading.
+
+    Missing files and folders are left to the loader, which names them.
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        if os.path.lexists(path):
+            raise InputError("a broken symbolic link (its target does not exist)",
+                             file=path) from None
+        return
+    except (OSError, ValueError) as e:
+        raise InputError(f"cannot read: {getattr(e, 'strerror', None) or e}",
+                         file=path) from None
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return
+    kind = ("a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
+            else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a special file")
+    raise InputError(f"is {kind}, not a regular file", file=path)
+
+
+def load_all(path: str | Path, netlist: str | Path | None = None,
+             fmt: str = "auto") -> list[Layout]:
+    """Every layout of an input file (a numberlink file may hold many puzzles)."""
+    regular_input(path)
+    if netlist is not None:
+        regular_input(netlist)
+    return load_layouts(path, fmt, netlist)
+
+
+def load_base(path: str | Path) -> Layout:
+    """The base layout of a batch of netlists: one layout (its own nets are not routed)."""
+    layouts = load_all(path)
+    if len(layouts) != 1:
+        raise InputError(f"holds {len(layouts)} puzzles; a base layout is one layout",
+                         file=path, field="--layout")
+    return layouts[0]
+
+
+@functools.lru_cache(maxsize=4)
+def _cached_base(path: str, _stamp: tuple[int, int]) -> Layout:
+    return load_base(path)
+
+
+def base_from(path: str) -> Layout:
+    """:func:`load_base`, loaded once per process while the file stays the same (each
+    Dask worker reads the base itself, and again after a restart)."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return load_base(path)                   # the loader names the problem
+    return _cached_base(path, (info.st_mtime_ns, info.st_size))
+
+
+def netlist_layouts(file: str | Path, base: Layout, fmt: str = "auto") -> list[Layout]:
+    """The layouts that route netlist ``file`` over ``base``'s blockages, one per netlist.
+
+    A YAML netlist has just ``nets:`` (a full layout, with its own size or blockages, is an
+    error naming the file: its blockages would be silently dropped); its layout is named
+    after the file. A numberlink or ADC puzzle file gives one netlist per puzzle, named
+    as the puzzle, and must have the base's size.
+    """
+    regular_input(file)
+    kind = sniff_format(Path(file)) if fmt == "auto" else fmt
+    if kind == "yaml":
+        nets = load_netlist(file, strict=True)
+        return [dataclasses.replace(with_nets(base, nets, file), name=Path(file).stem,
+                                    source=str(file))]
+    if kind == "movingai":
+        raise InputError("is a Moving AI map, which has no nets to route over the base "
+                         "layout", file=file)
+    out = []
+    for puzzle in load_layouts(file, kind):
+        if (puzzle.width, puzzle.height) != (base.width, base.height):
+            raise InputError(f"puzzle {puzzle.name!r} is {puzzle.width} x {puzzle.height}, "
+                             f"the base layout {base.width} x {base.height}", file=file)
+        nets = [Net(n.name, list(n.pins)) for n in puzzle.nets]
+        out.append(dataclasses.replace(with_nets(base, nets, file), name=puzzle.name,
+                                       source=str(file)))
+    return out
+
+
+# -- the files of a batch -------------------------------------------------------------
+def _is_puzzle(path: Path) -> bool:
+    try:
+        return path.is_file() and sniff_format(path) != "yaml"
+    except (InputError, OSError):
+        return False
+
+
+def _layout_files(folder: Path) -> list[Path]:
+    """Every ``.yaml``/``.yml`` entry under ``folder`` that is not a folder, and every
+    ``.txt``/``.map`` file whose content is a puzzle or a map.
+
+    FIFOs, devices and broken links of layout names are included, so that the batch
+    reports them in their rows rather than skipping them unseen; links to folders are
+    not followed (a link loop cannot trap the search).
+    """
+    found = []
+
+    def unreadable(e: OSError) -> None:
+        say("warning", f"{e.filename}: cannot search: {e.strerror}")
+
+    for dirpath, _dirs, names in os.walk(folder, onerror=unreadable):
+        for n in names:
+            suffix = os.path.splitext(n)[1].lower()
+            if suffix in LAYOUT_SUFFIXES or (suffix in PUZZLE_SUFFIXES
+                                             and _is_puzzle(Path(dirpath) / n)):
+                found.append(Path(dirpath) / n)
+    return sorted(found)
+
+
+def collect(inputs: Sequence[str]) -> list[Path]:
+    """The layout files of a batch, each once however it is named (by resolved path)."""
+    files: list[Path] = []
+    for item in inputs:
+        p = Path(item)
+        if p.is_dir():
+            found = _layout_files(p)
+            if not found:
+                say("warning", f"{p}: no .yaml layouts in this folder")
+            files += found
+        else:
+            files.append(p)       # a missing file is reported in its row
+    seen, unique = set(), []
+    for f in files:
+        try:
+            key = f.resolve()
+        except (OSError, RuntimeError):          # a link loop: its own spelling
+            key = f.absolute()
+        if key not in seen:
+            seen.add(key)
+            unique.append(f)
+    return unique
+
+
+# -- routing one layout and writing its outputs ----------------------------------------
+@dataclass
+class Picture:
+    """Whether a run draws ``layout.png``, at what scale, and why not (``notice``)."""
+
+    draw: bool
+    scale: int | None = None
+    notice: str = ""
+
+
+def plan_picture(layout: Layout, wanted: bool, scale: int | None = None) -> Picture:
+    """Decide about the picture before routing: its pixels and memory are bounded.
+
+    The whole run (the engine's :data:`~mazeroute.layout.BYTES_PER_CELL` a cell and the
+    picture's bytes a pixel) must fit in the memory available. When the picture alone
+    does not fit (or has more than :data:`~mazeroute.render.MAX_PICTURE_PIXELS`
+    pixels), it is skipped with a notice; with an explicit ``scale`` that is an
+    :class:`InputError` instead (the user asked for exactly that picture).
+    """
+    if not wanted:
+        return Picture(False)
+    from . import render
+    s = scale if scale is not None else render.cell_scale(layout.width, layout.height)
+    iw, ih = render.image_size(layout, s)
+    need = iw * ih * render.PICTURE_BYTES_PER_PIXEL
+    engine = layout.width * layout.height * BYTES_PER_CELL
+    have = layout_module.available_memory()
+    if iw * ih > render.MAX_PICTURE_PIXELS:
+        why = (f"a {iw} x {ih} picture has more than the {render.MAX_PICTURE_PIXELS} pixels "
+               "allowed")
+    elif have and engine + need > have:
+        why = (f"a {iw} x {ih} picture needs about {need / 2**30:.1f} GiB besides routing's "
+               f"{engine / 2**30:.1f} GiB, and {have / 2**30:.1f} GiB are available")
+    else:
+        return Picture(True, scale)
+    if scale is not None:
+        raise InputError(f"{why}; use a smaller --scale or --no-png", file=layout.source,
+                         field="--scale")
+    return Picture(False, None, f"no layout.png: {why}")
+
+
+def display_layout(layout: Layout) -> Layout:
+    """The same layout with names safe to draw (escaped, bounded), for the picture."""
+    nets = [Net(safe_text(n.name, PICTURE_NAME_WIDTH), n.pins) for n in layout.nets]
+    return Layout(safe_text(layout.name, PICTURE_NAME_WIDTH), layout.width, layout.height,
+                  layout.rects, nets, layout.blocked, layout.source)
+
+
+def write_outputs(result: RouteResult, folder: Path, picture: Picture,
+                  root: Path | None = None, html: bool = False) -> list[Path]:
+    """routes.json, report.txt, (per ``picture``) layout.png and (with ``html``) the
+    interactive view.html in ``folder``, together.
+
+    All are staged and then moved into place at once (:class:`~mazeroute.io.OutputSet`):
+    a failure or an interruption leaves the folder's old files, never a mix; an old
+    ``layout.png`` goes when this run draws none, so the folder describes one run.
+    Every file must lie inside ``root`` (default: ``folder``), links resolved.
+    """
+    written = []
+    with OutputSet(folder, root) as files:
+        def put(name: str, write: Callable[[Path], None]) -> None:
+            try:
+                write(files.stage(name))
+            except OSError as e:
+                raise OutputError.from_os(e, folder / name) from None
+            written.append(folder / name)
+
+        put("routes.json", lambda p: p.write_text(json.dumps(result.to_json(), indent=1)
+                                                  + "\n", encoding="utf-8"))
+        put("report.txt", lambda p: p.write_text(format_report(result), encoding="utf-8"))
+        if picture.draw:
+            from .render import layout_image
+
+            def png(p: Path) -> None:
+                layout_image(display_layout(result.layout), result,
+                             scale=picture.scale).save(p, format="PNG")
+            put("layout.png", png)
+        else:
+            files.remove("layout.png")
+        if html:
+            from .view import save_view_html
+            put("view.html", lambda p: save_view_html(
+                result.layout, result, p, congestion=result.history))
+        else:
+            files.remove("view.html")
+    return written
+
+
+def route_layout(layout: Layout, folder: Path, args, picture: Picture, *,
+                 root: Path | None = None, progress: Callable[[int, int, str], None] | None
+                 = None) -> tuple[RouteResult, list[Path]]:
+    """Route ``layout`` with the engine options of ``args``; write its outputs in ``folder``.
+
+    The one routine behind ``route`` and each layout of ``batch``: ``root`` is the folder
+    the user named (``folder`` itself, or the batch's), which callers have locked and
+    every output must stay inside. ``progress(k, n, "nets")`` follows the nets.
+    """
+    if getattr(args, "mode", "sequential") == "negotiate":
+        result = route(layout, backend=args.backend, mode="negotiate",
+                       max_iterations=getattr(args, "max_iterations", None),
+                       time_limit=getattr(args, "time_limit", None),
+                       progress=iteration_line if progress else None)
+    else:
+        router = Router(layout, args.backend, args.strategy)
+        result = router.run(args.order, (lambda k, n, r: progress(k, n, "nets")) if progress
+                            else None)
+    return result, write_outputs(result, folder, picture, root, getattr(args, "html", False))
+
+
+def iteration_line(it) -> None:
+    """One line per negotiation iteration on stderr: what a user waits for."""
+    print(f"iteration {it.iteration}: {it.overused} overused cells, {it.conflicts} nets in "
+          f"conflict, {it.rerouted} rerouted, {it.seconds:.2f} s", file=sys.stderr,
+          flush=True)
+
+
+# -- one input file of a batch ----------------------------------------------------------
+@dataclass(frozen=True)
+class BatchOptions:
+    """What every layout of a batch is routed and written with (sent to Dask workers)."""
+
+    backend: str = "auto"
+    strategy: str | None = None
+    order: str = "file"
+    mode: str = "sequential"
+    max_iterations: int | None = None
+    time_limit: float | None = None
+    format: str = "auto"
+    no_png: bool = False
+    html: bool = False
+    quiet: bool = False
+    resume: bool = False
+
+    @classmethod
+    def from_args(cls, args) -> BatchOptions:
+        """The options of a parsed ``mazeroute batch`` command line."""
+        return cls(**{f.name: getattr(args, f.name) for f in dataclasses.fields(cls)
+                      if hasattr(args, f.name)})
+
+
+@dataclass
+class Loaded:
+    """An input file's layouts, or the row saying why it has none.
+
+    ``labels`` name each layout in the summary's ``file`` column (``FILE#k`` for the k-th
+    puzzle of a file of several).
+    """
+
+    file: str
+    labels: list[str] = field(default_factory=list)
+    layouts: list[Layout] = field(default_factory=list)
+    error: dict | None = None
+    message: str = ""
+
+    @property
+    def names(self) -> list[str]:
+        """The layouts' names, from which their folders are made."""
+        return [lay.name for lay in self.layouts]
+
+    def plan(self) -> FilePlan:
+        """What the client needs to name this file's folders and count its work."""
+        return FilePlan(self.file, self.labels, self.names,
+                        [len(lay.nets) for lay in self.layouts], self.error, self.message)
+
+    def outcome(self) -> FileOutcome:
+        """The outcome of a file that could not be loaded: its one row."""
+        return self.plan().outcome()
+
+
+@dataclass
+class FilePlan:
+    """A :class:`Loaded` file without its layouts (small: a Dask worker sends it back):
+    its labels, layout names, nets per layout, or the row saying why it has none."""
+
+    file: str
+    labels: list[str]
+    names: list[str]
+    nets: list[int]
+    error: dict | None = None
+    message: str = ""
+
+    def outcome(self) -> FileOutcome:
+        """The outcome of a file that could not be loaded: its one row."""
+        return FileOutcome([self.error] if self.error else [], [False] if self.error else [],
+                           [("error", self.message)] if self.message else [])
+
+
+def load_file(file: str, options: BatchOptions, base: Layout | str | None = None) -> Loaded:
+    """Load the layouts of one input file; with ``base`` (a layout, or its path), the
+    file is a netlist (or a puzzle file of netlists) to route over the base's blockages.
+
+    Never raises an :class:`Exception`: a file that cannot be loaded gives a
+    :class:`Loaded` whose ``error`` is its row (``invalid``, or ``failed`` for anything
+    unforeseen) and whose ``message`` is the one-line reason.
+    """
+    try:
+        if base is None:
+            layouts = load_all(file, None, options.format)
+        else:
+            if isinstance(base, str):
+                base = base_from(base)
+            layouts = netlist_layouts(file, base, options.format)
+    except InputError as e:
+        reason = str(e.with_file(file))
+        return Loaded(file, error=summary_row(file, error=reason, status="invalid"),
+                      message=reason)
+    except Exception as e:  # noqa: BLE001 -- one file's fault must not end the batch
+        reason = f"{file}: {type(e).__name__}: {e}"
+        return Loaded(file, error=summary_row(file, error=reason, status="failed"),
+                      message=reason)
+    labels = [file] if len(layouts) == 1 else [f"{file}#{k}" for k in
+                                               range(1, len(layouts) + 1)]
+    return Loaded(file, labels, layouts)
+
+
+def assign_folders(names: Iterable[str], taken: set[str]) -> list[str]:
+    """The output folders of one file's layouts, given the folders of the files before it
+    (``taken``, which grows): the order of the calls decides, so call in input order."""
+    return [safe_folder_name(name, taken) for name in names]
+
+
+@dataclass
+class FileOutcome:
+    """What routing one input file gives back: its rows of the summary, whether each was
+    kept from an earlier run (``resumed``), and its messages as ``(kind, text)``."""
+
+    rows: list[dict]
+    resumed: list[bool] = field(default_factory=list)
+    messages: list[tuple[str, str]] = field(default_factory=list)
+
+
+def route_file(loaded: Loaded, folders: Sequence[str], out: str | Path,
+               options: BatchOptions) -> FileOutcome:
+    """Route the layouts of one loaded input file into ``out/<folder>/``; return the rows.
+
+    With ``options.resume``, a layout whose outputs are complete and valid
+    (:func:`complete_outputs`) is not routed again: its row is recomputed from its
+    ``routes.json``. Never raises an :class:`Exception` (see :func:`load_file`); only an
+    interruption passes.
+    """
+    if loaded.error is not None:
+        return loaded.outcome()
+    out = Path(out)
+    outcome = FileOutcome([])
+    for label, layout, folder in zip(loaded.labels, loaded.layouts, folders):
+        kept = None
+        if options.resume:
+            kept = complete_outputs(layout, out / folder, options)
+        if kept is not None:
+            row = summary_row(label, kept, folder=folder)
+            row["seconds"] = ""
+            outcome.rows.append(row)
+            outcome.resumed.append(True)
+            continue
+        outcome.rows.append(_route_one(loaded.file, label, layout, out, folder, options,
+                                       outcome.messages))
+        outcome.resumed.append(False)
+    return outcome
+
+
+def _route_one(file: str, label: str, layout: Layout, out: Path, folder: str,
+               options: BatchOptions, messages: list) -> dict:
+    status = "failed"
+    try:
+        picture = plan_picture(layout, not options.no_png)
+        if picture.notice:
+            messages.append(("note", f"{file}: {picture.notice}"))
+        result, _ = route_layout(layout, out / folder, options, picture, root=out)
+        row = summary_row(label, result, folder=folder)
+        row["device"] = device_report(result.engine)
+        return row
+    except InputError as e:
+        status, reason = "invalid", str(e.with_file(file))
+    except (OutputError, EngineUnavailable) as e:
+        reason = str(e) if isinstance(e, OutputError) else f"{file}: {e}"
+    except MemoryError:
+        reason = f"{file}: out of memory"
+    except OSError as e:
+        reason = f"{file}: {OutputError.from_os(e, e.filename or file, 'failed').reason}"
+    except Exception as e:  # noqa: BLE001 -- one layout's fault must not end the batch
+        reason = f"{file}: {type(e).__name__}: {e}"
+    messages.append(("error", reason))
+    return summary_row(label, error=reason, status=status)
+
+
+def device_report(engine: str) -> str:
+    """The device that ran ``engine`` here, as this process sees it: for a GPU engine its
+    CUDA device number and PCI bus id (and ``CUDA_VISIBLE_DEVICES`` when set), for a CPU
+    engine nothing. A Dask worker pinned to one GPU reports that GPU."""
+    if not engine.startswith("gpu"):
+        return ""
+    try:
+        import cupy
+        dev = cupy.cuda.Device()
+        where = f"cuda:{dev.id} {dev.pci_bus_id}"
+    except Exception as e:  # noqa: BLE001 -- a report, not a reason to fail the layout
+        where = f"cuda:? ({type(e).__name__})"
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    return where + (f" CUDA_VISIBLE_DEVICES={visible}" if visible is not None else "")
+
+
+def complete_outputs(layout: Layout, folder: Path, options: BatchOptions
+                     ) -> RouteResult | None:
+    """The result kept in ``folder`` when its outputs are complete and valid, else None.
+
+    Complete and valid: ``routes.json`` parses and keeps every promise of FORMATS.md about
+    ``layout`` (:func:`~mazeroute.contract.check_routes`), ``report.txt`` is there, and so
+    are the files this run asks for (``layout.png`` unless ``no_png`` or the picture would
+    be skipped, ``view.html`` with ``html``).
+    """
+    try:
+        if not (folder / "report.txt").is_file():
+            return None
+        if options.html and not (folder / "view.html").is_file():
+            return None
+        if not options.no_png and not (folder / "layout.png").is_file() and \
+                plan_picture(layout, True).draw:
+            return None
+        routes = json.loads((folder / "routes.json").read_text(encoding="utf-8"))
+        if check_routes(layout, routes):
+            return None
+        result = routes_result(layout, routes)
+    except Exception:  # noqa: BLE001 -- outputs that cannot be checked are routed again
+        return None
+    result.engine = str(routes.get("engine", ""))
+    return result
+
+
+def batch_layout(file: Path, out: Path, taken: set[str], args) -> list[dict]:
+    """Load, route and write the layouts of one input file of a batch into ``out`` (a
+    numberlink file holds several puzzles); return their summary rows.
+
+    Never raises an :class:`Exception`: whatever goes wrong with a layout (bad input,
+    an output it cannot write, memory, a bug) becomes a row with status ``invalid`` or
+    ``failed`` and a one-line reason, printed on stderr too. Only an interruption
+    (:class:`KeyboardInterrupt`, :class:`SystemExit`) passes.
+    """
+    options = args if isinstance(args, BatchOptions) else BatchOptions.from_args(args)
+    loaded = load_file(str(file), options)
+    outcome = route_file(loaded, assign_folders(loaded.names, taken), out, options)
+    emit(outcome, options.quiet)
+    return outcome.rows
+
+
+def emit(outcome: FileOutcome, quiet: bool = False) -> None:
+    """Print a file's messages: errors always, notes unless ``quiet``."""
+    for kind, text in outcome.messages:
+        if kind == "error" or not quiet:
+            say(kind, text)
+
+
+def failed_outcome(plan: FilePlan, reason: str) -> FileOutcome:
+    """Every layout of the file failed for ``reason`` (e.g. its worker kept dying)."""
+    labels = plan.labels or [plan.file]
+    text = f"{plan.file}: {reason}"
+    return FileOutcome([summary_row(label, error=text, status="failed") for label in labels],
+                       [False] * len(labels), [("error", text)])
+
+
+# -- the summary ------------------------------------------------------------------------
+def write_summary(path: Path, rows: list[dict], kind: str) -> None:
+    """The summary table as CSV or JSON, replaced atomically."""
+    try:
+        if kind == "csv":
+            write_csv(path, SUMMARY_FIELDS, rows)
+        else:
+            write_text(path, json.dumps(rows, indent=1) + "\n")
+    except OSError as e:
+        raise OutputError.from_os(e, path, "cannot write the summary") from None
+
+
+def read_summary(folder: Path) -> dict[tuple[str, str], dict]:
+    """The rows of an earlier summary in ``folder`` (CSV or JSON) that routed a layout,
+    by ``(file, folder)``; nothing when there is none or it cannot be read."""
+    rows: list = []
+    for name in ("summary.csv", "summary.json"):
+        path = folder / name
+        with contextlib.suppress(OSError, ValueError, csv.Error, RecursionError):
+            if name.endswith(".csv"):
+                with open(path, newline="", encoding="utf-8") as fh:
+                    rows += list(csv.DictReader(fh))
+            else:
+                rows += json.loads(path.read_text(encoding="utf-8"))
+    return {(r["file"], r["folder"]): r for r in rows if isinstance(r, dict)
+            and r.get("status") == "ok" and isinstance(r.get("file"), str)
+            and isinstance(r.get("folder"), str)}
+
+
+class Summary:
+    """The rows of a batch by input position, written in input order whatever order the
+    files finish in; files started and not finished are marked when interrupted.
+
+    ``previous`` (from :func:`read_summary`): rows of an earlier run, whose ``seconds``,
+    ``worker`` and ``device`` a layout kept by ``--resume`` takes over (its ``routes.json``
+    holds no timing).
+    """
+
+    def __init__(self, path: Path, kind: str, previous: dict | None = None):
+        self.path, self.kind = path, kind
+        self.previous = previous or {}
+        self._rows: dict[int, list[dict]] = {}
+        self.started: dict[int, tuple[str, list[str]]] = {}
+        self.resumed = 0
+
+    def start(self, index: int, file: str, folders: Sequence[str] = ()) -> None:
+        """File ``index`` is being routed (into ``folders``)."""
+        self.started[index] = (file, list(folders))
+
+    def finish(self, index: int, outcome: FileOutcome) -> None:
+        """File ``index`` is done: keep its rows (``write`` writes them)."""
+        self.started.pop(index, None)
+        for row, kept in zip(outcome.rows, outcome.resumed):
+            if kept:
+                self.resumed += 1
+                old = self.previous.get((row["file"], row["folder"]), {})
+                for key in ("seconds", "worker", "device"):
+                    row[key] = old.get(key, row[key])
+        self._rows[index] = outcome.rows
+
+    def interrupt(self, error: str = INTERRUPTED) -> list[str]:
+        """Mark every file started and not finished ``interrupted``; return their folders."""
+        folders = []
+        for index, (file, planned) in sorted(self.started.items()):
+            self._rows[index] = [summary_row(file, status="interrupted", error=error)]
+            folders += planned
+        self.started.clear()
+        return folders
+
+    @property
+    def rows(self) -> list[dict]:
+        return [row for index in sorted(self._rows) for row in self._rows[index]]
+
+    def write(self) -> None:
+        write_summary(self.path, self.rows, self.kind)
+
+
+def run_serial(files: Sequence[str], out: Path, options: BatchOptions, summary: Summary,
+               base: Layout | None = None,
+               progress: Callable[[int, int, str], None] | None = None) -> None:
+    """The batch in this process, one file after another (``--workers 1``)."""
+    taken: set[str] = set()
+    for k, f in enumerate(files):
+        summary.start(k, f)
+        loaded = load_file(f, options, base)
+        outcome = route_file(loaded, assign_folders(loaded.names, taken), out, options)
+        summary.finish(k, outcome)
+        emit(outcome, options.quiet)
+        summary.write()
+        if progress:
+            progress(k + 1, len(files), Path(f).name)
+
+
+def sweep_temporaries(out: Path, folders: Iterable[str]) -> None:
+    """Remove what a killed worker may have left in these output folders: temporary
+    outputs (``.routes.*.json.part`` ...), and the folder itself when that leaves it
+    empty."""
+    for name in folders:
+        folder = out / name
+        for output in OUTPUT_FILES:
+            stem, suffix = os.path.splitext(output)
+            for part in folder.glob(f".{stem}.*{suffix}.part"):
+                with contextlib.suppress(OSError):
+                    part.unlink()
+        with contextlib.suppress(OSError):
+            folder.rmdir()                         # only when empty
+
+
+__all__ = ["BatchOptions", "FileOutcome", "FilePlan", "Loaded", "Summary", "assign_folders",
+           "batch_layout", "collect", "load_file", "route_file", "run_serial"]

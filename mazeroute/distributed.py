@@ -1,0 +1,417 @@
+"""The batch on a Dask cluster: many processes, many GPUs, many machines.
+
+Each input file is two tasks on the cluster: a **load** (a worker parses the file and
+sends its layouts back) and a **route** (the layouts go with it; a worker routes them,
+writes the outputs into the shared output folder and sends back only the summary rows,
+stamped with the worker's name and the GPU it used, as the worker itself reports it).
+Between the two the client names the output folders, in input order (a folder name
+depends on every earlier file's: :func:`mazeroute.batch.assign_folders`), so they are
+the serial batch's; it writes the summary after every file, rows in input order. A
+route depends on no other task's data and is sent only when a worker thread is free for
+it: Dask then starts it at once on an idle worker (a route that followed its layouts to
+the worker that loaded them would wait there while another worker idles), and a
+worker's death concerns only the task it was running. Loads run a few files per worker
+ahead of the routes.
+
+Faults: a layout that fails is its row, as in the serial batch. A worker that dies while
+loading or routing a file (killed, out of memory) has the task retried on a fresh or
+another worker, up to Dask's ``distributed.scheduler.allowed-failures`` times (3 unless
+configured, e.g. ``DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES=1``); after that the
+file's layouts are failed rows. Ctrl-C cancels the cluster's tasks.
+
+Dask is imported only here, and only when a batch uses it: ``pip install
+'mazeroute[dask]'``. This module never imports :mod:`mazeroute.cli`.
+
+Examples
+--------
+>>> visible_gpus(environ={"CUDA_VISIBLE_DEVICES": "2,3"}, count=None)
+['2', '3']
+>>> visible_gpus(environ={"CUDA_VISIBLE_DEVICES": "1,-1,3"}, count=None)  # CUDA stops at -1
+['1']
+>>> visible_gpus(environ={}, count=2), visible_gpus(environ={"CUDA_VISIBLE_DEVICES": "5,6"},
+...                                                count=1)
+(['0', '1'], ['5'])
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import shutil
+import subprocess
+import time
+import uuid
+import warnings
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .batch import (
+    BatchOptions,
+    FileOutcome,
+    FilePlan,
+    Loaded,
+    Summary,
+    assign_folders,
+    emit,
+    failed_outcome,
+    load_file,
+    route_file,
+)
+from .errors import InputError
+from .io import signals_held
+
+if TYPE_CHECKING:                     # Dask is imported only when a batch uses it
+    from distributed import Client
+
+#: The extra that installs what this module needs.
+EXTRA = "mazeroute[dask]"
+#: Files loaded ahead of their routing, per worker thread.
+LOOKAHEAD = 4
+#: Cells of loaded layouts that the client holds at most, waiting to send them to be
+#: routed (a bool a cell, plus the nets): loading ahead stops beyond it.
+HELD_CELLS = 2**28
+#: Seconds a local cluster's workers get to stop before they are killed.
+CLOSE_SECONDS = 3
+#: A local scheduler serves no dashboard, and its small HTTP server takes any free port
+#: (by default it tries 8787 and warns when another cluster holds it).
+NO_DASHBOARD = {"dashboard": False, "dashboard_address": ":0"}
+
+
+def require_dask(option: str) -> None:
+    """Raise a one-line :class:`InputError` naming the extra when Dask is missing."""
+    try:
+        import dask  # noqa: F401
+        import distributed  # noqa: F401
+    except ImportError as e:
+        missing = getattr(e, "name", None) or "dask"
+        raise InputError(f"needs Dask ({missing} is not installed): pip install '{EXTRA}'",
+                         field=option) from None
+
+
+# -- GPUs --------------------------------------------------------------------------------
+def visible_gpus(environ: Mapping[str, str] | None = None, count: int | None = -1
+                 ) -> list[str]:
+    """The GPUs a ``--gpus`` batch gives one worker each, as the ``CUDA_VISIBLE_DEVICES``
+    value that pins a worker to it.
+
+    The count comes from CuPy when it is installed and can ask the driver, else from
+    ``nvidia-smi -L`` (``count=-1``: find out; tests pass a number or None). With
+    ``CUDA_VISIBLE_DEVICES`` set, the GPUs are its entries, up to the first invalid one
+    (as CUDA reads it) and at most ``count``; without it, devices ``0 .. count-1``.
+    """
+    environ = os.environ if environ is None else environ
+    if count == -1:
+        count = _cupy_count()
+        if count is None:
+            count = _nvidia_smi_count()
+    visible = environ.get("CUDA_VISIBLE_DEVICES")
+    if visible is None:
+        return [str(i) for i in range(count or 0)]
+    ids = []
+    for entry in visible.split(","):
+        entry = entry.strip()
+        if not entry or entry.startswith("-"):
+            break
+        ids.append(entry)
+    return ids if count is None else ids[:count]
+
+
+def _cupy_count() -> int | None:
+    import importlib.util
+    if importlib.util.find_spec("cupy") is None:
+        return None
+    try:
+        import cupy
+        return int(cupy.cuda.runtime.getDeviceCount())
+    except Exception:  # noqa: BLE001 -- no driver, no device: ask nvidia-smi
+        return None
+
+
+def _nvidia_smi_count() -> int | None:
+    smi = shutil.which("nvidia-smi")
+    if smi is None:
+        return None
+    try:
+        listing = subprocess.run([smi, "-L"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if listing.returncode != 0:
+        return None
+    return sum(line.startswith("GPU ") for line in listing.stdout.splitlines())
+
+
+# -- clusters ---------------------------------------------------------------------------------
+def _ignore_interrupts(dask_worker=None) -> None:
+    """Run in each local worker: Ctrl-C reaches every process of the terminal's group, and
+    the client alone decides what stops (it cancels, then closes the cluster)."""
+    import signal
+    import threading
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _memory_per_worker(workers: int) -> int:
+    from distributed.system import MEMORY_LIMIT
+    return max(1, MEMORY_LIMIT // max(1, workers))
+
+
+@contextlib.contextmanager
+def _quiet_logs() -> Iterator[None]:
+    """Dask's own log lines (workers restarting, closing) stay off the user's terminal:
+    what matters reaches the summary's rows."""
+    loggers = [logging.getLogger(n) for n in ("distributed", "dask_cuda", "tornado")]
+    levels = [lg.level for lg in loggers]
+    for lg in loggers:
+        lg.setLevel(logging.CRITICAL)
+    try:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", module=r"(distributed|dask_cuda)(\.|$)")
+            yield
+    finally:
+        for lg, level in zip(loggers, levels):
+            lg.setLevel(level)
+
+
+@contextlib.contextmanager
+def local_client(workers: int = 1, gpus: Sequence[str] | None = None) -> Iterator[Client]:
+    """A client of a new cluster on this machine, closed (its workers stopped) at the end.
+
+    ``workers`` processes of one thread each, sharing the machine's memory; or, with
+    ``gpus``, one worker per GPU, pinned to it by ``CUDA_VISIBLE_DEVICES`` (dask-cuda's
+    ``LocalCUDACluster`` when installed, else plain Dask workers with that variable set).
+    """
+    require_dask("--gpus" if gpus else "--workers")
+    import dask
+    from distributed import Client, LocalCluster, Nanny, Scheduler, SpecCluster
+
+    quiet = logging.CRITICAL
+    # A task waiting for a busy worker would share the blame if that worker died: hand
+    # out files only to idle threads.
+    with _quiet_logs(), dask.config.set({"distributed.scheduler.worker-saturation": 1.0}):
+        try:
+            if gpus:
+                memory = _memory_per_worker(len(gpus))
+                try:
+                    from dask_cuda import LocalCUDACluster
+                except ImportError:
+                    LocalCUDACluster = None
+                if LocalCUDACluster is not None:
+                    cluster = LocalCUDACluster(CUDA_VISIBLE_DEVICES=list(gpus),
+                                               threads_per_worker=1, memory_limit=memory,
+                                               dashboard_address=None, silence_logs=quiet,
+                                               scheduler_kwargs=NO_DASHBOARD)
+                else:
+                    specs = {f"gpu{i}": {"cls": Nanny, "options": {
+                        "nthreads": 1, "memory_limit": memory, "silence_logs": quiet,
+                        "env": {"CUDA_VISIBLE_DEVICES": device}}}
+                        for i, device in enumerate(gpus)}
+                    cluster = SpecCluster(workers=specs, scheduler={
+                        "cls": Scheduler, "options": {"dashboard": False,
+                                                      "dashboard_address": ":0"}},
+                        silence_logs=quiet)
+            else:
+                cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                       dashboard_address=None, silence_logs=quiet,
+                                       memory_limit=_memory_per_worker(workers),
+                                       scheduler_kwargs=NO_DASHBOARD)
+        except Exception as e:  # noqa: BLE001 -- a cluster that cannot start: one line
+            raise InputError(f"cannot start a local Dask cluster: {type(e).__name__}: {e}",
+                             field="--gpus" if gpus else "--workers") from None
+        client = None
+        try:
+            client = Client(cluster)
+            client.register_plugin(_plugin(), name="mazeroute-no-sigint")
+            yield client
+        finally:
+            _close(client, cluster)
+
+
+def _plugin():
+    """A worker plugin that runs :func:`_ignore_interrupts` on every worker, restarted
+    ones included."""
+    from distributed import WorkerPlugin
+
+    class NoInterrupts(WorkerPlugin):
+        def setup(self, worker):
+            _ignore_interrupts(worker)
+
+    return NoInterrupts()
+
+
+def _close(client, cluster) -> None:
+    """Stop the workers (a task still running is killed after :data:`CLOSE_SECONDS`),
+    whatever signal comes meanwhile."""
+    with signals_held():
+        if client is not None:
+            with contextlib.suppress(Exception):
+                client.close(timeout=CLOSE_SECONDS)
+        with contextlib.suppress(Exception):
+            cluster.close(timeout=CLOSE_SECONDS)
+
+
+@contextlib.contextmanager
+def remote_client(address: str) -> Iterator[Client]:
+    """A client of the running cluster at ``address`` (``dask scheduler`` elsewhere)."""
+    require_dask("--scheduler")
+    from distributed import Client
+    with _quiet_logs():
+        try:
+            client = Client(address)    # waits distributed.comm.timeouts.connect
+        except (OSError, TimeoutError, ValueError) as e:
+            raise InputError(f"cannot reach the Dask scheduler at {address}: {e}",
+                             field="--scheduler") from None
+        try:
+            yield client
+        finally:
+            with contextlib.suppress(Exception):
+                client.close(timeout=CLOSE_SECONDS)
+
+
+# -- the tasks (run on the workers) -----------------------------------------------------
+def _load_task(file: str, options: BatchOptions, base: str | None) -> Loaded:
+    return load_file(file, options, base)
+
+
+def _route_task(loaded: Loaded, folders: list[str], out: str,
+                options: BatchOptions) -> FileOutcome:
+    outcome = route_file(loaded, folders, out, options)
+    from distributed import get_worker
+    name = str(get_worker().name)
+    for row, kept in zip(outcome.rows, outcome.resumed):
+        if not kept:
+            row["worker"] = name
+    return outcome
+
+
+def _cells(loaded: Loaded) -> int:
+    return sum(lay.width * lay.height for lay in loaded.layouts)
+
+
+def _reason(e: BaseException, doing: str) -> str:
+    from distributed import KilledWorker
+    if isinstance(e, KilledWorker):
+        return (f"the workers {doing} it died on every attempt (killed, or out of memory); "
+                "not retried further")
+    return f"{doing} it on the cluster failed: {type(e).__name__}: {e}"
+
+
+# -- the client's loop ------------------------------------------------------------------
+def run_batch(client: Client, files: Sequence[str], out: str | Path, options: BatchOptions,
+              summary: Summary, *, base: str | None = None,
+              progress: Callable[[int, int, str], None] | None = None,
+              lookahead: int = LOOKAHEAD) -> None:
+    """Route ``files`` on the cluster of ``client``, filling ``summary`` as files finish.
+
+    Two tasks per file: a *load* (a worker reads the file and sends its layouts back) and,
+    once the client has named the folders of every file before it, a *route* (the
+    layouts go with the task; a worker routes them, writes the outputs and sends back the
+    rows). A route depends on no other task's data and is sent only when a worker thread
+    is free for it, so Dask starts it at once on an idle worker, and a worker's death
+    concerns only the task it was running. Loads run ahead, at most ``lookahead`` files
+    per worker thread (and about :data:`HELD_CELLS` cells) held here. ``base``: the path
+    of the base layout of a batch of netlists (each worker reads it once). Paths must
+    mean the same on the workers as here. An interruption cancels this batch's tasks and
+    passes; ``summary`` then lists the files that were routing as started
+    (:meth:`~mazeroute.batch.Summary.interrupt`).
+    """
+    from distributed import as_completed
+
+    out = str(out)
+    run = uuid.uuid4().hex[:8]
+    todo = deque(enumerate(files))
+    open_files: set[int] = set()           # loading or loaded, not finished
+    loaded: dict[int, Loaded] = {}         # loaded, waiting for earlier files' names
+    named: deque = deque()                 # (index, loaded, folders), in input order
+    routing: set[int] = set()
+    tags: dict = {}                        # key of a future not yet returned -> its task
+    taken: set[str] = set()
+    count = {"next": 0, "layouts": 0, "loaded": 0, "nets": 0, "nets_done": 0, "done": 0,
+             "cells": 0}
+    pending = as_completed(loop=client.loop)
+    seen = {"at": -1.0, "threads": 1}
+
+    def threads() -> int:                  # workers come and go: ask once a second
+        now = time.monotonic()
+        if now - seen["at"] > 1:
+            seen["at"], seen["threads"] = now, max(1, sum(client.nthreads().values()))
+        return seen["threads"]
+
+    def submit(kind: str, k: int, plan: FilePlan | None, *args, priority: int) -> None:
+        task = _load_task if kind == "load" else _route_task
+        future = client.submit(task, *args, key=f"{kind}-{run}-{k}", priority=priority)
+        tags[future.key] = (future, kind, k, plan)
+        pending.add(future)
+
+    def feed() -> None:
+        slots = threads()
+        while todo and len(open_files) < lookahead * slots and (
+                count["cells"] < HELD_CELLS or not named):
+            k, f = todo.popleft()
+            open_files.add(k)
+            submit("load", k, None, f, options, base, priority=2)
+        while named and len(routing) < slots:
+            k, held, folders = named.popleft()
+            count["cells"] -= _cells(held)
+            routing.add(k)
+            summary.start(k, files[k], folders)
+            submit("route", k, held.plan(), held, folders, out, options, priority=1)
+
+    def finish(k: int, outcome: FileOutcome) -> None:
+        summary.finish(k, outcome)
+        emit(outcome, options.quiet)
+        summary.write()
+        routing.discard(k)
+        open_files.discard(k)
+        count["done"] += len(outcome.rows)
+        count["nets_done"] += sum(int(r["nets"] or 0) for r in outcome.rows)
+        if progress:
+            total = count["layouts"] + len(files) - count["loaded"]
+            progress(count["done"], max(total, count["done"]),
+                     f"layouts, {count['nets_done']}/{count['nets']} nets")
+
+    def name_in_order() -> None:
+        while count["next"] in loaded:
+            k = count["next"]
+            count["next"] += 1
+            held = loaded.pop(k)
+            if held.error is not None:         # no layouts, no folder names taken
+                finish(k, held.outcome())
+            else:
+                named.append((k, held, assign_folders(held.names, taken)))
+
+    try:
+        feed()
+        for future in pending:
+            _, kind, k, plan = tags.pop(future.key)
+            if kind == "load":
+                try:
+                    held = future.result()
+                except Exception as e:  # noqa: BLE001 -- the file's row, not the batch's end
+                    failed = failed_outcome(FilePlan(files[k], [files[k]], [], []),
+                                            _reason(e, "loading"))
+                    held = Loaded(files[k], error=failed.rows[0],
+                                  message=failed.messages[0][1])
+                loaded[k] = held
+                count["loaded"] += 1
+                count["layouts"] += len(held.layouts) or 1
+                count["nets"] += sum(len(lay.nets) for lay in held.layouts)
+                count["cells"] += _cells(held)
+                name_in_order()
+            else:
+                try:
+                    outcome = future.result()
+                except Exception as e:  # noqa: BLE001 -- the file's rows, not the batch's end
+                    outcome = failed_outcome(plan, _reason(e, "routing"))
+                finish(k, outcome)
+            future.release()
+            feed()
+    except BaseException:
+        with contextlib.suppress(Exception):
+            client.cancel([t[0] for t in tags.values()], force=True)
+        raise
+
+
+__all__ = ["local_client", "remote_client", "require_dask", "run_batch", "visible_gpus"]

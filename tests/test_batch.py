@@ -1,0 +1,355 @@
+"""The batch, one input file at a time (mazeroute.batch): folders named in input order,
+netlists over a base layout, --resume, the summary's order, and what a killed worker
+leaves. The same inputs serve tests/test_distributed.py, which checks that the Dask batch
+gives exactly what these serial runs give."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import mazeroute.batch as batch
+from mazeroute.batch import (
+    BatchOptions,
+    FileOutcome,
+    Summary,
+    assign_folders,
+    complete_outputs,
+    load_file,
+    sweep_temporaries,
+)
+from mazeroute.cli import build_parser, main
+from mazeroute.contract import check_routes
+from mazeroute.layout import load_layout
+from mazeroute.report import summary_row
+
+ROOT = Path(__file__).resolve().parent.parent
+
+BASE = """\
+name: chip
+width: 8
+height: 6
+blockages:
+  - [3, 0, 3, 3]
+  - {rect: [5, 4, 6, 4]}
+  - {cell: [7, 0]}
+nets:
+  - name: a
+    pins: [[0, 0], [6, 0]]
+  - {name: b, pins: [[0, 5], [7, 5], [6, 3]]}
+"""
+#: Two puzzles of the base's size whose pins avoid its blockages.
+PUZZLES_8x6 = ("8 6\nA.......\n........\nB......B\n........\n........\nA.......\n\n"
+               "8 6\n........\nC......C\n........\n........\nD......D\n........\n")
+
+
+#: A layout whose second net crosses a wall: routed 1 of 2.
+WALLED = ("name: walled\nwidth: 6\nheight: 3\nblockages: [[4, 0, 4, 2]]\nnets:\n"
+          "  - {name: a, pins: [[0, 0], [3, 0]]}\n  - {name: b, pins: [[0, 2], [5, 2]]}\n")
+
+
+def layout_text(name: str) -> str:
+    """A small layout named ``name``: two two-pin nets and a three-pin tree, all routable."""
+    return (f"name: {json.dumps(name)}\nwidth: 8\nheight: 5\nblockages: [[3, 0, 3, 1]]\n"
+            "nets:\n  - {name: a, pins: [[0, 0], [7, 0]]}\n"
+            "  - {name: b, pins: [[0, 4], [7, 4]]}\n"
+            "  - {name: t, pins: [[1, 2], [6, 2], [4, 3]]}\n")
+
+
+def mixed_folder(root: Path) -> Path:
+    """Good and bad layouts, names that collide (folder names depend on input order),
+    a numberlink file of two puzzles, an ADC problem and a README that is no layout."""
+    src = root / "mixed"
+    src.mkdir()
+    files = {
+        "a_first.yaml": layout_text("demo"),
+        "b_broken.yaml": "width: 3\nheight: 3\n",                       # no nets: invalid
+        "c_again.yml": layout_text("demo"),                             # -> demo-2
+        "d_puzzles.txt": "5 3\nA...B\n.....\nA...B\n\n4 2\nC..C\nD..D\n0 0\n",
+        "e_contest.txt": "SIZE 5X4\nLINE_NUM 2\nLINE#1 (0,0)-(4,2)\nLINE#2 (0,3)-(4,3)\n",
+        "f_taken.yaml": layout_text("demo-2"),                          # -> demo-2-2
+        "g_walled.yaml": WALLED,                                        # a net unrouted
+        "h_pin_on_block.yaml": layout_text("demo").replace("[4, 3]]", "[3, 1]]"),
+        "i_empty.yaml": "name: empty\nwidth: 2\nheight: 2\nnets: []\n",
+        "README.txt": "Notes about these layouts.\n",
+    }
+    for name, text in files.items():
+        (src / name).write_text(text)
+    return src
+
+
+def netlist_folder(root: Path) -> tuple[Path, Path]:
+    """A base layout and a folder of netlists for it: good, bad (a pin on a blockage, a
+    full layout, a puzzle of another size), a puzzle file of two, a repeated name."""
+    base = root / "base.yaml"
+    base.write_text(BASE)
+    src = root / "netlists"
+    (src / "sub").mkdir(parents=True)
+    nets = "nets:\n  - {name: p, pins: [[0, 0], [7, 2]]}\n  - {name: q, pins: [[0, 4], [7, 4]]}\n"
+    (src / "n1.yaml").write_text(nets)
+    (src / "n2.yaml").write_text("nets:\n  - {name: p, pins: [[0, 0], [3, 2]]}\n")
+    (src / "n3.yaml").write_text(BASE)                          # a layout, not a netlist
+    (src / "n4.txt").write_text(PUZZLES_8x6)
+    (src / "n5.txt").write_text("3 2\na.a\nb.b\n")
+    (src / "sub" / "n1.yaml").write_text(nets.replace("[7, 4]", "[4, 5]"))
+    return base, src
+
+
+def rows_of(out: Path) -> list[dict]:
+    return list(csv.DictReader((out / "summary.csv").open(encoding="utf-8")))
+
+
+def comparable(rows: list[dict]) -> list[dict]:
+    """Rows without what may differ between equal runs: timings, workers, devices."""
+    return [{k: v for k, v in r.items() if k not in ("seconds", "worker", "device")}
+            for r in rows]
+
+
+def outputs_of(out: Path) -> dict[str, bytes]:
+    """Every output file under ``out`` (not the summary), report times blanked."""
+    found = {}
+    for p in sorted(out.rglob("*")):
+        if p.is_file() and p.parent != out:
+            data = p.read_bytes()
+            if p.name == "report.txt":
+                data = re.sub(rb"\d+(\.\d+)? m?s\b", b"T", data)
+            found[str(p.relative_to(out))] = data
+    return found
+
+
+def cpu(*argv: str) -> list[str]:
+    return ["batch", *argv, "-q", "--backend", "cpu"]
+
+
+# -- folder names --------------------------------------------------------------------------
+def test_folders_follow_input_order_and_only_loaded_layouts_take_names(tmp_path):
+    src = mixed_folder(tmp_path)
+    out = tmp_path / "out"
+    assert main(cpu(str(src), "-o", str(out), "--no-png")) == 2
+    rows = rows_of(out)
+    assert [(Path(r["file"]).name, r["folder"], r["status"]) for r in rows] == [
+        ("a_first.yaml", "demo", "ok"), ("b_broken.yaml", "", "invalid"),
+        ("c_again.yml", "demo-2", "ok"), ("d_puzzles.txt#1", "d_puzzles-1", "ok"),
+        ("d_puzzles.txt#2", "d_puzzles-2", "ok"), ("e_contest.txt", "e_contest", "ok"),
+        ("f_taken.yaml", "demo-2-2", "ok"), ("g_walled.yaml", "walled", "ok"),
+        ("h_pin_on_block.yaml", "", "invalid"), ("i_empty.yaml", "empty", "ok")]
+    walled = rows[7]
+    assert (walled["nets"], walled["routed"]) == ("2", "1")
+    assert rows[0]["worker"] == rows[0]["device"] == ""            # serial, on the CPU
+    # the same names, decided ahead from the files' layout names alone, in input order
+    options, taken = BatchOptions(backend="cpu"), set()
+    planned = []
+    for f in batch.collect([str(src)]):
+        plan = load_file(str(f), options).plan()
+        planned += assign_folders(plan.names, taken) if plan.error is None else [""]
+    assert planned == [r["folder"] for r in rows]
+    for r in rows:
+        if r["status"] == "ok":
+            routes = json.loads((out / r["folder"] / "routes.json").read_text())
+            assert routes["layout"] == r["layout"]
+
+
+# -- netlists over a base layout ---------------------------------------------------------------
+def test_batch_of_netlists_routes_each_over_the_base(tmp_path, capsys):
+    base, src = netlist_folder(tmp_path)
+    out = tmp_path / "out"
+    assert main(cpu("--layout", str(base), str(src), str(base), "-o", str(out),
+                    "--no-png")) == 2                   # the base itself is no netlist
+    rows = {Path(r["file"]).relative_to(src).as_posix(): r for r in rows_of(out)}
+    assert list(rows) == ["n1.yaml", "n2.yaml", "n3.yaml", "n4.txt#1", "n4.txt#2", "n5.txt",
+                          "sub/n1.yaml"]
+    assert [rows[k]["folder"] for k in rows] == ["n1", "", "", "n4-1", "n4-2", "", "n1-2"]
+    assert all(rows[k]["status"] == "ok" for k in ("n1.yaml", "n4.txt#1", "n4.txt#2",
+                                                    "sub/n1.yaml"))
+    assert "n2.yaml" in rows["n2.yaml"]["error"] and "blockages" in rows["n2.yaml"]["error"]
+    assert rows["n3.yaml"]["status"] == "invalid"
+    assert "full layout" in rows["n3.yaml"]["error"] and "n3.yaml" in rows["n3.yaml"]["error"]
+    assert "is 3 x 2, the base layout 8 x 6" in rows["n5.txt"]["error"]
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 3 and all(line.startswith("mazeroute: error: ") for line in err)
+    chip = load_layout(base)
+    for key, names in (("n1.yaml", ["p", "q"]), ("n4.txt#1", ["A", "B"]),
+                       ("n4.txt#2", ["C", "D"])):
+        routes = json.loads((out / rows[key]["folder"] / "routes.json").read_text())
+        assert [n["name"] for n in routes["nets"]] == names
+        netlist = [n for n in load_file(str(src / key.split("#")[0]), BatchOptions(),
+                                        str(base)).layouts
+                   if n.name == rows[key]["layout"]][0]
+        assert netlist.rects == chip.rects and (netlist.blocked == chip.blocked).all()
+        assert check_routes(netlist, routes, sequential=True) == []   # the base's blockages
+        for net in routes["nets"]:
+            assert all(not chip.blocked[y, x] for x, y in net["cells"])
+
+
+def test_a_bad_base_layout_is_one_line_before_any_work(tmp_path, capsys):
+    _, src = netlist_folder(tmp_path)
+    two = tmp_path / "two.txt"
+    two.write_text(PUZZLES_8x6)
+    for base, words in ((tmp_path / "missing.yaml", "no such file"),
+                        (two, "--layout: holds 2 puzzles")):
+        assert main(cpu("--layout", str(base), str(src), "-o", str(tmp_path / "o"))) == 2
+        line = capsys.readouterr().err.strip()
+        assert "\n" not in line and str(base) in line and words in line
+        assert not (tmp_path / "o").exists()
+
+
+# -- --resume -------------------------------------------------------------------------------------
+def interrupted_serial_run(src: Path, out: Path, monkeypatch, at: str, *extra: str) -> None:
+    """A serial batch stopped (Ctrl-C) as it writes layout ``at``: earlier ones finished."""
+    real = batch.format_report
+
+    def report(result, *a, **k):
+        if result.layout.name == at:
+            raise KeyboardInterrupt
+        return real(result, *a, **k)
+    with monkeypatch.context() as m:
+        m.setattr(batch, "format_report", report)
+        assert main(cpu(str(src), "-o", str(out), *extra)) == 130
+
+
+def five_layouts(root: Path) -> Path:
+    src = root / "five"
+    src.mkdir()
+    for i in range(5):
+        (src / f"l{i}.yaml").write_text(layout_text(f"n{i}"))
+    return src
+
+
+def stamps(out: Path) -> dict[str, int]:
+    return {str(p.relative_to(out)): p.stat().st_mtime_ns for p in out.rglob("*")
+            if p.is_file() and p.parent != out}
+
+
+def test_resume_keeps_complete_outputs_and_routes_the_rest(tmp_path, monkeypatch):
+    src = five_layouts(tmp_path)
+    out, fresh = tmp_path / "out", tmp_path / "fresh"
+    interrupted_serial_run(src, out, monkeypatch, "n3")
+    assert [r["status"] for r in rows_of(out)] == ["ok", "ok", "ok", "interrupted"]
+    # damaged outputs are routed again: a wire through a blockage, a missing report
+    broken = json.loads((out / "n1" / "routes.json").read_text())
+    broken["nets"][0]["cells"][1] = [3, 0]
+    (out / "n1" / "routes.json").write_text(json.dumps(broken))
+    (out / "n2" / "report.txt").unlink()
+    before = stamps(out)
+    routed = []
+    real = batch.Router.run
+
+    def run(self, *a, **k):
+        routed.append(self.layout.name)
+        return real(self, *a, **k)
+    monkeypatch.setattr(batch.Router, "run", run)
+    assert main(cpu(str(src), "-o", str(out), "--resume")) == 0
+    assert routed == ["n1", "n2", "n3", "n4"]
+    after = stamps(out)
+    assert {k for k in before if before[k] == after[k]} == {
+        "n0/routes.json", "n0/report.txt", "n0/layout.png"}
+    assert main(cpu(str(src), "-o", str(fresh))) == 0
+    routed.clear()
+    assert comparable(rows_of(out)) == comparable(rows_of(fresh))
+    assert outputs_of(out) == outputs_of(fresh)
+    old = rows_of(out)[0]
+    assert old["seconds"] != "" and float(old["seconds"]) > 0    # kept from the last summary
+    # everything complete: nothing is routed, every row kept
+    assert main(cpu(str(src), "-o", str(out), "--resume")) == 0
+    assert routed == [] and comparable(rows_of(out)) == comparable(rows_of(fresh))
+
+
+def test_complete_outputs_checks_the_routes_against_the_layout(tmp_path):
+    src = five_layouts(tmp_path)
+    out = tmp_path / "out"
+    assert main(cpu(str(src), "-o", str(out), "--no-png")) == 0
+    lay = load_file(str(src / "l0.yaml"), BatchOptions()).layouts[0]
+    other = load_file(str(src / "l1.yaml"), BatchOptions()).layouts[0]
+    no_png, png = BatchOptions(no_png=True), BatchOptions()
+    kept = complete_outputs(lay, out / "n0", no_png)
+    assert kept is not None and kept.routed == 3 and kept.engine == "cpu/grid"
+    assert complete_outputs(other, out / "n0", no_png) is not None   # same nets and cells
+    assert complete_outputs(lay, out / "n0", png) is None            # the picture is missing
+    assert complete_outputs(lay, out / "n0", BatchOptions(no_png=True, html=True)) is None
+    assert complete_outputs(lay, out / "nowhere", no_png) is None
+    moved = load_file(str(src / "l0.yaml"), BatchOptions()).layouts[0]
+    moved.nets[0].pins[1] = (7, 1)                                   # another netlist
+    assert complete_outputs(moved, out / "n0", no_png) is None
+    (out / "n0" / "routes.json").write_text("{not json")
+    assert complete_outputs(lay, out / "n0", no_png) is None
+
+
+# -- the summary ------------------------------------------------------------------------
+def test_summary_keeps_input_order_whatever_order_files_finish_in(tmp_path):
+    s = Summary(tmp_path / "summary.csv", "csv")
+    row = lambda name: summary_row(name, error="x", status="invalid")  # noqa: E731
+    s.start(0, "f0", ["a"])
+    s.start(1, "f1", ["b", "c"])
+    s.start(2, "f2", ["d"])
+    s.finish(2, FileOutcome([row("f2")], [False]))
+    s.write()
+    assert [r["file"] for r in rows_of(tmp_path)] == ["f2"]
+    s.finish(0, FileOutcome([row("f0")], [False]))
+    s.write()
+    assert [r["file"] for r in rows_of(tmp_path)] == ["f0", "f2"]
+    assert s.interrupt() == ["b", "c"]
+    s.write()
+    assert [(r["file"], r["status"]) for r in rows_of(tmp_path)] == [
+        ("f0", "invalid"), ("f1", "interrupted"), ("f2", "invalid")]
+
+
+def test_sweep_removes_a_killed_workers_temporaries_only(tmp_path):
+    done, cut, empty = tmp_path / "done", tmp_path / "cut", tmp_path / "empty"
+    for folder in (done, cut, empty):
+        folder.mkdir()
+    (done / "routes.json").write_text("{}")
+    (done / ".routes.x1y2.json.part").write_text("{")
+    (done / "notes.part").write_text("mine")
+    (cut / ".layout.abc.png.part").write_bytes(b"\x89PNG")
+    sweep_temporaries(tmp_path, ["done", "cut", "empty"])
+    assert sorted(p.name for p in done.iterdir()) == ["notes.part", "routes.json"]
+    assert not cut.exists() and not empty.exists()
+
+
+def test_options_reach_every_layout(tmp_path):
+    args = build_parser().parse_args(["batch", "x", "--strategy", "frontier", "--order",
+                                      "hpwl", "--no-png", "--html", "--resume",
+                                      "--format", "yaml"])
+    assert BatchOptions.from_args(args) == BatchOptions(
+        backend="auto", strategy="frontier", order="hpwl", format="yaml", no_png=True,
+        html=True, quiet=False, resume=True)
+
+
+def test_serial_batch_never_imports_dask(tmp_path):
+    """--workers 1 (the default) is the in-process loop: no Dask import at all."""
+    src = five_layouts(tmp_path)
+    code = ("import sys; from mazeroute.cli import main; "
+            f"rc = main(['batch', {str(src)!r}, '-o', {str(tmp_path / 'o')!r}, '-q', "
+            "'--no-png', '--backend', 'cpu', '--workers', '1']); "
+            "print(rc, sorted(m for m in sys.modules if m.split('.')[0] in "
+            "('dask', 'distributed', 'mazeroute.distributed')))")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       env=env, timeout=120)
+    assert r.stdout.split() == ["0", "[]"], r.stderr
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--workers", "0"], "--workers: must be >= 1, got 0"),
+    (["--workers", "two"], "invalid int value"),
+    (["--workers", "2", "--scheduler", "tcp://h:8786"], "not allowed with"),
+    (["--gpus", "--workers", "2"], "not allowed with"),
+    (["--gpus", "--backend", "cpu"], "--gpus: gives each GPU a worker"),
+])
+def test_parallel_options_are_checked_first(argv, words, tmp_path, capsys):
+    try:
+        rc = main(["batch", str(tmp_path), "-o", str(tmp_path / "o"), *argv])
+    except SystemExit as e:                      # argparse's own one-line errors
+        rc = e.code
+    assert rc == 2
+    line = capsys.readouterr().err.strip()
+    assert "\n" not in line and words in line
+    assert not (tmp_path / "o").exists()
