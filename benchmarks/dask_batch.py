@@ -69,7 +69,9 @@ def run(data: Path, out: Path, argv: list[str], env: dict | None = None
            *argv]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run(cmd, env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})},
+    done = subprocess.run(cmd, env={**os.environ, "PYTHONPATH": os.pathsep.join(
+                              p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p),
+                          **(env or {})},
                           capture_output=True, text=True)
     seconds = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
