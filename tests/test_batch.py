@@ -29,22 +29,11 @@ from mazeroute.cli import build_parser, main
 from mazeroute.contract import check_routes
 from mazeroute.layout import load_layout
 from mazeroute.report import summary_row
+from tests.test_cli import GOOD
 
 ROOT = Path(__file__).resolve().parent.parent
 
-BASE = """\
-name: chip
-width: 8
-height: 6
-blockages:
-  - [3, 0, 3, 3]
-  - {rect: [5, 4, 6, 4]}
-  - {cell: [7, 0]}
-nets:
-  - name: a
-    pins: [[0, 0], [6, 0]]
-  - {name: b, pins: [[0, 5], [7, 5], [6, 3]]}
-"""
+BASE = GOOD.replace("name: demo", "name: chip")     # the CLI tests' layout
 #: Two puzzles of the base's size whose pins avoid its blockages.
 PUZZLES_8x6 = ("8 6\nA.......\n........\nB......B\n........\n........\nA.......\n\n"
                "8 6\n........\nC......C\n........\n........\nD......D\n........\n")
