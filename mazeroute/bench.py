@@ -82,6 +82,7 @@ from .graph import GridGraph
 from .io import atomic_path
 from .io import write_csv as write_rows
 from .layout import Layout, paint, read_movingai
+from .report import format_table as text_columns
 from .router import Router
 
 SUITES = ("table", "targets", "cpu", "negotiate")
@@ -919,9 +920,7 @@ def format_negotiate(rows: Sequence[NegotiateRow]) -> str:
     body = [(r.case, r.backend, str(r.nets), str(r.sequential), str(r.negotiate), r.puzzles,
              f"{r.wirelength:.4f}", _secs(r.seconds), _secs(r.slowest), str(r.iterations),
              r.legal) for r in rows]
-    widths = [max([len(h)] + [len(b[i]) for b in body]) for i, h in enumerate(header)]
-    fmt = lambda r: "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip()  # noqa: E731
-    return "\n".join([fmt(header), *(fmt(b) for b in body)]) + "\n"
+    return "\n".join(text_columns(header, body)) + "\n"
 
 
 # -- machine description -------------------------------------------------------------

@@ -85,7 +85,7 @@ def format_report(result: RouteResult, max_rows: int | None = None) -> str:
         rows.sort(key=lambda r: r[1] != "NO")     # stable: unrouted first, file order kept
         hidden = len(rows) - max_rows
         rows = rows[:max_rows]
-    lines += _table(header, rows)
+    lines += format_table(header, rows)
     if hidden:
         lines.append(f"... {hidden} more nets (all of them are in routes.json)")
     unrouted = len(result.nets) - result.routed
@@ -97,7 +97,7 @@ def format_report(result: RouteResult, max_rows: int | None = None) -> str:
     return "\n".join(lines) + "\n" + format_negotiation(result, max_rows)
 
 
-def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str]:
+def format_table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str]:
     """Header and rows as lines of left-aligned columns."""
     widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(header)]
     return ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in [header, *rows]]
@@ -158,7 +158,7 @@ def format_negotiation(result: RouteResult, max_rows: int | None = None) -> str:
               "time")
     rows = [(str(s.iteration), str(s.overused), str(s.conflicts), str(s.rerouted),
              f"{s.pres_fac:.3g}", _ms(s.seconds)) for s in its]
-    lines = [head, *_table(header, rows)]
+    lines = [head, *format_table(header, rows)]
     unrouted = [n for n in result.nets if not n.routed]
     if unrouted:
         lines.append(f"unrouted nets: {len(unrouted)}")

@@ -456,8 +456,7 @@ class Negotiator:
             # the weighted search on unit costs is the fast floor on the CPU; a device
             # engine has the batched BFS router for it (whole-grid boxes one net at a
             # time would be its slowest case)
-            floor = (sequential_routes(self.layout, self.backend) if self.backend == "cpu"
-                     else Router(self.layout, self.backend).run())
+            floor = sequential_routes(self.layout, self.backend)
             if floor.routed > result.routed:
                 floor.notice = (f"sequential routing connected more nets ({floor.routed}) "
                                 f"than negotiation ({result.routed}); its routes are kept")
