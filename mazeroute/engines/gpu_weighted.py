@@ -268,6 +268,7 @@ class GPUNetSearch(NetSearch):
         self._xp = xp
         self._code = xp.empty(h * w, dtype=xp.int32)
         self._code.set(cell_codes(self.free, self.owner).ravel())
+        self._owned: list[np.ndarray] = []      # cells whose owner changed since (flat)
         self._cost = xp.empty(h * w, dtype=xp.uint16)
         self._loaded = False
         self._dist = None                       # made when a global-memory box first comes
@@ -295,12 +296,21 @@ class GPUNetSearch(NetSearch):
         _check_owner_value(np.array([owner]))
         self.owner[0, c[:, 1], c[:, 0]] = owner
         if c.size:
-            _, h, w = self.shape
-            flat = c[:, 1] * w + c[:, 0]
-            codes = cell_codes(self.free.reshape(-1)[flat], np.int32(owner))
-            self._code[self._xp.asarray(flat)] = self._xp.asarray(codes)
+            # the device's codes follow at the next search, all changes in one transfer:
+            # a router sets owners net by net, thousands of calls between two searches
+            self._owned.append(c[:, 1] * self.shape[2] + c[:, 0])
         if self._cpu is not None:
             self._cpu.set_owner(cells, owner)
+
+    def _sync_owner(self) -> None:
+        """Bring the device's cell codes up to the owners set since the last search (the
+        host's ``owner`` is the truth, so a cell set twice gets its last owner)."""
+        if not self._owned:
+            return
+        flat = np.unique(np.concatenate(self._owned))
+        self._owned = []
+        codes = cell_codes(self.free.reshape(-1)[flat], self.owner.reshape(-1)[flat])
+        self._code[self._xp.asarray(flat)] = self._xp.asarray(codes)
 
     def route(self, cost: np.ndarray, requests: Sequence[NetRequest],
               changed: np.ndarray | None = None) -> list[np.ndarray | None]:
@@ -326,6 +336,7 @@ class GPUNetSearch(NetSearch):
     def _route_device(self, cost: np.ndarray, requests: Sequence[NetRequest],
                       changed: np.ndarray | None = None) -> list[np.ndarray | None]:
         cost = self._check_cost(cost)
+        self._sync_owner()
         update = self._cost_update(cost.reshape(-1), changed)
         try:
             packed = pack_requests(requests, self.shape) if requests else None

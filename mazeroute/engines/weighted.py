@@ -127,27 +127,29 @@ def pack_requests(requests: Sequence[NetRequest], shape: tuple[int, int, int]) -
     """Check ``requests`` against a ``(layers, H, W)`` grid and pack them."""
     _, h, w = shape
     n = len(requests)
-    nets = np.empty(n, np.int32)
-    boxes = np.empty((n, 4), np.int64)
-    counts = np.empty(n, np.int64)
-    pins = []
-    for r, req in enumerate(requests):
-        p = np.asarray(req.pins, dtype=np.int64).reshape(-1, 2)
-        x0, y0, x1, y1 = (int(v) for v in req.box)
-        if len(p) < 1:
-            raise ValueError(f"request {r}: a net needs at least one pin")
-        if not (0 <= x0 <= x1 < w and 0 <= y0 <= y1 < h):
-            raise ValueError(f"request {r}: box {req.box} is not inside the {w} x {h} grid")
-        if ((p[:, 0] < x0) | (p[:, 0] > x1) | (p[:, 1] < y0) | (p[:, 1] > y1)).any():
-            raise ValueError(f"request {r}: a pin lies outside the box {req.box}")
-        nets[r] = req.net
-        boxes[r] = (x0, y0, x1, y1)
-        counts[r] = len(p)
-        pins.append(p[:, 1] * w + p[:, 0])
+    pins = [np.asarray(r.pins, dtype=np.int64).reshape(-1, 2) for r in requests]
+    counts = np.fromiter((len(p) for p in pins), np.int64, n)
+    nets = np.fromiter((r.net for r in requests), np.int64, n).astype(np.int32)
+    boxes = np.array([tuple(r.box) for r in requests], np.int64).reshape(n, 4)
+    x0, y0, x1, y1 = boxes.T
+    bad = np.flatnonzero(counts < 1)
+    if bad.size:
+        raise ValueError(f"request {bad[0]}: a net needs at least one pin")
+    bad = np.flatnonzero(~((0 <= x0) & (x0 <= x1) & (x1 < w) & (0 <= y0) & (y0 <= y1)
+                           & (y1 < h)))
+    if bad.size:
+        raise ValueError(f"request {bad[0]}: box {requests[bad[0]].box} is not inside the "
+                         f"{w} x {h} grid")
+    xy = np.concatenate(pins) if n else np.zeros((0, 2), np.int64)
+    at = np.repeat(np.arange(n), counts)
+    out = ((xy[:, 0] < x0[at]) | (xy[:, 0] > x1[at]) | (xy[:, 1] < y0[at])
+           | (xy[:, 1] > y1[at]))
+    if out.any():
+        r = int(at[np.flatnonzero(out)[0]])
+        raise ValueError(f"request {r}: a pin lies outside the box {requests[r].box}")
     pin_ptr = np.zeros(n + 1, np.int64)
     np.cumsum(counts, out=pin_ptr[1:])
-    flat = np.concatenate(pins).astype(np.int32) if pins else np.zeros(0, np.int32)
-    return PackedRequests(nets, pin_ptr, flat, boxes)
+    return PackedRequests(nets, pin_ptr, (xy[:, 1] * w + xy[:, 0]).astype(np.int32), boxes)
 
 
 class NetSearch(ABC):
@@ -177,8 +179,9 @@ class NetSearch(ABC):
               changed: np.ndarray | None = None) -> list[np.ndarray | None]:
         """Search every request on ``cost``; one ``(n, 2)`` cell array (or None) each.
 
-        ``changed`` (flat cell indices, or None for "all") lists the cells whose cost
-        changed since the last call, so a device engine need upload only those.
+        ``changed`` (flat cell indices, repeats allowed, or None for "all") lists the
+        cells whose cost changed since the last call, so a device engine need upload
+        only those.
         """
 
     @abstractmethod

@@ -205,13 +205,14 @@ class Congestion:
         return np.flatnonzero(self.occupancy > 1)
 
     def costs(self) -> tuple[np.ndarray, np.ndarray | None]:
-        """The ``(H, W)`` cost array and the cells changed since the last call (None:
-        all of them, the first time)."""
+        """The ``(H, W)`` cost array and the cells changed since the last call (flat
+        indices, perhaps repeated; None: all of them, the first time)."""
         if self._all_dirty:
             changed = None
             idx = slice(None)
         else:
-            changed = (np.unique(np.concatenate(self._dirty)) if self._dirty
+            # a cell may be listed twice: sorting them out costs more than it saves
+            changed = (np.concatenate(self._dirty) if self._dirty
                        else np.zeros(0, np.int64))
             idx = changed
         self._dirty = []
