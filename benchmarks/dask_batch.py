@@ -81,6 +81,35 @@ def run(data: Path, out: Path, argv: list[str], env: dict | None = None
     return seconds, cpu
 
 
+def ceiling(data: Path, out: Path, n: int, argv: list[str]) -> tuple[float, float]:
+    """N serial ``mazeroute batch`` processes at once, each on every N-th file (linked
+    into a folder of its own): the wall time until the last ends and their CPU time."""
+    if out.exists():
+        shutil.rmtree(out)
+    files = sorted(data.glob("*.yaml"))
+    procs = []
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    for k in range(n):
+        part = out / f"in{k}"
+        part.mkdir(parents=True)
+        for f in files[k::n]:
+            (part / f.name).symlink_to(f)
+        cmd = [sys.executable, "-m", "mazeroute", "batch", str(part), "-o",
+               str(out / f"out{k}"), "-q", "--workers", "1", *argv]
+        procs.append(subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL,
+                                      stderr=subprocess.PIPE, text=True))
+    for proc in procs:
+        _, err = proc.communicate()
+        if proc.returncode != 0:
+            sys.exit(f"ceiling run failed ({proc.returncode}): {err.strip()}")
+    seconds = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return seconds, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
 def result_of(out: Path) -> tuple[list[dict], dict[str, str], list[dict]]:
     """(rows without timings, workers and devices; routes.json digests; the full rows)."""
     with open(out / "summary.csv", newline="", encoding="utf-8") as fh:
@@ -109,6 +138,10 @@ def main() -> int:
                    help="also run --gpus on the first K visible GPUs for each K "
                         "(no K: all of them), after a serial --backend gpu run")
     p.add_argument("--no-png", action="store_true", help="pass --no-png to every run")
+    p.add_argument("--ceiling", action="store_true",
+                   help="also, for each worker count N > 1, run N serial batches at once "
+                        "(plain processes, no Dask) on N disjoint slices of the files: the "
+                        "speed-up this machine gives N independent processes")
     p.add_argument("--repeat", type=int, default=1,
                    help="run each configuration this many times, interleaved, and keep "
                         "the fastest (a machine shared with other work)")
@@ -153,6 +186,13 @@ def main() -> int:
         for n in workers:
             cpu_ref, _ = timed(f"--workers {n}", n,
                                ["--backend", "cpu", "--workers", str(n)], cpu_ref)
+            if args.ceiling and n > 1:
+                label = f"{n} serial processes"
+                seconds, cpu = ceiling(data, scratch / f"ceiling{n}",
+                                       n, ["--backend", "cpu"] + extra)
+                times.setdefault(label, []).append((seconds, cpu, n, "--workers 1"))
+                print(f"  {label}: {seconds:.1f} s, {cpu:.1f} CPU s "
+                      f"({cpu / seconds:.2f} cores), load average {os.getloadavg()[0]:.2f}")
         if args.gpus is None:
             continue
         ids = visible_gpus()
