@@ -91,3 +91,45 @@ def test_auto_sends_braided_mazes_where_the_h100_probe_found_them_faster(n, k, c
     # big mazes (>= LARGE_CELLS free cells) from ~0.025 %; the CPU wins at 0.006 %
     free = _braided(n, k)
     assert prefers_cpu(free) == cpu
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 14), st.integers(1, 14), st.integers(0, 2**32 - 1),
+       st.floats(0.0, 1.0))
+def test_cycle_rank_is_edges_minus_cells_plus_parts(h, w, seed, density):
+    import scipy.ndimage
+    free = np.random.default_rng(seed).random((h, w)) < density
+    edges = int((free[:, 1:] & free[:, :-1]).sum() + (free[1:] & free[:-1]).sum())
+    assert cycle_rank(free) == edges - int(free.sum()) + scipy.ndimage.label(free)[1]
+
+
+def _serpentine(n: int, width: int) -> np.ndarray:
+    """Rows ``width`` cells wide, one-cell walls between, joined at alternate ends."""
+    free = np.zeros((n, n), bool)
+    y, k = 0, 0
+    while y + width <= n:
+        free[y:y + width] = True
+        if y + 2 * width + 1 <= n:
+            x = n - width if k % 2 == 0 else 0
+            free[y + width, x:x + width] = True
+        y, k = y + width + 1, k + 1
+    return free
+
+
+@pytest.mark.parametrize("width", [2, 3, 4, 6])
+def test_auto_sends_corridors_wider_than_a_cell_to_the_cpu(width):
+    free = _serpentine(700, width)
+    f = grid_features(free)
+    assert f["corridor"] < 0.6 and f["euler"] > 0 and f["wall"] > 0.2
+    assert prefers_cpu(free)
+    turned = np.ascontiguousarray(free.T)              # the same corridors, upright
+    assert prefers_cpu(turned)
+
+
+@pytest.mark.parametrize("density", [0.1, 0.25, 0.4])
+def test_auto_keeps_open_layouts_with_islands_on_the_gpu(density):
+    from mazeroute.generate import random_layout
+    free = ~random_layout(1024, 1024, density=density, nets=1, seed=5).blocked
+    f = grid_features(free)
+    assert f["euler"] < 0.0003
+    assert not prefers_cpu(free)

@@ -17,8 +17,10 @@ The choice reads cheap features of the free mask:
   in a perfect maze, under 0.2 on an open layout with rectangular blockages), measured on
   a few sampled patches so that it costs well under a millisecond even on a 4096 x 4096
   chip;
-* for maze-like layouts only: the number of independent cycles (one labelling pass): none
-  (a perfect maze) or many go to the GPU, a few (a long-corridor maze) to the CPU.
+* for maze-like layouts only: the number of independent cycles (one union-find pass): none
+  (a perfect maze) or many go to the GPU, a few (a long-corridor maze) to the CPU;
+* for the others: corridors wider than one cell (``euler`` and ``wall`` high) go to the
+  CPU, whose queue walks a long narrow wavefront faster than tile sweeps do.
 
 Examples
 --------
@@ -32,8 +34,8 @@ True
 
 from __future__ import annotations
 
+import numba
 import numpy as np
-import scipy.ndimage
 
 #: Below this many free cells a full CPU wavefront takes about as long as launching one.
 MIN_GPU_CELLS = 1 << 16
@@ -49,6 +51,14 @@ MAX_GPU_CORRIDOR = 0.6
 MIN_GPU_LOOPS = 0.001
 MIN_GPU_LOOPS_LARGE = 0.0002
 LARGE_CELLS = 1 << 20
+#: Layouts that are not one-cell mazes go to the CPU when their sampled patches hold
+#: at least this many more separate pieces of free space than holes per free cell (3
+#: in a 128 x 128 patch of 10,000 free cells: walls running across, corridors) and at
+#: least this fraction of free cells lies beside a wall (corridors up to ~8 cells wide);
+#: an open layout's islands make it zero or negative. The class table in
+#: benchmarks/RESULTS.md (issue 14) is the measurement behind both.
+MIN_CPU_EULER = 0.0003
+MIN_CPU_WALL = 0.2
 _PATCH = 128
 _PATCHES = 4               # per side: up to 16 sampled patches
 
@@ -87,15 +97,51 @@ def grid_features(free: np.ndarray) -> dict:
             "euler": (total - edges + squares) / total if total else 0.0}
 
 
+@numba.njit(cache=True, nogil=True)
+def _root(parent, i):
+    while parent[i] != i:
+        parent[i] = parent[parent[i]]          # path halving
+        i = parent[i]
+    return i
+
+
+@numba.njit(cache=True, nogil=True)
+def _cycles(free, limit):
+    """Independent cycles of the free cells' 4-neighbour graph, counting up to ``limit``:
+    one union-find pass, where an edge inside one set closes a cycle (no labelling pass,
+    and a layout with cycles is told apart at its first)."""
+    h, w = free.shape
+    parent = np.empty(h * w, np.int32)
+    count = 0
+    for y in range(h):
+        for x in range(w):
+            i = y * w + x
+            parent[i] = i
+            if not free[y, x]:
+                continue
+            if x > 0 and free[y, x - 1]:
+                parent[i] = _root(parent, i - 1)
+            if y > 0 and free[y - 1, x]:
+                a = _root(parent, i)
+                b = _root(parent, i - w)
+                if a == b:
+                    count += 1
+                    if count >= limit:
+                        return count
+                elif a < b:
+                    parent[b] = a
+                else:
+                    parent[a] = b
+    return count
+
+
 def cycle_rank(free: np.ndarray) -> int:
-    """Independent cycles of the free cells' 4-neighbour graph: edges - cells + parts.
+    """Independent cycles of the free cells' 4-neighbour graph (edges - cells + parts).
 
     >>> cycle_rank(np.array([[1, 1, 1], [0, 1, 0]], bool)), cycle_rank(np.ones((3, 3), bool))
     (0, 4)
     """
-    free = np.asarray(free, dtype=bool)
-    edges = int((free[:, 1:] & free[:, :-1]).sum() + (free[1:] & free[:-1]).sum())
-    return edges - int(free.sum()) + int(scipy.ndimage.label(free)[1])
+    return int(_cycles(np.ascontiguousarray(free, dtype=np.bool_), np.iinfo(np.int64).max))
 
 
 def is_forest(free: np.ndarray) -> bool:
@@ -104,7 +150,7 @@ def is_forest(free: np.ndarray) -> bool:
     >>> is_forest(np.array([[1, 1, 1], [0, 1, 0]], bool)), is_forest(np.ones((2, 2), bool))
     (True, False)
     """
-    return cycle_rank(free) == 0
+    return int(_cycles(np.ascontiguousarray(free, dtype=np.bool_), 1)) == 0
 
 
 def is_maze_like(free: np.ndarray) -> bool:
@@ -118,7 +164,9 @@ def prefers_cpu(free: np.ndarray) -> bool:
     if f["cells"] < MIN_GPU_CELLS:
         return True
     if f["corridor"] < MAX_GPU_CORRIDOR:
-        return False
+        # corridors wider than a cell: walls cutting the free space into pieces with no
+        # way round (positive Euler characteristic) keep the wavefront long and narrow
+        return f["euler"] >= MIN_CPU_EULER and f["wall"] >= MIN_CPU_WALL
     loops = cycle_rank(free)
     least = MIN_GPU_LOOPS_LARGE if f["cells"] >= LARGE_CELLS else MIN_GPU_LOOPS
     return 0 < loops < least * f["cells"]

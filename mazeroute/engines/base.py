@@ -52,9 +52,7 @@ class Wavefront:
         (half-open) reads only that part, which is what keeps backtracing on a big
         GPU grid cheap. For a plain graph the result is one level per vertex.
         """
-        out = np.array(self.problem._read_levels(window), dtype=np.uint32, copy=True)
-        out[out == BLOCKED] = UNREACHED
-        return out
+        return self.problem._levels_out(window)
 
 
 class Problem(ABC):
@@ -98,6 +96,13 @@ class Problem(ABC):
 
         :meth:`_clear` has already run, so no label of an earlier wavefront remains.
         """
+
+    def _levels_out(self, window: tuple[int, int, int, int] | None) -> np.ndarray:
+        """:meth:`Wavefront.levels`: a fresh host array, ``BLOCKED`` shown as
+        ``UNREACHED`` (a device engine may override it to do that before the copy)."""
+        out = np.array(self._read_levels(window), dtype=np.uint32, copy=True)
+        out[out == BLOCKED] = UNREACHED
+        return out
 
     # -- shared behaviour -----------------------------------------------------------
     def initial_levels(self) -> np.ndarray:

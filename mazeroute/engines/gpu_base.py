@@ -42,6 +42,23 @@ class DeviceProblem(Problem):
         self.rest[v] = value
         self.level[v] = value
 
+    def _device_levels(self, window) -> cupy.ndarray:
+        """The device's levels, whole or a ``(y0, y1, x0, x1)`` window of the grid."""
+        if self.shape is None or window is None:
+            return self.level if self.shape is None else self.level.reshape(self.shape)
+        y0, y1, x0, x1 = window
+        return self.level.reshape(self.shape)[y0:y1, x0:x1]
+
+    def _levels_out(self, window) -> np.ndarray:
+        # cleaned on the device, so the host gets one copy and no pass over it (a
+        # 4096 x 4096 grid is 64 MB)
+        lv = self._device_levels(window)
+        return cupy.where(lv >= self._hidden_from(), np.uint32(UNREACHED), lv).get()
+
+    def _hidden_from(self) -> np.uint32:
+        """Levels from this one up read back as ``UNREACHED`` (``BLOCKED`` and above)."""
+        return np.uint32(BLOCKED)
+
     def _read_levels(self, window):
         if self.shape is None:
             return self.level.get()

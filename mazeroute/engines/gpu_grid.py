@@ -187,6 +187,14 @@ class GridRelaxProblem(DeviceProblem):
         self._apply_writes()
         return self._hide_deeper(super()._read_levels(window))
 
+    def _device_levels(self, window):
+        self._apply_writes()
+        return super()._device_levels(window)
+
+    def _hidden_from(self) -> np.uint32:
+        # after an early exit, levels beyond the target's are tentative (_hide_deeper)
+        return np.uint32(BLOCKED if self._clamp is None else self._clamp + 1)
+
     def _hide_deeper(self, out: np.ndarray) -> np.ndarray:
         """After an early exit, levels beyond the target's are tentative: show them unreached."""
         if self._clamp is not None:
