@@ -133,3 +133,13 @@ def test_auto_keeps_open_layouts_with_islands_on_the_gpu(density):
     f = grid_features(free)
     assert f["euler"] < 0.0003
     assert not prefers_cpu(free)
+
+
+def test_cycle_counts_are_remembered_only_for_the_same_mask():
+    free = ~maze_mask(63, 63, seed=4)
+    assert is_forest(free) and cycle_rank(free) == 0
+    free[1:-1:2, 2:-1:8] = True                      # edited in place: asked afresh
+    loops = cycle_rank(free)
+    assert loops > 0 and not is_forest(free)
+    assert cycle_rank(free, 1) == 1 and cycle_rank(free) == loops
+    assert cycle_rank(free, loops + 5) == loops
