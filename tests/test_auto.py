@@ -143,3 +143,36 @@ def test_cycle_counts_are_remembered_only_for_the_same_mask():
     assert loops > 0 and not is_forest(free)
     assert cycle_rank(free, 1) == 1 and cycle_rank(free) == loops
     assert cycle_rank(free, loops + 5) == loops
+
+
+def test_routing_goes_to_the_cpu_for_mazes_and_local_multi_pin_nets():
+    from mazeroute.engines.auto import routing_prefers_cpu
+    open_grid = np.ones((1024, 1024), bool)
+    two, four = np.full(300, 2), np.full(300, 4)
+    assert not routing_prefers_cpu(open_grid, two, np.full(300, 64))     # batched windows
+    assert routing_prefers_cpu(open_grid, four, np.full(300, 64))        # alone, local
+    assert not routing_prefers_cpu(open_grid, four, np.full(300, 1500))  # alone, long
+    mixed = np.array([4] * 100 + [2] * 200)
+    assert not routing_prefers_cpu(open_grid, mixed, np.full(300, 64))   # mostly batched
+    perfect = ~maze_mask(1023, 1023, seed=3)
+    assert not prefers_cpu(perfect)                   # a wavefront: Euler-tour depths
+    assert routing_prefers_cpu(perfect, two, np.full(300, 64))           # windows grow
+    assert routing_prefers_cpu(np.ones((64, 64), bool), two, np.full(300, 8))  # small
+    assert not routing_prefers_cpu(open_grid, np.zeros(0), np.zeros(0))
+
+
+def test_router_under_auto_takes_the_routing_decision(monkeypatch):
+    from mazeroute.generate import random_layout
+    from mazeroute.router import Router
+    monkeypatch.setattr("mazeroute.router.sequential.gpu_available", lambda: True)
+    seen = []
+
+    def decide(free, counts, spans):
+        seen.append((counts.tolist(), spans.tolist()))
+        return True
+    monkeypatch.setattr("mazeroute.router.sequential.routing_prefers_cpu", decide)
+    lay = random_layout(64, 48, nets=3, pins=3, seed=1, span=10)
+    router = Router(lay, "auto")
+    assert router.engine.startswith("cpu/")
+    assert seen == [([3, 3, 3], [int(np.ptp(np.asarray(n.pins), axis=0).sum())
+                                 for n in lay.nets])]

@@ -195,3 +195,42 @@ def prefers_cpu(free: np.ndarray) -> bool:
     least = MIN_GPU_LOOPS_LARGE if f["cells"] >= LARGE_CELLS else MIN_GPU_LOOPS
     bound = int(np.ceil(least * f["cells"]))
     return 0 < cycle_rank(free, bound) < least * f["cells"]
+
+
+#: A layout's nets are local when the median net's pin box half-perimeter is at most
+#: this fraction of the grid's half-perimeter.
+LOCAL_SPAN = 0.125
+
+
+def routing_prefers_cpu(free: np.ndarray, pin_counts: np.ndarray,
+                        spans: np.ndarray) -> bool:
+    """True where sequential routing is expected to be faster on the CPU engine.
+
+    The GPU router gains by searching many two-pin nets in one launch, each in a small
+    window; a net of more pins, or one whose window must grow, is a whole-grid wavefront
+    of its own on the device (a launch and a read-back per search), where the CPU's
+    search stops as soon as it reaches the net's pins. So, beyond :func:`prefers_cpu`:
+
+    * a maze of one-cell corridors goes to the CPU: its detours make windows grow;
+    * so does a layout where most nets have more than two pins and are local (median pin
+      box half-perimeter at most :data:`LOCAL_SPAN` of the grid's), since those nets are
+      searched one at a time on both engines and the CPU's searches stay small.
+
+    ``pin_counts`` and ``spans`` (pin box half-perimeters) have one entry per net.
+
+    >>> free = np.ones((1024, 1024), bool)
+    >>> routing_prefers_cpu(free, np.full(300, 4), np.full(300, 100))   # local, 4 pins
+    True
+    >>> routing_prefers_cpu(free, np.full(300, 2), np.full(300, 100))   # batched on the GPU
+    False
+    """
+    free = np.asarray(free, dtype=bool)
+    if prefers_cpu(free):
+        return True
+    if len(pin_counts) == 0:
+        return False
+    if grid_features(free)["corridor"] >= MAX_GPU_CORRIDOR:
+        return True
+    h, w = free.shape
+    many = np.count_nonzero(np.asarray(pin_counts) > 2) * 2 > len(pin_counts)
+    return bool(many and np.median(spans) <= LOCAL_SPAN * (h + w))

@@ -32,8 +32,16 @@ from itertools import chain
 import numpy as np
 
 from ..backtrace import backtrace, bends
-from ..engines import Problem, device_errors, first_line, make_problem, resolve
+from ..engines import (
+    Problem,
+    device_errors,
+    first_line,
+    gpu_available,
+    make_problem,
+    resolve,
+)
 from ..engines import gpu_batch as gb
+from ..engines.auto import routing_prefers_cpu
 from ..errors import EngineUnavailable
 from ..layout import Cell, Layout
 from .result import NetRoute, RouteResult
@@ -76,9 +84,15 @@ class Router:
         self.layout = layout
         self.grid = layout.grid()
         self._requested = backend
+        pins = _pin_coords(layout.nets)
+        if backend == "auto" and strategy is None and gpu_available():
+            # the one place that weighs CPU vs GPU decides for routing too
+            spans = np.array([np.ptp(np.asarray(n.pins), axis=0).sum() for n in layout.nets])
+            counts = np.array([len(n.pins) for n in layout.nets])
+            if routing_prefers_cpu(self.grid.free, counts, spans):
+                backend = "cpu"
         spec, self.notice = resolve(backend, strategy, self.grid)
         self.engine = f"{spec.backend}/{spec.strategy}"
-        pins = _pin_coords(layout.nets)
         # net i's pins as rows x, y of pin_xy from pin_start[i] on (the batched loop's input)
         self.pin_xy = pins.reshape(-1, 2)
         self.pin_count = np.fromiter((len(net.pins) for net in layout.nets), np.int64,
