@@ -157,6 +157,10 @@ def test_routing_goes_to_the_cpu_for_mazes_and_local_multi_pin_nets():
     perfect = ~maze_mask(1023, 1023, seed=3)
     assert not prefers_cpu(perfect)                   # a wavefront: Euler-tour depths
     assert routing_prefers_cpu(perfect, two, np.full(300, 64))           # windows grow
+    loopy = perfect.copy()
+    loopy[1:-1:2, 2:-1:4] = True                      # a loop every few cells
+    assert cycle_rank(loopy) > 0.05 * loopy.sum()
+    assert not routing_prefers_cpu(loopy, two, np.full(300, 64))         # short detours
     assert routing_prefers_cpu(np.ones((64, 64), bool), two, np.full(300, 8))  # small
     assert not routing_prefers_cpu(open_grid, np.zeros(0), np.zeros(0))
 
@@ -176,3 +180,5 @@ def test_router_under_auto_takes_the_routing_decision(monkeypatch):
     assert router.engine.startswith("cpu/")
     assert seen == [([3, 3, 3], [int(np.ptp(np.asarray(n.pins), axis=0).sum())
                                  for n in lay.nets])]
+    assert Router(lay, "auto", "grid").engine.startswith("cpu/")   # no GPU here: no ask
+    assert len(seen) == 1

@@ -197,6 +197,10 @@ def prefers_cpu(free: np.ndarray) -> bool:
     return 0 < cycle_rank(free, bound) < least * f["cells"]
 
 
+#: A maze of one-cell corridors routes on the GPU from this many cycles per free cell on
+#: (detours round a wall stay within a window); measured between a maze with 2 % of its
+#: walls removed (CPU faster) and one with 20 % (GPU far faster): RESULTS.md, issue 14.
+MIN_ROUTING_LOOPS = 0.05
 #: A layout's nets are local when the median net's pin box half-perimeter is at most
 #: this fraction of the grid's half-perimeter.
 LOCAL_SPAN = 0.125
@@ -211,7 +215,8 @@ def routing_prefers_cpu(free: np.ndarray, pin_counts: np.ndarray,
     of its own on the device (a launch and a read-back per search), where the CPU's
     search stops as soon as it reaches the net's pins. So, beyond :func:`prefers_cpu`:
 
-    * a maze of one-cell corridors goes to the CPU: its detours make windows grow;
+    * a maze of one-cell corridors with few loops (under :data:`MIN_ROUTING_LOOPS` a
+      free cell) goes to the CPU: its detours make windows grow;
     * so does a layout where most nets have more than two pins and are local (median pin
       box half-perimeter at most :data:`LOCAL_SPAN` of the grid's), since those nets are
       searched one at a time on both engines and the CPU's searches stay small.
@@ -229,8 +234,10 @@ def routing_prefers_cpu(free: np.ndarray, pin_counts: np.ndarray,
         return True
     if len(pin_counts) == 0:
         return False
-    if grid_features(free)["corridor"] >= MAX_GPU_CORRIDOR:
-        return True
+    f = grid_features(free)
+    if f["corridor"] >= MAX_GPU_CORRIDOR:
+        bound = int(np.ceil(MIN_ROUTING_LOOPS * f["cells"]))
+        return cycle_rank(free, bound) < MIN_ROUTING_LOOPS * f["cells"]
     h, w = free.shape
     many = np.count_nonzero(np.asarray(pin_counts) > 2) * 2 > len(pin_counts)
     return bool(many and np.median(spans) <= LOCAL_SPAN * (h + w))

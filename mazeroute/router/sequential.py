@@ -85,19 +85,20 @@ class Router:
         self.grid = layout.grid()
         self._requested = backend
         pins = _pin_coords(layout.nets)
-        if backend == "auto" and strategy is None and gpu_available():
-            # the one place that weighs CPU vs GPU decides for routing too
-            spans = np.array([np.ptp(np.asarray(n.pins), axis=0).sum() for n in layout.nets])
-            counts = np.array([len(n.pins) for n in layout.nets])
-            if routing_prefers_cpu(self.grid.free, counts, spans):
-                backend = "cpu"
-        spec, self.notice = resolve(backend, strategy, self.grid)
-        self.engine = f"{spec.backend}/{spec.strategy}"
         # net i's pins as rows x, y of pin_xy from pin_start[i] on (the batched loop's input)
         self.pin_xy = pins.reshape(-1, 2)
         self.pin_count = np.fromiter((len(net.pins) for net in layout.nets), np.int64,
                                      len(layout.nets))
         self.pin_start = np.cumsum(self.pin_count) - self.pin_count
+        if backend == "auto" and strategy is None and len(layout.nets) and gpu_available():
+            # the one place that weighs CPU vs GPU decides for routing too
+            at = self.pin_start
+            spans = (np.maximum.reduceat(self.pin_xy, at) - np.minimum.reduceat(
+                self.pin_xy, at)).sum(axis=1)
+            if routing_prefers_cpu(self.grid.free, self.pin_count, spans):
+                backend = "cpu"
+        spec, self.notice = resolve(backend, strategy, self.grid)
+        self.engine = f"{spec.backend}/{spec.strategy}"
         self.committed = 0
         self.batches = 0                 # batched launches of the last run
         self._wires: list[np.ndarray] = []     # committed wires' vertices, in order
