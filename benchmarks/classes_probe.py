@@ -29,65 +29,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from mazeroute.engines import gpu_available, make_problem  # noqa: E402
 from mazeroute.engines.auto import cycle_rank, grid_features  # noqa: E402
-from mazeroute.generate import maze_mask, random_layout  # noqa: E402
+from mazeroute.generate import (  # noqa: E402
+    loopy_maze_mask,
+    random_layout,
+    serpentine_mask,
+    spiral_mask,
+)
 from mazeroute.graph import GridGraph  # noqa: E402
 from mazeroute.layout import read_movingai  # noqa: E402
 
 MAPS = Path(__file__).resolve().parent / "maps"
 GPU = gpu_available()
-
-
-def serpentine(n: int, width: int) -> np.ndarray:
-    """Rows ``width`` cells wide, one wall cell apart, joined at alternate ends."""
-    free = np.zeros((n, n), bool)
-    y, k = 0, 0
-    while y + width <= n:
-        free[y:y + width] = True
-        if y + 2 * width + 1 <= n:
-            x = n - width if k % 2 == 0 else 0
-            free[y + width, x:x + width] = True
-        y, k = y + width + 1, k + 1
-    return free
-
-
-def spiral(n: int, width: int) -> np.ndarray:
-    """One corridor ``width`` cells wide winding inwards, walls one cell thick."""
-    m = n // (width + 1)
-    order = []
-    top, left, bot, right = 0, 0, m - 1, m - 1
-    while top <= bot and left <= right:
-        order += [(top, x) for x in range(left, right + 1)]
-        order += [(y, right) for y in range(top + 1, bot + 1)]
-        if top < bot:
-            order += [(bot, x) for x in range(right - 1, left - 1, -1)]
-        if left < right:
-            order += [(y, left) for y in range(bot - 1, top, -1)]
-        top, left, bot, right = top + 1, left + 1, bot - 1, right - 1
-    free = np.zeros((n, n), bool)
-    step = width + 1
-    prev = None
-    for cy, cx in order:
-        free[cy * step:cy * step + width, cx * step:cx * step + width] = True
-        if prev is not None:
-            y0, y1 = min(prev[0], cy) * step, max(prev[0], cy) * step + width
-            x0, x1 = min(prev[1], cx) * step, max(prev[1], cx) * step + width
-            free[y0:y1, x0:x1] = True
-        prev = (cy, cx)
-    return free
-
-
-def braided(n: int, fraction: float, seed: int) -> np.ndarray:
-    """A perfect maze with ``fraction`` of its inner walls between two corridors removed."""
-    free = ~maze_mask(n, n, seed)
-    h, w = free.shape
-    ys, xs = np.nonzero(~free)
-    inner = (ys > 0) & (ys < h - 1) & (xs > 0) & (xs < w - 1)
-    ys, xs = ys[inner], xs[inner]
-    between = ((free[ys - 1, xs] & free[ys + 1, xs]) | (free[ys, xs - 1] & free[ys, xs + 1]))
-    ys, xs = ys[between], xs[between]
-    pick = np.random.default_rng(seed).random(ys.size) < fraction
-    free[ys[pick], xs[pick]] = True
-    return free
 
 
 def sync() -> None:
@@ -126,9 +78,10 @@ def wave_only(free: np.ndarray, root, repeats: int) -> tuple[float, float]:
 def cases(sizes) -> list[tuple[str, np.ndarray]]:
     out = []
     for n in sizes:
-        out += [(f"serpentine{n}w{w}", serpentine(n, w)) for w in (1, 2, 4, 8)]
-        out += [(f"spiral{n}w{w}", spiral(n, w)) for w in (1, 2, 4)]
-        out += [(f"maze{n - 1}loops{f}", braided(n - 1, f, 1)) for f in (0.0, 0.002, 0.02, 0.2)]
+        out += [(f"serpentine{n}w{w}", ~serpentine_mask(n, w)) for w in (1, 2, 4, 8)]
+        out += [(f"spiral{n}w{w}", ~spiral_mask(n, w)) for w in (1, 2, 4)]
+        out += [(f"maze{n - 1}loops{f}", ~loopy_maze_mask(n - 1, n - 1, f, 1))
+                for f in (0.0, 0.002, 0.02, 0.2)]
     out.append(("open4096d25", ~random_layout(4096, 4096, density=0.25, nets=1, seed=3).blocked))
     out.append(("open2048d40", ~random_layout(2048, 2048, density=0.40, nets=1, seed=3).blocked))
     for path in sorted(MAPS.glob("*.map")):

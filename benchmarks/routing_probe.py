@@ -22,22 +22,14 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from mazeroute.engines import gpu_available  # noqa: E402
-from mazeroute.generate import maze_mask, random_layout, random_nets  # noqa: E402
+from mazeroute.generate import loopy_maze_mask, random_layout, random_nets  # noqa: E402
 from mazeroute.layout import Layout  # noqa: E402
 from mazeroute.router import Router  # noqa: E402
 
 
 def loopy_maze(n: int, fraction: float, nets: int, span: int, seed: int) -> Layout:
     """A perfect maze with ``fraction`` of its inner walls removed, two-pin nets on it."""
-    blocked = maze_mask(n, n, seed)
-    free = ~blocked
-    ys, xs = np.nonzero(blocked)
-    inner = (ys > 0) & (ys < n - 1) & (xs > 0) & (xs < n - 1)
-    ys, xs = ys[inner], xs[inner]
-    between = ((free[ys - 1, xs] & free[ys + 1, xs]) | (free[ys, xs - 1] & free[ys, xs + 1]))
-    ys, xs = ys[between], xs[between]
-    pick = np.random.default_rng(seed).random(ys.size) < fraction
-    blocked[ys[pick], xs[pick]] = False
+    blocked = loopy_maze_mask(n, n, fraction, seed)
     layout = Layout(f"maze-{n}-{seed}", n, n, [], [], blocked)
     layout.nets = random_nets(blocked, nets, 2, np.random.default_rng(seed + 1), span=span)
     return layout

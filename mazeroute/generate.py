@@ -99,6 +99,86 @@ def maze_mask(width: int, height: int, seed: int = 0) -> np.ndarray:
     return ~free
 
 
+def loopy_maze_mask(width: int, height: int, fraction: float, seed: int = 0) -> np.ndarray:
+    """Blocked mask of a perfect maze with ``fraction`` of its inner walls between two
+    corridors removed (each removal adds a loop; 0 keeps the maze perfect).
+
+    >>> m = loopy_maze_mask(31, 31, 0.0, seed=1)
+    >>> bool((m == maze_mask(31, 31, seed=1)).all())
+    True
+    """
+    blocked = maze_mask(width, height, seed)
+    free = ~blocked
+    ys, xs = np.nonzero(blocked)
+    inner = (ys > 0) & (ys < height - 1) & (xs > 0) & (xs < width - 1)
+    ys, xs = ys[inner], xs[inner]
+    between = ((free[ys - 1, xs] & free[ys + 1, xs]) | (free[ys, xs - 1] & free[ys, xs + 1]))
+    ys, xs = ys[between], xs[between]
+    pick = np.random.default_rng(seed).random(ys.size) < fraction
+    blocked[ys[pick], xs[pick]] = False
+    return blocked
+
+
+def serpentine_mask(n: int, width: int) -> np.ndarray:
+    """Blocked mask of one corridor ``width`` cells wide winding down an ``n`` x ``n``
+    grid: rows one wall cell apart, joined at alternate ends.
+
+    >>> print("\\n".join("".join("-#"[int(b)] for b in r) for r in serpentine_mask(5, 1)))
+    -----
+    ####-
+    -----
+    -####
+    -----
+    """
+    free = np.zeros((n, n), bool)
+    y, k = 0, 0
+    while y + width <= n:
+        free[y:y + width] = True
+        if y + 2 * width + 1 <= n:
+            x = n - width if k % 2 == 0 else 0
+            free[y + width, x:x + width] = True
+        y, k = y + width + 1, k + 1
+    return ~free
+
+
+def spiral_mask(n: int, width: int) -> np.ndarray:
+    """Blocked mask of one corridor ``width`` cells wide spiralling inwards from the
+    top-left corner of an ``n`` x ``n`` grid, walls one cell thick.
+
+    >>> print("\\n".join("".join("-#"[int(b)] for b in r) for r in spiral_mask(8, 1)))
+    -------#
+    ######-#
+    -----#-#
+    -###-#-#
+    -#---#-#
+    -#####-#
+    -------#
+    ########
+    """
+    m = n // (width + 1)
+    order = []
+    top, left, bot, right = 0, 0, m - 1, m - 1
+    while top <= bot and left <= right:
+        order += [(top, x) for x in range(left, right + 1)]
+        order += [(y, right) for y in range(top + 1, bot + 1)]
+        if top < bot:
+            order += [(bot, x) for x in range(right - 1, left - 1, -1)]
+        if left < right:
+            order += [(y, left) for y in range(bot - 1, top, -1)]
+        top, left, bot, right = top + 1, left + 1, bot - 1, right - 1
+    free = np.zeros((n, n), bool)
+    step = width + 1
+    prev = None
+    for cy, cx in order:
+        free[cy * step:cy * step + width, cx * step:cx * step + width] = True
+        if prev is not None:
+            y0, y1 = min(prev[0], cy) * step, max(prev[0], cy) * step + width
+            x0, x1 = min(prev[1], cx) * step, max(prev[1], cx) * step + width
+            free[y0:y1, x0:x1] = True
+        prev = (cy, cx)
+    return ~free
+
+
 def mask_to_rects(blocked: np.ndarray) -> list[Rect]:
     """Cover a blocked mask exactly with rectangles: row runs, merged down columns."""
     rects: list[Rect] = []

@@ -16,7 +16,7 @@ from mazeroute.engines.auto import (
     is_maze_like,
     prefers_cpu,
 )
-from mazeroute.generate import maze_mask
+from mazeroute.generate import maze_mask, serpentine_mask
 
 
 def _has_cycle(free: np.ndarray) -> bool:
@@ -103,22 +103,9 @@ def test_cycle_rank_is_edges_minus_cells_plus_parts(h, w, seed, density):
     assert cycle_rank(free) == edges - int(free.sum()) + scipy.ndimage.label(free)[1]
 
 
-def _serpentine(n: int, width: int) -> np.ndarray:
-    """Rows ``width`` cells wide, one-cell walls between, joined at alternate ends."""
-    free = np.zeros((n, n), bool)
-    y, k = 0, 0
-    while y + width <= n:
-        free[y:y + width] = True
-        if y + 2 * width + 1 <= n:
-            x = n - width if k % 2 == 0 else 0
-            free[y + width, x:x + width] = True
-        y, k = y + width + 1, k + 1
-    return free
-
-
 @pytest.mark.parametrize("width", [2, 3, 4, 6])
 def test_auto_sends_corridors_wider_than_a_cell_to_the_cpu(width):
-    free = _serpentine(700, width)
+    free = ~serpentine_mask(700, width)
     f = grid_features(free)
     assert f["corridor"] < 0.6 and f["euler"] > 0 and f["wall"] > 0.2
     assert prefers_cpu(free)

@@ -60,3 +60,36 @@ def test_too_many_nets_or_too_few_pins_is_an_input_error():
         random_nets(blocked, 5, 2, np.random.default_rng(0))
     with pytest.raises(InputError, match="2 pins"):
         random_nets(blocked, 1, 1, np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("n, width", [(64, 1), (65, 2), (97, 4), (100, 8)])
+def test_serpentine_and_spiral_are_one_corridor_of_their_width(n, width):
+    import scipy.ndimage
+
+    from mazeroute.generate import serpentine_mask, spiral_mask
+    for blocked in (serpentine_mask(n, width), spiral_mask(n, width)):
+        free = ~blocked
+        assert blocked.shape == (n, n)
+        assert scipy.ndimage.label(free)[1] == 1                  # one connected corridor
+        # no free square wider than the corridor: a (width+1)^2 block is never all free
+        k = width + 1
+        windows = np.lib.stride_tricks.sliding_window_view(free, (k, k))
+        assert not windows.all(axis=(2, 3)).any()
+        # and the corridor is as wide as asked somewhere
+        wide = np.lib.stride_tricks.sliding_window_view(free, (width, width))
+        assert wide.all(axis=(2, 3)).any()
+
+
+@pytest.mark.parametrize("fraction", [0.0, 0.05, 0.5])
+def test_loopy_maze_adds_loops_and_keeps_the_maze_connected(fraction):
+    import scipy.ndimage
+
+    from mazeroute.engines.auto import cycle_rank
+    from mazeroute.generate import loopy_maze_mask, maze_mask
+    perfect = maze_mask(61, 61, seed=2)
+    loopy = loopy_maze_mask(61, 61, fraction, seed=2)
+    assert (loopy <= perfect).all()                  # walls only removed
+    removed = int((perfect & ~loopy).sum())
+    assert cycle_rank(~loopy) >= removed     # each removal joins two corridors: a loop
+    assert scipy.ndimage.label(~loopy)[1] == 1
+    assert (removed > 0) == (fraction > 0)
