@@ -46,10 +46,8 @@ MIN_GPU_CELLS = 1 << 16
 MAX_GPU_CORRIDOR = 0.6
 #: A maze-like layout with loops goes to the GPU from this many cycles per free cell on
 #: (``MIN_GPU_LOOPS_LARGE`` from ``LARGE_CELLS`` free cells on): loops shorten the
-#: wavefront, a perfect maze with a few loops keeps nearly all its levels. Measured on an
-#: H100 (benchmarks/maze_probe.py --braids, tiles vs cpu/grid): 0.4 % loops, tiles 6.1 ms
-#: vs 15.6 ms at 1023^2 and 3.5 vs 3.7 ms at 511^2; 0.025 %, 14.6 vs 16.8 ms at 1023^2,
-#: 37 vs 93 ms at 2047^2 and 8.6 vs 3.1 ms at 511^2; 0.006 %, the CPU at every size.
+#: wavefront, a perfect maze with a few loops keeps nearly all its levels (RESULTS.md:
+#: "auto for braided mazes", and "Figures moved from code comments").
 MIN_GPU_LOOPS = 0.001
 MIN_GPU_LOOPS_LARGE = 0.0002
 LARGE_CELLS = 1 << 20

@@ -60,8 +60,8 @@ OK, GROW, UNROUTED_SOURCE, UNROUTED_TARGET, ESCAPED = 1, 2, 3, 4, 5
 #: two frontier buffers, two bits of the level (mod 4).
 PLANES = 6
 #: Default window margin: large enough that most local nets succeed at once, small enough
-#: that windows rarely overlap. On route_layout(1024, 1000) seeds 0 and 1 it gave the
-#: fewest batches (34 and 46; margin 8: 38, 16: 41 and 47, 24: 46, 32: 57).
+#: that windows rarely overlap (RESULTS.md, "Figures moved from code comments": it gave
+#: the fewest batches of the margins tried).
 MARGIN = 12
 
 # net states kept by the router's batched loop

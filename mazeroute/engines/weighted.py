@@ -82,8 +82,8 @@ REACH_CHECK_CELLS = 1 << 14
 #: the threads costs more than a few small searches.
 PARALLEL_REQUESTS = 8
 #: Cores a machine needs before the CPU engine runs requests in parallel by default: on
-#: two busy cores Numba's thread pool waits for descheduled threads (measured: a
-#: 2000-request call 9x slower than on one thread), on idle many-core machines it wins.
+#: two busy cores Numba's thread pool waits for descheduled threads (RESULTS.md, "Figures
+#: moved from code comments"), on idle many-core machines it wins.
 PARALLEL_CORES = 4
 
 _INF = np.int64(2**62)
