@@ -142,6 +142,8 @@ def test_cuda_error_mid_run_falls_back_under_auto(monkeypatch):
     with pytest.raises(EngineUnavailable, match="GPU"):
         router.run()
     monkeypatch.setattr("mazeroute.engines.auto.prefers_cpu", lambda free: False)
+    monkeypatch.setattr("mazeroute.router.sequential.routing_prefers_cpu",
+                        lambda free, counts, spans: False)
     router = Router(lay, "auto")
     assert router.engine == "gpu/grid"
     res = router.run()

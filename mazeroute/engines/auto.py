@@ -63,8 +63,9 @@ _PATCH = 128
 _PATCHES = 4               # per side: up to 16 sampled patches
 
 
-def grid_features(free: np.ndarray) -> dict:
-    """Free-cell count and corridor fraction (sampled) of a free mask."""
+def grid_features(free: np.ndarray, cells: int | None = None) -> dict:
+    """Free-cell count and the sampled features of a free mask (``cells``: the count,
+    when the caller has it: on 4096 x 4096 counting costs ten times the samples)."""
     free = np.asarray(free, dtype=bool)
     h, w = free.shape
     ys = np.linspace(0, max(0, h - _PATCH), _PATCHES).astype(int) if h > _PATCH else [0]
@@ -91,7 +92,7 @@ def grid_features(free: np.ndarray) -> dict:
                                                                          & c[:, :, :-1]))
     squares = int(np.count_nonzero(c[:, 1:, 1:] & c[:, :-1, 1:] & c[:, 1:, :-1]
                                    & c[:, :-1, :-1]))
-    return {"cells": int(np.count_nonzero(free)),
+    return {"cells": int(np.count_nonzero(free)) if cells is None else int(cells),
             "corridor": narrow / total if total else 1.0,
             "wall": wall / total if total else 1.0,
             "euler": (total - edges + squares) / total if total else 0.0}
@@ -188,17 +189,24 @@ def is_maze_like(free: np.ndarray) -> bool:
 
 def prefers_cpu(free: np.ndarray) -> bool:
     """True where the CPU engine is expected to beat ``gpu/grid`` on this layout."""
-    free = np.asarray(free, dtype=bool)
-    if np.count_nonzero(free) < MIN_GPU_CELLS:       # before the patches: on a layout
-        return True                                  # this small they cost as much
-    f = grid_features(free)
+    return _decide(np.asarray(free, dtype=bool))[0]
+
+
+def _decide(free: np.ndarray) -> tuple[bool, dict | None]:
+    """:func:`prefers_cpu`, and the features it read (None for a small layout)."""
+    if free.size < MIN_GPU_CELLS:
+        return True, None
+    cells = int(np.count_nonzero(free))
+    if cells < MIN_GPU_CELLS:                    # before the patches: on a layout this
+        return True, None                        # small they cost as much
+    f = grid_features(free, cells)
     if f["corridor"] < MAX_GPU_CORRIDOR:
         # corridors wider than a cell: walls cutting the free space into pieces with no
         # way round (positive Euler characteristic) keep the wavefront long and narrow
-        return f["euler"] >= MIN_CPU_EULER and f["wall"] >= MIN_CPU_WALL
-    least = MIN_GPU_LOOPS_LARGE if f["cells"] >= LARGE_CELLS else MIN_GPU_LOOPS
-    bound = int(np.ceil(least * f["cells"]))
-    return 0 < cycle_rank(free, bound) < least * f["cells"]
+        return bool(f["euler"] >= MIN_CPU_EULER and f["wall"] >= MIN_CPU_WALL), f
+    least = MIN_GPU_LOOPS_LARGE if cells >= LARGE_CELLS else MIN_GPU_LOOPS
+    bound = int(np.ceil(least * cells))
+    return 0 < cycle_rank(free, bound) < least * cells, f
 
 
 #: A maze of one-cell corridors routes on the GPU from this many cycles per free cell on
@@ -234,11 +242,11 @@ def routing_prefers_cpu(free: np.ndarray, pin_counts: np.ndarray,
     False
     """
     free = np.asarray(free, dtype=bool)
-    if prefers_cpu(free):
+    cpu, f = _decide(free)
+    if cpu:
         return True
     if len(pin_counts) == 0:
         return False
-    f = grid_features(free)
     if f["corridor"] >= MAX_GPU_CORRIDOR:
         bound = int(np.ceil(MIN_ROUTING_LOOPS * f["cells"]))
         return cycle_rank(free, bound) < MIN_ROUTING_LOOPS * f["cells"]
