@@ -24,7 +24,7 @@ def _negotiate(lay, **kw):
 
 def test_net_passes_on_the_other_side_where_sequential_walls_it_off():
     lay = other_side_layout()
-    seq = route(lay, backend="cpu")
+    seq = route(lay, backend="cpu", mode="sequential")
     assert [n.routed for n in seq.nets] == [True, False]
     res = _negotiate(lay)
     assert [n.routed for n in res.nets] == [True, True]
@@ -36,7 +36,7 @@ def test_net_passes_on_the_other_side_where_sequential_walls_it_off():
 
 def test_corridor_contested_by_three_nets_goes_to_the_one_without_a_way_round():
     lay = corridor_layout()
-    seq = route(lay, backend="cpu")
+    seq = route(lay, backend="cpu", mode="sequential")
     assert [n.routed for n in seq.nets] == [True, True, False]
     assert (6, 4) in seq.nets[0].cells                          # a took the corridor
     res = _negotiate(lay)
@@ -60,7 +60,7 @@ def test_reasons_of_unroutable_nets():
 
 def test_walled_off_reason_names_the_wires():
     lay = other_side_layout()
-    seq = route(lay, backend="cpu")      # b walled off by a's straight wire
+    seq = route(lay, backend="cpu", mode="sequential")      # b walled off by a's straight wire
     ng = Negotiator(lay, "cpu")
     ng._explain(seq, 0, negotiated=False)
     assert seq.nets[1].reason == "walled off by the wires of nets a"
@@ -201,7 +201,7 @@ def layouts(draw):
 @given(lay=layouts())
 @settings(max_examples=60, deadline=None)
 def test_never_fewer_nets_than_sequential_and_always_legal(lay):
-    seq = route(lay, backend="cpu")
+    seq = route(lay, backend="cpu", mode="sequential")
     res = _negotiate(lay, max_iterations=12)
     assert res.routed >= seq.routed
     for n in res.nets:
@@ -211,7 +211,7 @@ def test_never_fewer_nets_than_sequential_and_always_legal(lay):
 @pytest.mark.parametrize("seed", range(8))
 def test_never_fewer_nets_than_sequential_on_crowded_layouts(seed):
     lay = random_layout(48, 40, density=0.3, nets=90, pins=2 + seed % 2, seed=seed, span=16)
-    seq = route(lay, backend="cpu")
+    seq = route(lay, backend="cpu", mode="sequential")
     res = _negotiate(lay, max_iterations=15)
     assert res.routed >= seq.routed
 
@@ -253,3 +253,17 @@ def test_negotiation_on_the_gpu_equals_the_cpu(seed):
     assert check_routes(lay, gpu.to_json()) == []
     floor_cpu, floor_gpu = sequential_routes(lay, "cpu"), sequential_routes(lay, "gpu")
     assert [n.cells for n in floor_gpu.nets] == [n.cells for n in floor_cpu.nets]
+
+
+def test_route_negotiates_by_default_and_sequential_is_the_router():
+    """Issue 13 item 1: ``mode=`` defaults to negotiate; ``mode="sequential"`` is exactly
+    :class:`Router`'s loop (same wires, same order)."""
+    from mazeroute.router import DEFAULT_MODE, Router
+    lay = other_side_layout()
+    assert DEFAULT_MODE == "negotiate"
+    res = route(lay, backend="cpu")
+    assert res.mode == "negotiate" and [n.routed for n in res.nets] == [True, True]
+    for order in ("file", "hpwl"):
+        seq = route(lay, backend="cpu", mode="sequential", order=order)
+        assert seq.mode == "sequential"
+        assert seq.to_json()["nets"] == Router(lay, "cpu").run(order).to_json()["nets"]
