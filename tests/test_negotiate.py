@@ -267,3 +267,26 @@ def test_route_negotiates_by_default_and_sequential_is_the_router():
         seq = route(lay, backend="cpu", mode="sequential", order=order)
         assert seq.mode == "sequential"
         assert seq.to_json()["nets"] == Router(lay, "cpu").run(order).to_json()["nets"]
+    assert route(lay, backend="cpu", mode="sequential").to_json()["nets"] == \
+        Router(lay, "cpu").run("file").to_json()["nets"]
+    for option in ({"order": "hpwl"}, {"strategy": "cpu/grid"}):
+        with pytest.raises(ValueError, match="sequential"):
+            route(lay, backend="cpu", **option)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_conflicts_found_from_the_rerouted_nets_equal_a_full_scan(seed, monkeypatch):
+    """The loop finds the nets in conflict from the nets it rerouted (and id sums); a
+    scan of every route gives the same, in every iteration."""
+    lay = random_layout(40, 36, density=0.25, nets=70, pins=2 + seed % 2, seed=seed, span=14)
+    real = Negotiator.in_conflict
+    calls = []
+
+    def both(self, changed=None):
+        got = real(self, changed)
+        assert got == real(self)
+        calls.append(changed is not None and bool(got))
+        return got
+    monkeypatch.setattr(Negotiator, "in_conflict", both)
+    Negotiator(lay, "cpu", PathFinderOptions(max_iterations=12)).run()
+    assert any(calls)                                  # some iteration had conflicts

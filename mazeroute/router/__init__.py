@@ -35,19 +35,23 @@ DEFAULT_MODE = "negotiate"
 
 
 def route(layout: Layout, *, backend: str = "auto", strategy: str | None = None,
-          order: str = "file", mode: str = DEFAULT_MODE, max_iterations: int | None = None,
+          order: str | None = None, mode: str = DEFAULT_MODE, max_iterations: int | None = None,
           time_limit: float | None = None, progress: Callable | None = None,
           options: PathFinderOptions | None = None) -> RouteResult:
     """Route every net of ``layout`` in ``mode`` (default ``negotiate``).
 
-    ``sequential``: see :class:`Router` (``backend``, ``strategy``, ``order``; ``progress``
+    ``sequential``: see :class:`Router` (``backend``, ``strategy``, ``order``, by default
+    ``file``; ``progress``
     is called as ``progress(done, total, net_route)``). ``negotiate``: see
     :class:`~.negotiate.Negotiator` (``backend``; ``max_iterations``, ``time_limit`` and
     ``options``; ``progress`` is called with each iteration's :class:`IterationStats`).
     """
     if mode == "sequential":
-        return Router(layout, backend, strategy).run(order, progress)
+        return Router(layout, backend, strategy).run(order or "file", progress)
     if mode == "negotiate":
+        for name, value in (("order", order), ("strategy", strategy)):
+            if value is not None:
+                raise ValueError(f"{name}= applies to mode='sequential' only")
         return _negotiate(layout, backend, max_iterations=max_iterations,
                          time_limit=time_limit, progress=progress, options=options)
     raise ValueError(f"unknown routing mode {mode!r}; choose from {', '.join(MODES)}")
