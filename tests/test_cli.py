@@ -713,7 +713,7 @@ def test_sigterm_to_a_real_batch_leaves_summary_and_no_part_files(tmp_path):
     """Issue 12 items 5, 6, through the real process and a real signal."""
     src, out = _batch_src(tmp_path, 30), tmp_path / "out"
     proc = subprocess.Popen([sys.executable, "-c", SLOW_BATCH, "batch", str(src), "-o",
-                             str(out), "-q", "--backend", "cpu"], stderr=subprocess.PIPE,
+                             str(out), "-q", "--backend", "cpu", *SEQ], stderr=subprocess.PIPE,
                             text=True, env=_env())
     try:
         deadline = time.monotonic() + 120

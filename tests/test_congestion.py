@@ -24,7 +24,8 @@ def test_pres_fac_schedule_follows_vpr():
                                           ("acc_fac", -1), ("bb_grow", 1), ("time_limit", -1),
                                           ("bb_patience", 0), ("net_acc", -1),
                                           ("stall_iterations", 0), ("bb_grow_limit", -1),
-                                          ("stall_improvement", 1.0)])
+                                          ("stall_improvement", 1.0),
+                                          ("stall_min_conflicts", -1)])
 def test_options_out_of_range_are_refused(field, value):
     with pytest.raises(ValueError, match=field):
         PathFinderOptions(**{field: value})
@@ -103,7 +104,7 @@ def test_costs_saturate_at_cost_max():
 
 
 def test_stall_rule_looks_at_the_best_of_a_window_whatever_nets_conflict():
-    opt = PathFinderOptions(stall_iterations=3, stall_improvement=0.1)
+    opt = PathFinderOptions(stall_iterations=3, stall_improvement=0.1, stall_min_conflicts=0)
     assert not opt.stalled([9, 8, 8], [5, 5, 5])              # too few iterations yet
     assert opt.stalled([8, 9, 8, 8], [5, 5, 5, 5])             # nothing fell
     assert not opt.stalled([8, 9, 8, 7], [5, 5, 5, 5])         # 7 <= 0.9 * 8
@@ -113,8 +114,11 @@ def test_stall_rule_looks_at_the_best_of_a_window_whatever_nets_conflict():
     assert opt.stalled([2, 1, 2, 1, 2, 1], [4, 2, 4, 2, 4, 2])  # oscillating: no new best
     assert not PathFinderOptions(stall_iterations=None).stalled([5] * 99, [5] * 99)
     # a fall of one cell counts however small the fraction, when it is a new best
-    assert not PathFinderOptions(stall_iterations=2, stall_improvement=0.0).stalled(
-        [100, 100, 99], [9, 9, 9])
+    assert not PathFinderOptions(stall_iterations=2, stall_improvement=0.0,
+                                 stall_min_conflicts=0).stalled([100, 100, 99], [9, 9, 9])
+    # few nets in conflict: no stall, however long the plateau
+    few = PathFinderOptions(stall_iterations=3, stall_min_conflicts=6)
+    assert not few.stalled([8, 9, 8, 8], [5, 5, 5, 5]) and few.stalled([8, 9, 8, 8], [6] * 4)
 
 
 @pytest.mark.parametrize("seed", range(4))

@@ -84,11 +84,14 @@ def test_a_conflict_nothing_changes_stops_negotiation():
     """x and y both need one cell: after stall_iterations iterations of the same
     conflict negotiation gives up; without the predictor it runs to max_iterations."""
     lay = unroutable_layout()
-    stalled = _negotiate(lay, options=PathFinderOptions(stall_iterations=5))
+    stalled = _negotiate(lay, options=PathFinderOptions(stall_iterations=5,
+                                                        stall_min_conflicts=0))
     assert len(stalled.iterations) == 6                 # conflict set fixed from iteration 1
     full = _negotiate(lay, options=PathFinderOptions(stall_iterations=None, max_iterations=20))
     assert len(full.iterations) == 20
     assert [n.routed for n in stalled.nets] == [n.routed for n in full.nets]
+    # by default a plateau of two nets in conflict is no stall (too few to give up on)
+    assert len(_negotiate(lay, options=PathFinderOptions(max_iterations=15)).iterations) == 15
 
 
 @pytest.mark.parametrize("seed", range(3))

@@ -84,6 +84,11 @@ class PathFinderOptions:
         ``--routing_failure_predictor``, which gives up on a route whose overuse no
         longer falls fast enough to converge
     stall_improvement : see ``stall_iterations``
+    stall_min_conflicts : the stall rule applies only while at least this many nets are
+        in conflict: with few, an iteration is cheap and a long plateau still ends in a
+        legal route often enough (numberlink puzzles do, after 20 iterations and more),
+        while hundreds of nets in conflict on a plateau mean more demand than room,
+        which legalisation must settle anyway
     """
 
     max_iterations: int = 50
@@ -100,6 +105,7 @@ class PathFinderOptions:
     bb_grow_limit: float = 4.0
     stall_iterations: int | None = 10
     stall_improvement: float = 0.05
+    stall_min_conflicts: int = 32
 
     def __post_init__(self):
         checks = [("max_iterations", self.max_iterations >= 1),
@@ -116,7 +122,8 @@ class PathFinderOptions:
                   ("bb_grow_limit", self.bb_grow_limit >= 0),
                   ("stall_iterations", self.stall_iterations is None
                    or self.stall_iterations >= 1),
-                  ("stall_improvement", 0 <= self.stall_improvement < 1)]
+                  ("stall_improvement", 0 <= self.stall_improvement < 1),
+                  ("stall_min_conflicts", self.stall_min_conflicts >= 0)]
         for name, ok in checks:
             if not ok:
                 raise ValueError(f"{name} = {getattr(self, name)!r} is out of range")
@@ -125,14 +132,15 @@ class PathFinderOptions:
         """Whether negotiation has stalled after the iterations whose overused cells and
         nets in conflict are ``overused`` and ``conflicts`` (see ``stall_iterations``).
 
-        >>> opt = PathFinderOptions(stall_iterations=3, stall_improvement=0.1)
+        >>> opt = PathFinderOptions(stall_iterations=3, stall_improvement=0.1,
+        ...                         stall_min_conflicts=0)
         >>> opt.stalled([50, 40, 41, 40, 39], [90, 80, 79, 78, 77])   # 39 > 0.9 * 40
         True
         >>> opt.stalled([50, 40, 41, 40, 35], [90, 80, 79, 78, 77])   # 35 <= 0.9 * 40
         False
         """
         k = self.stall_iterations
-        if k is None or len(overused) <= k:
+        if k is None or len(overused) <= k or min(conflicts) < self.stall_min_conflicts:
             return False
 
         def fell(seq):
