@@ -65,8 +65,9 @@ def run(data: Path, out: Path, argv: list[str], env: dict | None = None
     it and its workers, in seconds."""
     if out.exists():
         shutil.rmtree(out)
+    # sequential mode: what RESULTS.md's Dask figures measured before negotiate was default
     cmd = [sys.executable, "-m", "mazeroute", "batch", str(data), "-o", str(out), "-q",
-           *argv]
+           "--mode", "sequential", *argv]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(cmd, env={**os.environ, "PYTHONPATH": os.pathsep.join(
@@ -98,7 +99,7 @@ def ceiling(data: Path, out: Path, n: int, argv: list[str]) -> tuple[float, floa
         for f in files[k::n]:
             (part / f.name).symlink_to(f)
         cmd = [sys.executable, "-m", "mazeroute", "batch", str(part), "-o",
-               str(out / f"out{k}"), "-q", "--workers", "1", *argv]
+               str(out / f"out{k}"), "-q", "--workers", "1", "--mode", "sequential", *argv]
         procs.append(subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL,
                                       stderr=subprocess.PIPE, text=True))
     for proc in procs:

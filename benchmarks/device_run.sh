@@ -20,7 +20,7 @@ for step in "${steps[@]}"; do
     cli)
         {
             for s in $($PY -c "from mazeroute.engines import strategies; print(*strategies('gpu'))"); do
-                $PY -m mazeroute route layouts/multinet.yaml --backend gpu --strategy "$s" \
+                $PY -m mazeroute route layouts/multinet.yaml --mode sequential --backend gpu --strategy "$s" \
                     -o "$WORK/$s" -q && $PY -m mazeroute check layouts/multinet.yaml \
                     --routes "$WORK/$s/routes.json" --sequential | tail -1 || status=1
             done

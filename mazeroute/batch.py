@@ -60,7 +60,7 @@ from .io import OutputError, OutputSet, safe_folder_name, write_csv, write_text
 from .layout import BYTES_PER_CELL, Layout, Net, load_netlist, with_nets
 from .readers import load_layouts, sniff_format
 from .report import SUMMARY_FIELDS, format_report, safe_text, summary_row
-from .router import Router, RouteResult, route
+from .router import DEFAULT_MODE, Router, RouteResult, route
 from .view import routes_result
 
 PROG = "mazeroute"
@@ -320,15 +320,15 @@ def route_layout(layout: Layout, folder: Path, args, picture: Picture, *,
     the user named (``folder`` itself, or the batch's), which callers have locked and
     every output must stay inside. ``progress(k, n, "nets")`` follows the nets.
     """
-    if getattr(args, "mode", "sequential") == "negotiate":
+    if getattr(args, "mode", DEFAULT_MODE) == "negotiate":
         result = route(layout, backend=args.backend, mode="negotiate",
                        max_iterations=getattr(args, "max_iterations", None),
                        time_limit=getattr(args, "time_limit", None),
                        progress=iteration_line if progress else None)
     else:
         router = Router(layout, args.backend, args.strategy)
-        result = router.run(args.order, (lambda k, n, r: progress(k, n, "nets")) if progress
-                            else None)
+        result = router.run(args.order or "file",
+                            (lambda k, n, r: progress(k, n, "nets")) if progress else None)
     return result, write_outputs(result, folder, picture, root, getattr(args, "html", False))
 
 
@@ -346,8 +346,8 @@ class BatchOptions:
 
     backend: str = "auto"
     strategy: str | None = None
-    order: str = "file"
-    mode: str = "sequential"
+    order: str | None = None              # None: file order (sequential mode only)
+    mode: str = DEFAULT_MODE
     max_iterations: int | None = None
     time_limit: float | None = None
     format: str = "auto"
@@ -528,8 +528,9 @@ def complete_outputs(layout: Layout, folder: Path, options: BatchOptions
                      ) -> RouteResult | None:
     """The result kept in ``folder`` when its outputs are complete and valid, else None.
 
-    Complete and valid: ``routes.json`` parses and keeps every promise of FORMATS.md about
-    ``layout`` (:func:`~mazeroute.contract.check_routes`), ``report.txt`` is there, and so
+    Complete and valid: ``routes.json`` parses, was routed in this run's mode (a file
+    without ``mode`` is sequential, FORMATS.md 1.0), and keeps every promise of FORMATS.md
+    about ``layout`` (:func:`~mazeroute.contract.check_routes`), ``report.txt`` is there, and so
     are the files this run asks for (``layout.png`` unless ``no_png`` or the picture would
     be skipped, ``view.html`` with ``html``).
     """
@@ -542,7 +543,7 @@ def complete_outputs(layout: Layout, folder: Path, options: BatchOptions
                 plan_picture(layout, True).draw:
             return None
         routes = json.loads((folder / "routes.json").read_text(encoding="utf-8"))
-        if check_routes(layout, routes):
+        if routes.get("mode", "sequential") != options.mode or check_routes(layout, routes):
             return None
         result = routes_result(layout, routes)
     except Exception:  # noqa: BLE001 -- outputs that cannot be checked are routed again

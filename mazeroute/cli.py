@@ -63,7 +63,7 @@ from .io import (
 from .layout import MAX_CELLS, Layout, save_layout
 from .readers import FORMATS
 from .report import format_report, safe_text
-from .router import MODES, ORDERS, Router, net_order
+from .router import DEFAULT_MODE, MODES, ORDERS, Router, net_order
 
 #: Per-net rows printed to the terminal; the report file always has every net.
 PRINTED_ROWS = 40
@@ -87,20 +87,21 @@ def _engine_options(p: argparse.ArgumentParser) -> None:
                         "device are present, else CPU)")
     g.add_argument("--strategy", default=None, metavar="NAME",
                    help="BFS strategy by name: " + ", ".join(strategies())
-                        + " (see `mazeroute engines`); default: the backend's fastest")
-    g.add_argument("--order", default="file", choices=ORDERS,
-                   help="net order of sequential mode: as in the file, or shortest "
-                        "half-perimeter first (default: file)")
+                        + " (see `mazeroute engines`; sequential mode and wavefront); "
+                        "default: the backend's fastest")
+    g.add_argument("--order", default=None, choices=ORDERS,
+                   help="sequential: net order, as in the file or shortest half-perimeter "
+                        "first (default: file)")
 
 
 def _mode_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("routing mode")
-    g.add_argument("--mode", default="sequential", choices=MODES,
-                   help="sequential: Lee's algorithm, one net after another, each wire a "
-                        "blockage for the next (shortest paths in turn); negotiate: "
-                        "negotiated congestion (PathFinder), rip-up and reroute until no "
-                        "cell is shared, never fewer nets than sequential (default: "
-                        "sequential)")
+    g.add_argument("--mode", default=DEFAULT_MODE, choices=MODES,
+                   help="negotiate: negotiated congestion (PathFinder), rip-up and reroute "
+                        "until no cell is shared, never fewer nets than sequential; "
+                        "sequential: Lee's algorithm, one net after another, each wire a "
+                        "blockage for the next (shortest paths in turn; --order, "
+                        f"--strategy) (default: {DEFAULT_MODE})")
     g.add_argument("--max-iterations", type=int, metavar="N",
                    help="negotiate: most rip-up-and-reroute iterations (default: 50)")
     g.add_argument("--time-limit", type=float, metavar="SECONDS",
@@ -111,7 +112,12 @@ def _mode_options(p: argparse.ArgumentParser) -> None:
 def _check_engine(args) -> str | None:
     """Refuse an unknown or absent engine (and bad mode options) before any work; return
     auto's notice."""
+    # wavefront has no --mode: it draws sequential mode's search
     negotiate = getattr(args, "mode", "sequential") == "negotiate"
+    for option, name in (("order", "--order"), ("strategy", "--strategy")):
+        if negotiate and getattr(args, option, None) is not None:
+            raise InputError("applies to --mode sequential only (negotiate routes in its "
+                             "own order with the weighted search)", field=name)
     if getattr(args, "max_iterations", None) is not None:
         if args.max_iterations < 1:
             raise InputError(f"must be >= 1, got {args.max_iterations}",
@@ -273,7 +279,7 @@ def cmd_wavefront(args) -> int:
         _say("note", router.notice)
     others = [p for i, n in enumerate(layout.nets) if i != index for p in n.pins]
     if not args.alone:
-        order = net_order(layout, args.order)
+        order = net_order(layout, args.order or "file")
         for i in order[:order.index(index)]:
             others += router.route_net(i).cells
     levels = router.full_wavefront(index)

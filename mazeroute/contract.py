@@ -10,7 +10,8 @@ Examples
 >>> from mazeroute.router import route
 >>> lay = parse_layout({"width": 4, "height": 4, "nets": [
 ...     {"name": "a", "pins": [[0, 0], [3, 3]]}, {"name": "b", "pins": [[3, 0], [0, 3]]}]})
->>> check_routes(lay, route(lay, backend="cpu").to_json(), sequential=True)
+>>> check_routes(lay, route(lay, backend="cpu", mode="sequential").to_json(),
+...              sequential=True)
 []
 >>> for line in check_routes(lay, {"format": "mazeroute-routes/1", "width": 4, "height": 4,
 ...         "nets": [{"name": "a", "routed": True, "order": 0, "cells": 5}, None]}):

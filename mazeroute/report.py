@@ -6,7 +6,7 @@ Examples
 >>> from mazeroute.router import route
 >>> lay = parse_layout({"width": 5, "height": 3, "blockages": [[2, 0, 2, 1]],
 ...                     "nets": [{"name": "a", "pins": [[0, 0], [4, 0]]}]}, "demo.yaml")
->>> text = format_report(route(lay, backend="cpu"))
+>>> text = format_report(route(lay, backend="cpu", mode="sequential"))
 >>> print(text.splitlines()[3])                          # doctest: +NORMALIZE_WHITESPACE
 a   yes   8   3   9   ...
 >>> "routed 1/1 nets" in text

@@ -113,6 +113,10 @@ def outputs_of(out: Path) -> dict[str, bytes]:
     return found
 
 
+#: Sequential mode, for the tests that watch its router (negotiate is the default).
+SEQ = ("--mode", "sequential")
+
+
 def cpu(*argv: str) -> list[str]:
     return ["batch", *argv, "-q", "--backend", "cpu"]
 
@@ -150,7 +154,7 @@ def test_batch_of_netlists_routes_each_over_the_base(tmp_path, capsys):
     base, src = netlist_folder(tmp_path)
     out = tmp_path / "out"
     assert main(cpu("--layout", str(base), str(src), str(base), "-o", str(out),
-                    "--no-png")) == 2                   # the base itself is no netlist
+                    "--no-png", *SEQ)) == 2              # the base is no netlist
     rows = {Path(r["file"]).relative_to(src).as_posix(): r for r in rows_of(out)}
     assert list(rows) == ["n1.yaml", "n2.yaml", "n3.yaml", "n4.txt#1", "n4.txt#2", "n5.txt",
                           "sub/n1.yaml"]
@@ -217,9 +221,10 @@ def stamps(out: Path) -> dict[str, int]:
 
 
 def test_resume_keeps_complete_outputs_and_routes_the_rest(tmp_path, monkeypatch):
+    """Sequential mode, whose router the test watches."""
     src = five_layouts(tmp_path)
     out, fresh = tmp_path / "out", tmp_path / "fresh"
-    interrupted_serial_run(src, out, monkeypatch, "n3")
+    interrupted_serial_run(src, out, monkeypatch, "n3", *SEQ)
     assert [r["status"] for r in rows_of(out)] == ["ok", "ok", "ok", "interrupted"]
     # damaged outputs are routed again: a wire through a blockage, a missing report
     broken = json.loads((out / "n1" / "routes.json").read_text())
@@ -234,35 +239,38 @@ def test_resume_keeps_complete_outputs_and_routes_the_rest(tmp_path, monkeypatch
         routed.append(self.layout.name)
         return real(self, *a, **k)
     monkeypatch.setattr(batch.Router, "run", run)
-    assert main(cpu(str(src), "-o", str(out), "--resume")) == 0
+    assert main(cpu(str(src), "-o", str(out), "--resume", *SEQ)) == 0
     assert routed == ["n1", "n2", "n3", "n4"]
     after = stamps(out)
     assert {k for k in before if before[k] == after[k]} == {
         "n0/routes.json", "n0/report.txt", "n0/layout.png"}
-    assert main(cpu(str(src), "-o", str(fresh))) == 0
+    assert main(cpu(str(src), "-o", str(fresh), *SEQ)) == 0
     routed.clear()
     assert comparable(rows_of(out)) == comparable(rows_of(fresh))
     assert outputs_of(out) == outputs_of(fresh)
     old = rows_of(out)[0]
     assert old["seconds"] != "" and float(old["seconds"]) > 0    # kept from the last summary
     # everything complete: nothing is routed, every row kept
-    assert main(cpu(str(src), "-o", str(out), "--resume")) == 0
+    assert main(cpu(str(src), "-o", str(out), "--resume", *SEQ)) == 0
     assert routed == [] and comparable(rows_of(out)) == comparable(rows_of(fresh))
 
 
 def test_complete_outputs_checks_the_routes_against_the_layout(tmp_path):
     src = five_layouts(tmp_path)
     out = tmp_path / "out"
-    assert main(cpu(str(src), "-o", str(out), "--no-png")) == 0
+    assert main(cpu(str(src), "-o", str(out), "--no-png", *SEQ)) == 0
     lay = load_file(str(src / "l0.yaml"), BatchOptions()).layouts[0]
     other = load_file(str(src / "l1.yaml"), BatchOptions()).layouts[0]
-    no_png, png = BatchOptions(no_png=True), BatchOptions()
+    no_png, png = BatchOptions(no_png=True, mode="sequential"), BatchOptions(mode="sequential")
     kept = complete_outputs(lay, out / "n0", no_png)
     assert kept is not None and kept.routed == 3 and kept.engine == "cpu/grid"
     assert complete_outputs(other, out / "n0", no_png) is not None   # same nets and cells
     assert complete_outputs(lay, out / "n0", png) is None            # the picture is missing
-    assert complete_outputs(lay, out / "n0", BatchOptions(no_png=True, html=True)) is None
+    html = BatchOptions(no_png=True, html=True, mode="sequential")
+    assert complete_outputs(lay, out / "n0", html) is None
     assert complete_outputs(lay, out / "nowhere", no_png) is None
+    # routed in the other mode: routed again (a batch resumed after the default changed)
+    assert complete_outputs(lay, out / "n0", BatchOptions(no_png=True)) is None
     moved = load_file(str(src / "l0.yaml"), BatchOptions()).layouts[0]
     moved.nets[0].pins[1] = (7, 1)                                   # another netlist
     assert complete_outputs(moved, out / "n0", no_png) is None

@@ -275,7 +275,7 @@ def test_reasons_of_unrouted_nets_are_shown(driver, tmp_path):
     from mazeroute.view import save_view_html
 
     lay = parse_layout(LAYOUT)
-    res = route(lay, backend="cpu")
+    res = route(lay, backend="cpu", mode="sequential")
     res.nets[4].reason = "root walled in"
     page = save_view_html(lay, res, tmp_path / "r.html")
     _open(driver, page)

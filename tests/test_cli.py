@@ -23,6 +23,8 @@ from mazeroute.layout import load_layout
 ROOT = Path(__file__).resolve().parent.parent
 LAYOUTS = ROOT / "layouts"
 EXAMPLES = sorted(p for p in LAYOUTS.glob("*.yaml") if "large" not in p.name)
+#: Sequential mode, for the tests of its promises (negotiate is the default).
+SEQ = ("--mode", "sequential")
 
 GOOD = """\
 name: demo
@@ -113,7 +115,7 @@ def _write(tmp_path: Path, text) -> Path:
 # -- route -------------------------------------------------------------------------
 def test_route_writes_routes_picture_and_report(good, tmp_path, capsys):
     out = tmp_path / "out"
-    assert main(["route", str(good), "-o", str(out), "--backend", "cpu"]) == 0
+    assert main(["route", str(good), "-o", str(out), "--backend", "cpu", *SEQ]) == 0
     printed = capsys.readouterr().out
     assert {p.name for p in out.iterdir()} == {"routes.json", "layout.png", "report.txt"}
     routes = json.loads((out / "routes.json").read_text())
@@ -164,12 +166,15 @@ def test_route_orders_and_unrouted_exit_status(tmp_path, capsys):
     lay.write_text("width: 5\nheight: 5\nnets:\n  - {name: h, pins: [[0, 2], [4, 2]]}\n"
                    "  - {name: v, pins: [[2, 0], [2, 4]]}\n")
     out = tmp_path / "o"
-    assert main(["route", str(lay), "-o", str(out), "--no-png", "--backend", "cpu"]) == 0
+    assert main(["route", str(lay), "-o", str(out), "--no-png", "--backend", "cpu",
+                 *SEQ]) == 0
     routes = json.loads((out / "routes.json").read_text())
     assert [n["routed"] for n in routes["nets"]] == [True, False]
     assert "NO" in capsys.readouterr().out
     assert main(["route", str(lay), "-o", str(out), "--no-png", "--fail-unrouted",
-                 "--order", "hpwl", "--backend", "cpu"]) == 1
+                 "--order", "hpwl", "--backend", "cpu", *SEQ]) == 1
+    assert main(["route", str(lay), "-o", str(out), "--no-png", "--fail-unrouted", "-q",
+                 "--backend", "cpu"]) == 1             # negotiation cannot cross them either
 
 
 def test_route_default_output_folder(good, tmp_path):
@@ -180,11 +185,15 @@ def test_route_default_output_folder(good, tmp_path):
 
 @pytest.mark.parametrize("layout", EXAMPLES, ids=lambda p: p.stem)
 def test_every_example_routes_completely(layout, tmp_path):
-    out = tmp_path / layout.stem
-    assert main(["route", str(layout), "-o", str(out), "-q", "--backend", "cpu"]) == 0
-    routes = json.loads((out / "routes.json").read_text())
-    assert all(n["routed"] for n in routes["nets"])
-    assert check_routes(load_layout(layout), routes, sequential=True) == []
+    """In the default mode (negotiate) and in sequential mode, with its promises."""
+    for mode in ([], list(SEQ)):
+        out = tmp_path / (layout.stem + "".join(mode))
+        assert main(["route", str(layout), "-o", str(out), "-q", "--backend", "cpu",
+                     *mode]) == 0
+        routes = json.loads((out / "routes.json").read_text())
+        assert routes["mode"] == ("sequential" if mode else "negotiate")
+        assert all(n["routed"] for n in routes["nets"])
+        assert check_routes(load_layout(layout), routes, sequential=bool(mode)) == []
 
 
 # -- bad input -----------------------------------------------------------------------
@@ -214,7 +223,8 @@ def test_bad_layout_through_the_real_console_has_no_traceback(tmp_path):
     (["route", "{missing}"], "no such file"),
     (["route", "{dir}"], "is a directory"),
     (["route", "{good}", "--backend", "tpu"], "invalid choice"),
-    (["route", "{good}", "--strategy", "teleport"], "unknown strategy 'teleport'"),
+    (["route", "{good}", "--mode", "sequential", "--strategy", "teleport"],
+     "unknown strategy 'teleport'"),
     (["wavefront", "{good}", "--net", "zz"], "--net: no net 'zz'"),
     (["check", "{good}", "--routes", "{missing}"], "no such file"),
     (["generate", "rects", "--density", "1.5"], "--density"),
@@ -313,7 +323,7 @@ def test_check_layout_and_routes(good, tmp_path, capsys):
     assert main(["check", str(good)]) == 0
     assert "ok: demo, 8 x 6 cells, 3 blockages" in capsys.readouterr().out
     out = tmp_path / "o"
-    main(["route", str(good), "-o", str(out), "-q", "--no-png", "--backend", "cpu"])
+    main(["route", str(good), "-o", str(out), "-q", "--no-png", "--backend", "cpu", *SEQ])
     routes = out / "routes.json"
     assert main(["check", str(good), "--routes", str(routes), "--sequential"]) == 0
     data = json.loads(routes.read_text())
@@ -556,7 +566,7 @@ def test_batch_records_any_failure_as_a_row_and_goes_on(tmp_path, monkeypatch, c
     monkeypatch.setattr(cli.Router, "run", run_or_fail)
     monkeypatch.setattr(pathlib.Path, "write_text", write)
     out = tmp_path / "out"
-    assert main(["batch", str(src), "-o", str(out), "-q", "--backend", "cpu"]) == 2
+    assert main(["batch", str(src), "-o", str(out), "-q", "--backend", "cpu", *SEQ]) == 2
     rows = {Path(r["file"]).stem: r for r in csv.DictReader((out / "summary.csv").open())}
     assert set(rows) == {"ok1", "ok2", *faults}
     assert rows["ok1"]["status"] == rows["ok2"]["status"] == "ok"
@@ -703,7 +713,7 @@ def test_sigterm_to_a_real_batch_leaves_summary_and_no_part_files(tmp_path):
     """Issue 12 items 5, 6, through the real process and a real signal."""
     src, out = _batch_src(tmp_path, 30), tmp_path / "out"
     proc = subprocess.Popen([sys.executable, "-c", SLOW_BATCH, "batch", str(src), "-o",
-                             str(out), "-q", "--backend", "cpu"], stderr=subprocess.PIPE,
+                             str(out), "-q", "--backend", "cpu", *SEQ], stderr=subprocess.PIPE,
                             text=True, env=_env())
     try:
         deadline = time.monotonic() + 120
@@ -967,7 +977,7 @@ def test_route_check_and_batch_read_puzzles_by_content(tmp_path, capsys):
     line = _one_line(capsys.readouterr().err)
     assert "--puzzle" in line and "2 puzzles" in line
     assert main(["route", str(nl), "--puzzle", "2", "-o", str(tmp_path / "r"), "-q",
-                 "--backend", "cpu"]) == 0
+                 "--backend", "cpu", *SEQ]) == 0
     routes = json.loads((tmp_path / "r" / "routes.json").read_text())
     assert routes["layout"] == "two-2" and {n["name"] for n in routes["nets"]} == {"C", "D"}
     assert main(["check", str(nl), "--puzzle", "2", "--routes",
@@ -1004,7 +1014,7 @@ def test_mode_negotiate_connects_what_sequential_walls_off(tmp_path, capsys):
     lay = tmp_path / "swap.yaml"
     save_layout(other_side_layout(), lay)     # a's straight wire walls b off
     seq, neg = tmp_path / "s", tmp_path / "n"
-    assert main(["route", str(lay), "-o", str(seq), "-q", "--backend", "cpu"]) == 0
+    assert main(["route", str(lay), "-o", str(seq), "-q", "--backend", "cpu", *SEQ]) == 0
     assert main(["route", str(lay), "-o", str(neg), "--backend", "cpu", "--mode",
                  "negotiate"]) == 0
     assert "iteration 1:" in capsys.readouterr().err
@@ -1019,8 +1029,11 @@ def test_mode_negotiate_connects_what_sequential_walls_off(tmp_path, capsys):
 @pytest.mark.parametrize("argv, field", [
     (["--max-iterations", "0", "--mode", "negotiate"], "--max-iterations"),
     (["--time-limit", "-1", "--mode", "negotiate"], "--time-limit"),
-    (["--max-iterations", "5"], "--max-iterations"),
-    (["--congestion", "c.png"], "--congestion"),
+    (["--max-iterations", "5", *SEQ], "--max-iterations"),
+    (["--time-limit", "5", *SEQ], "--time-limit"),
+    (["--congestion", "c.png", *SEQ], "--congestion"),
+    (["--order", "hpwl"], "--order"),                          # sequential only
+    (["--strategy", "cpu/grid", "--mode", "negotiate"], "--strategy"),
 ])
 def test_mode_options_are_checked_before_any_work(argv, field, good, tmp_path, capsys):
     out = tmp_path / "o"
@@ -1042,3 +1055,36 @@ def test_batch_takes_the_routing_mode(tmp_path):
         rows = json.loads((out / "summary.json").read_text())
         assert [int(r["routed"]) for r in rows] == [routed]
         assert json.loads((out / rows[0]["folder"] / "routes.json").read_text())["mode"] == mode
+
+
+def test_default_mode_is_negotiate_and_sequential_is_unchanged(tmp_path):
+    """Issue 13 item 1: negotiate is the default of route and batch; --mode sequential
+    writes exactly the sequential router's routes."""
+    from mazeroute.cli import build_parser
+    from mazeroute.layout import save_layout
+    from mazeroute.router import Router
+    from tests.corpus import other_side_layout
+    for command in ("route", "batch"):
+        assert build_parser().parse_args([command, "x.yaml"]).mode == "negotiate"
+    layout = other_side_layout()                   # sequential walls b off; negotiate not
+    folder = tmp_path / "in"
+    folder.mkdir()
+    lay = folder / "swap.yaml"
+    save_layout(layout, lay)
+    default, seq = tmp_path / "d", tmp_path / "s"
+    assert main(["route", str(lay), "-o", str(default), "-q", "--no-png", "--backend",
+                 "cpu"]) == 0
+    d = json.loads((default / "routes.json").read_text())
+    assert d["mode"] == "negotiate" and [n["routed"] for n in d["nets"]] == [True, True]
+    assert main(["route", str(lay), "-o", str(seq), "-q", "--no-png", "--backend", "cpu",
+                 *SEQ, "--order", "file"]) == 0
+    s = json.loads((seq / "routes.json").read_text())
+    want = Router(layout, "cpu").run("file").to_json()
+    assert s["mode"] == "sequential" and s["nets"] == want["nets"]
+    assert [n["routed"] for n in s["nets"]] == [True, False]
+    out = tmp_path / "b"
+    assert main(["batch", str(folder), "-o", str(out), "-q", "--no-png", "--backend", "cpu",
+                 "--summary", "json"]) == 0
+    row, = json.loads((out / "summary.json").read_text())
+    assert int(row["routed"]) == 2
+    assert json.loads((out / row["folder"] / "routes.json").read_text())["mode"] == "negotiate"

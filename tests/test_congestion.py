@@ -23,7 +23,9 @@ def test_pres_fac_schedule_follows_vpr():
 @pytest.mark.parametrize("field, value", [("max_iterations", 0), ("pres_fac_mult", 0.9),
                                           ("acc_fac", -1), ("bb_grow", 1), ("time_limit", -1),
                                           ("bb_patience", 0), ("net_acc", -1),
-                                          ("stall_iterations", 0), ("bb_grow_limit", -1)])
+                                          ("stall_iterations", 0), ("bb_grow_limit", -1),
+                                          ("stall_improvement", 1.0),
+                                          ("stall_min_conflicts", -1)])
 def test_options_out_of_range_are_refused(field, value):
     with pytest.raises(ValueError, match=field):
         PathFinderOptions(**{field: value})
@@ -99,3 +101,49 @@ def test_costs_saturate_at_cost_max():
     state.set_pres_fac(1e6)
     state.add(0, np.array([0]))
     assert state.costs()[0].tolist() == [[COST_MAX, COST_SCALE]]
+
+
+def test_stall_rule_looks_at_the_best_of_a_window_whatever_nets_conflict():
+    opt = PathFinderOptions(stall_iterations=3, stall_improvement=0.1, stall_min_conflicts=0)
+    assert not opt.stalled([9, 8, 8], [5, 5, 5])              # too few iterations yet
+    assert opt.stalled([8, 9, 8, 8], [5, 5, 5, 5])             # nothing fell
+    assert not opt.stalled([8, 9, 8, 7], [5, 5, 5, 5])         # 7 <= 0.9 * 8
+    assert not opt.stalled([8, 9, 8, 8], [50, 50, 50, 44])     # nets in conflict fell
+    assert opt.stalled([8, 9, 8, 8], [50, 50, 50, 46])         # 46 > 0.9 * 50
+    assert opt.stalled([99, 80, 81, 80, 79, 78], [9, 9, 9, 9, 9, 9])  # 78 > 0.9 * 80
+    assert opt.stalled([2, 1, 2, 1, 2, 1], [4, 2, 4, 2, 4, 2])  # oscillating: no new best
+    assert not PathFinderOptions(stall_iterations=None).stalled([5] * 99, [5] * 99)
+    # a fall of one cell counts however small the fraction, when it is a new best
+    assert not PathFinderOptions(stall_iterations=2, stall_improvement=0.0,
+                                 stall_min_conflicts=0).stalled([100, 100, 99], [9, 9, 9])
+    # few nets in conflict: no stall, however long the plateau
+    few = PathFinderOptions(stall_iterations=3, stall_min_conflicts=6)
+    assert not few.stalled([8, 9, 8, 8], [5, 5, 5, 5]) and few.stalled([8, 9, 8, 8], [6] * 4)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_overused_cells_and_users_follow_adds_and_removes(seed):
+    """The overused set kept by add/remove equals a scan of the grid; users() names every
+    user of those cells from the known nets' routes and id_sum, or gives up (None)."""
+    rng = np.random.default_rng(seed)
+    free = np.ones((6, 7), bool)
+    state = Congestion(free, nets=9)
+    for _ in range(60):
+        net = int(rng.integers(9))
+        if state.routes[net] is None:
+            state.add(net, rng.choice(free.size, int(rng.integers(1, 12)), replace=False))
+        else:
+            state.remove(net)
+        over = state.overused()
+        assert over.tolist() == np.flatnonzero(state.occupancy > 1).tolist()
+        truth = sorted((int(c), n) for n, r in enumerate(state.routes) if r is not None
+                       for c in r.tolist() if c in set(over.tolist()))
+        known = sorted(int(k) for k in rng.choice(9, int(rng.integers(0, 10)), replace=False))
+        found = state.users(over, known)
+        outside = [sum(1 for n, r in enumerate(state.routes) if r is not None
+                       and n not in known and c in set(r.tolist())) for c in over.tolist()]
+        if max(outside, default=0) > 1:
+            assert found is None
+        else:
+            assert found is not None
+            assert sorted(zip(found[0].tolist(), found[1].tolist())) == truth

@@ -25,7 +25,7 @@ LAYOUT = parse_layout({"width": 8, "height": 6, "blockages": [[3, 0, 3, 3]], "ne
 
 @pytest.fixture
 def good():
-    res = route(LAYOUT, backend="cpu").to_json()
+    res = route(LAYOUT, backend="cpu", mode="sequential").to_json()
     assert check_routes(LAYOUT, res, sequential=True) == []
     return res
 
@@ -168,7 +168,7 @@ def test_any_json_value_gives_problem_lines(routes):
 @settings(max_examples=300, deadline=None)
 @given(data=st.data())
 def test_any_part_of_a_good_routes_file_replaced_gives_problem_lines(data):
-    routes = route(LAYOUT, backend="cpu").to_json()
+    routes = route(LAYOUT, backend="cpu", mode="sequential").to_json()
     places = list(_paths(routes))[1:]
     for _ in range(data.draw(st.integers(1, 3))):
         path = data.draw(st.sampled_from(places))
@@ -189,7 +189,7 @@ def test_check_routes_command_on_the_issues_files(tmp_path, capsys):
 
     lay = tmp_path / "c.yaml"
     save_layout(LAYOUT, lay)
-    good = route(LAYOUT, backend="cpu").to_json()
+    good = route(LAYOUT, backend="cpu", mode="sequential").to_json()
     for mutate in [lambda r: _net(r, "a").update(cells=[[0, "a"]]),
                    lambda r: _net(r, "a").update(cells=5),
                    lambda r: r.update(nets=[None])]:
@@ -235,7 +235,7 @@ MULTINET = Path(__file__).resolve().parent.parent / "layouts" / "multinet.yaml"
 
 def test_giving_up_on_every_net_of_multinet_fails_the_sequential_check():
     lay = load_layout(MULTINET)
-    routes = route(lay, backend="cpu").to_json()
+    routes = route(lay, backend="cpu", mode="sequential").to_json()
     assert check_routes(lay, routes, sequential=True) == []
     for n in routes["nets"]:
         n.update(routed=False, order=None, cells=[], length=0)
@@ -250,7 +250,7 @@ def test_a_net_cut_off_by_an_earlier_wire_may_stay_unrouted():
     lay = parse_layout({"width": 5, "height": 5, "nets": [
         {"name": "h", "pins": [[0, 2], [4, 2]]}, {"name": "v", "pins": [[2, 0], [2, 4]]},
         {"name": "w", "pins": [[0, 0], [4, 0], [0, 4]]}]}, "cross.yaml")
-    routes = route(lay, backend="cpu").to_json()
+    routes = route(lay, backend="cpu", mode="sequential").to_json()
     assert [n["routed"] for n in routes["nets"]] == [True, False, False]
     assert check_routes(lay, routes, sequential=True) == []
     _net(routes, "h").update(routed=False, order=None, cells=[], length=0)
@@ -279,7 +279,7 @@ def _bfs_connected(free, pins) -> bool:
        order=st.sampled_from(["file", "hpwl"]))
 def test_the_unrouted_check_agrees_with_a_plain_bfs(seed, drop, pins, density, order):
     lay = random_layout(12, 10, density=density, nets=6, pins=pins, seed=seed)
-    routes = route(lay, backend="cpu", order=order).to_json()
+    routes = route(lay, backend="cpu", order=order, mode="sequential").to_json()
     assert check_routes(lay, routes, sequential=True) == []      # the router's own output
     entries = routes["nets"]
     for i in drop:                       # the checked file gives up on some routed nets

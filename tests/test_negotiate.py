@@ -24,7 +24,7 @@ def _negotiate(lay, **kw):
 
 def test_net_passes_on_the_other_side_where_sequential_walls_it_off():
     lay = other_side_layout()
-    seq = route(lay, backend="cpu")
+    seq = route(lay, backend="cpu", mode="sequential")
     assert [n.routed for n in seq.nets] == [True, False]
     res = _negotiate(lay)
     assert [n.routed for n in res.nets] == [True, True]
@@ -36,7 +36,7 @@ def test_net_passes_on_the_other_side_where_sequential_walls_it_off():
 
 def test_corridor_contested_by_three_nets_goes_to_the_one_without_a_way_round():
     lay = corridor_layout()
-    seq = route(lay, backend="cpu")
+    seq = route(lay, backend="cpu", mode="sequential")
     assert [n.routed for n in seq.nets] == [True, True, False]
     assert (6, 4) in seq.nets[0].cells                          # a took the corridor
     res = _negotiate(lay)
@@ -60,7 +60,7 @@ def test_reasons_of_unroutable_nets():
 
 def test_walled_off_reason_names_the_wires():
     lay = other_side_layout()
-    seq = route(lay, backend="cpu")      # b walled off by a's straight wire
+    seq = route(lay, backend="cpu", mode="sequential")      # b walled off by a's straight wire
     ng = Negotiator(lay, "cpu")
     ng._explain(seq, 0, negotiated=False)
     assert seq.nets[1].reason == "walled off by the wires of nets a"
@@ -84,11 +84,14 @@ def test_a_conflict_nothing_changes_stops_negotiation():
     """x and y both need one cell: after stall_iterations iterations of the same
     conflict negotiation gives up; without the predictor it runs to max_iterations."""
     lay = unroutable_layout()
-    stalled = _negotiate(lay, options=PathFinderOptions(stall_iterations=5))
+    stalled = _negotiate(lay, options=PathFinderOptions(stall_iterations=5,
+                                                        stall_min_conflicts=0))
     assert len(stalled.iterations) == 6                 # conflict set fixed from iteration 1
     full = _negotiate(lay, options=PathFinderOptions(stall_iterations=None, max_iterations=20))
     assert len(full.iterations) == 20
     assert [n.routed for n in stalled.nets] == [n.routed for n in full.nets]
+    # by default a plateau of two nets in conflict is no stall (too few to give up on)
+    assert len(_negotiate(lay, options=PathFinderOptions(max_iterations=15)).iterations) == 15
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -201,7 +204,7 @@ def layouts(draw):
 @given(lay=layouts())
 @settings(max_examples=60, deadline=None)
 def test_never_fewer_nets_than_sequential_and_always_legal(lay):
-    seq = route(lay, backend="cpu")
+    seq = route(lay, backend="cpu", mode="sequential")
     res = _negotiate(lay, max_iterations=12)
     assert res.routed >= seq.routed
     for n in res.nets:
@@ -211,7 +214,7 @@ def test_never_fewer_nets_than_sequential_and_always_legal(lay):
 @pytest.mark.parametrize("seed", range(8))
 def test_never_fewer_nets_than_sequential_on_crowded_layouts(seed):
     lay = random_layout(48, 40, density=0.3, nets=90, pins=2 + seed % 2, seed=seed, span=16)
-    seq = route(lay, backend="cpu")
+    seq = route(lay, backend="cpu", mode="sequential")
     res = _negotiate(lay, max_iterations=15)
     assert res.routed >= seq.routed
 
@@ -253,3 +256,40 @@ def test_negotiation_on_the_gpu_equals_the_cpu(seed):
     assert check_routes(lay, gpu.to_json()) == []
     floor_cpu, floor_gpu = sequential_routes(lay, "cpu"), sequential_routes(lay, "gpu")
     assert [n.cells for n in floor_gpu.nets] == [n.cells for n in floor_cpu.nets]
+
+
+def test_route_negotiates_by_default_and_sequential_is_the_router():
+    """Issue 13 item 1: ``mode=`` defaults to negotiate; ``mode="sequential"`` is exactly
+    :class:`Router`'s loop (same wires, same order)."""
+    from mazeroute.router import DEFAULT_MODE, Router
+    lay = other_side_layout()
+    assert DEFAULT_MODE == "negotiate"
+    res = route(lay, backend="cpu")
+    assert res.mode == "negotiate" and [n.routed for n in res.nets] == [True, True]
+    for order in ("file", "hpwl"):
+        seq = route(lay, backend="cpu", mode="sequential", order=order)
+        assert seq.mode == "sequential"
+        assert seq.to_json()["nets"] == Router(lay, "cpu").run(order).to_json()["nets"]
+    assert route(lay, backend="cpu", mode="sequential").to_json()["nets"] == \
+        Router(lay, "cpu").run("file").to_json()["nets"]
+    for option in ({"order": "hpwl"}, {"strategy": "cpu/grid"}):
+        with pytest.raises(ValueError, match="sequential"):
+            route(lay, backend="cpu", **option)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_conflicts_found_from_the_rerouted_nets_equal_a_full_scan(seed, monkeypatch):
+    """The loop finds the nets in conflict from the nets it rerouted (and id sums); a
+    scan of every route gives the same, in every iteration."""
+    lay = random_layout(40, 36, density=0.25, nets=70, pins=2 + seed % 2, seed=seed, span=14)
+    real = Negotiator.in_conflict
+    calls = []
+
+    def both(self, changed=None):
+        got = real(self, changed)
+        assert got == real(self)
+        calls.append(changed is not None and bool(got))
+        return got
+    monkeypatch.setattr(Negotiator, "in_conflict", both)
+    Negotiator(lay, "cpu", PathFinderOptions(max_iterations=12)).run()
+    assert any(calls)                                  # some iteration had conflicts

@@ -459,7 +459,7 @@ def test_random_puzzles_written_and_read_back_give_the_same_nets(tmp_path, many,
 
 # -- routing what was read ----------------------------------------------------------------
 def _route_and_check(lay):
-    result = route(lay, backend="cpu")
+    result = route(lay, backend="cpu", mode="sequential")
     assert check_routes(lay, result.to_json(), sequential=True) == []
     return result
 

@@ -57,7 +57,7 @@ WIDE = parse_layout({"width": 48, "height": 32,
 
 @pytest.fixture(scope="module")
 def routed():
-    res = route(LAY, backend="cpu")
+    res = route(LAY, backend="cpu", mode="sequential")
     assert [n.routed for n in res.nets] == [True, True, True, False]
     return res
 
@@ -92,7 +92,7 @@ def _under_badge(mask, x, y, s):
                                          (False, 6), (False, 7), (False, None)])
 def test_every_cell_has_the_colour_the_routes_say(tmp_path, routed, wide, scale):
     lay = WIDE if wide else LAY
-    routed = route(WIDE, backend="cpu") if wide else routed
+    routed = route(WIDE, backend="cpu", mode="sequential") if wide else routed
     assert [n.routed for n in routed.nets] == [True, True, True, False]
     png = save_layout_png(lay, routed, tmp_path / "l.png", scale=scale)
     img = _rgb(png)
@@ -159,7 +159,7 @@ def test_small_cells_give_every_pin_a_badge(routed, scale):
 
 
 def test_one_pixel_wires_are_two_pixels_wide():
-    LAY, routed = WIDE, route(WIDE, backend="cpu")
+    LAY, routed = WIDE, route(WIDE, backend="cpu", mode="sequential")
     grid = np.asarray(layout_image(LAY, routed, scale=1, legend=False))
     pins = LAY.pin_owner()
     badges = _badge_mask(grid.shape[:2], 1, pins)
@@ -244,7 +244,7 @@ def test_legend_lists_unrouted_nets_first_and_counts_the_rest(monkeypatch):
         [0, 17, 2, 17], [0, 19, 2, 19], {"cell": [0, 18]}, {"cell": [2, 18]},
         [4, 17, 6, 17], [4, 19, 6, 19], {"cell": [4, 18]}, {"cell": [6, 18]}], "nets": []}),
         nets)
-    res = route(lay, backend="cpu")
+    res = route(lay, backend="cpu", mode="sequential")
     assert [i for i, n in enumerate(res.nets) if not n.routed] == [50, 57]
     img, lines = _legend_lines(monkeypatch, lay, res, 2)
     shown = render.LEGEND_NETS                                      # a short grid: 40 rows

@@ -39,7 +39,7 @@ def test_heat_blockages_and_unrouted_pins(tmp_path, scale):
 
 
 def test_only_negotiated_results_have_a_congestion_picture(tmp_path):
-    res = route(unroutable_layout(), backend="cpu")
+    res = route(unroutable_layout(), backend="cpu", mode="sequential")
     with pytest.raises(ValueError, match="negotiate"):
         save_congestion_png(res, tmp_path / "c.png")
     assert not list(tmp_path.iterdir())

@@ -11,7 +11,7 @@ LAY = parse_layout({"width": 5, "height": 5, "nets": [
 
 
 def test_report_rows_and_totals():
-    res = route(LAY, backend="cpu")
+    res = route(LAY, backend="cpu", mode="sequential")
     text = format_report(res)
     lines = text.splitlines()
     assert lines[0] == "layout x: 5 x 5 cells, 2 nets"
@@ -22,13 +22,13 @@ def test_report_rows_and_totals():
 
 
 def test_cut_report_keeps_unrouted_nets_visible():
-    res = route(LAY, backend="cpu")
+    res = route(LAY, backend="cpu", mode="sequential")
     text = format_report(res, max_rows=1)
     assert "\nv " in text and "\nh " not in text and "1 more nets" in text
 
 
 def test_summary_rows_have_every_field():
-    res = route(LAY, backend="cpu")
+    res = route(LAY, backend="cpu", mode="sequential")
     ok = summary_row("x.yaml", res)
     bad = summary_row("y.yaml", error="y.yaml: width: missing")
     assert set(ok) == set(bad) == set(SUMMARY_FIELDS)
@@ -55,7 +55,7 @@ def test_safe_text_escapes_and_cuts():
 def test_report_of_hostile_names_is_printable_and_narrow():
     lay = Layout("lay\x00\u202e" + "L" * 5000, 10, 10,
                  nets=[Net(n, [(i, 0), (i, 9)]) for i, n in enumerate(HOSTILE)])
-    text = format_report(route(lay, backend="cpu"))
+    text = format_report(route(lay, backend="cpu", mode="sequential"))
     lines = text.splitlines()
     assert all(line.isprintable() and len(line) <= 120 for line in lines), text
     assert lines[0].startswith("layout lay\\x00\\u202eLLL") and "...: 10 x 10 cells" in lines[0]

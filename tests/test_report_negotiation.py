@@ -31,4 +31,4 @@ def test_reasons_are_listed_and_cut_to_max_rows():
 
 
 def test_sequential_results_have_no_negotiation_part():
-    assert format_negotiation(route(corridor_layout(), backend="cpu")) == ""
+    assert format_negotiation(route(corridor_layout(), backend="cpu", mode="sequential")) == ""

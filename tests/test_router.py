@@ -23,7 +23,7 @@ def _layout(width, height, nets, blockages=()):
 
 def test_two_pin_net_is_a_shortest_path_in_path_order():
     lay = _layout(8, 5, [("a", [[0, 2], [7, 2]])], [[3, 0, 3, 3]])
-    net = route(lay, backend="cpu").nets[0]
+    net = route(lay, backend="cpu", mode="sequential").nets[0]
     assert net.routed and net.order == 0
     assert net.cells[0] == (0, 2) and net.cells[-1] == (7, 2)
     free = ~lay.blocked
@@ -33,13 +33,13 @@ def test_two_pin_net_is_a_shortest_path_in_path_order():
 def test_earlier_wire_is_a_blockage_for_later_nets():
     # a runs straight across row 2; b must cross it and cannot.
     lay = _layout(7, 5, [("a", [[0, 2], [6, 2]]), ("b", [[3, 0], [3, 4]])])
-    res = route(lay, backend="cpu")
+    res = route(lay, backend="cpu", mode="sequential")
     a, b = res.nets
     assert a.routed and a.length == 6
     assert not b.routed and b.cells == [] and b.order is None
     assert check_routes(lay, res.to_json(), sequential=True) == []
     # In hpwl order b (span 4) goes first and a detours around it.
-    res = route(lay, backend="cpu", order="hpwl")
+    res = route(lay, backend="cpu", order="hpwl", mode="sequential")
     a, b = res.nets
     assert b.order == 0 and b.routed and not a.routed   # row-spanning b cuts the chip
 
@@ -47,27 +47,27 @@ def test_earlier_wire_is_a_blockage_for_later_nets():
 def test_pins_of_other_nets_are_obstacles_before_they_are_routed():
     # b's pin at (2, 1) sits on a's straight line; a must step around it.
     lay = _layout(5, 3, [("a", [[0, 1], [4, 1]]), ("b", [[2, 1], [2, 0]])])
-    a = route(lay, backend="cpu").nets[0]
+    a = route(lay, backend="cpu", mode="sequential").nets[0]
     assert a.routed and (2, 1) not in a.cells and a.length == 6
 
 
 def test_multi_pin_net_grows_one_tree_through_every_pin():
     pins = [[0, 0], [9, 0], [0, 9], [9, 9], [5, 5]]
     lay = _layout(10, 10, [("t", pins)], [[3, 2, 6, 3]])
-    net = route(lay, backend="cpu").nets[0]
+    net = route(lay, backend="cpu", mode="sequential").nets[0]
     assert net.routed
     assert {tuple(p) for p in pins} <= set(net.cells)
     assert net.length == len(net.cells) - 1 == len(set(net.cells)) - 1
     # Each step joins the nearest pin, so the tree is no longer than a star from the root.
     lv = bfs(~lay.blocked, (0, 0), backend="cpu")
     assert net.length <= sum(int(lv[y, x]) for x, y in pins[1:])
-    assert check_routes(lay, route(lay, backend="cpu").to_json()) == []
+    assert check_routes(lay, route(lay, backend="cpu", mode="sequential").to_json()) == []
 
 
 def test_unroutable_net_is_reported_and_routing_goes_on():
     lay = _layout(6, 6, [("boxed", [[0, 0], [5, 5]]), ("free", [[0, 5], [5, 0]])],
                   [[1, 0, 1, 1], {"cell": [0, 1]}])
-    res = route(lay, backend="cpu")
+    res = route(lay, backend="cpu", mode="sequential")
     boxed, free = res.nets
     assert not boxed.routed and boxed.cells == [] and boxed.order is None
     assert free.routed and free.order == 0
@@ -85,7 +85,7 @@ def test_net_order_modes():
 @pytest.mark.parametrize("key", CPU_KEYS, ids="/".join)
 def test_generated_layout_obeys_the_contract(key):
     lay = random_layout(60, 40, density=0.2, nets=25, pins=2, seed=11)
-    res = route(lay, backend=key[0], strategy=key[1])
+    res = route(lay, backend=key[0], strategy=key[1], mode="sequential")
     assert res.engine == "/".join(key)
     assert res.routed > 0
     assert check_routes(lay, res.to_json(), sequential=True) == []
@@ -93,9 +93,9 @@ def test_generated_layout_obeys_the_contract(key):
 
 def test_backtrace_window_never_changes_the_route(monkeypatch):
     lay = random_layout(50, 50, density=0.3, nets=30, pins=3, seed=4)
-    windowed = route(lay, backend="cpu").to_json()
+    windowed = route(lay, backend="cpu", mode="sequential").to_json()
     monkeypatch.setattr(router_mod, "_window", lambda shape, *a: (0, shape[0], 0, shape[1]))
-    assert route(lay, backend="cpu").to_json() == windowed
+    assert route(lay, backend="cpu", mode="sequential").to_json() == windowed
 
 
 def test_full_wavefront_sees_committed_wires():
@@ -124,7 +124,8 @@ def layouts(draw):
 @given(lay=layouts(), order=st.sampled_from(["file", "hpwl"]))
 @settings(max_examples=120, deadline=None)
 def test_every_routes_file_obeys_formats(lay, order):
-    results = [route(lay, backend=b, strategy=s, order=order).to_json() for b, s in CPU_KEYS]
+    results = [route(lay, backend=b, strategy=s, order=order, mode="sequential").to_json()
+               for b, s in CPU_KEYS]
     assert check_routes(lay, results[0], sequential=True) == []
     for other in results[1:]:
         other["engine"] = results[0]["engine"]
@@ -173,7 +174,7 @@ def _failing_gpu(monkeypatch, fail_at: str):
 @pytest.mark.parametrize("fail_at", ["build", "search"])
 def test_gpu_fault_under_auto_goes_on_with_the_cpu_engine(monkeypatch, fail_at):
     lay = random_layout(40, 30, density=0.2, nets=8, seed=3)
-    expected = route(lay, backend="cpu")
+    expected = route(lay, backend="cpu", mode="sequential")
     _failing_gpu(monkeypatch, fail_at)
     router = Router(lay, "auto")
     res = router.run()

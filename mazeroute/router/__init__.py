@@ -1,9 +1,11 @@
 """Routing: the nets of a layout turned into wires, by one of the routing modes.
 
-``sequential`` (:mod:`.sequential`) is Lee's textbook loop: nets one after another, each
-wire a blockage for the nets after it. ``negotiate`` (:mod:`.negotiate`) is PathFinder's
-negotiated congestion: nets share cells while the price of shared cells rises, until
-none is shared; then the nets still in conflict are dropped and tried once more.
+``negotiate`` (:mod:`.negotiate`, the default) is PathFinder's negotiated congestion:
+nets share cells while the price of shared cells rises, until none is shared; then the
+nets still in conflict are dropped and tried once more, and the result never has fewer
+routed nets than sequential mode's. ``sequential`` (:mod:`.sequential`) is Lee's
+textbook loop: nets one after another, each wire a blockage for the nets after it, each
+two-pin wire the shortest possible at its turn.
 
 Examples
 --------
@@ -12,6 +14,8 @@ Examples
 ...                     "nets": [{"name": "a", "pins": [[0, 0], [4, 0]]}]})
 >>> route(lay, backend="cpu").nets[0].length
 8
+>>> route(lay, backend="cpu").mode, route(lay, backend="cpu", mode="sequential").mode
+('negotiate', 'sequential')
 """
 
 from __future__ import annotations
@@ -26,26 +30,32 @@ from .result import ROUTES_FORMAT, IterationStats, NetRoute, RouteResult
 from .sequential import ORDERS, Router, net_order
 
 MODES = ("sequential", "negotiate")
+#: The mode of :func:`route`, ``mazeroute route`` and ``mazeroute batch`` unless told.
+DEFAULT_MODE = "negotiate"
 
 
 def route(layout: Layout, *, backend: str = "auto", strategy: str | None = None,
-          order: str = "file", mode: str = "sequential", max_iterations: int | None = None,
+          order: str | None = None, mode: str = DEFAULT_MODE, max_iterations: int | None = None,
           time_limit: float | None = None, progress: Callable | None = None,
           options: PathFinderOptions | None = None) -> RouteResult:
-    """Route every net of ``layout`` in ``mode``.
+    """Route every net of ``layout`` in ``mode`` (default ``negotiate``).
 
-    ``sequential``: see :class:`Router` (``backend``, ``strategy``, ``order``; ``progress``
+    ``sequential``: see :class:`Router` (``backend``, ``strategy``, ``order``, by default
+    ``file``; ``progress``
     is called as ``progress(done, total, net_route)``). ``negotiate``: see
     :class:`~.negotiate.Negotiator` (``backend``; ``max_iterations``, ``time_limit`` and
     ``options``; ``progress`` is called with each iteration's :class:`IterationStats`).
     """
     if mode == "sequential":
-        return Router(layout, backend, strategy).run(order, progress)
+        return Router(layout, backend, strategy).run(order or "file", progress)
     if mode == "negotiate":
+        for name, value in (("order", order), ("strategy", strategy)):
+            if value is not None:
+                raise ValueError(f"{name}= applies to mode='sequential' only")
         return _negotiate(layout, backend, max_iterations=max_iterations,
                          time_limit=time_limit, progress=progress, options=options)
     raise ValueError(f"unknown routing mode {mode!r}; choose from {', '.join(MODES)}")
 
 
-__all__ = ["MODES", "ORDERS", "ROUTES_FORMAT", "IterationStats", "NetRoute", "Negotiator",
-           "PathFinderOptions", "RouteResult", "Router", "net_order", "route"]
+__all__ = ["DEFAULT_MODE", "MODES", "ORDERS", "ROUTES_FORMAT", "IterationStats", "NetRoute",
+           "Negotiator", "PathFinderOptions", "RouteResult", "Router", "net_order", "route"]

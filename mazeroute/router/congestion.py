@@ -75,11 +75,20 @@ class PathFinderOptions:
         the longer side of the net's pin box (plus ``bb_factor``): a bigger box costs
         search time and seldom holds a better way round (a failed search still grows
         the box, up to the whole grid)
-    stall_iterations : stop negotiating when the same nets have been in conflict, and
-        the fewest overused cells seen has not improved, for this many iterations (None:
-        never): a conflict that nothing changes will not resolve. This plays the part of
-        VPR's ``--routing_failure_predictor``, which gives up on a route that will not
-        converge
+    stall_iterations : stop negotiating when, over the last ``stall_iterations``
+        iterations, neither the fewest overused cells nor the fewest nets in conflict
+        has fallen by ``stall_improvement`` (a fraction, and at least one) below the
+        fewest seen before them (None: never), whichever nets are in conflict: the
+        negotiation has reached its plateau, and more iterations cost search time
+        without routing more nets. This plays the part of VPR's
+        ``--routing_failure_predictor``, which gives up on a route whose overuse no
+        longer falls fast enough to converge
+    stall_improvement : see ``stall_iterations``
+    stall_min_conflicts : the stall rule applies only while at least this many nets are
+        in conflict: with few, an iteration is cheap and a long plateau still ends in a
+        legal route often enough (numberlink puzzles do, after 20 iterations and more),
+        while hundreds of nets in conflict on a plateau mean more demand than room,
+        which legalisation must settle anyway
     """
 
     max_iterations: int = 50
@@ -95,6 +104,8 @@ class PathFinderOptions:
     bb_patience: int = 3
     bb_grow_limit: float = 4.0
     stall_iterations: int | None = 10
+    stall_improvement: float = 0.05
+    stall_min_conflicts: int = 32
 
     def __post_init__(self):
         checks = [("max_iterations", self.max_iterations >= 1),
@@ -110,10 +121,32 @@ class PathFinderOptions:
                   ("bb_patience", self.bb_patience >= 1),
                   ("bb_grow_limit", self.bb_grow_limit >= 0),
                   ("stall_iterations", self.stall_iterations is None
-                   or self.stall_iterations >= 1)]
+                   or self.stall_iterations >= 1),
+                  ("stall_improvement", 0 <= self.stall_improvement < 1),
+                  ("stall_min_conflicts", self.stall_min_conflicts >= 0)]
         for name, ok in checks:
             if not ok:
                 raise ValueError(f"{name} = {getattr(self, name)!r} is out of range")
+
+    def stalled(self, overused: list[int], conflicts: list[int]) -> bool:
+        """Whether negotiation has stalled after the iterations whose overused cells and
+        nets in conflict are ``overused`` and ``conflicts`` (see ``stall_iterations``).
+
+        >>> opt = PathFinderOptions(stall_iterations=3, stall_improvement=0.1,
+        ...                         stall_min_conflicts=0)
+        >>> opt.stalled([50, 40, 41, 40, 39], [90, 80, 79, 78, 77])   # 39 > 0.9 * 40
+        True
+        >>> opt.stalled([50, 40, 41, 40, 35], [90, 80, 79, 78, 77])   # 35 <= 0.9 * 40
+        False
+        """
+        k = self.stall_iterations
+        if k is None or len(overused) <= k or min(conflicts) < self.stall_min_conflicts:
+            return False
+
+        def fell(seq):
+            before, recent = min(seq[:-k]), min(seq[-k:])
+            return recent < before and recent <= (1 - self.stall_improvement) * before
+        return not (fell(overused) or fell(conflicts))
 
     def pres_fac(self, iteration: int) -> float:
         """``pres_fac`` during ``iteration`` (1, 2, ...)."""
@@ -151,6 +184,10 @@ class Congestion:
         self.occupancy = np.zeros(n, np.int32)             # nets using each cell
         self.load = np.zeros(n, np.int64)                  # their weights, summed
         self.weight = np.ones(nets, np.int64)
+        #: Sum of the ids of the nets using each cell: with ``occupancy``, names the one
+        #: user of a cell whose other users are known (see :meth:`users`).
+        self.id_sum = np.zeros(n, np.int64)
+        self._over: set[int] = set()                       # cells of occupancy > 1
         self.routes: list[np.ndarray | None] = [None] * nets
         self.pres_fac = 0.0
         self._pres = 0
@@ -167,6 +204,8 @@ class Congestion:
         self.routes[net] = cells
         self.occupancy[cells] += 1
         self.load[cells] += self.weight[net]
+        self.id_sum[cells] += net
+        self._over.update(cells[self.occupancy[cells] == 2].tolist())
         self._dirty.append(cells)
 
     def remove(self, net: int) -> None:
@@ -177,6 +216,8 @@ class Congestion:
         self.routes[net] = None
         self.occupancy[cells] -= 1
         self.load[cells] -= self.weight[net]
+        self.id_sum[cells] -= net
+        self._over.difference_update(cells[self.occupancy[cells] == 1].tolist())
         self._dirty.append(cells)
 
     def set_pres_fac(self, pres_fac: float) -> None:
@@ -201,8 +242,34 @@ class Congestion:
                     self._dirty.append(cells)
 
     def overused(self) -> np.ndarray:
-        """Flat indices of the cells used by more than one net."""
-        return np.flatnonzero(self.occupancy > 1)
+        """Flat indices of the cells used by more than one net, ascending (kept up to
+        date by :meth:`add` and :meth:`remove`: no scan of the grid)."""
+        return np.array(sorted(self._over), np.int64)
+
+    def users(self, cells: np.ndarray, known: list[int]) -> tuple[np.ndarray, np.ndarray] | None:
+        """Every ``(cell, net)`` use of ``cells`` (flat indices, no repeats), from the
+        routes of the nets ``known`` alone, when each cell has at most one user outside
+        ``known`` (that one is named by ``id_sum``); None when some cell has more.
+
+        The work grows with the routes of ``known``, not with the grid or all nets.
+        """
+        if cells.size == 0:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64)
+        nets = [i for i in known if self.routes[i] is not None]
+        if nets:
+            flat = np.concatenate([self.routes[i] for i in nets])
+            who = np.repeat(np.array(nets, np.int64), [self.routes[i].size for i in nets])
+        else:
+            flat = who = np.zeros(0, np.int64)
+        pos = np.searchsorted(cells, flat)
+        hit = (pos < cells.size) & (cells[np.minimum(pos, cells.size - 1)] == flat)
+        flat, who, pos = flat[hit], who[hit], pos[hit]
+        rest = self.occupancy[cells] - np.bincount(pos, minlength=cells.size)
+        if rest.size and rest.max() > 1:
+            return None
+        other = self.id_sum[cells] - np.bincount(pos, who, minlength=cells.size).astype(np.int64)
+        one = rest == 1
+        return (np.concatenate([flat, cells[one]]), np.concatenate([who, other[one]]))
 
     def costs(self) -> tuple[np.ndarray, np.ndarray | None]:
         """The ``(H, W)`` cost array and the cells changed since the last call (flat

@@ -10,7 +10,7 @@ away. A net searches only a box around its pins; the box is grown when a search 
 in it, when a net in conflict was routed along its edge, and after every
 ``bb_patience`` iterations a net spends in conflict (the way round the other wire may
 lie outside it). Negotiation stops when no cell is shared, or after ``max_iterations``
-/ ``time_limit`` (or when the same conflict persists, ``stall_iterations``); then
+/ ``time_limit`` (or when overuse stops falling, ``stall_iterations``); then
 :meth:`Negotiator.legalise` drops the fewest nets that keep conflicts (a greedy vertex
 cover of the conflict graph) and routes them again one at a time on the cells nobody
 uses; :meth:`Negotiator.repair` tries each net still unrouted once more, ripping up the
@@ -225,16 +225,27 @@ class Negotiator:
                     pending.append(i)
         return searches
 
-    def in_conflict(self) -> dict[int, set[int]]:
-        """Every net that uses an overused cell, with the nets it shares cells with."""
+    def in_conflict(self, changed: list[int] | None = None) -> dict[int, set[int]]:
+        """Every net that uses an overused cell, with the nets it shares cells with.
+
+        ``changed``: the nets rerouted since the last call (None: unknown). Every other
+        net keeps the route it had then, so an overused cell has at most one user
+        outside ``changed`` unless that user was in conflict before and was not
+        rerouted; then the overused cells' users come from ``changed``'s routes alone
+        (:meth:`~.congestion.Congestion.users`), else from every route.
+        """
         over = self.state.overused()
         if over.size == 0:
             return {}
-        nets = [i for i, r in enumerate(self.routes) if r is not None]
-        flat = np.concatenate([self.routes[i] for i in nets])
-        who = np.repeat(np.array(nets, np.int64), [self.routes[i].size for i in nets])
-        hit = np.isin(flat, over)
-        flat, who = flat[hit], who[hit]
+        found = None if changed is None else self.state.users(over, changed)
+        if found is not None:
+            flat, who = found
+        else:
+            nets = [i for i, r in enumerate(self.routes) if r is not None]
+            flat = np.concatenate([self.routes[i] for i in nets])
+            who = np.repeat(np.array(nets, np.int64), [self.routes[i].size for i in nets])
+            hit = np.isin(flat, over)
+            flat, who = flat[hit], who[hit]
         order = np.lexsort((who, flat))
         flat, who = flat[order], who[order]
         out: dict[int, set[int]] = {int(i): set() for i in np.unique(who)}
@@ -250,15 +261,14 @@ class Negotiator:
         opt = self.options
         start = time.perf_counter()
         todo = [int(i) for i in self.order]
+        rank = {i: k for k, i in enumerate(todo)}
         iteration = 0
-        fewest, since, last = None, 0, None    # least overuse, when it or the nets in
-                                               # conflict last changed, those nets
         while True:
             iteration += 1
             t0 = time.perf_counter()
             self.state.set_pres_fac(opt.pres_fac(iteration))
             self.reroute(todo)
-            conflicts = self.in_conflict()
+            conflicts = self.in_conflict(todo)
             stats = IterationStats(iteration, int(self.state.overused().size), len(conflicts),
                                    len(todo), time.perf_counter() - t0, self.state.pres_fac)
             self.iterations.append(stats)
@@ -266,10 +276,8 @@ class Negotiator:
                 progress(stats)
             if not conflicts or iteration >= opt.max_iterations:
                 break
-            if fewest is None or stats.overused < fewest or set(conflicts) != last:
-                fewest = stats.overused if fewest is None else min(fewest, stats.overused)
-                since, last = iteration, set(conflicts)
-            elif opt.stall_iterations is not None and iteration - since >= opt.stall_iterations:
+            if opt.stalled([s.overused for s in self.iterations],
+                           [s.conflicts for s in self.iterations]):
                 break
             if opt.time_limit is not None and time.perf_counter() - start >= opt.time_limit:
                 break
@@ -280,7 +288,7 @@ class Negotiator:
                     span = int((self.hi[i] - self.lo[i]).max()) + opt.bb_factor
                     if self.margin[i] * opt.bb_grow <= opt.bb_grow_limit * span:
                         self._grow(i)
-            todo = [int(i) for i in self.order if int(i) in conflicts]
+            todo = sorted(conflicts, key=rank.__getitem__)
         return iteration
 
     def legalise(self) -> None:
