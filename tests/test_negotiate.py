@@ -293,3 +293,32 @@ def test_conflicts_found_from_the_rerouted_nets_equal_a_full_scan(seed, monkeypa
     monkeypatch.setattr(Negotiator, "in_conflict", both)
     Negotiator(lay, "cpu", PathFinderOptions(max_iterations=12)).run()
     assert any(calls)                                  # some iteration had conflicts
+
+
+def test_gpu_fault_under_auto_negotiates_again_on_the_cpu(monkeypatch):
+    """Issue 12 item 14 in negotiate mode (the default): a device fault under auto is a
+    notice and the CPU engine's routes; with the GPU asked for, one clear error."""
+    from mazeroute.errors import EngineUnavailable
+    from mazeroute.generate import random_layout
+    from mazeroute.router import negotiate as negotiate_module
+
+    class FakeDeviceError(RuntimeError):
+        pass
+
+    real = negotiate_module.Negotiator
+
+    class Faulty(real):
+        def __init__(self, layout, backend="auto", options=None):
+            if backend != "cpu":
+                raise FakeDeviceError("out of memory allocating 512 bytes")
+            super().__init__(layout, backend, options)
+
+    monkeypatch.setattr(negotiate_module, "Negotiator", Faulty)
+    monkeypatch.setattr(negotiate_module, "device_errors", lambda: (FakeDeviceError,))
+    lay = random_layout(40, 30, nets=8, seed=3, span=12)
+    want = real(lay, "cpu").run()
+    got = negotiate_module.negotiate(lay, "auto")
+    assert "failed" in got.notice and "CPU" in got.notice
+    assert [n.cells for n in got.nets] == [n.cells for n in want.nets]
+    with pytest.raises(EngineUnavailable, match="GPU engine failed: out of memory"):
+        negotiate_module.negotiate(lay, "gpu")

@@ -53,8 +53,9 @@ import numpy as np
 import scipy.ndimage
 
 from ..backtrace import bends
-from ..engines import gpu_available, make_net_search
+from ..engines import device_errors, first_line, gpu_available, make_net_search
 from ..engines.weighted import COST_DTYPE, COST_MAX, NetRequest
+from ..errors import EngineUnavailable
 from ..layout import Layout
 from .congestion import COST_SCALE, Congestion, PathFinderOptions
 from .result import IterationStats, NetRoute, RouteResult
@@ -600,7 +601,20 @@ def negotiate(layout: Layout, backend: str = "auto", *, max_iterations: int | No
     if changes:
         from dataclasses import replace
         options = replace(options, **changes)
-    return Negotiator(layout, backend, options).run(progress)
+    try:
+        return Negotiator(layout, backend, options).run(progress)
+    except device_errors() as e:
+        # a GPU fault (out of memory, a CUDA error): one clear error when the GPU was
+        # asked for; under auto the negotiation runs again on the CPU engine, with a
+        # notice (negotiation keeps no wire final before it ends, so nothing is lost
+        # but the time)
+        if backend != "auto":
+            raise EngineUnavailable(f"the GPU engine failed: {first_line(e)}") from None
+        result = Negotiator(layout, "cpu", options).run(progress)
+        result.notice = "; ".join(filter(None, (
+            f"gpu/weighted failed ({first_line(e)}); negotiated on the CPU engine",
+            result.notice)))
+        return result
 
 
 __all__ = ["Negotiator", "PathFinderOptions", "batches", "negotiate", "sequential_routes",
