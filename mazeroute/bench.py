@@ -1104,11 +1104,14 @@ def parse_class_names(text: str | None, maps_dir: str | Path | None = None
                       ) -> tuple[list[str], list[Path]]:
     """``--classes`` of the classes suite: class names, ``synthetic`` (every class of
     :data:`CLASS_SUITE`), ``maps`` (every ``.map`` file of the maps folder), a map's
-    name, or ``all`` (the default: both; no maps when their folder is missing)."""
+    name, ``all`` (the default: both; no maps when their folder is missing) or ``none``
+    (no wavefront rows)."""
     folder = Path(maps_dir or MAPS_DIR)
     every_map = sorted(folder.glob("*.map")) if folder.is_dir() else []
     if text is None or text.strip() == "all":
         return list(CLASS_SUITE), every_map
+    if text.strip() == "none":                 # the routing table alone
+        return [], []
     names: list[str] = []
     maps: list[Path] = []
     for item in (s.strip() for s in text.split(",")):
@@ -1417,8 +1420,10 @@ ROUTING_LEGEND = (
 def format_classes_report(rows: Sequence[ClassRow], routing: Sequence[RoutingRow],
                           targets: Sequence[Target] = ()) -> str:
     """Both tables, their legends, and the goals when given."""
-    text = "## whole wavefront by layout class\n" + format_classes(rows)
-    text += CLASSES_LEGEND + "\n"
+    text = ""
+    if rows:
+        text += "## whole wavefront by layout class\n" + format_classes(rows)
+        text += CLASSES_LEGEND + "\n"
     if routing:
         text += "\n## sequential routing\n" + format_routing(routing) + ROUTING_LEGEND + "\n"
     if targets:
@@ -1443,21 +1448,38 @@ def classes_suite(names: Sequence[str] = CLASS_SUITE, maps: Sequence[Path] = (),
     rrows: list[RoutingRow] = []
     for name, make in class_cases(names, maps, sizes, big, seed):
         start = time.perf_counter()
-        free = make()
-        made = time.perf_counter() - start
-        rows.append(measure_class(name, free, repeats, max_seconds))
-        r = rows[-1]
-        log(f"{r.layout} {r.size} (made in {made:.2g} s): cpu {_fmt_ms(r.cpu_s)} ms, gpu "
-            f"{_fmt_ms(r.gpu_s)} ms, auto {_fmt_ms(r.auto_s)} ms -> {r.auto_pick}, "
-            f"{r.check}")
-        del free
+        try:
+            free = make()
+            made = time.perf_counter() - start
+            rows.append(measure_class(name, free, repeats, max_seconds))
+        except Exception as e:          # one failing layout is a row; the suite goes on
+            rows.append(ClassRow(name, "?", cells=0, reached=0, levels=0, corridor=NA,
+                                 wall=NA, euler=NA, loops=NA, cpu_s=NA, gpu_s=NA,
+                                 gpu_read_s=NA, auto_s=NA, decide_s=NA, auto_pick="",
+                                 best="", auto_vs_best=NA, runs=0, check="ERROR",
+                                 note=_error(e)))
+            log(f"{name}: ERROR {rows[-1].note}")
+        else:
+            r = rows[-1]
+            log(f"{r.layout} {r.size} (made in {made:.2g} s): cpu {_fmt_ms(r.cpu_s)} ms, gpu "
+                f"{_fmt_ms(r.gpu_s)} ms, auto {_fmt_ms(r.auto_s)} ms -> {r.auto_pick}, "
+                f"{r.check}")
+        free = None
         if on_row:
             on_row(rows, rrows)
     if routing:
         _warm_routing(("cpu", "gpu", "auto") if gpu_available() else ("cpu",))
         seed_list = list(range(seed, seed + seeds))
         for case in routing:
-            rrows.append(measure_routing(case, seed_list, scale, log))
+            try:
+                rrows.append(measure_routing(case, seed_list, scale, log))
+            except Exception as e:
+                rrows.append(RoutingRow(
+                    case.name, "?", case.nets, case.pins, f"{seed_list[0]}-{seed_list[-1]}",
+                    cpu_s=NA, gpu_s=NA, auto_s=NA, auto_engine="", speedup=NA,
+                    goal=case.goal, best="", auto_vs_best=NA, routed=0, check="ERROR",
+                    note=_error(e)))
+                log(f"routing {case.name}: ERROR {rrows[-1].note}")
             if on_row:
                 on_row(rows, rrows)
     return rows, rrows, classes_goals(rows, rrows, big)
@@ -1520,7 +1542,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "e.g. maze:0.02, spiral:4; default: "
                              + ", ".join(CLASS_SUITE) + "), synthetic (those), maps "
                              "(every .map of --maps, own size and tiled "
-                             f"{MAP_TILES}x{MAP_TILES}), a map's name, or all")
+                             f"{MAP_TILES}x{MAP_TILES}), a map's name, all or none")
     parser.add_argument("--sizes", metavar="LIST",
                         default=",".join(map(str, CLASS_SIZES)),
                         help="classes suite: comma list of layout sides (default: "

@@ -456,12 +456,23 @@ def test_auto_is_timed_from_its_decision_on_a_layout_it_has_not_seen(fake_gpu, m
     assert timed[:6] == ["forget", "resolve"] * 3                 # forgotten before each
 
 
+def test_a_layout_that_fails_is_an_error_row_and_the_suite_goes_on(tmp_path):
+    rows, rrows, goals = bench.classes_suite(["spiral:1"], [tmp_path / "gone.map"],
+                                             sizes=[24], big=0, repeats=1, routing=[])
+    assert [(r.layout, r.check) for r in rows] == [("spiral:1", "-" if not
+                                                     engines_mod.gpu_available() else "ok"),
+                                                    ("gone", "ERROR"), ("gone:x4", "ERROR")]
+    assert "gone.map" in rows[1].note and rrows == []
+    assert "ERROR" in bench.format_classes_report(rows, rrows, goals)
+
+
 def test_classes_option_lists_are_parsed(tmp_path):
     names, maps = bench.parse_class_names(None, tmp_path)
     assert names == list(bench.CLASS_SUITE) and maps == []
     _tiny_map(tmp_path)
     names, maps = bench.parse_class_names("spiral:3,maps,spiral:3,tiny", tmp_path)
     assert names == ["spiral:3"] and maps == [tmp_path / "tiny.map"]
+    assert bench.parse_class_names("none", tmp_path) == ([], [])
     assert bench.parse_routing("none") == []
     assert [c.name for c in bench.parse_routing("anywhere_2048")] == ["anywhere_2048"]
 
