@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The GPU proof run (on a machine with CuPy and a CUDA device), from the repository root:
-#   OUT=some/dir bash benchmarks/device_run.sh [tests|cli|targets]...   (default: all three)
+#   OUT=some/dir bash benchmarks/device_run.sh [tests|cli|targets|classes]...   (default: the first three)
 # tests: every gpu-marked test (GPU modules' doctests included); cli: each GPU strategy through the real CLI;
-# targets: `mazeroute bench --suite targets`. Logs and CSVs go to $OUT.
+# targets: `mazeroute bench --suite targets`; classes: `mazeroute bench --suite classes` (issue 14).
+# Logs and CSVs go to $OUT.
 set -o pipefail
 export PYTHONUNBUFFERED=1 PYTHONPATH="${PYTHONPATH:-.}"
 OUT="${OUT:-outputs/device}"
@@ -34,7 +35,10 @@ for step in "${steps[@]}"; do
     targets)
         $PY -m mazeroute bench --suite targets --repeats 5 --max-seconds 4 -o "$OUT/targets" \
             2>&1 | tee "$OUT/targets.log" || status=1 ;;
-    *) echo "unknown step $step (tests, cli, targets)"; status=2 ;;
+    classes)
+        $PY -m mazeroute bench --suite classes --repeats 5 --max-seconds 4 \
+            --log "$OUT/classes.log" -o "$OUT/classes" || status=1 ;;
+    *) echo "unknown step $step (tests, cli, targets, classes)"; status=2 ;;
     esac
 done
 exit $status

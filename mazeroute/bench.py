@@ -1,6 +1,6 @@
 """``mazeroute bench``: every wavefront engine timed against SciPy and the CPU engine.
 
-Three suites share one measuring loop:
+The suites:
 
 ``table`` (default)
     engine x layout class -> median time of a full wavefront (one source, no targets),
@@ -28,6 +28,17 @@ Three suites share one measuring loop:
     4000 nets and 2048^2 x 8000; puzzles: numberlink ``inputs9.txt``, ``inputs10.txt``,
     ``inputs6.txt`` from ``--puzzles`` (default: the shared data next to the checkout).
     One run each (negotiation is deterministic).
+``classes``
+    issue 14: the whole wavefront on the CPU engine, the GPU engine (without and with
+    the levels read back to the host) and under ``auto`` with its decision inside the
+    timed region, for every layout class of :data:`CLASS_SUITE` (long winding corridors
+    of several widths, spirals, mazes with few and many loops, layouts after many wires
+    were committed, rectangles) at every side of ``--sizes`` (the open layout also at
+    ``--big``) and every Moving AI map of ``--maps`` at its own size and tiled 4 x 4;
+    per row the free cells, auto's features, the faster engine, auto's pick and
+    auto / best. Then sequential routing (:data:`ROUTING_CASES`: multi-pin nets, pins
+    anywhere, mazes, 1000 local two-pin nets) on each backend, medians over ``--seeds``
+    seeds, and the issue's goals. Without a GPU every GPU column reads ``n/a``.
 
 How things are timed
 --------------------
@@ -79,15 +90,22 @@ from scipy.sparse.csgraph import breadth_first_order
 from .engines import ENGINES, UNREACHED, gpu_available, make_problem, resolve
 from .engines.auto import forget
 from .errors import EngineUnavailable, InputError
-from .generate import maze_mask, random_nets, random_rects
+from .generate import (
+    class_mask,
+    parse_class,
+    random_layout,
+    random_nets,
+    random_rects,
+    tile_mask,
+)
 from .graph import GridGraph
-from .io import atomic_path
+from .io import atomic_path, write_text
 from .io import write_csv as write_rows
-from .layout import Layout, paint, read_movingai
+from .layout import Layout, read_movingai
 from .report import format_table as text_columns
 from .router import Router
 
-SUITES = ("table", "targets", "cpu", "negotiate")
+SUITES = ("table", "targets", "cpu", "negotiate", "classes")
 SYNTHETIC = ("open", "dense", "maze")
 MAPS = ("den520d", "brc202d", "ost003d")
 CLASSES = SYNTHETIC + MAPS
@@ -141,17 +159,11 @@ def odd(n: int) -> int:
 def make_case(cls: str, size: int = DEFAULT_SIZE, seed: int = 0,
               maps_dir: str | Path | None = None) -> Case:
     """The graph of a layout class at ``size`` x ``size`` (maps: at their own size)."""
-    rng = np.random.default_rng(seed)
-    if cls == "open":
-        blocked = paint(size, size, random_rects(size, size, 0.25, rng))
-        note = "25% random rectangles (sides up to min(64, size/8))"
-    elif cls == "dense":
-        blocked = paint(size, size, random_rects(size, size, 0.5, rng, max_side=4))
-        note = "50% random rectangles of sides 1-4 (speckle, winding passages)"
-    elif cls == "maze":
-        blocked = np.ones((size, size), bool)
-        blocked[:odd(size), :odd(size)] = maze_mask(odd(size), odd(size), seed)
-        note = f"perfect maze {odd(size)}x{odd(size)} (one-cell corridors)"
+    if cls in SYNTHETIC:            # generate's classes of the same names, defaults
+        blocked = class_mask(cls, size, seed)
+        note = {"open": "25% random rectangles (sides up to min(64, size/8))",
+                "dense": "50% random rectangles of sides 1-4 (speckle, winding passages)",
+                "maze": f"perfect maze {odd(size)}x{odd(size)} (one-cell corridors)"}[cls]
     elif cls in MAPS:
         path = Path(maps_dir or MAPS_DIR) / f"{cls}.map"
         if not path.is_file():
@@ -932,6 +944,547 @@ def format_negotiate(rows: Sequence[NegotiateRow]) -> str:
     return "\n".join(text_columns(header, body)) + "\n"
 
 
+# -- the classes suite (issue 14) --------------------------------------------------------
+#: Layout classes of the classes suite (names :func:`~mazeroute.generate.class_mask`
+#: knows), each at every side of ``--sizes``; those of :data:`BIG_CLASSES` also at
+#: ``--big``. Every Moving AI map of ``--maps`` joins them, at its own size and tiled
+#: :data:`MAP_TILES` x :data:`MAP_TILES` (:func:`~mazeroute.generate.tile_mask`: mirrored
+#: copies whose free regions join, so the wavefront crosses every copy).
+CLASS_SUITE = ("serpentine:1", "serpentine:2", "serpentine:4", "serpentine:8",
+               "spiral:1", "spiral:2", "spiral:4", "maze:0", "maze:0.002", "maze:0.02",
+               "maze:0.2", "wired:1", "wired:1.5", "dense:0.5", "open:0.25")
+BIG_CLASSES = ("open:0.25",)
+CLASS_SIZES = (1024, 2048)
+BIG_SIZE = 4096
+MAP_TILES = 4
+#: Issue 14's goals for the classes and routing tables.
+CLASS_GOALS = {
+    "gpu_cells": 1_000_000,     # from this many free cells on, the GPU engine takes ...
+    "gpu_vs_cpu": 1.0,          # ... at most this times the CPU engine's time
+    "auto_vs_best": 1.2,        # auto (its decision included) / the faster engine
+    "open_big_s": 1.5e-3,       # the open layout at --big, GPU wavefront alone (an H200)
+}
+ROUTING_SEEDS = 5
+NA = float("nan")
+
+
+@dataclass
+class ClassRow:
+    """One layout of the classes table (and of ``classes.csv``). Times in seconds,
+    medians; NaN where not measured (no GPU, or the engine failed)."""
+
+    layout: str
+    size: str
+    cells: int                 # free cells
+    reached: int               # cells the wavefront reaches
+    levels: int                # levels of the CPU engine's wavefront
+    corridor: float            # auto's sampled features (mazeroute.engines.auto)
+    wall: float
+    euler: float
+    loops: float               # independent cycles per free cell (full count)
+    cpu_s: float               # cpu/grid wavefront, levels left in place
+    gpu_s: float               # gpu/grid wavefront, levels left on the device
+    gpu_read_s: float          # the same and the levels read back to the host
+    auto_s: float              # auto's decision + the picked engine's wavefront
+    decide_s: float            # the decision alone (part of auto_s)
+    auto_pick: str
+    best: str                  # the faster of cpu/grid and gpu/grid (valid levels only)
+    auto_vs_best: float
+    runs: int                  # timed runs of the CPU engine (each column stops alike)
+    check: str                 # ok (CPU and GPU levels equal), WRONG, ERROR, - (no GPU)
+    note: str = ""
+
+
+def _time_runs(run: Callable[[], object], repeats: int, max_seconds: float,
+               device: bool) -> tuple[list[float], object]:
+    """Times of ``run()`` bracketed by device synchronisations, and its last result."""
+    times: list[float] = []
+    out = None
+    for _ in range(repeats):
+        _sync("gpu" if device else "cpu")
+        start = time.perf_counter()
+        out = run()
+        _sync("gpu" if device else "cpu")
+        times.append(time.perf_counter() - start)
+        if sum(times) >= max_seconds:
+            break
+    return times, out
+
+
+def _median(times: Sequence[float]) -> float:
+    return statistics.median(times) if times else NA
+
+
+def measure_class(name: str, free: np.ndarray, repeats: int = DEFAULT_REPEATS,
+                  max_seconds: float = DEFAULT_MAX_SECONDS) -> ClassRow:
+    """One row of the classes table: the whole wavefront from :func:`corner_source` on
+    the CPU engine, on the GPU engine (without and with the levels read back), and
+    under ``auto`` with its decision inside the timed region.
+
+    Every engine's problem is built and warmed up (compilation, first-touch allocation)
+    before its timing, as in the table suite. An ``auto`` run is timed from the
+    decision (:func:`~mazeroute.engines.resolve` on the graph, as ``make_problem`` and
+    ``bfs`` ask it; its remembered cycle count is dropped first, untimed, so every run
+    decides as on a layout it has not seen) through the picked engine's wavefront.
+    """
+    from .engines.auto import cycle_rank, forget, grid_features
+
+    graph = GridGraph(free)
+    cells = int(np.count_nonzero(free))
+    src = np.array([corner_source(free)], dtype=np.int64)
+    f = grid_features(free)
+    loops = cycle_rank(free) / max(1, cells)
+    gpu = gpu_available()
+    row = ClassRow(name, f"{free.shape[1]}x{free.shape[0]}", cells, 0, 0, f["corridor"],
+                   f["wall"], f["euler"], loops, NA, NA, NA, NA, NA, "", "", NA, 0,
+                   "-" if not gpu else "ok")
+    notes: list[str] = []
+    problems: dict[tuple[str, str], object] = {}
+    try:
+        cpu = make_problem(graph, "cpu")
+        problems[cpu.name] = cpu
+        cpu.wavefront(src)
+        times, wave = _time_runs(lambda: cpu.wavefront(src), repeats, max_seconds, False)
+        row.cpu_s, row.runs, row.levels = _median(times), len(times), wave.num_levels
+        ref = wave.levels()
+        row.reached = int(np.count_nonzero(ref != UNREACHED))
+        if gpu:
+            try:
+                dev = make_problem(graph, "gpu")
+                problems[dev.name] = dev
+                dev.wavefront(src)
+                _sync("gpu")
+                times, _ = _time_runs(lambda: dev.wavefront(src), repeats, max_seconds, True)
+                row.gpu_s = _median(times)
+                times, (num, levels) = _time_runs(
+                    lambda: (lambda w: (w.num_levels, w.levels()))(dev.wavefront(src)),
+                    repeats, max_seconds, True)
+                row.gpu_read_s = _median(times)
+                if num != row.levels or not np.array_equal(levels, ref):
+                    row.check = "WRONG"
+                    notes.append(_mismatch(levels.ravel(), ref.ravel(), num, row.levels))
+            except Exception as e:      # a failing GPU engine is a row, not a crash
+                row.check, row.gpu_s, row.gpu_read_s = "ERROR", NA, NA
+                notes.append(f"gpu: {_error(e)}")
+        decided, total = [], []
+        forget()
+        resolve("auto", None, graph)            # warm-up of the decision's compiled parts
+        for _ in range(repeats):
+            forget()
+            _sync("gpu" if gpu else "cpu")
+            start = time.perf_counter()
+            spec, _ = resolve("auto", None, graph)
+            mid = time.perf_counter()
+            key = (spec.backend, spec.strategy)
+            row.auto_pick = engine_name(key)
+            if key not in problems:
+                notes.append(f"auto picked {row.auto_pick}, which did not run here")
+                break
+            problems[key].wavefront(src)
+            _sync("gpu" if gpu else "cpu")
+            total.append(time.perf_counter() - start)
+            decided.append(mid - start)
+            if sum(total) >= max_seconds:
+                break
+        row.auto_s, row.decide_s = _median(total), _median(decided)
+        valid = {"cpu/grid": row.cpu_s}
+        if row.check == "ok":
+            valid["gpu/grid"] = row.gpu_s
+        row.best = min(valid, key=valid.get)
+        row.auto_vs_best = row.auto_s / valid[row.best]
+    finally:
+        problems.clear()
+        forget()
+        _release("gpu" if gpu else "cpu")
+    row.note = "; ".join(notes)
+    return row
+
+
+def parse_class_names(text: str | None, maps_dir: str | Path | None = None
+                      ) -> tuple[list[str], list[Path]]:
+    """``--classes`` of the classes suite: class names, ``synthetic`` (every class of
+    :data:`CLASS_SUITE`), ``maps`` (every ``.map`` file of the maps folder), a map's
+    name, ``all`` (the default: both; no maps when their folder is missing) or ``none``
+    (no wavefront rows)."""
+    folder = Path(maps_dir or MAPS_DIR)
+    every_map = sorted(folder.glob("*.map")) if folder.is_dir() else []
+    if text is None or text.strip() == "all":
+        return list(CLASS_SUITE), every_map
+    if text.strip() == "none":                 # the routing table alone
+        return [], []
+    names: list[str] = []
+    maps: list[Path] = []
+    for item in (s.strip() for s in text.split(",")):
+        if item in ("synthetic", "maps"):
+            new_names, new_maps = (list(CLASS_SUITE), []) if item == "synthetic" else (
+                [], every_map)
+        elif (folder / f"{item}.map").is_file():
+            new_names, new_maps = [], [folder / f"{item}.map"]
+        else:
+            try:
+                parse_class(item)
+            except InputError as e:
+                raise InputError(f"{e.message}; or synthetic, maps, all or a map of "
+                                 f"{folder}", field="--classes") from None
+            new_names, new_maps = [item], []
+        names += [n for n in new_names if n not in names]
+        maps += [m for m in new_maps if m not in maps]
+    return names, maps
+
+
+def class_cases(names: Sequence[str], maps: Sequence[Path],
+                sizes: Sequence[int] = CLASS_SIZES, big: int = BIG_SIZE, seed: int = 0
+                ) -> list[tuple[str, Callable[[], np.ndarray]]]:
+    """``(name, make)`` of every layout of the classes suite, in table order; ``make()``
+    gives the free mask (layouts are made one at a time, when measured)."""
+    out: list[tuple[str, Callable[[], np.ndarray]]] = []
+    for size in sizes:
+        out += [(n, lambda n=n, s=size: ~class_mask(n, s, seed)) for n in names]
+    if big:
+        out += [(n, lambda n=n: ~class_mask(n, big, seed)) for n in names if n in BIG_CLASSES]
+    for path in maps:
+        out.append((path.stem, lambda p=path: ~read_movingai(p).blocked))
+        out.append((f"{path.stem}:x{MAP_TILES}",
+                    lambda p=path: ~tile_mask(read_movingai(p).blocked, MAP_TILES)))
+    return out
+
+
+# routing layouts of issue 14's goals, for any side, net count, pins, span and seed
+def _rects_routing(density: float) -> Callable[..., Layout]:
+    def make(side: int, nets: int, pins: int, span: int | None, seed: int) -> Layout:
+        return random_layout(side, side, density=density, nets=nets, pins=pins, seed=seed,
+                             span=span)
+    return make
+
+
+def _maze_routing(loops: float) -> Callable[..., Layout]:
+    def make(side: int, nets: int, pins: int, span: int | None, seed: int) -> Layout:
+        blocked = class_mask(f"maze:{loops}", side, seed)
+        layout = Layout(f"maze-{side}-{loops}-s{seed}", side, side, [], [], blocked)
+        layout.nets = random_nets(blocked, nets, pins, np.random.default_rng(seed + 1),
+                                  span=span)
+        return layout
+    return make
+
+
+def _target_c_routing(side: int, nets: int, pins: int, span: int | None,
+                      seed: int) -> Layout:
+    return route_layout(side, nets, seed, span=span or 64)
+
+
+@dataclass(frozen=True)
+class RoutingCase:
+    """A routing layout of issue 14's goals: ``make(side, nets, pins, span, seed)``
+    builds it for a seed; :meth:`layout` shrinks it by ``scale`` for quick runs."""
+
+    name: str
+    what: str
+    goal: float                # GPU speed-up over the CPU engine that the issue asks for
+    side: int
+    nets: int
+    pins: int
+    span: int | None           # None: pins anywhere on the grid
+    make: Callable[..., Layout]
+
+    def layout(self, seed: int, scale: float = 1.0) -> Layout:
+        side = max(16, round(self.side * scale))
+        nets = max(1, round(self.nets * scale * scale))
+        span = None if self.span is None else max(4, round(self.span * scale))
+        return self.make(side, nets, self.pins, span, seed)
+
+
+ROUTING_CASES = (
+    RoutingCase("multipin4_span64_1024", "300 four-pin nets (span 64), 15 % rectangles",
+                5, 1024, 300, 4, 64, _rects_routing(0.15)),
+    RoutingCase("anywhere_2048", "300 two-pin nets, pins anywhere, 25 % rectangles",
+                5, 2048, 300, 2, None, _rects_routing(0.25)),
+    RoutingCase("maze2pct_span200_1023", "200 two-pin nets (span 200), maze, 2 % of its "
+                "walls removed", 5, 1023, 200, 2, 200, _maze_routing(0.02)),
+    RoutingCase("maze20pct_span100_1023", "300 two-pin nets (span 100), maze, 20 % of its "
+                "walls removed", 5, 1023, 300, 2, 100, _maze_routing(0.2)),
+    RoutingCase("local1000_span64_1024", "1000 two-pin nets (span 64), 15 % rectangles "
+                "(target c)", 20, 1024, 1000, 2, 64, _target_c_routing),
+)
+
+
+@dataclass
+class RoutingRow:
+    """One case of the routing table (and of ``routing.csv``): medians over the seeds."""
+
+    case: str
+    size: str
+    nets: int
+    pins: int
+    seeds: str
+    cpu_s: float               # Router(layout, "cpu").run(): built, every net routed
+    gpu_s: float
+    auto_s: float              # the same under auto: its routing decision included
+    auto_engine: str           # the engines auto picked over the seeds
+    speedup: float             # cpu_s / gpu_s
+    goal: float                # the speed-up the issue asks for
+    best: str
+    auto_vs_best: float
+    routed: int                # nets the CPU engine routed (median over the seeds)
+    check: str                 # ok (every wire equal on every backend), WRONG, ERROR, -
+    note: str = ""
+
+
+def _warm_routing(backends: Sequence[str]) -> None:
+    """Compile and warm every backend's routing paths on small layouts, untimed."""
+    warm = [route_layout(48, 4, seed=1, span=20),
+            random_layout(48, 48, density=0.15, nets=3, pins=3, seed=1, span=12),
+            random_layout(64, 64, density=0.25, nets=4, pins=2, seed=2)]
+    for backend in backends:
+        for layout in warm:
+            Router(layout, backend).run()
+        _sync(backend)
+
+
+def _wires(result) -> list:
+    return [(n.routed, n.cells) for n in result.nets]
+
+
+def measure_routing(case: RoutingCase, seeds: Sequence[int], scale: float = 1.0,
+                    log: Callable[[str], None] | None = None) -> RoutingRow:
+    """Sequential routing of ``case`` on the CPU engine, the GPU engine and under
+    ``auto`` for each seed: wall time of building the router (auto decides there) and
+    routing every net, the device synchronised; medians over the seeds."""
+    from .engines.auto import forget
+
+    log = log or (lambda s: None)
+    gpu = gpu_available()
+    backends = ("cpu", "gpu", "auto") if gpu else ("cpu", "auto")
+    times: dict[str, list[float]] = {b: [] for b in backends}
+    engines: set[str] = set()
+    routed: list[int] = []
+    check, notes = ("ok" if gpu else "-"), []
+    layout = None
+    for seed in seeds:
+        layout = case.layout(seed, scale)
+        results = {}
+        for backend in backends:
+            if backend == "auto":
+                forget()                # decide as on a layout never seen
+            try:
+                _sync("gpu" if gpu else "cpu")
+                start = time.perf_counter()
+                results[backend] = Router(layout, backend).run()
+                _sync("gpu" if gpu else "cpu")
+                times[backend].append(time.perf_counter() - start)
+            except Exception as e:      # a failing backend is a note, not a crash
+                check = "ERROR"
+                notes.append(f"{backend}, seed {seed}: {_error(e)}")
+        if "cpu" in results:
+            routed.append(results["cpu"].routed)
+            ref = _wires(results["cpu"])
+            for backend in ("gpu", "auto"):
+                if backend in results and _wires(results[backend]) != ref:
+                    check = "WRONG"
+                    notes.append(f"{backend}, seed {seed}: wires differ from the CPU's")
+        if "auto" in results:
+            engines.add(results["auto"].engine)
+        _release("gpu" if gpu else "cpu")
+        log(f"routing {case.name} seed {seed}: " + ", ".join(
+            f"{b} {times[b][-1]:.3g} s" for b in backends if b in results))
+    t = {b: _median(times[b]) for b in backends}
+    t_gpu = t.get("gpu", NA)
+    valid = {"cpu/grid": t["cpu"]}
+    if gpu and check == "ok":
+        valid["gpu/grid"] = t_gpu
+    best = min(valid, key=valid.get)
+    return RoutingRow(case.name, f"{layout.width}x{layout.height}", len(layout.nets),
+                      case.pins, f"{seeds[0]}-{seeds[-1]}", t["cpu"], t_gpu, t["auto"],
+                      ", ".join(sorted(engines)), t["cpu"] / t_gpu, case.goal, best,
+                      t["auto"] / valid[best],
+                      int(statistics.median(routed)) if routed else 0, check,
+                      "; ".join(notes))
+
+
+def classes_goals(rows: Sequence[ClassRow], routing: Sequence[RoutingRow],
+                  big: int = BIG_SIZE) -> list[Target]:
+    """Issue 14's goals over the measured rows, one target each (failing rows named)."""
+    out: list[Target] = []
+    goal_gpu = f"<= {CLASS_GOALS['gpu_vs_cpu']:g}x CPU's time"
+    large = [r for r in rows if r.cells >= CLASS_GOALS["gpu_cells"]]
+    what = f"GPU engine vs CPU engine, layouts of >= {CLASS_GOALS['gpu_cells']:,} free cells"
+    measured = [r for r in large if r.check == "ok"]
+    if not measured:
+        out.append(_skip("w-gpu", what, goal_gpu, "no GPU, or no layout that large"
+                         if large else "no layout that large"))
+    else:
+        bad = [r for r in measured if r.gpu_s > CLASS_GOALS["gpu_vs_cpu"] * r.cpu_s]
+        out.append(Target("w-gpu", what, f"met on {len(measured) - len(bad)} of "
+                          f"{len(measured)} rows", goal_gpu, "yes" if not bad else "no",
+                          len(bad), "slower: " + ", ".join(
+                              f"{r.layout} {r.size} ({r.gpu_s / r.cpu_s:.2f}x)" for r in bad)
+                          if bad else ""))
+    # auto has a choice only where the GPU ran (without one it is the CPU engine)
+    timed = [r for r in rows if r.auto_vs_best == r.auto_vs_best and r.gpu_s == r.gpu_s]
+    bound = CLASS_GOALS["auto_vs_best"]
+    if not timed:
+        out.append(_skip("w-auto", "auto (its decision included) vs the faster engine, "
+                         "every layout", f"<= {bound:g}x best's time",
+                         "no GPU: auto runs the CPU engine"))
+    else:
+        bad = [r for r in timed if r.auto_vs_best > bound]
+        wrong = [r for r in timed if r.auto_pick != r.best]
+        out.append(Target("w-auto", "auto (its decision included) vs the faster engine, "
+                          "every layout", f"met on {len(timed) - len(bad)} of {len(timed)} "
+                          f"rows; picks the faster engine on {len(timed) - len(wrong)}",
+                          f"<= {bound:g}x best's time", "yes" if not bad else "no", len(bad),
+                          "over: " + ", ".join(f"{r.layout} {r.size} ({r.auto_vs_best:.2f}x, "
+                                               f"{r.auto_pick})" for r in bad)
+                          if bad else ""))
+    goal_big = f"<= {_ms(CLASS_GOALS['open_big_s'])} (on an H200)"
+    for r in rows:
+        if r.layout in BIG_CLASSES and r.size == f"{big}x{big}":
+            what = f"GPU wavefront alone, {r.layout} {r.size}"
+            if r.gpu_s == r.gpu_s:
+                out.append(Target("w-big", what, _ms(r.gpu_s), goal_big,
+                                  _met(r.gpu_s, CLASS_GOALS["open_big_s"],
+                                       r.check == "WRONG"), r.gpu_s))
+            else:
+                out.append(_skip("w-big", what, goal_big, r.note or "no GPU"))
+    for r in routing:
+        what = f"routing {r.case} {r.size}, GPU speed-up over the CPU (seeds {r.seeds})"
+        goal = f">= {r.goal:g}x"
+        if r.speedup == r.speedup:
+            out.append(Target("r-gpu", what, f"{r.speedup:.3g}x (CPU {r.cpu_s:.3g} s, GPU "
+                              f"{r.gpu_s:.3g} s)", goal, "no (WRONG)" if r.check == "WRONG"
+                              else ("yes" if r.speedup >= r.goal else "no"), r.speedup))
+        else:
+            out.append(_skip("r-gpu", what, goal, r.note or "no GPU"))
+    timed_r = [r for r in routing if r.auto_vs_best == r.auto_vs_best and r.gpu_s == r.gpu_s]
+    if timed_r:
+        bad = [r for r in timed_r if r.auto_vs_best > bound]
+        out.append(Target("r-auto", "routing under auto vs the faster backend", f"met on "
+                          f"{len(timed_r) - len(bad)} of {len(timed_r)} cases",
+                          f"<= {bound:g}x best's time", "yes" if not bad else "no", len(bad),
+                          "over: " + ", ".join(f"{r.case} ({r.auto_vs_best:.2f}x)"
+                                               for r in bad) if bad else ""))
+    return out
+
+
+def _fmt_ms(t: float) -> str:
+    return "n/a" if t != t else f"{t * 1e3:.4g}"
+
+
+def _fmt_s(t: float) -> str:
+    return "n/a" if t != t else f"{t:.3g}"
+
+
+def _fmt_x(t: float) -> str:
+    return "n/a" if t != t else f"{t:.2f}"
+
+
+def format_classes(rows: Sequence[ClassRow]) -> str:
+    """The classes table as text."""
+    header = ("class", "size", "free cells", "reached", "levels", "corridor", "wall", "euler",
+              "loops/cell", "cpu ms", "gpu ms", "gpu+read ms", "auto ms", "decide ms",
+              "auto picks", "best", "auto/best", "check")
+    body = [(r.layout, r.size, str(r.cells), str(r.reached), str(r.levels), f"{r.corridor:.3f}",
+             f"{r.wall:.3f}", f"{r.euler:.5f}", f"{r.loops:.5f}", _fmt_ms(r.cpu_s),
+             _fmt_ms(r.gpu_s), _fmt_ms(r.gpu_read_s), _fmt_ms(r.auto_s),
+             _fmt_ms(r.decide_s), r.auto_pick, r.best, _fmt_x(r.auto_vs_best),
+             r.check + (f" ({r.note})" if r.note else "")) for r in rows]
+    return "\n".join(text_columns(header, body)) + "\n"
+
+
+def format_routing(rows: Sequence[RoutingRow]) -> str:
+    """The routing table as text."""
+    header = ("case", "size", "nets", "pins", "seeds", "cpu s", "gpu s", "auto s",
+              "auto's engine", "gpu speed-up", "goal", "best", "auto/best", "routed",
+              "check")
+    body = [(r.case, r.size, str(r.nets), str(r.pins), r.seeds, _fmt_s(r.cpu_s),
+             _fmt_s(r.gpu_s), _fmt_s(r.auto_s), r.auto_engine or "-",
+             "n/a" if r.speedup != r.speedup else f"{r.speedup:.3g}x", f">= {r.goal:g}x",
+             r.best, _fmt_x(r.auto_vs_best), str(r.routed),
+             r.check + (f" ({r.note})" if r.note else "")) for r in rows]
+    return "\n".join(text_columns(header, body)) + "\n"
+
+
+CLASSES_LEGEND = (
+    "Whole wavefront from the first cell of the largest free region, medians. cpu, gpu: "
+    "one Problem.wavefront() on a built, warmed-up problem (levels left where the engine "
+    "keeps them); gpu+read: the same and levels() read back to the host; auto: "
+    "resolve('auto') on the graph (its features; cycle memo dropped before each run) + "
+    "the picked engine's wavefront; decide: that decision alone. best: the faster of "
+    "cpu and gpu; auto/best = auto / best. check: CPU and GPU levels equal.")
+ROUTING_LEGEND = (
+    "Sequential routing, Router(layout, backend).run() (router built, every net routed, "
+    "device synchronised), medians over the seeds; under auto the router decides "
+    "(auto.routing_prefers_cpu). gpu speed-up = cpu / gpu. check: every net's wire "
+    "equal on every backend.")
+
+
+def format_classes_report(rows: Sequence[ClassRow], routing: Sequence[RoutingRow],
+                          targets: Sequence[Target] = ()) -> str:
+    """Both tables, their legends, and the goals when given."""
+    text = ""
+    if rows:
+        text += "## whole wavefront by layout class\n" + format_classes(rows)
+        text += CLASSES_LEGEND + "\n"
+    if routing:
+        text += "\n## sequential routing\n" + format_routing(routing) + ROUTING_LEGEND + "\n"
+    if targets:
+        text += "\n## goals (issue 14)\n" + format_targets(targets)
+    return text
+
+
+def classes_suite(names: Sequence[str] = CLASS_SUITE, maps: Sequence[Path] = (),
+                  sizes: Sequence[int] = CLASS_SIZES, big: int = BIG_SIZE, seed: int = 0,
+                  repeats: int = DEFAULT_REPEATS, max_seconds: float = DEFAULT_MAX_SECONDS,
+                  routing: Sequence[RoutingCase] = ROUTING_CASES,
+                  seeds: int = ROUTING_SEEDS, scale: float = 1.0,
+                  log: Callable[[str], None] | None = None,
+                  on_row: Callable[[list[ClassRow], list[RoutingRow]], None] | None = None
+                  ) -> tuple[list[ClassRow], list[RoutingRow], list[Target]]:
+    """Issue 14's tables: every layout class (see :func:`measure_class`), then every
+    routing case over ``seeds`` seeds from ``seed`` (see :func:`measure_routing`), then
+    the goals. ``on_row(classes, routing)`` is called after each row (to write partial
+    results)."""
+    log = log or (lambda s: None)
+    rows: list[ClassRow] = []
+    rrows: list[RoutingRow] = []
+    for name, make in class_cases(names, maps, sizes, big, seed):
+        start = time.perf_counter()
+        try:
+            free = make()
+            made = time.perf_counter() - start
+            rows.append(measure_class(name, free, repeats, max_seconds))
+        except Exception as e:          # one failing layout is a row; the suite goes on
+            rows.append(ClassRow(name, "?", cells=0, reached=0, levels=0, corridor=NA,
+                                 wall=NA, euler=NA, loops=NA, cpu_s=NA, gpu_s=NA,
+                                 gpu_read_s=NA, auto_s=NA, decide_s=NA, auto_pick="",
+                                 best="", auto_vs_best=NA, runs=0, check="ERROR",
+                                 note=_error(e)))
+            log(f"{name}: ERROR {rows[-1].note}")
+        else:
+            r = rows[-1]
+            log(f"{r.layout} {r.size} (made in {made:.2g} s): cpu {_fmt_ms(r.cpu_s)} ms, gpu "
+                f"{_fmt_ms(r.gpu_s)} ms, auto {_fmt_ms(r.auto_s)} ms -> {r.auto_pick}, "
+                f"{r.check}")
+        free = None
+        if on_row:
+            on_row(rows, rrows)
+    if routing:
+        _warm_routing(("cpu", "gpu", "auto") if gpu_available() else ("cpu",))
+        seed_list = list(range(seed, seed + seeds))
+        for case in routing:
+            try:
+                rrows.append(measure_routing(case, seed_list, scale, log))
+            except Exception as e:
+                rrows.append(RoutingRow(
+                    case.name, "?", case.nets, case.pins, f"{seed_list[0]}-{seed_list[-1]}",
+                    cpu_s=NA, gpu_s=NA, auto_s=NA, auto_engine="", speedup=NA,
+                    goal=case.goal, best="", auto_vs_best=NA, routed=0, check="ERROR",
+                    note=_error(e)))
+                log(f"routing {case.name}: ERROR {rrows[-1].note}")
+            if on_row:
+                on_row(rows, rrows)
+    return rows, rrows, classes_goals(rows, rrows, big)
+
+
 # -- machine description -------------------------------------------------------------
 def machine() -> str:
     """One line naming the CPU, GPU and library versions, for the record."""
@@ -964,7 +1517,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="table: engines x layout classes (default); targets: the "
                              "performance targets; cpu: the CPU engine vs SciPy at 4096^2 "
                              "and on a 1023^2 maze; negotiate: negotiated vs sequential "
-                             "routing on the issue-13 layouts and numberlink puzzles")
+                             "routing on the issue-13 layouts and numberlink puzzles; "
+                             "classes: CPU, GPU and auto on issue 14's layout classes, "
+                             "and sequential routing on its routing cases")
     parser.add_argument("--size", type=int, default=DEFAULT_SIZE,
                         help=f"side of the synthetic layouts, cells (default: {DEFAULT_SIZE});"
                              " maps keep their own size; the targets and cpu suites use "
@@ -982,7 +1537,33 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "applies to target (e)")
     parser.add_argument("--classes", metavar="LIST",
                         help="comma list of layout classes: " + ", ".join(CLASSES)
-                             + ", synthetic, maps or all (default: all)")
+                             + ", synthetic, maps or all (default: all); in the classes "
+                             "suite: names of generate.class_mask (family or family:value, "
+                             "e.g. maze:0.02, spiral:4; default: "
+                             + ", ".join(CLASS_SUITE) + "), synthetic (those), maps "
+                             "(every .map of --maps, own size and tiled "
+                             f"{MAP_TILES}x{MAP_TILES}), a map's name, all or none")
+    parser.add_argument("--sizes", metavar="LIST",
+                        default=",".join(map(str, CLASS_SIZES)),
+                        help="classes suite: comma list of layout sides (default: "
+                             + ",".join(map(str, CLASS_SIZES)) + ")")
+    parser.add_argument("--big", type=int, default=BIG_SIZE,
+                        help=f"classes suite: side at which {', '.join(BIG_CLASSES)} also "
+                             f"runs (default: {BIG_SIZE}; 0: not)")
+    parser.add_argument("--routing", metavar="LIST",
+                        help="classes suite: comma list of routing cases ("
+                             + ", ".join(c.name for c in ROUTING_CASES) + "), all (the "
+                             "default) or none")
+    parser.add_argument("--seeds", type=int, default=ROUTING_SEEDS,
+                        help="classes suite: routing seeds, from --seed on (default: "
+                             f"{ROUTING_SEEDS}; medians over them)")
+    parser.add_argument("--route-scale", type=float, default=1.0,
+                        help="classes suite: shrink the routing cases' sides and spans by "
+                             "this factor and their net counts by its square (for a quick "
+                             "run; default: 1)")
+    parser.add_argument("--log", metavar="FILE",
+                        help="also write the report to FILE (the classes suite rewrites "
+                             "it after every row, so an interrupted run keeps its rows)")
     parser.add_argument("--seed", type=int, default=0,
                         help="seed of the synthetic layouts (default: 0)")
     parser.add_argument("--puzzles", metavar="DIR",
@@ -993,7 +1574,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "of the checkout)")
     parser.add_argument("-o", "--out", "--output", dest="out", metavar="DIR",
                         help="also write bench.csv and bench.png (table), targets.csv or "
-                             "cpu.csv (suites) into DIR")
+                             "cpu.csv (suites), classes.csv, routing.csv and "
+                             "classes_goals.csv (classes suite) into DIR")
     parser.add_argument("--strict", action="store_true",
                         help="exit with status 1 when a target is not met (wrong levels "
                              "always give status 1)")
@@ -1013,6 +1595,50 @@ def _check_args(args: argparse.Namespace) -> None:
     puzzles = getattr(args, "puzzles", None)
     if puzzles is not None and not Path(puzzles).is_dir():
         raise InputError(f"no such folder: {puzzles}", field="--puzzles")
+    if args.suite == "classes":
+        sizes = _sizes(args.sizes)
+        if not (args.big == 0 or 8 <= args.big <= MAX_SIZE):
+            raise InputError(f"must be 0 or between 8 and {MAX_SIZE}, got {args.big}",
+                             field="--big")
+        if args.seeds < 1:
+            raise InputError(f"must be at least 1, got {args.seeds}", field="--seeds")
+        if not 0 < args.route_scale <= 1:
+            raise InputError(f"must be in (0, 1], got {args.route_scale}",
+                             field="--route-scale")
+        args.sizes = sizes
+    log_file = getattr(args, "log", None)
+    if log_file is not None and Path(log_file).is_dir():
+        raise InputError(f"is a folder, not a file: {log_file}", field="--log")
+
+
+def _sizes(text: str) -> list[int]:
+    """``--sizes``: comma-separated sides, each between 8 and :data:`MAX_SIZE`."""
+    try:
+        sizes = [int(t) for t in str(text).split(",") if t.strip()]
+    except ValueError:
+        raise InputError(f"must be comma-separated integers, got {text!r}",
+                         field="--sizes") from None
+    if not sizes or not all(8 <= n <= MAX_SIZE for n in sizes):
+        raise InputError(f"each must be between 8 and {MAX_SIZE}, got {text!r}",
+                         field="--sizes")
+    return sizes
+
+
+def parse_routing(text: str | None) -> list[RoutingCase]:
+    """``--routing``: routing case names, ``all`` (the default) or ``none``."""
+    if text is None or text.strip() == "all":
+        return list(ROUTING_CASES)
+    if text.strip() == "none":
+        return []
+    by = {c.name: c for c in ROUTING_CASES}
+    out: list[RoutingCase] = []
+    for item in (s.strip() for s in text.split(",")):
+        if item not in by:
+            raise InputError(f"unknown routing case {item!r}; choose from all, none, "
+                             + ", ".join(by), field="--routing")
+        if by[item] not in out:
+            out.append(by[item])
+    return out
 
 
 def run(args: argparse.Namespace) -> int:
@@ -1022,32 +1648,70 @@ def run(args: argparse.Namespace) -> int:
     not met), else 0.
     """
     _check_args(args)
-    engines = parse_engines(args.engines)
-    classes = parse_classes(args.classes, args.maps)
+    classes_suite_run = args.suite == "classes"
+    engines = parse_engines(None if classes_suite_run else args.engines)
+    if classes_suite_run:
+        names, maps = parse_class_names(args.classes, args.maps)
+        cases = parse_routing(args.routing)
+    else:
+        classes = parse_classes(args.classes, args.maps)
     out = Path(args.out) if args.out else None
     quiet = getattr(args, "quiet", False)
+    log_file = getattr(args, "log", None)
+    printed: list[str] = []
 
     def log(msg: str) -> None:
         if not quiet:
             print(f"bench: {msg}", file=sys.stderr, flush=True)
 
-    print(f"# mazeroute bench --suite {args.suite}: {machine()}")
+    def say(text: str = "", end: str = "\n") -> None:
+        print(text, end=end, flush=True)
+        printed.append(text + end)
+
+    say(f"# mazeroute bench --suite {args.suite}: {machine()}")
     written: list[Path] = []
     status = 0
-    if args.suite == "table":
-        print(f"# size {args.size}, seed {args.seed}, repeats {args.repeats}; engines: "
-              + ", ".join(engine_name(k) for k in engines))
+    if classes_suite_run:
+        say(f"# sizes {', '.join(map(str, args.sizes))}"
+            + (f" ({', '.join(BIG_CLASSES)} also at {args.big})" if args.big else "")
+            + f", seed {args.seed}, repeats {args.repeats}, at most {args.max_seconds:g} s "
+            f"a column; routing seeds {args.seed}-{args.seed + args.seeds - 1}, scale "
+            f"{args.route_scale:g}")
+        head = "".join(printed)
+
+        def partial(rows: list[ClassRow], rrows: list[RoutingRow]) -> None:
+            if log_file:
+                write_text(log_file, head + format_classes_report(rows, rrows))
+            if out:
+                write_csv(out / "classes.csv", rows)
+                write_csv(out / "routing.csv", rrows)
+
+        crows, rrows, targets = classes_suite(
+            names, maps, args.sizes, args.big, args.seed, args.repeats, args.max_seconds,
+            cases, args.seeds, args.route_scale, log, partial)
+        say(format_classes_report(crows, rrows, targets), end="")
+        wrong = any(r.check in ("WRONG", "ERROR") for r in [*crows, *rrows])
+        unmet = any(t.met.startswith("no") for t in targets)
+        status = int(wrong or (args.strict and unmet))
+        if out:
+            written += [out / "classes.csv", out / "routing.csv", out / "classes_goals.csv"]
+            write_csv(written[0], crows)
+            write_csv(written[1], rrows)
+            write_csv(written[2], targets)
+    elif args.suite == "table":
+        say(f"# size {args.size}, seed {args.seed}, repeats {args.repeats}; engines: "
+            + ", ".join(engine_name(k) for k in engines))
         rows = bench_table(classes, engines, args.size, args.repeats, args.seed, args.maps,
                            args.max_seconds, log)
-        print(format_table(rows), end="")
+        say(format_table(rows), end="")
         status = int(any(r.check in ("WRONG", "ERROR") for r in rows))
         if out:
             written += _write_table(out, rows, args)
     elif args.suite == "negotiate":
         targets, nrows = negotiate_suite(1 + args.seed, getattr(args, "puzzles", None),
                                          log=log)
-        print(format_negotiate(nrows))
-        print(format_targets(targets), end="")
+        say(format_negotiate(nrows))
+        say(format_targets(targets), end="")
         wrong = any("WRONG" in t.met for t in targets)
         status = int(wrong or (args.strict and any(t.met.startswith("no") for t in targets)))
         if out:
@@ -1062,8 +1726,8 @@ def run(args: argparse.Namespace) -> int:
             targets, rows = targets_suite(classes, args.size, args.repeats, args.seed,
                                           engines, args.maps, args.max_seconds, log)
         if rows:
-            print(format_table(rows))
-        print(format_targets(targets), end="")
+            say(format_table(rows))
+        say(format_targets(targets), end="")
         wrong = any("WRONG" in t.met or t.measured == "ERROR" for t in targets)
         wrong = wrong or any(r.check in ("WRONG", "ERROR") for r in rows)
         unmet = any(t.met.startswith("no") for t in targets)
@@ -1073,8 +1737,10 @@ def run(args: argparse.Namespace) -> int:
             write_csv(written[-1], targets)
             if rows:
                 written += _write_table(out, rows, args)
-    if written:
-        print("wrote " + ", ".join(str(p) for p in written))
+    if written or log_file:
+        say("wrote " + ", ".join(str(p) for p in [*written, *([log_file] if log_file else [])]))
+    if log_file:
+        write_text(log_file, "".join(printed))
     return status
 
 
@@ -1088,4 +1754,7 @@ def _write_table(out: Path, rows: list[Row], args) -> list[Path]:
 
 __all__ = ["add_arguments", "run", "bench_table", "bench_case", "cpu_suite", "targets_suite",
            "negotiate_suite", "negotiate_case", "format_negotiate", "NegotiateRow",
-           "make_case", "Row", "Target", "format_table", "format_targets", "GOALS"]
+           "make_case", "Row", "Target", "format_table", "format_targets", "GOALS",
+           "classes_suite", "measure_class", "measure_routing", "ClassRow", "RoutingRow",
+           "RoutingCase", "ROUTING_CASES", "CLASS_SUITE", "CLASS_GOALS", "classes_goals",
+           "format_classes_report"]

@@ -1,6 +1,9 @@
 """Reproducible synthetic layouts: random rectangles, perfect mazes, random nets.
 
-Every generator takes a seed and gives the same layout for it on every machine.
+Every generator takes a seed and gives the same layout for it on every machine. The
+layout classes that benchmarks name (``"maze:0.02"``, ``"spiral:4"``, ...) are in
+:data:`LAYOUT_CLASSES`, made by :func:`class_mask`. This module sits right of the router
+(:func:`wired_mask` routes nets to make its layout).
 
 Examples
 --------
@@ -10,15 +13,21 @@ Examples
 >>> m = perfect_maze(7, 5, seed=0)      # 12 rooms joined by 11 one-cell passages
 >>> int((~m.blocked).sum())
 23
+>>> int((~class_mask("serpentine:2", 12)).sum())        # 4 rows of 2 x 12 and 3 joins
+102
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numba
 import numpy as np
 
 from .errors import InputError
-from .layout import Layout, Net, Rect
+from .layout import Layout, Net, Rect, paint
+from .router import Router
 
 
 def random_rects(width: int, height: int, density: float, rng: np.random.Generator,
@@ -156,26 +165,31 @@ def spiral_mask(n: int, width: int) -> np.ndarray:
     ########
     """
     m = n // (width + 1)
-    order = []
+    # The corridor's turns on an m x m grid of corridor blocks: each straight run of
+    # the spiral is one rectangle from its first block to its last, and consecutive
+    # runs (and the join into the next ring) meet in adjacent blocks. A run is drawn
+    # whole, not block by block: a 2048 x 2048 spiral of width 1 has a million blocks.
+    runs: list[tuple[int, int, int, int]] = []          # (y0, x0, y1, x1) in blocks
     top, left, bot, right = 0, 0, m - 1, m - 1
     while top <= bot and left <= right:
-        order += [(top, x) for x in range(left, right + 1)]
-        order += [(y, right) for y in range(top + 1, bot + 1)]
+        runs.append((top, left, top, right))
         if top < bot:
-            order += [(bot, x) for x in range(right - 1, left - 1, -1)]
-        if left < right:
-            order += [(y, left) for y in range(bot - 1, top, -1)]
+            runs.append((top + 1, right, bot, right))
+            if left < right:
+                runs.append((bot, right - 1, bot, left))
+        if left < right and top + 1 < bot:
+            runs.append((bot - 1, left, top + 1, left))
         top, left, bot, right = top + 1, left + 1, bot - 1, right - 1
     free = np.zeros((n, n), bool)
     step = width + 1
     prev = None
-    for cy, cx in order:
-        free[cy * step:cy * step + width, cx * step:cx * step + width] = True
-        if prev is not None:
-            y0, y1 = min(prev[0], cy) * step, max(prev[0], cy) * step + width
-            x0, x1 = min(prev[1], cx) * step, max(prev[1], cx) * step + width
-            free[y0:y1, x0:x1] = True
-        prev = (cy, cx)
+    for y0, x0, y1, x1 in runs:
+        pairs = [((y0, x0), (y1, x1))] if prev is None else [(prev, (y0, x0)),
+                                                              ((y0, x0), (y1, x1))]
+        for (ay, ax), (by, bx) in pairs:
+            free[min(ay, by) * step:max(ay, by) * step + width,
+                 min(ax, bx) * step:max(ax, bx) * step + width] = True
+        prev = (y1, x1)
     return ~free
 
 
@@ -287,3 +301,166 @@ def perfect_maze(width: int, height: int, *, nets: int = 0, pins: int = 2, seed:
         layout.nets = random_nets(blocked, nets, pins, np.random.default_rng(seed + 1),
                                   span=span)
     return layout
+
+
+def wired_mask(width: int, height: int, net_density: float = 1.0, seed: int = 0, *,
+               density: float = 0.1, span: int = 64, pins: int = 2) -> np.ndarray:
+    """Blocked mask of a layout after many wires were committed.
+
+    Random rectangles cover ``density`` of the grid; then ``net_density`` nets per 1024
+    cells (a 32 x 32 block), each of ``pins`` pins within ``span`` of its first, are
+    routed one after another (the sequential router on the CPU engine, file order, as
+    a first routing pass commits them). Every pin and every routed wire becomes a
+    blockage, so the free space left is cut into rooms and passages by one-cell wires.
+    Nets that find no path leave only their pins. The more nets, the more rooms the
+    wires close off: the free space falls apart into many regions as ``net_density``
+    grows past about one.
+
+    >>> blocked = wired_mask(64, 64, net_density=4, seed=1)
+    >>> rects = paint(64, 64, random_rects(64, 64, 0.1, np.random.default_rng(1)))
+    >>> bool((blocked >= rects).all()), int(blocked.sum()) > int(rects.sum()) + 2 * 16
+    (True, True)
+    """
+    if not net_density >= 0:
+        raise InputError(f"net density must be >= 0, got {net_density}", field="net_density")
+    rng = np.random.default_rng(seed)
+    layout = Layout(f"wired-{width}x{height}-s{seed}", width, height,
+                    random_rects(width, height, density, rng))
+    count = int(round(net_density * width * height / 1024))
+    blocked = layout.blocked.copy()
+    if count == 0:
+        return blocked
+    layout.nets = random_nets(layout.blocked, count, pins, rng, span=span)
+    result = Router(layout, "cpu").run()
+    cells = [np.asarray(net.pins) for net in layout.nets]
+    cells += [np.asarray(r.cells) for r in result.nets if r.routed]
+    xy = np.concatenate(cells).reshape(-1, 2)
+    blocked[xy[:, 1], xy[:, 0]] = True
+    return blocked
+
+
+def tile_mask(blocked: np.ndarray, times: int) -> np.ndarray:
+    """Blocked mask of ``times`` x ``times`` mirrored copies of a map, joined into one.
+
+    A real map is usually walled in, so plain copies side by side would be ``times**2``
+    separate maps. Here the map is first cropped to the bounding box of its largest
+    4-connected free region, and every other copy is mirrored (left-right in odd
+    columns of copies, top-bottom in odd rows), so each seam puts a copy's edge beside
+    its own mirror image: the region touches every edge of its box, so its copies join
+    into one region of ``times**2`` times its cells.
+
+    >>> m = np.array([[1, 1, 1, 1], [1, 0, 0, 1], [1, 0, 1, 1], [1, 1, 1, 1]], bool)
+    >>> print("\\n".join("".join("-#"[int(b)] for b in r) for r in tile_mask(m, 2)))
+    ----
+    -##-
+    -##-
+    ----
+    """
+    import scipy.ndimage
+
+    if times < 1:
+        raise InputError(f"times must be >= 1, got {times}", field="times")
+    free = ~np.asarray(blocked, dtype=bool)
+    labels, count = scipy.ndimage.label(free)
+    if count == 0:
+        raise InputError("the map has no free cell", field="blocked")
+    sizes = np.bincount(labels.ravel())
+    sizes[0] = 0
+    ys, xs = np.nonzero(labels == int(np.argmax(sizes)))
+    crop = ~free[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+    row = np.hstack([crop if j % 2 == 0 else crop[:, ::-1] for j in range(times)])
+    return np.vstack([row if i % 2 == 0 else row[::-1] for i in range(times)])
+
+
+# -- layout classes by name ------------------------------------------------------------
+@dataclass(frozen=True)
+class LayoutClass:
+    """A family of square layouts that benchmarks name as ``family`` or ``family:value``.
+
+    ``make(size, seed, value)`` gives the ``size`` x ``size`` blocked mask; ``value`` is
+    the family's one parameter (``parameter``, ``default`` when the name omits it).
+    """
+
+    family: str
+    parameter: str
+    default: float
+    integer: bool
+    allowed: Callable[[float], bool]
+    bounds: str                  # the allowed values, in words
+    make: Callable[[int, int, float], np.ndarray]
+    summary: str
+
+
+def _rects_mask(max_side: int | None) -> Callable[[int, int, float], np.ndarray]:
+    def make(size: int, seed: int, density: float) -> np.ndarray:
+        rng = np.random.default_rng(seed)
+        return paint(size, size, random_rects(size, size, density, rng, max_side=max_side))
+    return make
+
+
+#: Every layout family :func:`class_mask` knows, by name.
+LAYOUT_CLASSES: dict[str, LayoutClass] = {c.family: c for c in [
+    LayoutClass("open", "density", 0.25, False, lambda v: 0 <= v < 1, "in [0, 1)",
+                _rects_mask(None),
+                "random rectangles (sides up to min(64, size/8)) covering `density`"),
+    LayoutClass("dense", "density", 0.5, False, lambda v: 0 <= v < 1, "in [0, 1)",
+                _rects_mask(4), "random rectangles of sides 1-4 covering `density`"),
+    LayoutClass("maze", "loops", 0.0, False, lambda v: 0 <= v <= 1, "in [0, 1]",
+                lambda n, seed, f: loopy_maze_mask(n, n, f, seed),
+                "perfect maze with `loops` of its inner walls between corridors removed"),
+    LayoutClass("serpentine", "width", 1, True, lambda v: v >= 1, ">= 1",
+                lambda n, seed, w: serpentine_mask(n, int(w)),
+                "one corridor `width` cells wide winding down the grid (no seed)"),
+    LayoutClass("spiral", "width", 1, True, lambda v: v >= 1, ">= 1",
+                lambda n, seed, w: spiral_mask(n, int(w)),
+                "one corridor `width` cells wide spiralling inwards (no seed)"),
+    LayoutClass("wired", "net_density", 1.0, False, lambda v: v >= 0, ">= 0",
+                lambda n, seed, d: wired_mask(n, n, d, seed),
+                "10 % rectangles, then `net_density` local two-pin nets (span 64) per "
+                "1024 cells routed one by one; their pins and wires become blockages"),
+]}
+
+
+def parse_class(name: str) -> tuple[LayoutClass, float]:
+    """The family and parameter value of a class name ``family`` or ``family:value``.
+
+    >>> c, v = parse_class("maze:0.02")
+    >>> c.family, c.parameter, v
+    ('maze', 'loops', 0.02)
+    """
+    family, sep, text = name.strip().partition(":")
+    cls = LAYOUT_CLASSES.get(family)
+    if cls is None:
+        raise InputError(f"unknown layout class {name!r}; families: "
+                         + ", ".join(LAYOUT_CLASSES), field="class")
+    if not sep:
+        return cls, cls.default
+    try:
+        value = int(text) if cls.integer else float(text)
+    except ValueError:
+        kind = "an integer" if cls.integer else "a number"
+        raise InputError(f"{cls.family}'s {cls.parameter} must be {kind}, got {text!r}",
+                         field="class") from None
+    if not cls.allowed(value):
+        raise InputError(f"{cls.family}'s {cls.parameter} must be {cls.bounds}, got {text}",
+                         field="class")
+    return cls, value
+
+
+def class_mask(name: str, size: int, seed: int = 0) -> np.ndarray:
+    """Blocked mask of layout class ``name`` on a ``size`` x ``size`` grid.
+
+    ``name`` is a family of :data:`LAYOUT_CLASSES` with its parameter after a colon:
+    ``open:0.25`` (rectangle density), ``dense:0.5``, ``maze:0.02`` (fraction of inner
+    walls removed; ``maze`` alone is a perfect maze), ``serpentine:2`` and ``spiral:4``
+    (corridor width), ``wired:1.5`` (nets per 1024 cells routed before). An even ``size``
+    leaves a maze's last row and column blocked.
+
+    >>> m = class_mask("spiral:1", 8)
+    >>> m.shape, int((~m).sum())
+    ((8, 8), 31)
+    """
+    cls, value = parse_class(name)
+    if size < 1:
+        raise InputError(f"size must be >= 1, got {size}", field="size")
+    return cls.make(int(size), int(seed), value)

@@ -333,3 +333,171 @@ def test_negotiate_suite_rows_and_targets(tmp_path):
     assert met[("n-legal", "contract check, two.txt [cpu]")] == "yes"
     text = format_negotiate(rows)
     assert text.splitlines()[0].split()[:3] == ["case", "backend", "nets"]
+
+
+# -- the classes suite (issue 14) -----------------------------------------------------------
+from mazeroute.engines.cpu import GridQueueProblem  # noqa: E402
+from mazeroute.generate import class_mask, maze_mask  # noqa: E402
+
+CLASSES_TINY = ["--suite", "classes", "--sizes", "24", "--big", "40", "--repeats", "1",
+                "--route-scale", "0.04", "--seeds", "2", "-q"]
+
+
+class OffByOneGrid(GridQueueProblem):
+    """A broken 'GPU' engine for the fake GPU: one reached cell one level too deep."""
+
+    def _run(self, sources, targets):
+        n = super()._run(sources, targets)
+        self.level[self.queue[self.touched - 1]] += 1
+        return n
+
+
+def _tiny_map(folder):
+    """A walled-in 12 x 8 Moving AI map with a pillar (header included)."""
+    rows = ["@@@@@@@@@@@@", "@..........@", "@..@@......@", "@..@@...T..@",
+            "@..........@", "@.....@@...@", "@..........@", "@@@@@@@@@@@@"]
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "tiny.map").write_text("type octile\nheight 8\nwidth 12\nmap\n"
+                                     + "\n".join(rows) + "\n", encoding="utf-8")
+    return folder
+
+
+def test_make_case_maze_is_the_odd_perfect_maze_in_the_corner():
+    free = bench.make_case("maze", 40, seed=3).free
+    np.testing.assert_array_equal(free[:39, :39], ~maze_mask(39, 39, seed=3))
+    assert not free[39].any() and not free[:, 39].any()
+
+
+@pytest.mark.skipif(engines_mod.gpu_available(), reason="checks the machine without a GPU")
+def test_classes_suite_runs_without_a_gpu_with_gpu_columns_na(tmp_path, capsys):
+    maps = _tiny_map(tmp_path / "maps")
+    log = tmp_path / "logs" / "classes.log"
+    status = bench.run(_args(*CLASSES_TINY, "--maps", str(maps), "--log", str(log),
+                             "-o", str(tmp_path / "out")))
+    assert status == 0
+    out = capsys.readouterr().out
+    assert log.read_text() == out                     # the log is the report, whole
+    rows = _read_csv(tmp_path / "out" / "classes.csv")
+    assert list(rows[0]) == [f.name for f in fields(bench.ClassRow)]
+    names = [(r["layout"], r["size"]) for r in rows]
+    assert names == ([(c, "24x24") for c in bench.CLASS_SUITE] + [("open:0.25", "40x40")]
+                     + [("tiny", "12x8"), ("tiny:x4", "40x24")])
+    for r in rows:
+        assert r["gpu_s"] == r["gpu_read_s"] == "nan" and r["check"] == "-"
+        assert r["auto_pick"] == r["best"] == "cpu/grid"
+        assert float(r["cpu_s"]) > 0 and float(r["auto_s"]) >= float(r["decide_s"]) > 0
+        assert 0 < int(r["reached"]) <= int(r["cells"]) and int(r["levels"]) >= 2
+    by = {(r["layout"], r["size"]): r for r in rows}
+    path = by[("serpentine:1", "24x24")]                 # one corridor: a level a cell
+    assert int(path["levels"]) == int(path["reached"]) == int(path["cells"])
+    assert int(by[("tiny:x4", "40x24")]["reached"]) == 16 * int(by[("tiny", "12x8")]["reached"])
+    routing = _read_csv(tmp_path / "out" / "routing.csv")
+    assert [r["case"] for r in routing] == [c.name for c in bench.ROUTING_CASES]
+    for r in routing:
+        assert r["gpu_s"] == "nan" and r["check"] == "-" and r["seeds"] == "0-1"
+        assert float(r["cpu_s"]) > 0 and int(r["routed"]) >= 1 and r["auto_engine"] == "cpu/grid"
+    goals = _read_csv(tmp_path / "out" / "classes_goals.csv")
+    assert {g["met"] for g in goals} == {"skipped"}
+    assert "n/a" in out and "## goals (issue 14)" in out
+
+
+def test_classes_suite_with_a_gpu_measures_every_column(fake_gpu):
+    free = ~class_mask("open:0.25", 300, seed=1)          # > 65,536 free cells: auto may pick
+    row = bench.measure_class("open:0.25", free, repeats=2)
+    assert row.check == "ok" and row.levels >= 2
+    for t in (row.cpu_s, row.gpu_s, row.gpu_read_s, row.auto_s, row.decide_s):
+        assert t == t and t > 0                           # measured, not NaN
+    spec, _ = engines_mod.resolve("auto", None, GridGraph(free))
+    assert row.auto_pick == f"{spec.backend}/{spec.strategy}"
+    assert row.best in ("cpu/grid", "gpu/grid")
+    assert row.auto_vs_best == pytest.approx(row.auto_s / min(row.cpu_s, row.gpu_s))
+    case = bench.ROUTING_CASES[-1]
+    rrow = bench.measure_routing(case, [0, 1], scale=0.06)
+    assert rrow.check == "ok" and rrow.gpu_s > 0 and rrow.speedup > 0
+    assert rrow.auto_engine in ("cpu/grid", "gpu/grid", "cpu/grid, gpu/grid")
+    goals = bench.classes_goals([row], [rrow], big=300)
+    by = {g.id: g for g in goals}
+    assert by["w-auto"].met in ("yes", "no") and by["w-big"].met in ("yes", "no")
+    assert by["r-gpu"].met in ("yes", "no") and by["w-gpu"].met == "skipped"  # < 1 M cells
+
+
+def test_classes_suite_flags_wrong_gpu_levels(fake_gpu, monkeypatch, tmp_path, capsys):
+    monkeypatch.setitem(ENGINES, ("gpu", "grid"), EngineSpec(
+        "gpu", "grid", "grid", "tests.test_bench:OffByOneGrid", "broken stand-in"))
+    status = bench.run(_args(*CLASSES_TINY, "--classes", "maze:0.02", "--routing", "none",
+                             "--maps", str(tmp_path), "-o", str(tmp_path)))
+    assert status == 1
+    assert "WRONG" in capsys.readouterr().out
+    rows = _read_csv(tmp_path / "classes.csv")
+    assert {r["check"] for r in rows} == {"WRONG"} and {r["best"] for r in rows} == {"cpu/grid"}
+
+
+def test_auto_is_timed_from_its_decision_on_a_layout_it_has_not_seen(fake_gpu, monkeypatch):
+    import time as time_mod
+
+    import mazeroute.engines.auto as auto
+    events = []
+    real_resolve, real_forget = bench.resolve, auto.forget
+
+    def slow_resolve(*a, **k):              # a decision that takes at least 5 ms
+        events.append("resolve")
+        time_mod.sleep(0.005)
+        return real_resolve(*a, **k)
+
+    def forget():
+        events.append("forget")
+        real_forget()
+
+    monkeypatch.setattr(bench, "resolve", slow_resolve)
+    monkeypatch.setattr(auto, "forget", forget)
+    row = bench.measure_class("maze:0", ~class_mask("maze", 33), repeats=3)
+    assert row.decide_s >= 0.005 and row.auto_s >= row.decide_s   # inside the timed region
+    timed = events[events.index("resolve") + 1:]                  # after the warm-up
+    assert timed[:6] == ["forget", "resolve"] * 3                 # forgotten before each
+
+
+def test_a_layout_that_fails_is_an_error_row_and_the_suite_goes_on(tmp_path):
+    rows, rrows, goals = bench.classes_suite(["spiral:1"], [tmp_path / "gone.map"],
+                                             sizes=[24], big=0, repeats=1, routing=[])
+    assert [(r.layout, r.check) for r in rows] == [("spiral:1", "-" if not
+                                                     engines_mod.gpu_available() else "ok"),
+                                                    ("gone", "ERROR"), ("gone:x4", "ERROR")]
+    assert "gone.map" in rows[1].note and rrows == []
+    assert "ERROR" in bench.format_classes_report(rows, rrows, goals)
+
+
+def test_classes_option_lists_are_parsed(tmp_path):
+    names, maps = bench.parse_class_names(None, tmp_path)
+    assert names == list(bench.CLASS_SUITE) and maps == []
+    _tiny_map(tmp_path)
+    names, maps = bench.parse_class_names("spiral:3,maps,spiral:3,tiny", tmp_path)
+    assert names == ["spiral:3"] and maps == [tmp_path / "tiny.map"]
+    assert bench.parse_class_names("none", tmp_path) == ([], [])
+    assert bench.parse_routing("none") == []
+    assert [c.name for c in bench.parse_routing("anywhere_2048")] == ["anywhere_2048"]
+
+
+@pytest.mark.parametrize("argv, field", [
+    (["--sizes", "4"], "--sizes"), (["--sizes", "1024,x"], "--sizes"),
+    (["--big", "5"], "--big"), (["--seeds", "0"], "--seeds"),
+    (["--route-scale", "0"], "--route-scale"), (["--routing", "nope"], "--routing"),
+    (["--classes", "swamp:1"], "--classes"), (["--classes", "maze:2"], "--classes"),
+])
+def test_bad_classes_options_are_input_errors(argv, field, tmp_path):
+    with pytest.raises(InputError) as e:
+        bench.run(_args("--suite", "classes", *argv))
+    assert e.value.field == field
+    with pytest.raises(InputError):
+        bench.run(_args("--suite", "table", "--log", str(tmp_path)))     # a folder
+
+
+@pytest.mark.gpu
+def test_classes_suite_on_the_gpu_agrees_with_the_cpu():
+    for name, size in [("spiral:2", 96), ("serpentine:1", 64), ("maze:0", 95),
+                       ("maze:0.2", 95), ("open:0.25", 300), ("wired:1", 128)]:
+        row = bench.measure_class(name, ~class_mask(name, size, seed=2), repeats=1)
+        assert row.check == "ok", (name, row.note)
+        assert row.gpu_s > 0 and row.gpu_read_s > 0 and row.auto_pick
+    for case in bench.ROUTING_CASES:
+        rrow = bench.measure_routing(case, [0], scale=0.08)
+        assert rrow.check == "ok", (case.name, rrow.note)

@@ -93,3 +93,144 @@ def test_loopy_maze_adds_loops_and_keeps_the_maze_connected(fraction):
     assert cycle_rank(~loopy) >= removed     # each removal joins two corridors: a loop
     assert scipy.ndimage.label(~loopy)[1] == 1
     assert (removed > 0) == (fraction > 0)
+
+
+# -- layout classes by name (issue 14) -----------------------------------------------------
+def _reference_spiral(n: int, width: int) -> np.ndarray:
+    """The spiral drawn block by block (how spiral_mask drew it before it drew runs)."""
+    m = n // (width + 1)
+    order = []
+    top, left, bot, right = 0, 0, m - 1, m - 1
+    while top <= bot and left <= right:
+        order += [(top, x) for x in range(left, right + 1)]
+        order += [(y, right) for y in range(top + 1, bot + 1)]
+        if top < bot:
+            order += [(bot, x) for x in range(right - 1, left - 1, -1)]
+        if left < right:
+            order += [(y, left) for y in range(bot - 1, top, -1)]
+        top, left, bot, right = top + 1, left + 1, bot - 1, right - 1
+    free = np.zeros((n, n), bool)
+    step, prev = width + 1, None
+    for cy, cx in order:
+        free[cy * step:cy * step + width, cx * step:cx * step + width] = True
+        if prev is not None:
+            y0, y1 = min(prev[0], cy) * step, max(prev[0], cy) * step + width
+            x0, x1 = min(prev[1], cx) * step, max(prev[1], cx) * step + width
+            free[y0:y1, x0:x1] = True
+        prev = (cy, cx)
+    return ~free
+
+
+def test_spiral_drawn_by_runs_is_the_block_by_block_spiral():
+    from mazeroute.generate import spiral_mask
+    for n in range(1, 48):
+        for width in range(1, 6):
+            np.testing.assert_array_equal(spiral_mask(n, width), _reference_spiral(n, width),
+                                          err_msg=f"n={n}, width={width}")
+    np.testing.assert_array_equal(spiral_mask(301, 2), _reference_spiral(301, 2))
+
+
+def test_serpentine_free_cells_are_its_rows_and_joins():
+    from mazeroute.generate import serpentine_mask
+    for n, width in [(64, 1), (65, 2), (97, 4), (100, 8)]:
+        rows = (n - width) // (width + 1) + 1     # corridors of width x n cells, a wall apart
+        free = int((~serpentine_mask(n, width)).sum())
+        assert free == rows * width * n + (rows - 1) * width     # joined by width x 1 gaps
+
+
+def test_class_names_give_their_family_generator_and_defaults():
+    from mazeroute.generate import (
+        LAYOUT_CLASSES,
+        class_mask,
+        loopy_maze_mask,
+        serpentine_mask,
+        spiral_mask,
+    )
+    np.testing.assert_array_equal(class_mask("serpentine:2", 40), serpentine_mask(40, 2))
+    np.testing.assert_array_equal(class_mask("spiral", 40), spiral_mask(40, 1))
+    np.testing.assert_array_equal(class_mask("maze:0.02", 41, seed=3),
+                                  loopy_maze_mask(41, 41, 0.02, 3))
+    np.testing.assert_array_equal(class_mask("maze", 40, seed=3), maze_mask(40, 40, seed=3))
+    rects = paint(50, 50, random_rects(50, 50, 0.3, np.random.default_rng(4)))
+    np.testing.assert_array_equal(class_mask("open:0.3", 50, seed=4), rects)
+    dense = class_mask("dense", 60, seed=1)
+    assert 0.5 <= dense.mean() < 0.55
+    for family in LAYOUT_CLASSES:                # deterministic, square, of the size asked
+        a, b = class_mask(family, 48, seed=2), class_mask(family, 48, seed=2)
+        assert a.shape == (48, 48) and a.dtype == bool
+        np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(class_mask("open", 48, seed=1), class_mask("open", 48, seed=2))
+
+
+@pytest.mark.parametrize("name, match", [
+    ("swamp", "unknown layout class"), ("maze:lots", "must be a number"),
+    ("spiral:1.5", "must be an integer"), ("spiral:0", ">= 1"), ("maze:1.5", r"\[0, 1\]"),
+    ("open:1", r"\[0, 1\)"), ("wired:-1", ">= 0"),
+])
+def test_bad_class_names_are_input_errors(name, match):
+    from mazeroute.generate import class_mask
+    with pytest.raises(InputError, match=match) as e:
+        class_mask(name, 32)
+    assert e.value.field == "class"
+
+
+def test_mazes_with_few_and_many_loops():
+    import scipy.ndimage
+
+    from mazeroute.engines.auto import cycle_rank
+    from mazeroute.generate import class_mask
+    loops = [cycle_rank(~class_mask(f"maze:{f}", 121, seed=5)) for f in (0, 0.002, 0.02, 0.2)]
+    assert loops[0] == 0 and loops == sorted(loops) and loops[3] > 10 * max(1, loops[1])
+    free = ~class_mask("maze:0.2", 121, seed=5)
+    assert scipy.ndimage.label(free)[1] == 1
+
+
+def test_wired_layout_blocks_its_pins_and_routed_wires_on_top_of_the_rectangles():
+    import scipy.ndimage
+
+    from mazeroute.generate import wired_mask
+    blocked = wired_mask(96, 96, net_density=3, seed=7)
+    rng = np.random.default_rng(7)          # as the generator draws: rectangles, then nets
+    rects = paint(96, 96, random_rects(96, 96, 0.1, rng))
+    nets = random_nets(rects, round(3 * 96 * 96 / 1024), 2, rng, span=64)
+    pins = np.array([p for n in nets for p in n.pins])
+    assert (blocked >= rects).all()                     # rectangles stay
+    assert blocked[pins[:, 1], pins[:, 0]].all()        # every pin is a blockage
+    wires = blocked & ~rects
+    wires[pins[:, 1], pins[:, 0]] = False
+    assert wires.sum() > 0
+    # every wire cell lies on a path of wire cells joining pins: each connected piece of
+    # (wires + pins) holds at least two pins
+    pieces, count = scipy.ndimage.label(wires | (blocked & ~rects))
+    pin_piece = pieces[pins[:, 1], pins[:, 0]]
+    per_piece = np.bincount(pin_piece, minlength=count + 1)
+    wire_pieces = np.unique(pieces[wires])
+    assert (per_piece[wire_pieces] >= 2).all()
+    np.testing.assert_array_equal(wired_mask(96, 96, 3, seed=7), blocked)
+    np.testing.assert_array_equal(wired_mask(96, 96, 0, seed=7), rects)  # no nets, no wires
+
+
+def test_tiled_map_joins_its_copies_into_one_region():
+    import scipy.ndimage
+
+    from mazeroute.generate import tile_mask
+    rng = np.random.default_rng(3)
+    blocked = np.ones((30, 40), bool)
+    blocked[3:27, 5:33] = rng.random((24, 28)) < 0.3       # walled in, like a game map
+    free = ~blocked
+    labels, _ = scipy.ndimage.label(free)
+    sizes = np.bincount(labels.ravel())
+    sizes[0] = 0
+    ys, xs = np.nonzero(labels == sizes.argmax())
+    box = (ys.max() - ys.min() + 1, xs.max() - xs.min() + 1)
+    for times in (1, 2, 4):
+        tiled = tile_mask(blocked, times)
+        assert tiled.shape == (box[0] * times, box[1] * times)
+        assert int((~tiled).sum()) == times * times * int(free[ys.min():ys.max() + 1,
+                                                               xs.min():xs.max() + 1].sum())
+        t_labels, _ = scipy.ndimage.label(~tiled)
+        t_sizes = np.bincount(t_labels.ravel())
+        t_sizes[0] = 0
+        assert t_sizes.max() == times * times * sizes.max()   # one region across the copies
+    with pytest.raises(InputError):
+        tile_mask(np.ones((4, 4), bool), 2)

@@ -15,8 +15,8 @@ The choice reads cheap features of the free mask:
   fraction of free cells beside a blockage, and the Euler characteristic per free cell;
 * ``corridor``: the fraction of free cells with at most two free 4-neighbours (about 1
   in a perfect maze, under 0.2 on an open layout with rectangular blockages), measured on
-  a few sampled patches so that it costs well under a millisecond even on a 4096 x 4096
-  chip;
+  a few sampled patches so that its cost does not grow with the chip (benchmarks/
+  RESULTS.md, "Figures moved from code comments");
 * for maze-like layouts only: the number of independent cycles (one union-find pass): none
   (a perfect maze) or many go to the GPU, a few (a long-corridor maze) to the CPU;
 * for the others: corridors wider than one cell (``euler`` and ``wall`` high) go to the
@@ -65,7 +65,8 @@ _PATCHES = 4               # per side: up to 16 sampled patches
 
 def grid_features(free: np.ndarray, cells: int | None = None) -> dict:
     """Free-cell count and the sampled features of a free mask (``cells``: the count,
-    when the caller has it: on 4096 x 4096 counting costs ten times the samples)."""
+    when the caller has it: counting reads every cell, the samples a fixed few; see
+    benchmarks/RESULTS.md, "Figures moved from code comments")."""
     free = np.asarray(free, dtype=bool)
     h, w = free.shape
     ys = np.linspace(0, max(0, h - _PATCH), _PATCHES).astype(int) if h > _PATCH else [0]
@@ -138,8 +139,8 @@ def _cycles(free, limit):
 
 #: The last count of :func:`_counted`: (shape, digest of the mask, count, limit). The
 #: decision and then the engine it picked both ask about the same mask (a full pass on
-#: a forest); the digest (about a millisecond on 2048 x 2048) keeps an edited mask from
-#: getting an old answer.
+#: a forest); the digest (one pass over the packed mask; its cost is in RESULTS.md,
+#: "Figures moved from code comments") keeps an edited mask from getting an old answer.
 _LAST: tuple | None = None
 
 

@@ -1,9 +1,10 @@
 """Batched two-pin routing on the GPU (``kernels/route_batch.cu``) and its scheduler.
 
 Routing nets one at a time through ``gpu/grid`` pays, per net, a few CuPy calls, a launch,
-a download and a Python backtrace: about a millisecond, more than the CPU engine spends on
-a short net. This module routes many two-pin nets in one launch, one thread block per net,
-and keeps the answer *identical* to sequential routing.
+a download and a Python backtrace: more than the CPU engine spends on a short net
+(benchmarks/RESULTS.md, "Figures moved from code comments"). This module routes many
+two-pin nets in one launch, one thread block per net, and keeps the answer *identical*
+to sequential routing.
 
 Windows
     Net ``j`` searches only its *window* ``S_j``: the pins' bounding box grown by a margin
@@ -175,7 +176,8 @@ def launch_shape(rec):
 
     Two window words per thread (at least 64 threads, at most 1024), and room for the
     largest window; compiled because NumPy's per-call overhead on these few-row arrays
-    would cost tens of microseconds per batch.
+    would cost more than the work, once per batch (RESULTS.md, "Figures moved from code
+    comments").
     """
     words = 0
     smem = 0
