@@ -103,7 +103,9 @@ def _mode_options(p: argparse.ArgumentParser) -> None:
                         "blockage for the next (shortest paths in turn; --order, "
                         f"--strategy) (default: {DEFAULT_MODE})")
     g.add_argument("--max-iterations", type=int, metavar="N",
-                   help="negotiate: most rip-up-and-reroute iterations (default: 50)")
+                   help="negotiate: most rip-up-and-reroute iterations (default: 50; it "
+                        "stops sooner when no cell is shared, or when overuse stops "
+                        "falling while many nets conflict)")
     g.add_argument("--time-limit", type=float, metavar="SECONDS",
                    help="negotiate: stop negotiating after this long, then legalise "
                         "(default: none)")

@@ -187,7 +187,11 @@ class Congestion:
         #: Sum of the ids of the nets using each cell: with ``occupancy``, names the one
         #: user of a cell whose other users are known (see :meth:`users`).
         self.id_sum = np.zeros(n, np.int64)
-        self._over: set[int] = set()                       # cells of occupancy > 1
+        # Cells that may be overused: every cell of occupancy > 1 is in here (an add
+        # that takes a cell to 2 appends it; :meth:`overused` drops the cells that
+        # fell back), so no query scans the grid and a remove has nothing to do.
+        self._over = np.zeros(0, np.int64)
+        self._over_new: list[np.ndarray] = []
         self.routes: list[np.ndarray | None] = [None] * nets
         self.pres_fac = 0.0
         self._pres = 0
@@ -205,7 +209,9 @@ class Congestion:
         self.occupancy[cells] += 1
         self.load[cells] += self.weight[net]
         self.id_sum[cells] += net
-        self._over.update(cells[self.occupancy[cells] == 2].tolist())
+        two = cells[self.occupancy[cells] == 2]
+        if two.size:
+            self._over_new.append(two)
         self._dirty.append(cells)
 
     def remove(self, net: int) -> None:
@@ -217,7 +223,6 @@ class Congestion:
         self.occupancy[cells] -= 1
         self.load[cells] -= self.weight[net]
         self.id_sum[cells] -= net
-        self._over.difference_update(cells[self.occupancy[cells] == 1].tolist())
         self._dirty.append(cells)
 
     def set_pres_fac(self, pres_fac: float) -> None:
@@ -243,8 +248,13 @@ class Congestion:
 
     def overused(self) -> np.ndarray:
         """Flat indices of the cells used by more than one net, ascending (kept up to
-        date by :meth:`add` and :meth:`remove`: no scan of the grid)."""
-        return np.array(sorted(self._over), np.int64)
+        date by :meth:`add`: no scan of the grid)."""
+        over = self._over
+        if self._over_new:
+            over = np.unique(np.concatenate([over, *self._over_new]))
+            self._over_new = []
+        self._over = over[self.occupancy[over] > 1]
+        return self._over.copy()
 
     def users(self, cells: np.ndarray, known: list[int]) -> tuple[np.ndarray, np.ndarray] | None:
         """Every ``(cell, net)`` use of ``cells`` (flat indices, no repeats), from the

@@ -339,6 +339,8 @@ class Negotiator:
         net is committed, and each victim is routed again on the free cells; if one of
         them finds no way, everything goes back as it was. Passes over the unrouted nets
         repeat while one gains a net. Never loses a net; returns the nets gained."""
+        if all(c is not None or i in self.enclosed for i, c in enumerate(self.cells)):
+            return 0            # nothing to repair: spare the grid-sized set-up below
         h, w = self.shape
         whole = (0, 0, w - 1, h - 1)
         own = np.full(h * w, -1, np.int64)
