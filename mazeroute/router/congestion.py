@@ -89,6 +89,9 @@ class PathFinderOptions:
         legal route often enough (numberlink puzzles do, after 20 iterations and more),
         while hundreds of nets in conflict on a plateau mean more demand than room,
         which legalisation must settle anyway
+    fill_steps : when nets stay unrouted and every net has two pins, the space-filling
+        search (:mod:`.fill`) may try this many choices to connect them all (0: never);
+        it needs no clock, about 50 million choices a second
     """
 
     max_iterations: int = 50
@@ -106,6 +109,7 @@ class PathFinderOptions:
     stall_iterations: int | None = 10
     stall_improvement: float = 0.05
     stall_min_conflicts: int = 32
+    fill_steps: int = 400_000_000
 
     def __post_init__(self):
         checks = [("max_iterations", self.max_iterations >= 1),
@@ -123,7 +127,8 @@ class PathFinderOptions:
                   ("stall_iterations", self.stall_iterations is None
                    or self.stall_iterations >= 1),
                   ("stall_improvement", 0 <= self.stall_improvement < 1),
-                  ("stall_min_conflicts", self.stall_min_conflicts >= 0)]
+                  ("stall_min_conflicts", self.stall_min_conflicts >= 0),
+                  ("fill_steps", self.fill_steps >= 0)]
         for name, ok in checks:
             if not ok:
                 raise ValueError(f"{name} = {getattr(self, name)!r} is out of range")

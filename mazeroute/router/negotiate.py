@@ -16,7 +16,11 @@ cover of the conflict graph) and routes them again one at a time on the cells no
 uses; :meth:`Negotiator.repair` tries each net still unrouted once more, ripping up the
 one or two nets whose wires it must cross when they can go another way; and
 :meth:`Negotiator.tidy` reroutes every wire once more with the others fixed, keeping it
-where it gets shorter. The result never has fewer routed nets than sequential
+where it gets shorter. When nets still stay unrouted and every net has two pins, the
+space-filling search of :mod:`.fill` tries to connect them all by wires that cover
+every free cell (dense layouts such as numberlink puzzles need such long, winding
+wires, which cost gradients seldom find); its routes replace negotiation's when it
+connects every net. The result never has fewer routed nets than sequential
 mode's: :func:`sequential_routes` is computed as a floor whenever some net that could
 be routed alone stays unrouted, and the better result is kept.
 
@@ -58,6 +62,7 @@ from ..engines.weighted import COST_DTYPE, COST_MAX, NetRequest
 from ..errors import EngineUnavailable
 from ..layout import Layout
 from .congestion import COST_SCALE, Congestion, PathFinderOptions
+from .fill import fill_routes
 from .result import IterationStats, NetRoute, RouteResult
 from .sequential import Router
 
@@ -462,6 +467,12 @@ class Negotiator:
         self.repair()
         self.tidy()
         result = self._result()
+        if result.routed < len(self.layout.nets) and self._fill():
+            filled = self._result()
+            filled.notice = (f"negotiation connected {result.routed} of "
+                             f"{len(self.layout.nets)} nets; a space-filling search "
+                             "connected them all")
+            result = filled
         self._explain(result, iterations)
         if result.routed < len(self.layout.nets) - len(self.enclosed):
             # the weighted search on unit costs is the fast floor on the CPU; a device
@@ -477,6 +488,20 @@ class Negotiator:
                 self._explain(result, iterations, negotiated=False)
         result.seconds = time.perf_counter() - start
         return result
+
+    def _fill(self) -> bool:
+        """Try to connect every net by the space-filling search (:mod:`.fill`); on
+        success the routes are its wires (in routing order) and True is returned."""
+        if self.options.fill_steps == 0 or any(len(p) != 2 for p in self.pins):
+            return False
+        start = time.perf_counter()
+        got = fill_routes(self.free, self.pins, self.options.fill_steps)
+        if got.status != "found":
+            return False
+        for i in [int(i) for i in self.order]:
+            self._set_route(i, got.routes[i])
+        self.seconds += (time.perf_counter() - start) / max(1, len(self.pins))
+        return True
 
     # -- results ----------------------------------------------------------------------
     def _result(self) -> RouteResult:
