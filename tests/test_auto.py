@@ -113,6 +113,34 @@ def test_auto_sends_corridors_wider_than_a_cell_to_the_cpu(width):
     assert prefers_cpu(turned)
 
 
+@pytest.mark.parametrize("width", [1, 2, 3, 5, 8])
+def test_corridor_width_is_twice_the_width_of_a_corridor(width):
+    from mazeroute.engines.auto import corridor_width
+    free = ~serpentine_mask(600, width)
+    assert corridor_width(free) == pytest.approx(2 * width, rel=0.05)
+    assert corridor_width(np.ascontiguousarray(free.T)) == pytest.approx(2 * width, rel=0.05)
+
+
+def test_corridor_width_of_open_space_and_of_pockets():
+    from mazeroute.engines.auto import corridor_width
+    assert corridor_width(np.ones((400, 400), bool)) > 100
+    pockets = np.zeros((400, 400), bool)
+    pockets[::4, :] = True                  # rows of free cells, no way between them
+    pockets[:, ::50] = False                # cut into pieces of 49 cells
+    assert corridor_width(pockets) == float("inf")
+
+
+@pytest.mark.parametrize("name", ["dense:0.5", "dense:0.55", "wired:2", "wired:3"])
+def test_dense_blockage_fields_stay_on_the_gpu(name):
+    # they look like corridors to the sampled features (walls cut the free space into
+    # pieces), but their wavefront is wide: the probes tell them apart
+    from mazeroute.engines.auto import MAX_CPU_WIDTH, corridor_width
+    from mazeroute.generate import class_mask
+    free = ~class_mask(name, 1024, seed=3)
+    assert corridor_width(free) > MAX_CPU_WIDTH
+    assert not prefers_cpu(free)
+
+
 @pytest.mark.parametrize("density", [0.1, 0.25, 0.4])
 def test_auto_keeps_open_layouts_with_islands_on_the_gpu(density):
     from mazeroute.generate import random_layout

@@ -19,8 +19,12 @@ The choice reads cheap features of the free mask:
   RESULTS.md, "Figures moved from code comments");
 * for maze-like layouts only: the number of independent cycles (one union-find pass): none
   (a perfect maze) or many go to the GPU, a few (a long-corridor maze) to the CPU;
-* for the others: corridors wider than one cell (``euler`` and ``wall`` high) go to the
-  CPU, whose queue walks a long narrow wavefront faster than tile sweeps do.
+* for the others: corridors wider than one cell go to the CPU, whose queue walks a long
+  narrow wavefront faster than tile sweeps do. ``euler`` and ``wall`` high say there may
+  be such corridors; ``width`` (:func:`corridor_width`, a few short BFS probes) says how
+  wide the wavefront really is: the GPU's time grows with the levels, the CPU's with the
+  cells, so corridors narrower than :data:`MAX_CPU_WIDTH` cells per level go to the CPU
+  and dense blockage fields (which pass the first two tests too) stay on the GPU.
 
 Examples
 --------
@@ -59,6 +63,13 @@ LARGE_CELLS = 1 << 20
 #: benchmarks/RESULTS.md (issue 14) is the measurement behind both.
 MIN_CPU_EULER = 0.0003
 MIN_CPU_WALL = 0.2
+#: Such layouts go to the CPU when a BFS probe from inside them visits fewer than this
+#: many cells per level (twice the corridor width, as a probe from inside a corridor
+#: runs both ways): the width at which the GPU's per-level cost and the CPU's per-cell
+#: cost cross (RESULTS.md, issue 14, eighth session).
+MAX_CPU_WIDTH = 14
+#: Cells a probe visits before it stops.
+_PROBE_CELLS = 1 << 13
 _PATCH = 128
 _PATCHES = 4               # per side: up to 16 sampled patches
 
@@ -97,6 +108,70 @@ def grid_features(free: np.ndarray, cells: int | None = None) -> dict:
             "corridor": narrow / total if total else 1.0,
             "wall": wall / total if total else 1.0,
             "euler": (total - edges + squares) / total if total else 0.0}
+
+
+@numba.njit(cache=True, nogil=True)
+def _probe(free, sy, sx, budget):
+    """BFS from (sy, sx) until ``budget`` cells are reached; (cells, levels). Visited
+    cells go in a small open-addressing table, so a probe never touches the whole grid."""
+    h, w = free.shape
+    size = 1
+    while size < 4 * budget:
+        size *= 2
+    table = np.full(size, -1, np.int64)
+    queue = np.empty(budget, np.int64)
+    queue[0] = sy * w + sx
+    table[(queue[0] * 0x9E3779B1) & (size - 1)] = queue[0]
+    head, tail, level, level_end = 0, 1, 0, 1
+    while head < tail and tail < budget:
+        if head == level_end:
+            level += 1
+            level_end = tail
+        k = queue[head]
+        head += 1
+        y, x = k // w, k % w
+        for dy, dx in ((0, 1), (1, 0), (0, -1), (-1, 0)):
+            ny, nx = y + dy, x + dx
+            if 0 <= ny < h and 0 <= nx < w and free[ny, nx]:
+                c = ny * w + nx
+                slot = (c * 0x9E3779B1) & (size - 1)
+                while table[slot] != -1 and table[slot] != c:
+                    slot = (slot + 1) & (size - 1)
+                if table[slot] == -1:
+                    table[slot] = c
+                    queue[tail] = c
+                    tail += 1
+                    if tail >= budget:
+                        break
+    return tail, level
+
+
+def corridor_width(free: np.ndarray, budget: int = _PROBE_CELLS) -> float:
+    """Cells per BFS level seen by short probes from four points inside the layout
+    (the median over probes that reach ``budget`` cells; ``inf`` when none does, as in
+    a layout of small pockets). About twice the width of the corridors a probe starts
+    in; about ``sqrt(2 * budget)`` in open space.
+
+    >>> from mazeroute.generate import serpentine_mask
+    >>> round(corridor_width(~serpentine_mask(512, 3)), 1)
+    6.0
+    >>> corridor_width(np.ones((512, 512), bool)) > 100
+    True
+    """
+    free = np.ascontiguousarray(free, dtype=np.bool_)
+    h, w = free.shape
+    got = []
+    for fy in (0.3, 0.7):
+        for fx in (0.3, 0.7):
+            y = int(fy * h)
+            row = np.flatnonzero(free[y])
+            if row.size == 0:
+                continue
+            x = int(row[np.argmin(np.abs(row - int(fx * w)))])
+            cells, levels = _probe(free, y, x, budget)
+            if cells >= budget:
+                got.append(cells / max(levels, 1))
+    return float(np.median(got)) if got else float("inf")
 
 
 @numba.njit(cache=True, nogil=True)
@@ -203,8 +278,12 @@ def _decide(free: np.ndarray) -> tuple[bool, dict | None]:
     f = grid_features(free, cells)
     if f["corridor"] < MAX_GPU_CORRIDOR:
         # corridors wider than a cell: walls cutting the free space into pieces with no
-        # way round (positive Euler characteristic) keep the wavefront long and narrow
-        return bool(f["euler"] >= MIN_CPU_EULER and f["wall"] >= MIN_CPU_WALL), f
+        # way round (positive Euler characteristic) may keep the wavefront long and
+        # narrow; the probes tell such corridors from a dense field of blockages
+        if f["euler"] < MIN_CPU_EULER or f["wall"] < MIN_CPU_WALL:
+            return False, f
+        f["width"] = corridor_width(free)
+        return f["width"] < MAX_CPU_WIDTH, f
     least = MIN_GPU_LOOPS_LARGE if cells >= LARGE_CELLS else MIN_GPU_LOOPS
     bound = int(np.ceil(least * cells))
     return 0 < cycle_rank(free, bound) < least * cells, f
