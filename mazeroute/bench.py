@@ -873,6 +873,23 @@ def negotiate_case(name: str, layouts: Sequence[Layout], backend: str,
                         worse, iterations)
 
 
+def _warm_negotiation(backends: Sequence[str]) -> None:
+    """Compile what negotiation runs (the searches, its bookkeeping, the space-filling
+    search) before the first timed row, which would otherwise carry seconds of JIT."""
+    import numpy as np
+
+    from .generate import random_layout
+    from .router import route
+    from .router.fill import fill_routes
+
+    small = random_layout(64, 64, density=0.25, nets=40, pins=2, seed=0, span=16)
+    for backend in backends:
+        route(small, backend=backend, mode="negotiate")
+    fill_routes(np.ones((3, 3), bool), [np.array([[0, 0], [2, 0]]),
+                                        np.array([[0, 1], [2, 1]]),
+                                        np.array([[0, 2], [2, 2]])])
+
+
 def negotiate_suite(seed: int = 1, puzzles_dir: str | Path | None = None,
                     layouts: Sequence[tuple[int, int]] = NEGOTIATE_LAYOUTS,
                     puzzles: Sequence[tuple[str, int]] = NEGOTIATE_PUZZLES,
@@ -886,6 +903,7 @@ def negotiate_suite(seed: int = 1, puzzles_dir: str | Path | None = None,
     log = log or (lambda s: None)
     backends = list(backends or negotiate_backends())
     folder = Path(puzzles_dir) if puzzles_dir is not None else PUZZLES_DIR
+    _warm_negotiation(backends)
     rows: list[NegotiateRow] = []
     targets: list[Target] = []
     for side, n in layouts:

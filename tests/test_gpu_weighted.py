@@ -206,3 +206,17 @@ def test_boxes_past_the_bound_go_to_the_cpu_with_the_same_wires():
             for engine in (mixed, device, cpu):
                 engine.set_owner(want, k)
     assert mixed._cpu is not None and device._cpu is None
+
+
+def test_negotiation_with_the_adaptive_split_routes_as_the_cpu_does():
+    # negotiation's search hands small calls to the CPU engine when that is sooner;
+    # both engines must have been used, and the routes must be the CPU run's
+    from mazeroute.generate import random_layout
+    from mazeroute.router.negotiate import Negotiator
+    lay = random_layout(256, 256, nets=400, span=32, seed=4)
+    gpu = Negotiator(lay, "gpu")
+    res = gpu.run()
+    assert gpu.search.adaptive and gpu.search._device_call is not None
+    assert gpu.search._cpu_net is not None
+    cpu = Negotiator(lay, "cpu").run()
+    assert [n.cells for n in res.nets] == [n.cells for n in cpu.nets]

@@ -397,3 +397,22 @@ def test_emulated_kernel_routes_many_requests_in_one_call(emu_lib):
     search = EmuNetSearch(case.free, case.owner, emu_lib, smem_limit=1000)
     search.route(case.cost, list(case.requests))
     assert {c[3] for c in search._emu.calls} == {0, 1}   # shared and global launches ran
+
+
+def test_adaptive_split_sends_small_calls_to_the_cpu_once_timed():
+    """The rule of ``GPUNetSearch._cpu_sooner`` (the class needs a device; the rule only
+    its running times)."""
+    from types import SimpleNamespace
+    rule = gw.GPUNetSearch._cpu_sooner
+    s = SimpleNamespace(adaptive=True, _device_call=None, _cpu_net=None, _calls=0)
+    assert not rule(s, 3)                          # the device is not timed yet
+    s._device_call = 0.004
+    assert rule(s, gw.PROBE_NETS)                  # the CPU is timed once on a small call
+    assert not rule(s, gw.PROBE_NETS + 1)
+    s._cpu_net = 0.0005                            # 8 nets take the CPU as long as a call
+    s._calls = 1
+    assert rule(s, 7) and not rule(s, 9)
+    s._calls = gw.REFRESH_CALLS - 1                # every REFRESH_CALLS-th call flips
+    assert not rule(s, 7)
+    off = SimpleNamespace(adaptive=False, _device_call=0.004, _cpu_net=0.0005, _calls=1)
+    assert not rule(off, 1)

@@ -98,9 +98,11 @@ NET_SEARCHES: dict[str, str] = {"cpu": "mazeroute.engines.weighted:CPUNetSearch"
                                 "gpu": "mazeroute.engines.gpu_weighted:GPUNetSearch"}
 
 
-def make_net_search(backend: str, free: np.ndarray, owner: np.ndarray, via_cost: int = 0):
+def make_net_search(backend: str, free: np.ndarray, owner: np.ndarray, via_cost: int = 0,
+                    adaptive: bool = False):
     """The weighted net search of ``backend`` (``auto``: the GPU's when it has one and a
-    device is present, else the CPU's) for one layout; see :mod:`.weighted`."""
+    device is present, else the CPU's) for one layout; see :mod:`.weighted`
+    (``adaptive``: see :class:`~.weighted.NetSearch`)."""
     if backend == "auto":
         backend = "gpu" if "gpu" in NET_SEARCHES and gpu_available() else "cpu"
     if backend not in NET_SEARCHES:
@@ -113,6 +115,7 @@ def make_net_search(backend: str, free: np.ndarray, owner: np.ndarray, via_cost:
     module, _, name = NET_SEARCHES[backend].partition(":")
     search = getattr(importlib.import_module(module), name)(free, owner, via_cost)
     search.backend = backend
+    search.adaptive = adaptive
     return search
 
 

@@ -38,6 +38,7 @@ Why the wires are the CPU engine's
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 
 import numba
@@ -78,6 +79,19 @@ _ALLOWED: dict[int, int] = {}
 #: sequential floor) takes the device far longer than the CPU's A*, which explores only
 #: near the straight line; many small boxes are what the device does well.
 CPU_BOX_CELLS = 1 << 16
+
+#: A call with at most this many nets goes to the CPU engine once, to measure it, when
+#: the device has been timed and the CPU has not (see GPUNetSearch.route).
+PROBE_NETS = 16
+#: Every this many calls, one goes to the engine not chosen, so that both times stay
+#: current as the boxes grow.
+REFRESH_CALLS = 32
+#: Weight of the newest time in the running averages.
+TIME_WEIGHT = 0.25
+
+
+def _average(old: float | None, new: float) -> float:
+    return new if old is None else (1 - TIME_WEIGHT) * old + TIME_WEIGHT * new
 
 
 def fits(height: int, width: int) -> bool:
@@ -258,6 +272,9 @@ class GPUNetSearch(NetSearch):
         super().__init__(free, owner, via_cost)
         self.cpu_box_cells = cpu_box_cells
         self._cpu: CPUNetSearch | None = None       # made when a box too big comes
+        self._device_call: float | None = None      # running seconds of a device call
+        self._cpu_net: float | None = None          # ... of one CPU search (small box)
+        self._calls = 0
         self.options = (*kernel_options(), *options)
         _, h, w = self.shape
         if not fits(h, w):
@@ -315,22 +332,61 @@ class GPUNetSearch(NetSearch):
     def route(self, cost: np.ndarray, requests: Sequence[NetRequest],
               changed: np.ndarray | None = None) -> list[np.ndarray | None]:
         """As :meth:`NetSearch.route`; boxes of more than ``cpu_box_cells`` cells are
-        searched by the CPU engine (see :data:`CPU_BOX_CELLS`), the rest on the device."""
+        searched by the CPU engine (see :data:`CPU_BOX_CELLS`), the rest on the device,
+        unless the CPU engine is expected to search them sooner.
+
+        A device call costs about the same whether it carries two nets or two hundred
+        (an upload, launches, a read-back, and the sweeps of its largest box), a CPU
+        search about the same for each net. So every call's time is kept as a running
+        average (a few calls go to the engine not chosen, to keep both current), and
+        with ``adaptive`` set a call whose nets the CPU would search in less time than
+        one device call goes to the CPU (the engine's own tests leave it off, so that
+        they test the device). Both engines are exact with the same tie-breaking: the
+        routes are the same either way, only the time differs.
+        """
         big = [] if self.cpu_box_cells is None else [
             k for k, r in enumerate(requests)
             if (int(r.box[2]) - int(r.box[0]) + 1) * (int(r.box[3]) - int(r.box[1]) + 1)
             > self.cpu_box_cells]
-        if not big:
-            return self._route_device(cost, requests, changed)
         small = sorted(set(range(len(requests))) - set(big))
+        on_cpu = bool(small) and self._cpu_sooner(len(small))
+        if on_cpu:
+            big, small = list(range(len(requests))), []
+        if not big:
+            return self._timed_device(cost, requests, changed)
         out: list[np.ndarray | None] = [None] * len(requests)
-        for k, xy in zip(small, self._route_device(cost, [requests[k] for k in small],
+        for k, xy in zip(small, self._timed_device(cost, [requests[k] for k in small],
                                                    changed)):
             out[k] = xy
         if self._cpu is None:
             self._cpu = CPUNetSearch(self.free, self.owner, self.via_cost)
+        start = time.perf_counter()
         for k, xy in zip(big, self._cpu.route(cost, [requests[k] for k in big])):
             out[k] = xy
+        if on_cpu:
+            self._cpu_net = _average(self._cpu_net,
+                                     (time.perf_counter() - start) / len(requests))
+        return out
+
+    def _cpu_sooner(self, nets: int) -> bool:
+        """Whether a call of ``nets`` small-box nets should go to the CPU engine."""
+        if not self.adaptive or self._device_call is None:
+            return False
+        self._calls += 1
+        if self._cpu_net is None:
+            return nets <= PROBE_NETS
+        sooner = nets * self._cpu_net < self._device_call
+        if self._calls % REFRESH_CALLS == 0 and (sooner or nets <= PROBE_NETS):
+            return not sooner
+        return sooner
+
+    def _timed_device(self, cost, requests, changed) -> list[np.ndarray | None]:
+        """:meth:`_route_device`, its time kept when it searched something (its results
+        are read back before it returns, so the wall time is the device's)."""
+        start = time.perf_counter()
+        out = self._route_device(cost, requests, changed)
+        if requests:
+            self._device_call = _average(self._device_call, time.perf_counter() - start)
         return out
 
     def _route_device(self, cost: np.ndarray, requests: Sequence[NetRequest],

@@ -164,7 +164,12 @@ class NetSearch(ABC):
     Requests in one :meth:`route` call must have pairwise disjoint boxes: then routing
     them in one launch equals routing them one after another, and a device engine may
     share one distance array among them.
+
+    ``adaptive`` (False unless the caller sets it): a device engine may hand a call to
+    the CPU engine when it expects the CPU to finish sooner (the results are the same).
     """
+
+    adaptive: bool = False
 
     def __init__(self, free: np.ndarray, owner: np.ndarray, via_cost: int = 0):
         self.free = np.ascontiguousarray(as_layers(free, "free"), dtype=np.bool_)

@@ -135,7 +135,9 @@ class Negotiator:
         self.pins = [np.array(net.pins, np.int64).reshape(-1, 2) for net in layout.nets]
         for i, p in enumerate(self.pins):
             self.owner[p[:, 1], p[:, 0]] = i
-        self.search = make_net_search(backend, self.free, self.owner)
+        # adaptive: a device engine sends calls of few nets to the CPU engine when that
+        # is sooner (late iterations reroute a few nets in many small batches)
+        self.search = make_net_search(backend, self.free, self.owner, adaptive=True)
         self.backend = getattr(self.search, "backend", backend)
         self.engine = f"{self.backend}/weighted"
         n = len(layout.nets)
