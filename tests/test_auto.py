@@ -197,3 +197,26 @@ def test_router_under_auto_takes_the_routing_decision(monkeypatch):
                                  for n in lay.nets])]
     assert Router(lay, "auto", "grid").engine.startswith("cpu/")   # no GPU here: no ask
     assert len(seen) == 1
+
+
+@pytest.mark.parametrize("seed,density", [(0, 0.5), (1, 0.6), (2, 0.9)])
+@pytest.mark.parametrize("strips", [1, 2, 7, 64])
+def test_cycles_counted_in_bands_equal_the_serial_count(seed, density, strips):
+    import scipy.ndimage
+
+    from mazeroute.engines.auto import _cycles, _cycles_strips
+    free = np.random.default_rng(seed).random((300, 257)) < density
+    edges = int((free[:, 1:] & free[:, :-1]).sum() + (free[1:] & free[:-1]).sum())
+    want = edges - int(free.sum()) + scipy.ndimage.label(free)[1]
+    big = np.iinfo(np.int64).max
+    assert _cycles_strips(free, big, strips) == want == _cycles(free, big)
+    assert _cycles_strips(free, 5, strips) == min(want, 5)
+
+
+def test_a_perfect_maze_has_no_cycle_in_bands_either():
+    from mazeroute.engines.auto import _cycles_strips
+    from mazeroute.generate import class_mask
+    free = ~class_mask("maze:0", 512)
+    assert _cycles_strips(free, 1, 16) == 0
+    free[2, 3] = free[2, 4] = free[3, 3] = free[3, 4] = True     # a 2 x 2 room: loops
+    assert _cycles_strips(free, 1, 16) == 1

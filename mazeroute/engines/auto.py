@@ -212,6 +212,57 @@ def _cycles(free, limit):
     return count
 
 
+@numba.njit(cache=True, nogil=True, parallel=True)
+def _cycles_strips(free, limit, strips):
+    """:func:`_cycles` on ``strips`` bands of rows at once (the union-find of each band
+    touches only its own cells), then the edges between bands in one pass: the same
+    count, in a fraction of the time on a many-core host."""
+    h, w = free.shape
+    parent = np.empty(h * w, np.int32)
+    counts = np.zeros(strips, np.int64)
+    for s in numba.prange(strips):
+        y0 = s * h // strips
+        y1 = (s + 1) * h // strips
+        count = 0
+        for y in range(y0, y1):
+            for x in range(w):
+                i = y * w + x
+                parent[i] = i
+                if not free[y, x]:
+                    continue
+                if x > 0 and free[y, x - 1]:
+                    parent[i] = _root(parent, i - 1)
+                if y > y0 and free[y - 1, x] and count < limit:
+                    a = _root(parent, i)
+                    b = _root(parent, i - w)
+                    if a == b:
+                        count += 1
+                    elif a < b:
+                        parent[b] = a
+                    else:
+                        parent[a] = b
+        counts[s] = count
+    total = counts.sum()
+    for s in range(1, strips):
+        y = s * h // strips
+        if total >= limit:
+            break
+        for x in range(w):
+            if free[y, x] and free[y - 1, x]:
+                a = _root(parent, y * w + x)
+                b = _root(parent, (y - 1) * w + x)
+                if a == b:
+                    total += 1
+                elif a < b:
+                    parent[b] = a
+                else:
+                    parent[a] = b
+    return min(total, limit)
+
+
+#: Grids of at least this many cells are counted in bands of rows in parallel.
+PARALLEL_CELLS = 1 << 18
+
 #: The last count of :func:`_counted`: (shape, digest of the mask, count, limit). The
 #: decision and then the engine it picked both ask about the same mask (a full pass on
 #: a forest); the digest (one pass over the packed mask; its cost is in RESULTS.md,
@@ -234,7 +285,11 @@ def _counted(free: np.ndarray, limit: int) -> int:
         count, was = _LAST[2:]
         if count < was or limit <= was:          # exact then, or enough to answer
             return min(count, limit)
-    count = int(_cycles(free, limit))
+    if free.size >= PARALLEL_CELLS and numba.get_num_threads() > 1:
+        count = int(_cycles_strips(free, limit, min(free.shape[0],
+                                                    4 * numba.get_num_threads())))
+    else:
+        count = int(_cycles(free, limit))
     _LAST = (*key, count, limit)
     return count
 
