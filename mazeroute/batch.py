@@ -60,7 +60,7 @@ from .io import OutputError, OutputSet, safe_folder_name, write_csv, write_text
 from .layout import BYTES_PER_CELL, Layout, Net, load_netlist, with_nets
 from .readers import load_layouts, sniff_format
 from .report import SUMMARY_FIELDS, format_report, safe_text, summary_row
-from .router import DEFAULT_MODE, Router, RouteResult, route
+from .router import DEFAULT_MODE, PathFinderOptions, Router, RouteResult, route
 from .view import routes_result
 
 PROG = "mazeroute"
@@ -321,10 +321,12 @@ def route_layout(layout: Layout, folder: Path, args, picture: Picture, *,
     every output must stay inside. ``progress(k, n, "nets")`` follows the nets.
     """
     if getattr(args, "mode", DEFAULT_MODE) == "negotiate":
+        fill = getattr(args, "fill_steps", None)
         result = route(layout, backend=args.backend, mode="negotiate",
                        max_iterations=getattr(args, "max_iterations", None),
                        time_limit=getattr(args, "time_limit", None),
-                       progress=iteration_line if progress else None)
+                       progress=iteration_line if progress else None,
+                       options=None if fill is None else PathFinderOptions(fill_steps=fill))
     else:
         router = Router(layout, args.backend, args.strategy)
         result = router.run(args.order or "file",
@@ -350,6 +352,7 @@ class BatchOptions:
     mode: str = DEFAULT_MODE
     max_iterations: int | None = None
     time_limit: float | None = None
+    fill_steps: int | None = None
     format: str = "auto"
     no_png: bool = False
     html: bool = False

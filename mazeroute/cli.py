@@ -109,6 +109,10 @@ def _mode_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--time-limit", type=float, metavar="SECONDS",
                    help="negotiate: stop negotiating after this long, then legalise "
                         "(default: none)")
+    g.add_argument("--fill-steps", type=int, metavar="N",
+                   help="negotiate: choices the exact space-filling search may try when "
+                        "nets stay unrouted and every net has two pins (0: never; "
+                        "default 400000000, about 8 s on one core)")
 
 
 def _check_engine(args) -> str | None:
@@ -132,6 +136,11 @@ def _check_engine(args) -> str | None:
                              field="--time-limit")
         if not negotiate:
             raise InputError("applies to --mode negotiate only", field="--time-limit")
+    if getattr(args, "fill_steps", None) is not None:
+        if args.fill_steps < 0:
+            raise InputError(f"must be >= 0, got {args.fill_steps}", field="--fill-steps")
+        if not negotiate:
+            raise InputError("applies to --mode negotiate only", field="--fill-steps")
     if getattr(args, "congestion", None) is not None:
         if not negotiate:
             raise InputError("the congestion picture needs --mode negotiate",

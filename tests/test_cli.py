@@ -1031,6 +1031,8 @@ def test_mode_negotiate_connects_what_sequential_walls_off(tmp_path, capsys):
     (["--time-limit", "-1", "--mode", "negotiate"], "--time-limit"),
     (["--max-iterations", "5", *SEQ], "--max-iterations"),
     (["--time-limit", "5", *SEQ], "--time-limit"),
+    (["--fill-steps", "-1", "--mode", "negotiate"], "--fill-steps"),
+    (["--fill-steps", "5", *SEQ], "--fill-steps"),
     (["--congestion", "c.png", *SEQ], "--congestion"),
     (["--order", "hpwl"], "--order"),                          # sequential only
     (["--strategy", "cpu/grid", "--mode", "negotiate"], "--strategy"),
@@ -1088,3 +1090,22 @@ def test_default_mode_is_negotiate_and_sequential_is_unchanged(tmp_path):
     row, = json.loads((out / "summary.json").read_text())
     assert int(row["routed"]) == 2
     assert json.loads((out / row["folder"] / "routes.json").read_text())["mode"] == "negotiate"
+
+
+def test_fill_steps_turn_the_space_filling_search_off_or_on(tmp_path, capsys):
+    from tests.corpus import PUZZLE
+    puzzle = tmp_path / "puzzle.txt"
+    puzzle.write_text(PUZZLE)
+    off, on = tmp_path / "off", tmp_path / "on"
+    assert main(["route", str(puzzle), "-o", str(off), "--fill-steps", "0"]) == 0
+    assert main(["route", str(puzzle), "-o", str(on)]) == 0
+    printed = capsys.readouterr().out
+    assert "space-filling search connected them all" in printed
+    routed = [sum(n["routed"] for n in json.loads((d / "routes.json").read_text())["nets"])
+              for d in (off, on)]
+    assert routed[0] < routed[1] == 18
+    assert main(["check", str(puzzle), "--routes", str(on / "routes.json")]) == 0
+    batch = tmp_path / "batch"                      # batch takes it too
+    assert main(["batch", str(puzzle), "-o", str(batch), "--fill-steps", "0"]) == 0
+    rows = list(csv.DictReader((batch / "summary.csv").open()))
+    assert [int(r["routed"]) for r in rows] == [routed[0]]
