@@ -183,14 +183,28 @@ def _root(parent, i):
 
 
 @numba.njit(cache=True, nogil=True)
-def _cycles(free, limit):
-    """Independent cycles of the free cells' 4-neighbour graph, counting up to ``limit``:
-    one union-find pass, where an edge inside one set closes a cycle (no labelling pass,
-    and a layout with cycles is told apart at its first)."""
-    h, w = free.shape
-    parent = np.empty(h * w, np.int32)
+def _join(parent, i, j):
+    """Join the sets of cells ``i`` and ``j``; True when they were one set already (the
+    edge between them closes a cycle)."""
+    a = _root(parent, i)
+    b = _root(parent, j)
+    if a == b:
+        return True
+    if a < b:
+        parent[b] = a
+    else:
+        parent[a] = b
+    return False
+
+
+@numba.njit(cache=True, nogil=True)
+def _band(free, parent, y0, y1, limit):
+    """Union-find over rows ``y0 .. y1 - 1`` (their edges among themselves); the edges
+    that close a cycle, counted up to ``limit`` (the band's later rows are then left
+    unset)."""
+    w = free.shape[1]
     count = 0
-    for y in range(h):
+    for y in range(y0, y1):
         for x in range(w):
             i = y * w + x
             parent[i] = i
@@ -198,18 +212,20 @@ def _cycles(free, limit):
                 continue
             if x > 0 and free[y, x - 1]:
                 parent[i] = _root(parent, i - 1)
-            if y > 0 and free[y - 1, x]:
-                a = _root(parent, i)
-                b = _root(parent, i - w)
-                if a == b:
-                    count += 1
-                    if count >= limit:
-                        return count
-                elif a < b:
-                    parent[b] = a
-                else:
-                    parent[a] = b
+            if y > y0 and free[y - 1, x] and _join(parent, i, i - w):
+                count += 1
+                if count >= limit:
+                    return count
     return count
+
+
+@numba.njit(cache=True, nogil=True)
+def _cycles(free, limit):
+    """Independent cycles of the free cells' 4-neighbour graph, counting up to ``limit``:
+    one union-find pass, where an edge inside one set closes a cycle (no labelling pass,
+    and a layout with cycles is told apart at its first)."""
+    h, w = free.shape
+    return _band(free, np.empty(h * w, np.int32), 0, h, limit)
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
@@ -221,42 +237,15 @@ def _cycles_strips(free, limit, strips):
     parent = np.empty(h * w, np.int32)
     counts = np.zeros(strips, np.int64)
     for s in numba.prange(strips):
-        y0 = s * h // strips
-        y1 = (s + 1) * h // strips
-        count = 0
-        for y in range(y0, y1):
-            for x in range(w):
-                i = y * w + x
-                parent[i] = i
-                if not free[y, x]:
-                    continue
-                if x > 0 and free[y, x - 1]:
-                    parent[i] = _root(parent, i - 1)
-                if y > y0 and free[y - 1, x] and count < limit:
-                    a = _root(parent, i)
-                    b = _root(parent, i - w)
-                    if a == b:
-                        count += 1
-                    elif a < b:
-                        parent[b] = a
-                    else:
-                        parent[a] = b
-        counts[s] = count
+        counts[s] = _band(free, parent, s * h // strips, (s + 1) * h // strips, limit)
     total = counts.sum()
     for s in range(1, strips):
         y = s * h // strips
         if total >= limit:
             break
         for x in range(w):
-            if free[y, x] and free[y - 1, x]:
-                a = _root(parent, y * w + x)
-                b = _root(parent, (y - 1) * w + x)
-                if a == b:
-                    total += 1
-                elif a < b:
-                    parent[b] = a
-                else:
-                    parent[a] = b
+            if free[y, x] and free[y - 1, x] and _join(parent, y * w + x, (y - 1) * w + x):
+                total += 1
     return min(total, limit)
 
 
