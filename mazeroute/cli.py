@@ -124,23 +124,17 @@ def _check_engine(args) -> str | None:
         if negotiate and getattr(args, option, None) is not None:
             raise InputError("applies to --mode sequential only (negotiate routes in its "
                              "own order with the weighted search)", field=name)
-    if getattr(args, "max_iterations", None) is not None:
-        if args.max_iterations < 1:
-            raise InputError(f"must be >= 1, got {args.max_iterations}",
-                             field="--max-iterations")
+    for option, name, ok, bound in (
+            ("max_iterations", "--max-iterations", lambda v: v >= 1, ">= 1"),
+            ("time_limit", "--time-limit", lambda v: v > 0, "> 0 seconds"),  # NaN too
+            ("fill_steps", "--fill-steps", lambda v: v >= 0, ">= 0")):
+        value = getattr(args, option, None)
+        if value is None:
+            continue
+        if not ok(value):
+            raise InputError(f"must be {bound}, got {value}", field=name)
         if not negotiate:
-            raise InputError("applies to --mode negotiate only", field="--max-iterations")
-    if getattr(args, "time_limit", None) is not None:
-        if not args.time_limit > 0:
-            raise InputError(f"must be > 0 seconds, got {args.time_limit}",
-                             field="--time-limit")
-        if not negotiate:
-            raise InputError("applies to --mode negotiate only", field="--time-limit")
-    if getattr(args, "fill_steps", None) is not None:
-        if args.fill_steps < 0:
-            raise InputError(f"must be >= 0, got {args.fill_steps}", field="--fill-steps")
-        if not negotiate:
-            raise InputError("applies to --mode negotiate only", field="--fill-steps")
+            raise InputError("applies to --mode negotiate only", field=name)
     if getattr(args, "congestion", None) is not None:
         if not negotiate:
             raise InputError("the congestion picture needs --mode negotiate",
