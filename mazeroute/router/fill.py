@@ -55,7 +55,7 @@ import numpy as np
 #: Connection bits of a cell: its wire continues north, east, south, west.
 N, E, S, W = 1, 2, 4, 8
 
-#: Layouts with more cells are not searched (the search keeps about 60 bytes a cell).
+#: Layouts with more cells are not searched (the search keeps about 80 bytes a cell).
 MAX_CELLS = 1 << 21
 
 
@@ -125,46 +125,42 @@ def fill_routes(free: np.ndarray, pins: list[np.ndarray], max_steps: int = 400_0
 
 
 @numba.njit(cache=True)
+def _next(con, w2, cur, prev):
+    """The cell after ``cur`` on its wire, coming from ``prev`` (-1: none, an end)."""
+    for d, step in ((N, -w2), (E, 1), (S, w2), (W, -1)):
+        if con[cur] & d and cur + step != prev:
+            return cur + step
+    return -1
+
+
+@numba.njit(cache=True)
 def _walk(con, w2, start):
     """The cells (padded flat indices) of the wire from pin ``start`` to its other end."""
     out = [start]
     prev, cur = -1, start
     while True:
-        nxt = -1
-        for d, step in ((N, -w2), (E, 1), (S, w2), (W, -1)):
-            if con[cur] & d and cur + step != prev:
-                nxt = cur + step
-        if nxt < 0:
-            break
-        prev, cur = cur, nxt
+        prev, cur = cur, _next(con, w2, cur, prev)
+        if cur < 0:
+            return np.array(out, np.int64)
         out.append(cur)
-    return np.array(out, np.int64)
 
 
 @numba.njit(cache=True)
 def _touches(label, con, w2):
     """Whether some wire runs beside itself (cells of one wire that are neighbours but
     not consecutive on it). The search's rules exclude most such wires, not all."""
-    n = label.size
-    seen = np.zeros(n, np.int32)
-    for p in range(n):
+    seen = np.zeros(label.size, np.int32)
+    for p in range(label.size):
         if label[p] <= 0 or seen[p] != 0:
             continue
         a = label[p]
         prev, cur = -1, p
-        while True:
+        while cur >= 0:
             seen[cur] = a
-            nxt = -1
             for d, step in ((N, -w2), (E, 1), (S, w2), (W, -1)):
-                c = cur + step
-                if con[cur] & d:
-                    if c != prev:
-                        nxt = c
-                elif seen[c] == a:
+                if not con[cur] & d and seen[cur + step] == a:
                     return True
-            if nxt < 0:
-                break
-            prev, cur = cur, nxt
+            prev, cur = cur, _next(con, w2, cur, prev)
     return False
 
 
@@ -211,7 +207,7 @@ def _search(label, w, h, max_steps):
     opts = np.zeros((m, 2), np.int32)
     nopt = np.zeros(m, np.int32)
     tried = np.zeros(m, np.int32)
-    # undo record of a level: the cell, and the (end1, end2) of each connection made
+    # undo record of a level: the (end1, end2) of each connection it made
     made = np.zeros((m, 2, 2), np.int64)
     nmade = np.zeros(m, np.int32)
     steps = 0

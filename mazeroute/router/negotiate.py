@@ -500,8 +500,8 @@ class Negotiator:
         got = fill_routes(self.free, self.pins, self.options.fill_steps)
         if got.status != "found":
             return False
-        for i in [int(i) for i in self.order]:
-            self._set_route(i, got.routes[i])
+        for i in self.order:
+            self._set_route(int(i), got.routes[i])
         self.seconds += (time.perf_counter() - start) / max(1, len(self.pins))
         return True
 
