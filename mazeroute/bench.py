@@ -1015,18 +1015,17 @@ class ClassRow:
 
 def _time_runs(run: Callable[[], object], repeats: int, max_seconds: float,
                device: bool) -> tuple[list[float], object]:
-    """Times of ``run()`` bracketed by device synchronisations, and its last result."""
-    times: list[float] = []
-    out = None
-    for _ in range(repeats):
-        _sync("gpu" if device else "cpu")
-        start = time.perf_counter()
-        out = run()
-        _sync("gpu" if device else "cpu")
-        times.append(time.perf_counter() - start)
-        if sum(times) >= max_seconds:
-            break
-    return times, out
+    """Times of ``run()`` (:func:`_repeat`), each ending with a device synchronisation,
+    and its last result."""
+    backend = "gpu" if device else "cpu"
+    _sync(backend)                 # nothing earlier is still running on the device
+    last: list = [None]
+
+    def once():
+        last[0] = run()
+        _sync(backend)
+
+    return _repeat(once, repeats, max_seconds), last[0]
 
 
 def _median(times: Sequence[float]) -> float:

@@ -494,8 +494,9 @@ class Negotiator:
     def _fill(self) -> bool:
         """Try to connect every net by the space-filling search (:mod:`.fill`); on
         success the routes are its wires (in routing order) and True is returned."""
-        if self.options.fill_steps == 0 or any(len(p) != 2 for p in self.pins):
-            return False
+        if self.options.fill_steps == 0 or self.enclosed or any(len(p) != 2
+                                                                for p in self.pins):
+            return False        # an enclosed net has no wire at all: nothing fills
         start = time.perf_counter()
         got = fill_routes(self.free, self.pins, self.options.fill_steps)
         if got.status != "found":
