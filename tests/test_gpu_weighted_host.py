@@ -416,3 +416,22 @@ def test_adaptive_split_sends_small_calls_to_the_cpu_once_timed():
     assert not rule(s, 7)
     off = SimpleNamespace(adaptive=False, _device_call=0.004, _cpu_net=0.0005, _calls=1)
     assert not rule(off, 1)
+
+
+def test_negotiation_with_calls_split_between_device_and_cpu_routes_as_the_cpu(
+        emu_lib, monkeypatch):
+    """The device engine's CPU twin reads only the cells changed since its own last call
+    (``changed`` is gathered over the device's calls meanwhile): with every other call
+    sent to the CPU, negotiation's routes stay the CPU engine's."""
+    from mazeroute.generate import random_layout
+    from mazeroute.router.negotiate import Negotiator
+    lay = random_layout(48, 40, density=0.2, nets=40, pins=2, seed=6, span=16)
+    want = [n.cells for n in Negotiator(lay, "cpu").run().nets]
+    turns = iter(range(10**6))
+    monkeypatch.setattr(gw.GPUNetSearch, "_cpu_sooner", lambda self, nets: next(turns) % 2 == 1)
+    neg = Negotiator(lay, "cpu")
+    neg.search = EmuNetSearch(neg.free, neg.owner, emu_lib)
+    neg.search.adaptive = True
+    got = [n.cells for n in neg.run().nets]
+    assert neg.search._cpu is not None and len(neg.iterations) > 3
+    assert got == want

@@ -12,6 +12,7 @@ import mazeroute.router.negotiate as neg
 from mazeroute.contract import check_routes
 from mazeroute.generate import random_layout
 from mazeroute.router import PathFinderOptions, Router, route
+from mazeroute.router.congestion import Congestion
 from mazeroute.router.negotiate import Negotiator, sequential_routes
 from tests.corpus import corridor_layout, other_side_layout, unroutable_layout
 
@@ -161,9 +162,32 @@ def test_batches_change_nothing(monkeypatch, seed):
     assert counts
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_first_iteration_in_one_call_changes_nothing(monkeypatch, seed):
+    """With pres_fac 0 every net goes in one call (boxes overlapping); the routes are
+    those of order-keeping batches of one net each."""
+    lay = random_layout(64, 64, density=0.2, nets=70, pins=2 + seed % 2, seed=seed, span=24)
+    sizes = []
+    ng = Negotiator(lay, "cpu")
+    real = ng.search.route
+
+    def counted(cost, requests, changed=None):
+        sizes.append(len(requests))
+        return real(cost, requests, changed)
+
+    ng.search.route = counted
+    together = ng.run().to_json()
+    assert sizes[0] == len(lay.nets)                  # iteration 1: one call
+    monkeypatch.setattr(Congestion, "order_free", lambda self: False)
+    monkeypatch.setattr(neg, "batches",
+                        lambda boxes, shape: [np.array([k]) for k in range(len(boxes))])
+    assert _negotiate(lay).to_json() == together
+
+
 def test_search_contract_disjoint_boxes_and_changed_cells():
-    """Every call the router makes: boxes pairwise disjoint, and the cost array differs
-    from the previous call's only in the cells listed as changed."""
+    """Every call the router makes: boxes pairwise disjoint whenever costs depend on the
+    order (pres_fac > 0), and the cost array differs from the previous call's only in
+    the cells listed as changed."""
     lay = random_layout(80, 60, density=0.25, nets=80, pins=3, seed=2, span=25)
     ng = Negotiator(lay, "cpu")
     real = ng.search.route
@@ -173,7 +197,8 @@ def test_search_contract_disjoint_boxes_and_changed_cells():
         boxes = [r.box for r in requests]
         for i, p in enumerate(boxes):
             for q in boxes[i + 1:]:
-                assert p[2] < q[0] or q[2] < p[0] or p[3] < q[1] or q[3] < p[1]
+                assert (ng.state.order_free() or p[2] < q[0] or q[2] < p[0] or p[3] < q[1]
+                        or q[3] < p[1])
         if "cost" in last and changed is not None:
             moved = np.flatnonzero(cost.ravel() != last["cost"].ravel())
             assert set(moved.tolist()) <= set(np.asarray(changed).tolist())
@@ -282,15 +307,15 @@ def test_conflicts_found_from_the_rerouted_nets_equal_a_full_scan(seed, monkeypa
     """The loop finds the nets in conflict from the nets it rerouted (and id sums); a
     scan of every route gives the same, in every iteration."""
     lay = random_layout(40, 36, density=0.25, nets=70, pins=2 + seed % 2, seed=seed, span=14)
-    real = Negotiator.in_conflict
+    real = Negotiator.conflicting
     calls = []
 
     def both(self, changed=None):
         got = real(self, changed)
-        assert got == real(self)
-        calls.append(changed is not None and bool(got))
+        assert got.tolist() == sorted(self.in_conflict()) == real(self).tolist()
+        calls.append(changed is not None and bool(got.size))
         return got
-    monkeypatch.setattr(Negotiator, "in_conflict", both)
+    monkeypatch.setattr(Negotiator, "conflicting", both)
     Negotiator(lay, "cpu", PathFinderOptions(max_iterations=12)).run()
     assert any(calls)                                  # some iteration had conflicts
 

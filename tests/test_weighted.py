@@ -118,6 +118,25 @@ def test_parallel_calls_equal_the_oracle():
     _check(case, parallel=True)
 
 
+def test_parallel_calls_with_overlapping_boxes_equal_the_oracle():
+    """Overlapping boxes in one parallel call: each request sees the same costs (the
+    engine splits them into groups of disjoint boxes, run one group after another)."""
+    rng = np.random.default_rng(5)
+    free = rng.random((50, 70)) >= 0.2
+    owner = np.full(free.shape, -1, np.int32)
+    cost = rng.integers(1, 30, free.shape).astype(COST_DTYPE)
+    reqs = []
+    for k in range(30):
+        x0, y0 = int(rng.integers(0, 50)), int(rng.integers(0, 30))
+        box = (x0, y0, x0 + 19, y0 + 19)
+        cells = np.argwhere(free[y0:y0 + 20, x0:x0 + 20] & (owner[y0:y0 + 20, x0:x0 + 20] < 0))
+        pins = cells[rng.choice(len(cells), 2 + k % 3, replace=False)][:, ::-1] + (x0, y0)
+        owner[pins[:, 1], pins[:, 0]] = k
+        reqs.append(NetRequest(k, pins, box))
+    case = WeightedCase("overlapping", free, owner, cost, tuple(reqs))
+    _check(case, parallel=True)
+
+
 @pytest.mark.parametrize("case", random_weighted_cases(12, 200, seed=11, whole=True),
                          ids=lambda c: c.id)
 def test_large_random_cases_equal_the_oracle(case):

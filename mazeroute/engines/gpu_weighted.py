@@ -272,6 +272,9 @@ class GPUNetSearch(NetSearch):
         super().__init__(free, owner, via_cost)
         self.cpu_box_cells = cpu_box_cells
         self._cpu: CPUNetSearch | None = None       # made when a box too big comes
+        #: Cells whose cost changed since the CPU engine's last call (None: unknown), so
+        #: that it too reads only those (a whole-grid pass costs more than its search).
+        self._cpu_changed: list[np.ndarray] | None = None
         self._device_call: float | None = None      # running seconds of a device call
         self._cpu_net: float | None = None          # ... of one CPU search (small box)
         self._calls = 0
@@ -310,7 +313,8 @@ class GPUNetSearch(NetSearch):
 
     def set_owner(self, cells: np.ndarray, owner: int) -> None:
         c = np.asarray(cells, dtype=np.int64).reshape(-1, 2)
-        _check_owner_value(np.array([owner]))
+        if owner == BLOCKED_CODE:
+            raise ValueError(f"owner {BLOCKED_CODE} is reserved for blocked cells")
         self.owner[0, c[:, 1], c[:, 0]] = owner
         if c.size:
             # the device's codes follow at the next search, all changes in one transfer:
@@ -324,7 +328,9 @@ class GPUNetSearch(NetSearch):
         host's ``owner`` is the truth, so a cell set twice gets its last owner)."""
         if not self._owned:
             return
-        flat = np.unique(np.concatenate(self._owned))
+        # a cell listed twice gets the same code twice (both read the host's final
+        # owner), so the scatter needs no np.unique
+        flat = np.concatenate(self._owned)
         self._owned = []
         codes = cell_codes(self.free.reshape(-1)[flat], self.owner.reshape(-1)[flat])
         self._code[self._xp.asarray(flat)] = self._xp.asarray(codes)
@@ -344,6 +350,11 @@ class GPUNetSearch(NetSearch):
         they test the device). Both engines are exact with the same tie-breaking: the
         routes are the same either way, only the time differs.
         """
+        if self._cpu_changed is not None:
+            if changed is None:
+                self._cpu_changed = None
+            else:
+                self._cpu_changed.append(np.asarray(changed, np.int64).ravel())
         big = [] if self.cpu_box_cells is None else [
             k for k, r in enumerate(requests)
             if (int(r.box[2]) - int(r.box[0]) + 1) * (int(r.box[3]) - int(r.box[1]) + 1)
@@ -361,8 +372,11 @@ class GPUNetSearch(NetSearch):
         if self._cpu is None:
             self._cpu = CPUNetSearch(self.free, self.owner, self.via_cost)
         start = time.perf_counter()
-        for k, xy in zip(big, self._cpu.route(cost, [requests[k] for k in big])):
+        since = None if self._cpu_changed is None else (
+            np.concatenate(self._cpu_changed) if self._cpu_changed else _NO_CELLS)
+        for k, xy in zip(big, self._cpu.route(cost, [requests[k] for k in big], since)):
             out[k] = xy
+        self._cpu_changed = []
         if on_cpu:
             self._cpu_net = _average(self._cpu_net,
                                      (time.perf_counter() - start) / len(requests))
@@ -530,6 +544,7 @@ class GPUNetSearch(NetSearch):
 
 
 _NONE = np.zeros(0, np.int32)
+_NO_CELLS = np.zeros(0, np.int64)
 
 
 def _check_owner_value(owner: np.ndarray) -> None:

@@ -161,9 +161,11 @@ class NetSearch(ABC):
     owner : same shape, int32: the net whose pin a cell is, or -1
     via_cost : cost of a layer change (unused while ``layers == 1``)
 
-    Requests in one :meth:`route` call must have pairwise disjoint boxes: then routing
-    them in one launch equals routing them one after another, and a device engine may
-    share one distance array among them.
+    Every request of one :meth:`route` call is searched on the same costs and owners, as
+    if it were alone; their boxes may overlap. A router that needs the routes of
+    routing nets one after another (each changing the costs of the next) passes nets
+    of pairwise disjoint boxes together (:func:`box_levels`); engines share grid-sized
+    scratch among disjoint boxes only.
 
     ``adaptive`` (False unless the caller sets it): a device engine may hand a call to
     the CPU engine when it expects the CPU to finish sooner (the results are the same).
@@ -257,21 +259,81 @@ class CPUNetSearch(NetSearch):
             self._mark[:] = 0               # stamps would wrap: start the marks afresh
             self._stamp = 0
         _, h, w = self.shape
-        parallel = (self.parallel and len(requests) >= PARALLEL_REQUESTS
-                    and _disjoint(packed.boxes))
+        parallel = self.parallel and len(requests) >= PARALLEL_REQUESTS
+        if parallel and not _disjoint(packed.boxes):
+            # every request sees the same costs, so any split into groups of disjoint
+            # boxes gives the same routes; the groups run on all cores one after another
+            level = box_levels(packed.boxes, (h, w))
+            found: list[np.ndarray | None] = [None] * len(requests)
+            for lv in np.unique(level):
+                part = np.flatnonzero(level == lv)
+                for k, xy in zip(part.tolist(), self.route(cost, [requests[k] for k in part])):
+                    found[k] = xy
+            return found
         out, start, count, used = (_route_parallel if parallel else _route_serial)(
             self.free.reshape(-1), self.owner.reshape(-1), flat, h, w, packed.nets,
             packed.pin_ptr, packed.pins, packed.boxes, big, self._floor, self._dist,
             self._mark, self._stamp + 1, self._scratch, self._queues)
         self._stamp += int(used) + 1
-        found = []
-        for r in range(len(requests)):
-            if count[r] < 0:
-                found.append(None)
-                continue
-            cells = out[start[r]:start[r] + count[r]]
-            found.append(np.stack([cells % w, cells // w], axis=1).astype(np.int64))
-        return found
+        xy, at = _as_xy(out, start, count, w)
+        return [None if count[r] < 0 else xy[at[r]:at[r + 1]] for r in range(len(requests))]
+
+
+#: Side of the tiles on which boxes are compared by :func:`box_levels`.
+LEVEL_TILE = 8
+
+
+@numba.njit(cache=True, nogil=True)
+def _levels(boxes, tile, tiles_w, tiles_h):
+    last = np.full(tiles_w * tiles_h, -1, np.int64)
+    out = np.empty(boxes.shape[0], np.int64)
+    for i in range(boxes.shape[0]):
+        tx0, ty0 = boxes[i, 0] // tile, boxes[i, 1] // tile
+        tx1, ty1 = boxes[i, 2] // tile, boxes[i, 3] // tile
+        b = -1
+        for ty in range(ty0, ty1 + 1):
+            for tx in range(tx0, tx1 + 1):
+                b = max(b, last[ty * tiles_w + tx])
+        b += 1
+        for ty in range(ty0, ty1 + 1):
+            for tx in range(tx0, tx1 + 1):
+                last[ty * tiles_w + tx] = b
+        out[i] = b
+    return out
+
+
+def box_levels(boxes: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+    """Level of each box ``(x0, y0, x1, y1)`` of an ``(H, W)`` grid, in order: one more
+    than the latest level of an earlier box sharing a :data:`LEVEL_TILE` tile with it.
+    Boxes of one level are pairwise disjoint, and a box's level is above that of every
+    earlier box it overlaps.
+
+    >>> box_levels(np.array([[0, 0, 9, 9], [20, 0, 29, 9], [5, 5, 24, 7]]), (10, 30)).tolist()
+    [0, 0, 1]
+    """
+    boxes = np.asarray(boxes, np.int64).reshape(-1, 4)
+    if boxes.shape[0] == 0:
+        return np.zeros(0, np.int64)
+    h, w = shape
+    return _levels(boxes, LEVEL_TILE, -(-w // LEVEL_TILE), -(-h // LEVEL_TILE))
+
+
+@numba.njit(cache=True, nogil=True)
+def _as_xy(out, start, count, w):
+    """The found cells (request ``r``'s are ``out[start[r]:start[r] + count[r]]``; a
+    parallel call leaves gaps between them) as one ``(n, 2)`` x, y array, and where
+    each request's rows begin."""
+    n = start.size
+    at = np.zeros(n + 1, np.int64)
+    for r in range(n):
+        at[r + 1] = at[r] + max(count[r], 0)
+    xy = np.empty((at[n], 2), np.int64)
+    for r in range(n):
+        for k in range(max(count[r], 0)):
+            v = out[start[r] + k]
+            xy[at[r] + k, 0] = v % w
+            xy[at[r] + k, 1] = v // w
+    return xy, at
 
 
 def _cores() -> int:

@@ -38,8 +38,10 @@ Examples
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 
 from ..engines.weighted import COST_DTYPE, COST_MAX
@@ -165,6 +167,39 @@ def _fixed(value: float) -> int:
     return int(round(value * COST_SCALE))
 
 
+@numba.njit(cache=True, nogil=True)
+def _apply(cells, owners, weight, occupancy, load, id_sum, sign):
+    """Add (``sign`` 1) or remove (-1) the uses ``cells[k]`` by ``owners[k]``; returns the
+    cells an addition took to two users (candidates for :meth:`Congestion.overused`)."""
+    two = np.empty(cells.size if sign > 0 else 0, np.int64)
+    k = 0
+    for j in range(cells.size):
+        c = cells[j]
+        net = owners[j]
+        occupancy[c] += sign
+        load[c] += sign * weight[net]
+        id_sum[c] += sign * net
+        if sign > 0 and occupancy[c] == 2:
+            two[k] = c
+            k += 1
+    return two[:k]
+
+
+@numba.njit(cache=True, nogil=True)
+def _bump(load, cells, amount):
+    for j in range(cells.size):
+        load[cells[j]] += amount
+
+
+@numba.njit(cache=True, nogil=True)
+def _cost_of(cells, base, history, load, pres, cost):
+    """``cost`` of ``cells`` by the rule (see the module notes), in fixed point."""
+    for j in range(cells.size):
+        c = cells[j]
+        value = (base[c] + history[c]) * (COST_SCALE + pres * load[c]) // COST_SCALE
+        cost[c] = min(max(value, 1), COST_MAX)
+
+
 class Congestion:
     """Base, history and load of every cell of one grid, the nets' weights, and the
     costs they make.
@@ -208,27 +243,46 @@ class Congestion:
 
     def add(self, net: int, cells: np.ndarray) -> None:
         """Net ``net`` now uses ``cells`` (flat indices, no repeats)."""
-        if self.routes[net] is not None:
-            raise ValueError(f"net {net} is routed already; remove it first")
-        self.routes[net] = cells
-        self.occupancy[cells] += 1
-        self.load[cells] += self.weight[net]
-        self.id_sum[cells] += net
-        two = cells[self.occupancy[cells] == 2]
+        self.add_many([net], [cells])
+
+    def add_many(self, nets: Sequence[int], routes: Sequence[np.ndarray]) -> None:
+        """Each net of ``nets`` now uses its cells in ``routes`` (flat indices, no repeats
+        within a route); one compiled pass for all of them (a router commits a batch of
+        nets at a time, and thousands of small array updates cost more than the search)."""
+        for net in nets:
+            if self.routes[net] is not None:
+                raise ValueError(f"net {net} is routed already; remove it first")
+        if not len(nets):
+            return
+        cells, owners = self._flatten(nets, routes)
+        for net, r in zip(nets, routes):
+            self.routes[net] = r
+        two = _apply(cells, owners, self.weight, self.occupancy, self.load, self.id_sum, 1)
         if two.size:
             self._over_new.append(two)
         self._dirty.append(cells)
 
     def remove(self, net: int) -> None:
         """Rip up net ``net`` (nothing happens if it has no route)."""
-        cells = self.routes[net]
-        if cells is None:
+        self.remove_many([net])
+
+    def remove_many(self, nets: Sequence[int]) -> None:
+        """Rip up every net of ``nets`` (those without a route are passed over)."""
+        nets = [n for n in nets if self.routes[n] is not None]
+        if not nets:
             return
-        self.routes[net] = None
-        self.occupancy[cells] -= 1
-        self.load[cells] -= self.weight[net]
-        self.id_sum[cells] -= net
+        cells, owners = self._flatten(nets, [self.routes[n] for n in nets])
+        for n in nets:
+            self.routes[n] = None
+        _apply(cells, owners, self.weight, self.occupancy, self.load, self.id_sum, -1)
         self._dirty.append(cells)
+
+    @staticmethod
+    def _flatten(nets, routes) -> tuple[np.ndarray, np.ndarray]:
+        """Every ``(cell, net)`` use of ``routes`` as two flat int64 arrays."""
+        cells = np.concatenate([np.asarray(r, np.int64) for r in routes])
+        owners = np.repeat(np.asarray(nets, np.int64), [len(r) for r in routes])
+        return cells, owners
 
     def set_pres_fac(self, pres_fac: float) -> None:
         self.pres_fac = float(pres_fac)
@@ -237,6 +291,11 @@ class Congestion:
             self._pres = pres
             self._dirty.append(np.flatnonzero(self.occupancy))
 
+    def order_free(self) -> bool:
+        """Whether costs ignore who uses a cell (``pres_fac`` 0): then the order in which
+        nets are routed cannot change their routes."""
+        return self._pres == 0
+
     def end_iteration(self, conflicts) -> None:
         """History: ``acc_fac`` per unit of overuse on every overused cell, and
         ``net_acc`` more weight for each net of ``conflicts``."""
@@ -244,12 +303,13 @@ class Congestion:
         self.history[over] += self._acc * (self.occupancy[over].astype(np.int64) - 1)
         self._dirty.append(over)
         if self._net_acc:
-            for net in conflicts:
-                self.weight[net] += self._net_acc
-                cells = self.routes[net]
-                if cells is not None:
-                    self.load[cells] += self._net_acc
-                    self._dirty.append(cells)
+            nets = np.unique(np.asarray(list(conflicts), np.int64))
+            self.weight[nets] += self._net_acc
+            routed = [int(n) for n in nets if self.routes[n] is not None]
+            if routed:
+                cells, _ = self._flatten(routed, [self.routes[n] for n in routed])
+                _bump(self.load, cells, self._net_acc)
+                self._dirty.append(cells)
 
     def overused(self) -> np.ndarray:
         """Flat indices of the cells used by more than one net, ascending (kept up to
@@ -291,16 +351,17 @@ class Congestion:
         indices, perhaps repeated; None: all of them, the first time)."""
         if self._all_dirty:
             changed = None
-            idx = slice(None)
         else:
             # a cell may be listed twice: sorting them out costs more than it saves
             changed = (np.concatenate(self._dirty) if self._dirty
                        else np.zeros(0, np.int64))
-            idx = changed
         self._dirty = []
         self._all_dirty = False
-        value = (self.base[idx] + self.history[idx]) * (COST_SCALE + self._pres * self.load[idx])
-        self.cost[idx] = np.clip(value // COST_SCALE, 1, COST_MAX)
+        if changed is None:
+            value = (self.base + self.history) * (COST_SCALE + self._pres * self.load)
+            self.cost[:] = np.clip(value // COST_SCALE, 1, COST_MAX)
+        else:
+            _cost_of(changed, self.base, self.history, self.load, self._pres, self.cost)
         return self.cost.reshape(self.shape), changed
 
     def history_cost(self) -> np.ndarray:

@@ -32,7 +32,9 @@ of one batch have disjoint boxes and a net's route, old or new, never leaves its
 :meth:`~mazeroute.engines.weighted.NetSearch.route` call (one launch on a device) and
 the result is exactly that of routing the nets one after another in order, whatever
 the engine. Occupancy and costs are updated between batches, and only the cells that
-changed are passed on as ``changed``.
+changed are passed on as ``changed``. While ``pres_fac`` is 0 (the first iteration) costs
+do not depend on who uses a cell, so the order cannot change a route and every net goes
+in one call, however the boxes overlap.
 
 Deterministic: the same layout and options give the same routes (a ``time_limit`` that
 stops negotiation early is the one exception: where it stops depends on the machine).
@@ -52,13 +54,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-import numba
 import numpy as np
 import scipy.ndimage
 
 from ..backtrace import bends
 from ..engines import device_errors, first_line, gpu_available, make_net_search
-from ..engines.weighted import COST_DTYPE, COST_MAX, NetRequest
+from ..engines.weighted import COST_DTYPE, COST_MAX, NetRequest, box_levels
 from ..errors import EngineUnavailable
 from ..layout import Layout
 from .congestion import COST_SCALE, Congestion, PathFinderOptions
@@ -66,8 +67,6 @@ from .fill import fill_routes
 from .result import IterationStats, NetRoute, RouteResult
 from .sequential import Router
 
-#: Side of the tiles on which boxes are compared when nets are cut into batches.
-_TILE = 8
 #: Nets named in a reason before "and N more".
 _NAMES = 4
 #: Base costs to cross another net's wire in :meth:`Negotiator.repair`'s search.
@@ -80,34 +79,12 @@ def _names(layout: Layout, nets) -> str:
     return ", ".join(names[:_NAMES]) + (f" and {more} more" if more > 0 else "")
 
 
-@numba.njit(cache=True)
-def _levels(boxes, tile, tiles_w, tiles_h):
-    """Batch of each box, in order: one more than the latest batch of an earlier box
-    sharing a tile with it."""
-    last = np.full(tiles_w * tiles_h, -1, np.int64)
-    out = np.empty(boxes.shape[0], np.int64)
-    for i in range(boxes.shape[0]):
-        tx0, ty0 = boxes[i, 0] // tile, boxes[i, 1] // tile
-        tx1, ty1 = boxes[i, 2] // tile, boxes[i, 3] // tile
-        b = -1
-        for ty in range(ty0, ty1 + 1):
-            for tx in range(tx0, tx1 + 1):
-                b = max(b, last[ty * tiles_w + tx])
-        b += 1
-        for ty in range(ty0, ty1 + 1):
-            for tx in range(tx0, tx1 + 1):
-                last[ty * tiles_w + tx] = b
-        out[i] = b
-    return out
-
-
 def batches(boxes: np.ndarray, shape: tuple[int, int]) -> list[np.ndarray]:
     """Positions ``0..len(boxes)-1`` cut into batches of pairwise disjoint boxes, each
     box after every earlier box that overlaps it (the order of routing is kept)."""
     if len(boxes) == 0:
         return []
-    h, w = shape
-    level = _levels(np.asarray(boxes, np.int64), _TILE, -(-w // _TILE), -(-h // _TILE))
+    level = box_levels(boxes, shape)
     order = np.argsort(level, kind="stable")
     cuts = np.flatnonzero(np.diff(level[order])) + 1
     return np.split(order, cuts)
@@ -149,6 +126,8 @@ class Negotiator:
         self.cells: list[np.ndarray | None] = [None] * n        # the same as (k, 2) x, y
         self.fights = np.zeros(n, np.int64)      # iterations each net ended in conflict
         self.stamp = np.full(n, -1, np.int64)    # when each route was made (for `order`)
+        self.rlo = np.zeros((n, 2), np.int64)     # each route's bounding box
+        self.rhi = np.zeros((n, 2), np.int64)
         self.seconds = np.zeros(n)
         self.enclosed: set[int] = set()          # no route even through other nets' wires
         self.conflicts: dict[int, set[int]] = {}  # nets dropped by legalise, and why
@@ -165,6 +144,14 @@ class Negotiator:
         return (max(0, int(self.lo[i, 0]) - m), max(0, int(self.lo[i, 1]) - m),
                 min(w - 1, int(self.hi[i, 0]) + m), min(h - 1, int(self.hi[i, 1]) + m))
 
+    def boxes(self, nets: np.ndarray) -> np.ndarray:
+        """:meth:`box` of every net of ``nets``, as a ``(k, 4)`` array."""
+        h, w = self.shape
+        m = self.margin[nets][:, None]
+        lo = np.maximum(self.lo[nets] - m, 0)
+        hi = np.minimum(self.hi[nets] + m, np.array([w - 1, h - 1]))
+        return np.concatenate([lo, hi], axis=1)
+
     def _whole(self, i: int) -> bool:
         h, w = self.shape
         return self.box(i) == (0, 0, w - 1, h - 1)
@@ -172,14 +159,15 @@ class Negotiator:
     def _grow(self, i: int) -> None:
         self.margin[i] = max(1, int(self.margin[i])) * self.options.bb_grow
 
-    def _on_edge(self, i: int) -> bool:
-        """Whether net ``i``'s route runs along a side of its box that is not the grid's."""
+    def _on_edge(self, nets: np.ndarray) -> np.ndarray:
+        """Whether each net's route runs along a side of its box that is not the grid's."""
         h, w = self.shape
-        x0, y0, x1, y1 = self.box(i)
-        c = self.cells[i]
-        return bool((x0 > 0 and c[:, 0].min() == x0) or (y0 > 0 and c[:, 1].min() == y0)
-                    or (x1 < w - 1 and c[:, 0].max() == x1)
-                    or (y1 < h - 1 and c[:, 1].max() == y1))
+        box = self.boxes(nets)
+        lo, hi = self.rlo[nets], self.rhi[nets]
+        return (((box[:, 0] > 0) & (lo[:, 0] == box[:, 0]))
+                | ((box[:, 1] > 0) & (lo[:, 1] == box[:, 1]))
+                | ((box[:, 2] < w - 1) & (hi[:, 0] == box[:, 2]))
+                | ((box[:, 3] < h - 1) & (hi[:, 1] == box[:, 3])))
 
     # -- routing ----------------------------------------------------------------------
     def _set_route(self, i: int, xy: np.ndarray | None, when: int | None = None) -> None:
@@ -189,49 +177,97 @@ class Negotiator:
         if xy is None:
             self.routes[i] = self.cells[i] = None
             return
-        flat = xy[:, 1] * self.shape[1] + xy[:, 0]
-        self.routes[i], self.cells[i] = flat, xy
-        self.state.add(i, flat)
-        self.stamp[i] = self._clock if when is None else when
-        self._clock = max(self._clock, self.stamp[i]) + 1
+        self._commit([i], [xy], [self._clock if when is None else when])
+
+    def _commit(self, nets: list[int], found: list[np.ndarray], when: list[int]) -> None:
+        """Give each net of ``nets`` (none of them routed) its route in ``found``, made
+        at the stamp in ``when``: one update of the congestion state for all."""
+        if not nets:
+            return
+        w = self.shape[1]
+        sizes = np.fromiter((len(xy) for xy in found), np.int64, len(found))
+        starts = np.zeros(len(found), np.int64)
+        np.cumsum(sizes[:-1], out=starts[1:])
+        every = np.concatenate(found)
+        flat = every[:, 1] * w + every[:, 0]
+        flats = np.split(flat, starts[1:])
+        idx = np.asarray(nets, np.int64)
+        self.rlo[idx] = np.minimum.reduceat(every, starts)
+        self.rhi[idx] = np.maximum.reduceat(every, starts)
+        self.stamp[idx] = when
+        for i, xy, f in zip(nets, found, flats):
+            self.routes[i], self.cells[i] = f, xy
+        self.state.add_many(nets, flats)
+        self._clock = max(self._clock, int(max(when))) + 1
+
+    def _rip(self, nets: list[int]) -> None:
+        """Rip up every net of ``nets`` at once."""
+        self.state.remove_many(nets)
+        for i in nets:
+            self.routes[i] = self.cells[i] = None
 
     def reroute(self, nets: list[int]) -> int:
         """Rip up and reroute ``nets`` in order, batch by batch; a net whose search
         fails gets a larger box and goes again after the others, until its box is the
         whole grid (then it is enclosed, and left out of negotiation). Returns the
-        number of searches."""
+        number of searches.
+
+        While ``pres_fac`` is 0 a cell's cost does not depend on who uses it, so the
+        order of the searches cannot change a route: then all of them are one call
+        (the first iteration, where every net is routed)."""
         searches = 0
-        pending = list(nets)
-        while pending:
-            pending_rank = {i: k for k, i in enumerate(pending)}
-            boxes = np.array([self.box(i) for i in pending], np.int64).reshape(-1, 4)
+        pending = np.asarray(nets, np.int64)
+        while pending.size:
+            rank = np.empty(len(self.layout.nets), np.int64)
+            rank[pending] = np.arange(pending.size)
+            boxes = self.boxes(pending)
             clock = self._clock             # stamps follow the order, not the batches
             failed = []
-            for batch in batches(boxes, self.shape):
+            groups = ([np.arange(pending.size)] if self.state.order_free()
+                      else batches(boxes, self.shape))
+            for batch in groups:
                 start = time.perf_counter()
-                group = [pending[k] for k in batch]
-                for i in group:
-                    self._set_route(i, None)
+                group = pending[batch].tolist()
+                self._rip(group)
                 cost, changed = self.state.costs()
                 found = self.search.route(
-                    cost, [NetRequest(i, self.pins[i], tuple(boxes[k]))
-                           for i, k in zip(group, batch)], changed)
+                    cost, [NetRequest(i, self.pins[i], tuple(b))
+                           for i, b in zip(group, boxes[batch].tolist())], changed)
                 searches += len(group)
-                for i, k, xy in zip(group, batch, found):
-                    if xy is None:
-                        failed.append(i)
-                    else:
-                        self._set_route(i, xy, clock + int(k))
+                ok = [k for k, xy in enumerate(found) if xy is not None]
+                failed += [group[k] for k, xy in enumerate(found) if xy is None]
+                self._commit([group[k] for k in ok], [found[k] for k in ok],
+                             [clock + int(batch[k]) for k in ok])
                 self.seconds[group] += (time.perf_counter() - start) / len(group)
-            self._clock = clock + len(pending)
-            pending = []
-            for i in sorted(failed, key=pending_rank.__getitem__):
+            self._clock = clock + pending.size
+            retry = []
+            for i in sorted(failed, key=rank.__getitem__):
                 if self._whole(i):
                     self.enclosed.add(i)
                 else:
                     self._grow(i)
-                    pending.append(i)
+                    retry.append(i)
+            pending = np.asarray(retry, np.int64)
         return searches
+
+    def conflicting(self, changed: list[int] | None = None) -> np.ndarray:
+        """The nets that use an overused cell, ascending (``changed`` as for
+        :meth:`in_conflict`); the cheap form the loop needs."""
+        over = self.state.overused()
+        if over.size == 0:
+            return np.zeros(0, np.int64)
+        return np.unique(self._uses(over, changed)[1])
+
+    def _uses(self, over: np.ndarray, changed) -> tuple[np.ndarray, np.ndarray]:
+        """Every ``(cell, net)`` use of the overused cells ``over``."""
+        found = None if changed is None else self.state.users(over, changed)
+        if found is not None:
+            return found
+        nets = [i for i, r in enumerate(self.routes) if r is not None]
+        flat = np.concatenate([self.routes[i] for i in nets])
+        who = np.repeat(np.array(nets, np.int64), [self.routes[i].size for i in nets])
+        hit = np.isin(flat, over)
+        return flat[hit], who[hit]
 
     def in_conflict(self, changed: list[int] | None = None) -> dict[int, set[int]]:
         """Every net that uses an overused cell, with the nets it shares cells with.
@@ -245,15 +281,7 @@ class Negotiator:
         over = self.state.overused()
         if over.size == 0:
             return {}
-        found = None if changed is None else self.state.users(over, changed)
-        if found is not None:
-            flat, who = found
-        else:
-            nets = [i for i, r in enumerate(self.routes) if r is not None]
-            flat = np.concatenate([self.routes[i] for i in nets])
-            who = np.repeat(np.array(nets, np.int64), [self.routes[i].size for i in nets])
-            hit = np.isin(flat, over)
-            flat, who = flat[hit], who[hit]
+        flat, who = self._uses(over, changed)
         order = np.lexsort((who, flat))
         flat, who = flat[order], who[order]
         out: dict[int, set[int]] = {int(i): set() for i in np.unique(who)}
@@ -268,21 +296,22 @@ class Negotiator:
         """The PathFinder loop; returns the number of iterations run."""
         opt = self.options
         start = time.perf_counter()
-        todo = [int(i) for i in self.order]
-        rank = {i: k for k, i in enumerate(todo)}
+        todo = self.order.astype(np.int64)
+        rank = np.empty(len(todo), np.int64)
+        rank[todo] = np.arange(len(todo))
         iteration = 0
         while True:
             iteration += 1
             t0 = time.perf_counter()
             self.state.set_pres_fac(opt.pres_fac(iteration))
             self.reroute(todo)
-            conflicts = self.in_conflict(todo)
+            conflicts = self.conflicting(todo.tolist())
             stats = IterationStats(iteration, int(self.state.overused().size), len(conflicts),
                                    len(todo), time.perf_counter() - t0, self.state.pres_fac)
             self.iterations.append(stats)
             if progress:
                 progress(stats)
-            if not conflicts or iteration >= opt.max_iterations:
+            if not conflicts.size or iteration >= opt.max_iterations:
                 break
             if opt.stalled([s.overused for s in self.iterations],
                            [s.conflicts for s in self.iterations]):
@@ -290,13 +319,15 @@ class Negotiator:
             if opt.time_limit is not None and time.perf_counter() - start >= opt.time_limit:
                 break
             self.state.end_iteration(conflicts)
-            for i in conflicts:
-                self.fights[i] += 1
-                if self.fights[i] % opt.bb_patience == 0 or self._on_edge(i):
-                    span = int((self.hi[i] - self.lo[i]).max()) + opt.bb_factor
-                    if self.margin[i] * opt.bb_grow <= opt.bb_grow_limit * span:
-                        self._grow(i)
-            todo = sorted(conflicts, key=rank.__getitem__)
+            self.fights[conflicts] += 1
+            # boxes grow after bb_patience iterations in conflict or when the route ran
+            # along the box's edge, up to bb_grow_limit times the pins' span
+            grow = (self.fights[conflicts] % opt.bb_patience == 0) | self._on_edge(conflicts)
+            span = (self.hi[conflicts] - self.lo[conflicts]).max(axis=1) + opt.bb_factor
+            grow &= self.margin[conflicts] * opt.bb_grow <= opt.bb_grow_limit * span
+            chosen = conflicts[grow]
+            self.margin[chosen] = np.maximum(1, self.margin[chosen]) * opt.bb_grow
+            todo = conflicts[np.argsort(rank[conflicts], kind="stable")]
         return iteration
 
     def legalise(self) -> None:
