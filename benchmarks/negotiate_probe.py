@@ -6,12 +6,16 @@ benchmarks/negotiate_probe.py [--big]``. 1024 x 1024, 25 % rectangles, 2000 loca
 (span 64), negotiated to the end on each backend: wall time of ``route(...,
 mode="negotiate")`` (median of ``--repeats``), nets routed, iterations, and whether both
 backends give the same routes. ``--big``: 4096 x 4096, 32,000 local nets on the GPU only,
-its time and the peak of CuPy's memory pool.
+its time and the peak of CuPy's memory pool. ``--profile`` (with ``--big``): the GPU run
+under cProfile, its functions by own time and by cumulative time (where the phases after
+the loop, the CPU engine's share and the device's waits show).
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
+import pstats
 import statistics
 import sys
 import time
@@ -37,8 +41,9 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--big", action="store_true")
     ap.add_argument("--seeds", type=int, nargs="+", default=[1])
+    ap.add_argument("--profile", action="store_true")
     args = ap.parse_args()
-    for seed in args.seeds:
+    for seed in [] if args.profile else args.seeds:
         lay = random_layout(1024, 1024, density=0.25, nets=2000, pins=2, seed=seed, span=64)
         route(lay, backend="gpu", mode="negotiate", max_iterations=2)     # compile, warm up
         tg, rg = timed(lay, "gpu", args.repeats)
@@ -56,9 +61,19 @@ def main() -> None:
         pool = cupy.get_default_memory_pool()
         lay = random_layout(4096, 4096, density=0.25, nets=32000, pins=2, seed=1, span=64)
         pool.free_all_blocks()
+        if args.profile:
+            warm = random_layout(256, 256, density=0.25, nets=300, span=32, seed=9)
+            route(warm, backend="gpu", mode="negotiate")
+            profile = cProfile.Profile()
+            profile.enable()
         start = time.perf_counter()
         res = route(lay, backend="gpu", mode="negotiate")
         took = time.perf_counter() - start
+        if args.profile:
+            profile.disable()
+            stats = pstats.Stats(profile, stream=sys.stdout)
+            stats.sort_stats("tottime").print_stats(25)
+            stats.sort_stats("cumulative").print_stats(40)
         print(f"4096^2 32000 nets: gpu {took:.2f} s, {res.routed} routed, "
               f"{len(res.iterations)} its, CuPy pool peak {pool.total_bytes() / 2**20:.0f} MiB "
               f"(used now {pool.used_bytes() / 2**20:.0f} MiB)", flush=True)
