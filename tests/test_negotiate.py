@@ -347,3 +347,36 @@ def test_gpu_fault_under_auto_negotiates_again_on_the_cpu(monkeypatch):
     assert [n.cells for n in got.nets] == [n.cells for n in want.nets]
     with pytest.raises(EngineUnavailable, match="GPU engine failed: out of memory"):
         negotiate_module.negotiate(lay, "gpu")
+
+
+def _enclosure_whole_grid(ng: Negotiator, i: int) -> str:
+    """The reason of an enclosed net from one labelling of the whole grid (the rule
+    written plainly, to hold the windowed search of ``Negotiator._enclosure`` to)."""
+    import scipy.ndimage
+    passable = ng.free & ((ng.owner == -1) | (ng.owner == i))
+    label, _ = scipy.ndimage.label(passable)
+    pins = ng.pins[i]
+    parts = np.unique(label[pins[:, 1], pins[:, 0]])
+    sizes = np.bincount(label.ravel())
+    part = parts[np.argmin(sizes[parts])]
+    inside = np.pad(label == part, 1)
+    rim = (inside[:-2, 1:-1] | inside[2:, 1:-1] | inside[1:-1, :-2] | inside[1:-1, 2:])
+    others = set(ng.owner[rim & (ng.owner >= 0) & (ng.owner != i)].tolist())
+    if not others:
+        return "cut off from its pins by blockages"
+    return f"enclosed by the pins of nets {neg._names(ng.layout, others)}"
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_enclosure_in_windows_equals_the_whole_grid(seed):
+    """Pockets small and large (dense pins, blockages up to 45 %, grids past the first
+    window): the windowed search names the same nets as one whole-grid labelling."""
+    rng = np.random.default_rng(seed)
+    w, h = int(rng.integers(20, 160)), int(rng.integers(20, 160))
+    lay = random_layout(w, h, density=float(rng.choice([0.1, 0.3, 0.45])),
+                        nets=int(rng.integers(20, 200)), pins=2 + seed % 3, seed=seed,
+                        span=None if seed % 2 else 12)
+    ng = Negotiator(lay, "cpu")
+    reasons = [ng._enclosure(i) for i in range(len(lay.nets))]
+    assert reasons == [_enclosure_whole_grid(ng, i) for i in range(len(lay.nets))]
+    assert len(set(reasons)) > 1

@@ -587,20 +587,51 @@ class Negotiator:
 
     def _enclosure(self, i: int) -> str:
         """Why net ``i`` has no route even through other nets' wires: the pins of other
-        nets around the smallest piece of free space holding one of its pins, or
-        blockages alone."""
-        passable = self.free & ((self.owner == -1) | (self.owner == i))
-        label, _ = scipy.ndimage.label(passable)
-        pins = self.pins[i]
-        parts = np.unique(label[pins[:, 1], pins[:, 0]])
-        sizes = np.bincount(label.ravel())
-        part = parts[np.argmin(sizes[parts])]
-        inside = np.pad(label == part, 1)
+        nets around the smallest piece of free space holding one of its pins (the first
+        in raster order among equals), or blockages alone."""
+        best = None
+        for x, y in self.pins[i].tolist():
+            piece = self._piece(i, x, y)
+            key = (int(piece[0].sum()), piece[1])
+            if best is None or key < best[0]:
+                best = (key, piece)
+        inside, _, (x0, y0) = best[1]
+        inside = np.pad(inside, 1)
         rim = (inside[:-2, 1:-1] | inside[2:, 1:-1] | inside[1:-1, :-2] | inside[1:-1, 2:])
-        others = set(self.owner[rim & (self.owner >= 0) & (self.owner != i)].tolist())
+        h, w = rim.shape
+        owner = self.owner[y0:y0 + h, x0:x0 + w]
+        others = set(owner[rim & (owner >= 0) & (owner != i)].tolist())
         if not others:
             return "cut off from its pins by blockages"
         return f"enclosed by the pins of nets {_names(self.layout, others)}"
+
+    def _piece(self, i: int, x: int, y: int) -> tuple[np.ndarray, int, tuple[int, int]]:
+        """The piece of free space (cells net ``i`` may enter) holding ``(x, y)``: its
+        mask in a window of the grid that holds it and its rim, the flat index of its
+        first cell in raster order, and the window's corner. The window grows from a
+        small square until the piece does not touch a side of it that is not the
+        grid's, so a small pocket costs a small labelling."""
+        h, w = self.shape
+        r = 32
+        while True:
+            x0, y0 = max(0, x - r), max(0, y - r)
+            x1, y1 = min(w, x + r + 1), min(h, y + r + 1)
+            owner = self.owner[y0:y1, x0:x1]
+            passable = self.free[y0:y1, x0:x1] & ((owner == -1) | (owner == i))
+            label, _ = scipy.ndimage.label(passable)
+            piece = label == label[y - y0, x - x0]
+            touches = ((x0 > 0 and piece[:, 0].any()) or (y0 > 0 and piece[0].any())
+                       or (x1 < w and piece[:, -1].any()) or (y1 < h and piece[-1].any()))
+            if not touches:
+                # one cell wider where the grid allows, so that the rim is inside
+                ex0, ey0 = max(0, x0 - 1), max(0, y0 - 1)
+                ex1, ey1 = min(w, x1 + 1), min(h, y1 + 1)
+                mask = np.zeros((ey1 - ey0, ex1 - ex0), bool)
+                mask[y0 - ey0:y1 - ey0, x0 - ex0:x1 - ex0] = piece
+                ys, xs = np.nonzero(piece)
+                first = int(((ys + y0) * w + xs + x0).min())
+                return mask, first, (ex0, ey0)
+            r *= 4
 
 
 def sequential_routes(layout: Layout, backend: str = "auto") -> RouteResult:
