@@ -588,14 +588,27 @@ class Negotiator:
     def _enclosure(self, i: int) -> str:
         """Why net ``i`` has no route even through other nets' wires: the pins of other
         nets around the smallest piece of free space holding one of its pins (the first
-        in raster order among equals), or blockages alone."""
-        best = None
-        for x, y in self.pins[i].tolist():
-            piece = self._piece(i, x, y)
-            key = (int(piece[0].sum()), piece[1])
-            if best is None or key < best[0]:
-                best = (key, piece)
-        inside, _, (x0, y0) = best[1]
+        in raster order among equals), or blockages alone.
+
+        Each pin's piece is labelled in a window round it, grown (4x a side) until the
+        piece does not touch a side that is not the grid's; a pin whose piece already
+        has more cells in its window than the smallest whole piece found stops growing,
+        so a pocket costs a small labelling even when another pin sees the whole grid."""
+        pending = [tuple(p) for p in self.pins[i].tolist()]
+        whole: list[tuple[int, int, np.ndarray, tuple[int, int]]] = []
+        r = 32
+        while pending:
+            grow = []
+            for x, y in pending:
+                count, piece = self._piece(i, x, y, r)
+                if piece is None:
+                    grow.append((x, y, count))
+                else:
+                    whole.append((count, *piece))
+            best = min(whole, key=lambda p: p[:2]) if whole else None
+            pending = [(x, y) for x, y, count in grow if best is None or count <= best[0]]
+            r *= 4
+        _, _, inside, (x0, y0) = best
         inside = np.pad(inside, 1)
         rim = (inside[:-2, 1:-1] | inside[2:, 1:-1] | inside[1:-1, :-2] | inside[1:-1, 2:])
         h, w = rim.shape
@@ -605,33 +618,30 @@ class Negotiator:
             return "cut off from its pins by blockages"
         return f"enclosed by the pins of nets {_names(self.layout, others)}"
 
-    def _piece(self, i: int, x: int, y: int) -> tuple[np.ndarray, int, tuple[int, int]]:
-        """The piece of free space (cells net ``i`` may enter) holding ``(x, y)``: its
-        mask in a window of the grid that holds it and its rim, the flat index of its
-        first cell in raster order, and the window's corner. The window grows from a
-        small square until the piece does not touch a side of it that is not the
-        grid's, so a small pocket costs a small labelling."""
+    def _piece(self, i: int, x: int, y: int, r: int):
+        """The piece of free space (cells net ``i`` may enter) holding ``(x, y)``, seen in
+        the window of half-side ``r`` round it: its cells there, and, when it touches no
+        side of the window that is not the grid's (so it is whole), the flat index of its
+        first cell in raster order, its mask in the window grown by its rim, and that
+        window's corner (else None)."""
         h, w = self.shape
-        r = 32
-        while True:
-            x0, y0 = max(0, x - r), max(0, y - r)
-            x1, y1 = min(w, x + r + 1), min(h, y + r + 1)
-            owner = self.owner[y0:y1, x0:x1]
-            passable = self.free[y0:y1, x0:x1] & ((owner == -1) | (owner == i))
-            label, _ = scipy.ndimage.label(passable)
-            piece = label == label[y - y0, x - x0]
-            touches = ((x0 > 0 and piece[:, 0].any()) or (y0 > 0 and piece[0].any())
-                       or (x1 < w and piece[:, -1].any()) or (y1 < h and piece[-1].any()))
-            if not touches:
-                # one cell wider where the grid allows, so that the rim is inside
-                ex0, ey0 = max(0, x0 - 1), max(0, y0 - 1)
-                ex1, ey1 = min(w, x1 + 1), min(h, y1 + 1)
-                mask = np.zeros((ey1 - ey0, ex1 - ex0), bool)
-                mask[y0 - ey0:y1 - ey0, x0 - ex0:x1 - ex0] = piece
-                ys, xs = np.nonzero(piece)
-                first = int(((ys + y0) * w + xs + x0).min())
-                return mask, first, (ex0, ey0)
-            r *= 4
+        x0, y0 = max(0, x - r), max(0, y - r)
+        x1, y1 = min(w, x + r + 1), min(h, y + r + 1)
+        owner = self.owner[y0:y1, x0:x1]
+        passable = self.free[y0:y1, x0:x1] & ((owner == -1) | (owner == i))
+        label, _ = scipy.ndimage.label(passable)
+        piece = label == label[y - y0, x - x0]
+        count = int(piece.sum())
+        if ((x0 > 0 and piece[:, 0].any()) or (y0 > 0 and piece[0].any())
+                or (x1 < w and piece[:, -1].any()) or (y1 < h and piece[-1].any())):
+            return count, None
+        # the window's raster order is the grid's, restricted to it
+        fy, fx = divmod(int(np.argmax(piece)), x1 - x0)
+        ex0, ey0 = max(0, x0 - 1), max(0, y0 - 1)
+        ex1, ey1 = min(w, x1 + 1), min(h, y1 + 1)
+        mask = np.zeros((ey1 - ey0, ex1 - ex0), bool)
+        mask[y0 - ey0:y1 - ey0, x0 - ex0:x1 - ex0] = piece
+        return count, ((fy + y0) * w + fx + x0, mask, (ex0, ey0))
 
 
 def sequential_routes(layout: Layout, backend: str = "auto") -> RouteResult:
