@@ -313,8 +313,7 @@ class GPUNetSearch(NetSearch):
 
     def set_owner(self, cells: np.ndarray, owner: int) -> None:
         c = np.asarray(cells, dtype=np.int64).reshape(-1, 2)
-        if owner == BLOCKED_CODE:
-            raise ValueError(f"owner {BLOCKED_CODE} is reserved for blocked cells")
+        _check_owner_value(owner)
         self.owner[0, c[:, 1], c[:, 0]] = owner
         if c.size:
             # the device's codes follow at the next search, all changes in one transfer:
@@ -547,8 +546,9 @@ _NONE = np.zeros(0, np.int32)
 _NO_CELLS = np.zeros(0, np.int64)
 
 
-def _check_owner_value(owner: np.ndarray) -> None:
-    if (np.asarray(owner) == BLOCKED_CODE).any():
+def _check_owner_value(owner: np.ndarray | int) -> None:
+    if (owner == BLOCKED_CODE if isinstance(owner, int)
+            else (np.asarray(owner) == BLOCKED_CODE).any()):
         raise ValueError(f"owner {BLOCKED_CODE} is reserved for blocked cells")
 
 

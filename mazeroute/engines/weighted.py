@@ -87,6 +87,7 @@ PARALLEL_REQUESTS = 8
 PARALLEL_CORES = 4
 
 _INF = np.int64(2**62)
+_NO_CELLS = np.zeros(0, np.int64)
 
 
 class NetRequest(NamedTuple):
@@ -263,11 +264,13 @@ class CPUNetSearch(NetSearch):
         if parallel and not _disjoint(packed.boxes):
             # every request sees the same costs, so any split into groups of disjoint
             # boxes gives the same routes; the groups run on all cores one after another
+            # (no cost changed since the checks above: each group passes no cells)
             level = box_levels(packed.boxes, (h, w))
             found: list[np.ndarray | None] = [None] * len(requests)
             for lv in np.unique(level):
                 part = np.flatnonzero(level == lv)
-                for k, xy in zip(part.tolist(), self.route(cost, [requests[k] for k in part])):
+                for k, xy in zip(part.tolist(), self.route(cost, [requests[k] for k in part],
+                                                           _NO_CELLS)):
                     found[k] = xy
             return found
         out, start, count, used = (_route_parallel if parallel else _route_serial)(

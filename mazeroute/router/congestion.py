@@ -191,13 +191,23 @@ def _bump(load, cells, amount):
         load[cells[j]] += amount
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _price(c, base, history, load, pres, cost):
+    """``cost[c]`` by the rule (see the module notes), in fixed point."""
+    value = (base[c] + history[c]) * (COST_SCALE + pres * load[c]) // COST_SCALE
+    cost[c] = min(max(value, 1), COST_MAX)
+
+
 @numba.njit(cache=True, nogil=True)
 def _cost_of(cells, base, history, load, pres, cost):
-    """``cost`` of ``cells`` by the rule (see the module notes), in fixed point."""
     for j in range(cells.size):
-        c = cells[j]
-        value = (base[c] + history[c]) * (COST_SCALE + pres * load[c]) // COST_SCALE
-        cost[c] = min(max(value, 1), COST_MAX)
+        _price(cells[j], base, history, load, pres, cost)
+
+
+@numba.njit(cache=True, nogil=True)
+def _cost_all(base, history, load, pres, cost):
+    for c in range(cost.size):
+        _price(c, base, history, load, pres, cost)
 
 
 class Congestion:
@@ -358,8 +368,7 @@ class Congestion:
         self._dirty = []
         self._all_dirty = False
         if changed is None:
-            value = (self.base + self.history) * (COST_SCALE + self._pres * self.load)
-            self.cost[:] = np.clip(value // COST_SCALE, 1, COST_MAX)
+            _cost_all(self.base, self.history, self.load, self._pres, self.cost)
         else:
             _cost_of(changed, self.base, self.history, self.load, self._pres, self.cost)
         return self.cost.reshape(self.shape), changed

@@ -139,10 +139,10 @@ class Negotiator:
 
     # -- boxes ------------------------------------------------------------------------
     def box(self, i: int) -> tuple[int, int, int, int]:
-        h, w = self.shape
-        m = int(self.margin[i])
-        return (max(0, int(self.lo[i, 0]) - m), max(0, int(self.lo[i, 1]) - m),
-                min(w - 1, int(self.hi[i, 0]) + m), min(h - 1, int(self.hi[i, 1]) + m))
+        """Net ``i``'s search box ``(x0, y0, x1, y1)``: its pins' box grown by its margin,
+        clipped to the grid."""
+        x0, y0, x1, y1 = self.boxes(np.array([i]))[0].tolist()
+        return x0, y0, x1, y1
 
     def boxes(self, nets: np.ndarray) -> np.ndarray:
         """:meth:`box` of every net of ``nets``, as a ``(k, 4)`` array."""
@@ -474,7 +474,7 @@ class Negotiator:
         uniform = np.full(self.shape, COST_SCALE, COST_DTYPE)
         changed = None
         nets = [int(i) for i in self.order if self.cells[int(i)] is not None]
-        boxes = np.array([self.box(i) for i in nets], np.int64).reshape(-1, 4)
+        boxes = self.boxes(np.array(nets, np.int64))
         for batch in batches(boxes, self.shape):
             start = time.perf_counter()
             group = [nets[k] for k in batch]
