@@ -220,3 +220,21 @@ def test_negotiation_with_the_adaptive_split_routes_as_the_cpu_does():
     assert gpu.search._cpu_net is not None
     cpu = Negotiator(lay, "cpu").run()
     assert [n.cells for n in res.nets] == [n.cells for n in cpu.nets]
+
+
+def test_a_search_needing_less_shared_memory_never_lowers_anothers():
+    """Two searches hold the same compiled kernel: the one whose boxes need less shared
+    memory must not lower the kernel's allowance under the other (a later launch of the
+    bigger boxes then failed with CUDA_ERROR_INVALID_VALUE)."""
+    from mazeroute.engines.gpu_weighted import shared_bytes
+    free = np.ones((200, 200), bool)
+    owner = np.full(free.shape, -1, np.int32)
+    owner[0, 0] = owner[129, 129] = owner[1, 1] = owner[99, 99] = 0
+    big, small = (0, 0, 129, 129), (1, 1, 99, 99)
+    assert shared_bytes(np.array([small]))[0] > 48 << 10       # both past the default
+    cost = np.ones(free.shape, COST_DTYPE)
+    first, second = _gpu(free, owner), _gpu(free, owner)
+    cpu = CPUNetSearch(free, owner)
+    for search, (x0, y0, x1, y1) in ((first, big), (second, small), (first, big)):
+        req = [NetRequest(0, np.array([[x0, y0], [x1, y1]]), (x0, y0, x1, y1))]
+        assert same_wires(search.route(cost, req), cpu.route(cost, req))

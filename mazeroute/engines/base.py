@@ -24,6 +24,22 @@ BLOCKED = np.uint32(0xFFFFFFFE)
 
 Graph = GridGraph | CSRGraph
 
+#: Shared memory a block gets without opting in, its static variables included.
+DEFAULT_SHARED = 48 << 10
+
+
+def allow_shared(kernel, smem: int, static: int) -> None:
+    """Let a device ``kernel`` launch with ``smem`` bytes of dynamic shared memory (beside
+    its ``static`` bytes) where that is beyond :data:`DEFAULT_SHARED`.
+
+    The allowance is the kernel function's, read back from the driver: every search
+    object that holds the same compiled kernel shares it, so one that needs less must
+    never lower it under another that needs more (keeping it per object, or per Python
+    object id, did: a launch of the bigger one then fails with an invalid value).
+    """
+    if smem + static > DEFAULT_SHARED and smem > kernel.max_dynamic_shared_size_bytes:
+        kernel.max_dynamic_shared_size_bytes = smem
+
 
 @dataclass(frozen=True)
 class Wavefront:

@@ -50,6 +50,8 @@ import time
 import numba
 import numpy as np
 
+from .base import allow_shared
+
 #: int32 fields of one net's search record (see kernels/route_batch.cu).
 REC = 12
 F_POS, F_X0, F_Y0, F_W, F_H, F_SX, F_SY, F_TX, F_TY, F_LIMIT, F_OFF = range(11)
@@ -386,7 +388,7 @@ class GridBatch:
         # keeps a few bytes of its own beside the window
         self.smem_limit = smem_limit or min(optin - 1024, int(window_bytes(5 * 1024, 64)))
         self._get_kernel = get_kernel
-        self._kernels: dict[str, tuple] = {}   # compiled on first use: smem allowed, static
+        self._kernels: dict[str, tuple] = {}   # compiled on first use, with its static smem
         self._buf = cupy.zeros(1 << 16, dtype=cupy.int32)
         self._pinned = cupy.cuda.alloc_pinned_memory(1 << 18)
         self._stage = cupy.cuda.alloc_pinned_memory(1 << 14)   # see _upload
@@ -397,15 +399,12 @@ class GridBatch:
         self._lifted: list[tuple[np.ndarray, object]] = []   # see uncommit()
 
     def _kernel(self, name: str, smem: int = 0):
-        k, allowed, static = self._kernels.get(name, (None, 0, 0))
+        k, static = self._kernels.get(name, (None, 0))
         if k is None:
             k = self._get_kernel("route_batch", name)
             static = k.shared_size_bytes          # a driver query: once per kernel
-            self._kernels[name] = (k, allowed, static)
-        # opt in beyond the 48 kB a block gets by default (its static variables included)
-        if smem > allowed and smem + static > 48 << 10:
-            k.max_dynamic_shared_size_bytes = smem
-            self._kernels[name] = (k, smem, static)
+            self._kernels[name] = (k, static)
+        allow_shared(k, smem, static)
         return k
 
     def _state(self):

@@ -44,6 +44,7 @@ from collections.abc import Sequence
 import numba
 import numpy as np
 
+from .base import allow_shared
 from .weighted import (
     COST_MAX,
     DIST_MAX,
@@ -70,8 +71,6 @@ SMEM_CLASSES = (8 << 10, 16 << 10, 32 << 10, 64 << 10, 128 << 10)
 MAX_BLOCKS = 1 << 20
 #: Largest grid: vertex ids, output offsets and counters are int32 on the device.
 MAX_CELLS = 2**31 - 1
-#: Dynamic shared memory each kernel object was allowed (see GPUNetSearch._allow).
-_ALLOWED: dict[int, int] = {}
 
 
 #: Boxes of more cells than this go to the CPU engine: a box is one thread block whose
@@ -472,13 +471,7 @@ class GPUNetSearch(NetSearch):
             self._scatter(ws, off[0], update[0].size)
 
     def _allow(self, smem: int) -> None:
-        """Opt the kernel in to ``smem`` bytes of dynamic shared memory where beyond the
-        48 kB a block gets by default. The kernel object is shared by every search on the
-        device, so what it was allowed is kept per kernel, never lowered."""
-        key = id(self._kernel)
-        if smem + self._static > max(48 << 10, _ALLOWED.get(key, 0) + self._static):
-            self._kernel.max_dynamic_shared_size_bytes = smem
-            _ALLOWED[key] = smem
+        allow_shared(self._kernel, smem, self._static)
 
     def _buffer(self, name: str, size: int, dtype) -> object:
         buf = getattr(self, name)
