@@ -220,3 +220,69 @@ def test_a_perfect_maze_has_no_cycle_in_bands_either():
     assert _cycles_strips(free, 1, 16) == 0
     free[2, 3] = free[2, 4] = free[3, 3] = free[3, 4] = True     # a 2 x 2 room: loops
     assert _cycles_strips(free, 1, 16) == 1
+
+
+def _features_by_arrays(free: np.ndarray, patch: int = 128, per_side: int = 4) -> dict:
+    """The sampled features the plain way: every patch zero-padded, neighbours by
+    slicing, one cell at a time in numpy (the form auto.py used before it read eight
+    cells a word)."""
+    h, w = free.shape
+    ys = sorted(set(np.linspace(0, max(0, h - patch), per_side).astype(int))) if h > patch \
+        else [0]
+    xs = sorted(set(np.linspace(0, max(0, w - patch), per_side).astype(int))) if w > patch \
+        else [0]
+    ph, pw = min(h, patch), min(w, patch)
+    narrow = total = wall = edges = squares = 0
+    for y in ys:
+        for x in xs:
+            p = np.zeros((ph + 2, pw + 2), np.int64)
+            p[1:-1, 1:-1] = free[y:y + ph, x:x + pw]
+            c = p[1:-1, 1:-1]
+            deg = p[:-2, 1:-1] + p[2:, 1:-1] + p[1:-1, :-2] + p[1:-1, 2:]
+            total += int(c.sum())
+            narrow += int((c * (deg <= 2)).sum())
+            wall += int((c * (deg < 4)).sum())
+            edges += int((c[:, 1:] * c[:, :-1]).sum() + (c[1:] * c[:-1]).sum())
+            squares += int((c[1:, 1:] * c[:-1, 1:] * c[1:, :-1] * c[:-1, :-1]).sum())
+    return {"corridor": narrow / total if total else 1.0,
+            "wall": wall / total if total else 1.0,
+            "euler": (total - edges + squares) / total if total else 0.0,
+            "sampled": total / (len(ys) * len(xs) * ph * pw)}
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 300), st.integers(1, 300), st.integers(0, 2**32 - 1),
+       st.floats(0.0, 1.0))
+def test_features_read_eight_cells_a_word_equal_the_plain_count(h, w, seed, density):
+    free = np.random.default_rng(seed).random((h, w)) >= density
+    got = grid_features(free)
+    want = _features_by_arrays(free)
+    assert got["cells"] == int(free.sum())
+    for key, value in want.items():
+        assert got[key] == pytest.approx(value, abs=1e-12), key
+
+
+@pytest.mark.parametrize("name", ["maze:0", "serpentine:4", "dense:0.5", "open:0.25"])
+def test_features_of_the_class_layouts_equal_the_plain_count(name):
+    from mazeroute.generate import class_mask
+    free = ~class_mask(name, 700, 3)
+    got, want = grid_features(free), _features_by_arrays(free)
+    assert {k: round(got[k], 12) for k in want} == {k: round(v, 12) for k, v in want.items()}
+
+
+def test_big_grids_are_counted_only_when_the_patches_leave_the_size_in_doubt():
+    from mazeroute.engines.auto import COUNT_CELLS, _decide
+    side = 2048
+    assert side * side > COUNT_CELLS
+    pocket = np.zeros((side, side), bool)            # free space between the patches
+    pocket[300:400, 300:400] = True
+    cpu, f = _decide(pocket)
+    assert cpu and f is None                         # counted: 10,000 cells, too few
+    free = np.random.default_rng(1).random((side, side)) >= 0.02
+    cpu, f = _decide(free)
+    assert not cpu
+    assert f["cells"] == pytest.approx(int(free.sum()), rel=0.01)   # the estimate
+    maze = np.zeros((side, side), bool)
+    maze[:1023, :1023] = ~maze_mask(1023, 1023, seed=2)
+    _, f = _decide(maze)
+    assert f["cells"] == int(maze.sum())             # maze-like: counted exactly

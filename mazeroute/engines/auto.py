@@ -68,46 +68,112 @@ MIN_CPU_WALL = 0.2
 #: runs both ways): the width at which the GPU's per-level cost and the CPU's per-cell
 #: cost cross (RESULTS.md, issue 14, eighth session).
 MAX_CPU_WIDTH = 14
+#: Grids of up to this many cells have their free cells counted for the decision;
+#: bigger ones, unless maze-like, take the sampled patches' share of free cells times
+#: the grid's cells, when that estimate is at least ``SURE_CELLS`` times
+#: :data:`MIN_GPU_CELLS` (else they are counted: the patches may miss the free space).
+COUNT_CELLS = 1 << 21
+SURE_CELLS = 4
 #: Cells a probe visits before it stops.
 _PROBE_CELLS = 1 << 13
 _PATCH = 128
 _PATCHES = 4               # per side: up to 16 sampled patches
 
 
-def grid_features(free: np.ndarray, cells: int | None = None) -> dict:
-    """Free-cell count and the sampled features of a free mask (``cells``: the count,
-    when the caller has it: counting reads every cell, the samples a fixed few; see
-    benchmarks/RESULTS.md, "Figures moved from code comments")."""
-    free = np.asarray(free, dtype=bool)
+_LANES = np.uint64(0x0101010101010101)     # a 1 in each byte of a word
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _lanes(v):
+    """Sum of the bytes of ``v`` (each 0 or 1, so the sum fits one byte)."""
+    return (v * _LANES) >> np.uint64(56)
+
+
+@numba.njit(cache=True, nogil=True)
+def _patch_counts(words):
+    """Counts of the patches' free cells, eight cells a word: ``words`` is ``(patches,
+    rows + 2, cols + 2)`` uint64 whose bytes are the cells (0 or 1) and whose first and
+    last rows and words are zero (outside a patch counts as blocked). Returns the free
+    cells with at most two free neighbours, all free cells, those with fewer than four,
+    the free edges, and the free 2 x 2 squares. Byte lanes never carry: a cell's degree
+    is at most 4, and 4 + 0x7C still fits a byte."""
+    k, rows, nw = words.shape
+    e7, e8, e56 = np.uint64(7), np.uint64(8), np.uint64(56)
+    three = np.uint64(0x7D7D7D7D7D7D7D7D)        # a lane's bit 7 set: degree >= 3
+    four = np.uint64(0x7C7C7C7C7C7C7C7C)         # ... >= 4
+    narrow = total = wall = edges = squares = np.uint64(0)
+    for p in range(k):
+        for y in range(1, rows - 1):
+            for j in range(1, nw - 1):
+                c = words[p, y, j]
+                if c == 0:
+                    continue
+                up, down = words[p, y - 1, j], words[p, y + 1, j]
+                left = (c << e8) | (words[p, y, j - 1] >> e56)     # byte i: cell i - 1
+                right = (c >> e8) | (words[p, y, j + 1] << e56)    # byte i: cell i + 1
+                diag = (down >> e8) | (words[p, y + 1, j + 1] << e56)
+                deg = up + down + left + right
+                total += _lanes(c)
+                narrow += _lanes(c & ~(((deg + three) >> e7) & _LANES))
+                wall += _lanes(c & ~(((deg + four) >> e7) & _LANES))
+                edges += _lanes(c & right) + _lanes(c & down)
+                squares += _lanes(c & right & down & diag)
+    return int(narrow), int(total), int(wall), int(edges), int(squares)
+
+
+def _patches(free: np.ndarray) -> np.ndarray:
+    """The sampled patches of ``free`` as :func:`_patch_counts` takes them: up to
+    ``_PATCHES`` x ``_PATCHES`` patches of ``_PATCH`` x ``_PATCH`` cells spread over the
+    grid, in one zero-bordered stack."""
     h, w = free.shape
     ys = np.linspace(0, max(0, h - _PATCH), _PATCHES).astype(int) if h > _PATCH else [0]
     xs = np.linspace(0, max(0, w - _PATCH), _PATCHES).astype(int) if w > _PATCH else [0]
     corners = [(y, x) for y in sorted(set(ys)) for x in sorted(set(xs))]
-    # All patches in one zero-padded stack: one pass of array work instead of one per
-    # patch (a router builds this once per layout, so it is on every route's clock).
     ph, pw = min(h, _PATCH), min(w, _PATCH)
-    p = np.zeros((len(corners), ph + 2, pw + 2), dtype=np.uint8)
+    buf = np.zeros((len(corners), ph + 2, 8 * (-(-pw // 8) + 2)), np.uint8)
     for k, (y, x) in enumerate(corners):
-        p[k, 1:-1, 1:-1] = free[y:y + ph, x:x + pw]
-    c = p[:, 1:-1, 1:-1]
-    deg = p[:, :-2, 1:-1] + p[:, 2:, 1:-1] + p[:, 1:-1, :-2] + p[:, 1:-1, 2:]
-    narrow = int(np.count_nonzero(c & (deg <= 2)))
-    total = int(np.count_nonzero(c))
+        buf[k, 1:-1, 8:8 + pw] = free[y:y + ph, x:x + pw]
+    return buf.view(np.uint64)
+
+
+def grid_features(free: np.ndarray, cells: int | None = None) -> dict:
+    """Free-cell count and the sampled features of a free mask (``cells``: the count,
+    when the caller has it: counting reads every cell, the samples a fixed few; see
+    benchmarks/RESULTS.md, "Figures moved from code comments"). ``sampled`` is the
+    fraction of the patches' cells that are free.
+
+    The patches are read eight cells at a time (:func:`_patch_counts`), so that the
+    decision costs a small fraction of the fastest wavefront it chooses between.
+    """
+    free = np.asarray(free, dtype=bool)
+    f = _sampled(free)
+    f["cells"] = int(np.count_nonzero(free)) if cells is None else int(cells)
+    return f
+
+
+def _sampled(free: np.ndarray) -> dict:
+    """:func:`grid_features` without the count of free cells."""
+    words = _patches(free)
+    narrow, total, wall, edges, squares = _patch_counts(words)
+    h, w = free.shape
+    area = words.shape[0] * min(h, _PATCH) * min(w, _PATCH)
     # wall: free cells with a blocked 4-neighbour (about 2 / width in corridors of a
-    # given width, whatever the width; small in open rooms)
-    wall = int(np.count_nonzero(c & (deg < 4)))
-    # Euler characteristic of the patches' free cells (cells - edges + free 2 x 2
-    # squares = pieces - holes): negative where blockages are islands with a way round
-    # each (loops that shorten a wavefront), positive where walls cut the free space
-    # into corridors without a way round; per free cell, so that sizes compare
-    edges = int(np.count_nonzero(c[:, 1:] & c[:, :-1]) + np.count_nonzero(c[:, :, 1:]
-                                                                         & c[:, :, :-1]))
-    squares = int(np.count_nonzero(c[:, 1:, 1:] & c[:, :-1, 1:] & c[:, 1:, :-1]
-                                   & c[:, :-1, :-1]))
-    return {"cells": int(np.count_nonzero(free)) if cells is None else int(cells),
-            "corridor": narrow / total if total else 1.0,
+    # given width, whatever the width; small in open rooms). Euler characteristic of
+    # the patches' free cells (cells - edges + free 2 x 2 squares = pieces - holes):
+    # negative where blockages are islands with a way round each (loops that shorten a
+    # wavefront), positive where walls cut the free space into corridors without a way
+    # round; per free cell, so that sizes compare
+    return {"corridor": narrow / total if total else 1.0,
             "wall": wall / total if total else 1.0,
-            "euler": (total - edges + squares) / total if total else 0.0}
+            "euler": (total - edges + squares) / total if total else 0.0,
+            "sampled": total / area}
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _slot(c, shift):
+    """Fibonacci hashing: the top bits of ``c`` times 2**64 / phi (the low bits of a
+    product repeat every few rows of a grid, which made long collision chains)."""
+    return np.int64((np.uint64(c) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(shift))
 
 
 @numba.njit(cache=True, nogil=True)
@@ -115,13 +181,15 @@ def _probe(free, sy, sx, budget):
     """BFS from (sy, sx) until ``budget`` cells are reached; (cells, levels). Visited
     cells go in a small open-addressing table, so a probe never touches the whole grid."""
     h, w = free.shape
-    size = 1
+    size, bits = 1, 0
     while size < 4 * budget:
         size *= 2
+        bits += 1
+    shift = 64 - bits
     table = np.full(size, -1, np.int64)
     queue = np.empty(budget, np.int64)
     queue[0] = sy * w + sx
-    table[(queue[0] * 0x9E3779B1) & (size - 1)] = queue[0]
+    table[_slot(queue[0], shift)] = queue[0]
     head, tail, level, level_end = 0, 1, 0, 1
     while head < tail and tail < budget:
         if head == level_end:
@@ -134,7 +202,7 @@ def _probe(free, sy, sx, budget):
             ny, nx = y + dy, x + dx
             if 0 <= ny < h and 0 <= nx < w and free[ny, nx]:
                 c = ny * w + nx
-                slot = (c * 0x9E3779B1) & (size - 1)
+                slot = _slot(c, shift)
                 while table[slot] != -1 and table[slot] != c:
                     slot = (slot + 1) & (size - 1)
                 if table[slot] == -1:
@@ -160,18 +228,26 @@ def corridor_width(free: np.ndarray, budget: int = _PROBE_CELLS) -> float:
     """
     free = np.ascontiguousarray(free, dtype=np.bool_)
     h, w = free.shape
-    got = []
+    starts = []
     for fy in (0.3, 0.7):
-        for fx in (0.3, 0.7):
-            y = int(fy * h)
-            row = np.flatnonzero(free[y])
-            if row.size == 0:
-                continue
-            x = int(row[np.argmin(np.abs(row - int(fx * w)))])
-            cells, levels = _probe(free, y, x, budget)
-            if cells >= budget:
-                got.append(cells / max(levels, 1))
+        y = int(fy * h)
+        row = np.flatnonzero(free[y])
+        if row.size:
+            starts += [(y, int(row[np.argmin(np.abs(row - int(fx * w)))])) for fx in (0.3, 0.7)]
+    if not starts:
+        return float("inf")
+    found = _probes(free, np.array(starts, np.int64), budget)
+    got = [cells / max(levels, 1) for cells, levels in found.tolist() if cells >= budget]
     return float(np.median(got)) if got else float("inf")
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
+def _probes(free, starts, budget):
+    """:func:`_probe` from each ``(y, x)`` of ``starts``, at once."""
+    out = np.empty((starts.shape[0], 2), np.int64)
+    for i in numba.prange(starts.shape[0]):
+        out[i, 0], out[i, 1] = _probe(free, starts[i, 0], starts[i, 1], budget)
+    return out
 
 
 @numba.njit(cache=True, nogil=True)
@@ -266,21 +342,33 @@ def forget() -> None:
 
 
 def _counted(free: np.ndarray, limit: int) -> int:
-    """``min(cycles, limit)`` of a free mask, remembered for the next question."""
+    """``min(cycles, limit)`` of a free mask, remembered for the next question.
+
+    Only a count that read the whole mask (fewer cycles than ``limit``) is remembered,
+    and the digest is taken only then or when a remembered count of that shape may
+    answer: a count stopped at ``limit`` early is cheaper to take again than the digest.
+    """
     global _LAST
     free = np.ascontiguousarray(free, dtype=np.bool_)
-    key = (free.shape, hashlib.blake2b(np.packbits(free)).digest())
-    if _LAST is not None and _LAST[:2] == key:
-        count, was = _LAST[2:]
-        if count < was or limit <= was:          # exact then, or enough to answer
-            return min(count, limit)
+    key = None
+    if _LAST is not None and _LAST[0] == free.shape:
+        key = (free.shape, _digest(free))
+        if _LAST[:2] == key:
+            count, was = _LAST[2:]
+            if count < was or limit <= was:          # exact then, or enough to answer
+                return min(count, limit)
     if free.size >= PARALLEL_CELLS and numba.get_num_threads() > 1:
         count = int(_cycles_strips(free, limit, min(free.shape[0],
                                                     4 * numba.get_num_threads())))
     else:
         count = int(_cycles(free, limit))
-    _LAST = (*key, count, limit)
+    if count < limit:
+        _LAST = (*(key or (free.shape, _digest(free))), count, limit)
     return count
+
+
+def _digest(free: np.ndarray) -> bytes:
+    return hashlib.blake2b(np.packbits(free)).digest()
 
 
 def cycle_rank(free: np.ndarray, limit: int | None = None) -> int:
@@ -313,13 +401,29 @@ def prefers_cpu(free: np.ndarray) -> bool:
 
 
 def _decide(free: np.ndarray) -> tuple[bool, dict | None]:
-    """:func:`prefers_cpu`, and the features it read (None for a small layout)."""
+    """:func:`prefers_cpu`, and the features it read (None for a small layout).
+
+    The free cells are counted only where the count is cheap (up to
+    :data:`COUNT_CELLS` cells), where the sampled patches leave the layout's size in
+    doubt, and for maze-like layouts (whose cycle count reads every cell anyway);
+    elsewhere the patches' share of free cells stands for it (``f["cells"]`` is then
+    that estimate): a count of a 4096 x 4096 mask takes longer than the GPU's wavefront.
+    """
     if free.size < MIN_GPU_CELLS:
         return True, None
-    cells = int(np.count_nonzero(free))
-    if cells < MIN_GPU_CELLS:                    # before the patches: on a layout this
-        return True, None                        # small they cost as much
-    f = grid_features(free, cells)
+    counted = free.size <= COUNT_CELLS
+    if counted:
+        cells = int(np.count_nonzero(free))
+        if cells < MIN_GPU_CELLS:                # before the patches: on a layout this
+            return True, None                    # small they cost as much
+    f = _sampled(free)
+    if not counted:
+        cells = int(f["sampled"] * free.size)
+        if cells < SURE_CELLS * MIN_GPU_CELLS:
+            cells, counted = int(np.count_nonzero(free)), True
+            if cells < MIN_GPU_CELLS:
+                return True, None
+    f["cells"] = cells
     if f["corridor"] < MAX_GPU_CORRIDOR:
         # corridors wider than a cell: walls cutting the free space into pieces with no
         # way round (positive Euler characteristic) may keep the wavefront long and
@@ -328,6 +432,8 @@ def _decide(free: np.ndarray) -> tuple[bool, dict | None]:
             return False, f
         f["width"] = corridor_width(free)
         return f["width"] < MAX_CPU_WIDTH, f
+    if not counted:
+        cells = f["cells"] = int(np.count_nonzero(free))
     least = MIN_GPU_LOOPS_LARGE if cells >= LARGE_CELLS else MIN_GPU_LOOPS
     bound = int(np.ceil(least * cells))
     return 0 < cycle_rank(free, bound) < least * cells, f
