@@ -138,6 +138,12 @@ class Problem(ABC):
         self._clear()
         self._write_levels(v, BLOCKED if blocked else UNREACHED)
 
+    def free_view(self) -> np.ndarray:
+        """``(H, W)`` bool of a grid problem: True where a wavefront may enter now (the
+        layout's free cells less every blocked vertex). Read only: an engine may hand
+        out its own host mirror."""
+        return (np.asarray(self._read_levels(None)).reshape(self.shape) != BLOCKED)
+
     def wavefront(self, sources, targets=None) -> Wavefront:
         """Run one BFS from ``sources`` (vertex ids), optionally stopping at ``targets``."""
         src = np.unique(self._check_vertices(sources, "sources"))

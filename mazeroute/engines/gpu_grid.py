@@ -164,6 +164,11 @@ class GridRelaxProblem(DeviceProblem):
         return self._mode
 
     # -- Problem interface -------------------------------------------------------------
+    def free_view(self) -> np.ndarray:
+        # the host mirror of the blockages, kept by every write (no download); a batched
+        # search brings its lifted cells in at its synchronisation points (quiesce)
+        return self.host_free
+
     def _clear(self) -> None:
         if self.dirty:
             y0, y1, x0, x1 = self._box

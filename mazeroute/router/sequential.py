@@ -44,6 +44,7 @@ from ..engines import gpu_batch as gb
 from ..engines.auto import routing_prefers_cpu
 from ..errors import EngineUnavailable
 from ..layout import Cell, Layout
+from .grouped import Groups
 from .result import NetRoute, RouteResult
 
 ORDERS = ("file", "hpwl")
@@ -101,6 +102,10 @@ class Router:
         self.engine = f"{spec.backend}/{spec.strategy}"
         self.committed = 0
         self.batches = 0                 # batched launches of the last run
+        #: Whether a batched run searches consecutive multi-pin nets in groups
+        #: (:mod:`.grouped`); the same wires either way.
+        self.group_search = True
+        self.grouped = 0                 # nets of the last run committed from group searches
         self._wires: list[np.ndarray] = []     # committed wires' vertices, in order
         try:
             self._build(spec.backend, spec.strategy)
@@ -158,15 +163,29 @@ class Router:
         if remaining:
             self.problem.set_blocked(pins)
         else:
-            cells = np.concatenate(tree)
-            wire = self.grid.vertices(cells)
-            self.problem.set_blocked(wire)
-            self._wires.append(wire)
-            result.routed, result.order = True, self.committed
-            result.set_cells(cells)
-            result.length = len(cells) - 1
-            self.committed += 1
+            self._commit(result, np.concatenate(tree))
         result.seconds = time.perf_counter() - start
+        return result
+
+    def _commit(self, result: NetRoute, cells: np.ndarray) -> None:
+        """Block the wire ``cells`` (its pins included) for every later net, and record
+        it as ``result``'s."""
+        wire = self.grid.vertices(cells)
+        self.problem.set_blocked(wire)
+        self._wires.append(wire)
+        result.routed, result.order = True, self.committed
+        result.set_cells(cells)
+        result.length = len(cells) - 1
+        self.committed += 1
+
+    def _commit_tree(self, index: int, cells: np.ndarray, levels: int, turns: int,
+                     seconds: float) -> NetRoute:
+        """Commit net ``index``'s tree found by a group search (:mod:`.grouped`, which
+        certified it to be the tree :meth:`_route_net` would find)."""
+        net = self.layout.nets[index]
+        result = NetRoute(net.name, list(net.pins), levels=levels, bends=turns,
+                          seconds=seconds)
+        self._commit(result, np.asarray(cells, np.int64))
         return result
 
     def full_wavefront(self, index: int) -> np.ndarray:
@@ -231,9 +250,15 @@ def _batched(router: Router, sequence: list[int]) -> dict[int, NetRoute]:
         first = router.pin_start[seq[idx]]
         pins[idx] = np.hstack([router.pin_xy[first], router.pin_xy[first + 1]])
     alone: dict[int, NetRoute] = {}
+    groups = Groups(router, seq, ~two, getattr(router.batch, "quiesce", None))
 
     def route_alone(p: int) -> tuple[np.ndarray, np.ndarray] | None:
-        alone[p] = result = router._route_net(sequence[p])
+        result = groups.route(p) if router.group_search else None
+        if result is None:
+            result = router._route_net(sequence[p])
+            if result.routed:
+                groups.landed(result.cells)
+        alone[p] = result
         if not result.routed:
             return None
         grid = router.grid
@@ -242,6 +267,7 @@ def _batched(router: Router, sequence: list[int]) -> dict[int, NetRoute]:
     run = gb.BatchRun(router.batch, router.grid.shape, pins, ~two, route_alone)
     out = run.run()
     router.batches = run.batches
+    router.grouped = groups.taken
     nets = router.layout.nets
     results: dict[int, NetRoute] = {}
     order = 0
