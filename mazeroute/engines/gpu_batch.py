@@ -484,6 +484,8 @@ class GridBatch:
 
     def commit(self, cells: np.ndarray, pos: np.ndarray) -> None:
         """Block ``cells`` as wires of the nets at routing positions ``pos`` (per cell)."""
+        if not cells.size:
+            return
         self._settle()
         self._cells_launch(cells, pos, True)
         self.problem.host_free.ravel()[cells] = False

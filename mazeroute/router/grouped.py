@@ -38,7 +38,7 @@ import numba
 import numpy as np
 
 from ..engines import make_net_search
-from ..engines.weighted import COST_DTYPE, NetRequest, box_levels
+from ..engines.weighted import COST_DTYPE, LEVEL_TILE, NetRequest
 
 #: Cells by which a net's box exceeds its pins' box. A wider box certifies longer
 #: detours, a narrower one lets more boxes be disjoint; only the speed depends on it.
@@ -46,9 +46,11 @@ GROUP_MARGIN = 12
 #: Most nets in one group (one search call).
 GROUP_NETS = 1024
 #: A net whose group search fails (a pin out of reach in its box, or a branch longer
-#: than its box certifies) is searched again alone in boxes this many times wider
-#: before the router searches the whole grid for it.
-RETRY_GROWTH = (4, 16)
+#: than its box certifies) is searched once more, at the head of the next group, with a
+#: margin this many times wider, before the router searches the whole grid for it.
+RETRY_GROWTH = 4
+#: How far past a net a group search looks for more nets.
+LOOK_AHEAD = 4096
 
 # directions of the backtrace (mazeroute.backtrace): up, left, right, down
 _DX = np.array([0, -1, 1, 0], np.int64)
@@ -151,16 +153,17 @@ def certify(xy, pins, x0, y0, x1, y1, h, w):
 
 
 @numba.njit(cache=True, nogil=True)
-def _changes(view, seen, pin, boxes, out):
-    """Up to ``out.size`` cells of the boxes (not pins) whose state in ``view`` differs
-    from ``seen``, as flat ids in ``out``; ``seen`` takes their new state. Returns how
-    many (``out.size``: call again for the rest)."""
+def _changes(view, seen, skip, boxes, out):
+    """Up to ``out.size`` cells of the boxes (not ``skip``: pins, and the cells of
+    results waiting in the cache) whose state in ``view`` differs from ``seen``, as flat
+    ids in ``out``; ``seen`` takes their new state. Returns how many (``out.size``: call
+    again for the rest)."""
     w = view.shape[1]
     m = 0
     for b in range(boxes.shape[0]):
         for y in range(boxes[b, 1], boxes[b, 3] + 1):
             for x in range(boxes[b, 0], boxes[b, 2] + 1):
-                if view[y, x] != seen[y, x] and not pin[y, x]:
+                if view[y, x] != seen[y, x] and not skip[y, x]:
                     if m == out.size:
                         return m
                     seen[y, x] = view[y, x]
@@ -169,8 +172,57 @@ def _changes(view, seen, pin, boxes, out):
     return m
 
 
+@numba.njit(cache=True, nogil=True)
+def _mark(tiles, box, tile, tiles_w):
+    for ty in range(box[1] // tile, box[3] // tile + 1):
+        for tx in range(box[0] // tile, box[2] // tile + 1):
+            tiles[ty * tiles_w + tx] = True
+
+
+@numba.njit(cache=True, nogil=True)
+def _clear_of(tiles, box, tile, tiles_w):
+    for ty in range(box[1] // tile, box[3] // tile + 1):
+        for tx in range(box[0] // tile, box[2] // tile + 1):
+            if tiles[ty * tiles_w + tx]:
+                return False
+    return True
+
+
+@numba.njit(cache=True, nogil=True)
+def _pick(first, end, boxes, state, tile, tiles_w, tiles_h, most):
+    """The positions a group search from ``first`` takes: ``first``, then, in order up to
+    ``end``, each position not cached (``state`` 0) whose box shares no tile with the
+    box of an earlier position still waiting for its search (not picked, or cached
+    without a certified result: ``state`` 2), nor with a box picked here (their wires
+    are not known yet); positions with a certified result (``state`` 1) stand in the
+    search's blockages already. At most ``most``."""
+    pending = np.zeros(tiles_w * tiles_h, np.bool_)
+    out = np.empty(most, np.int64)
+    m = 0
+    for q in range(first, end):
+        if m == most:
+            break
+        if state[q] == 1:
+            continue
+        if state[q] == 0 and (m == 0 or _clear_of(pending, boxes[q], tile, tiles_w)):
+            out[m] = q
+            m += 1
+        _mark(pending, boxes[q], tile, tiles_w)
+    return out[:m]
+
+
 class Groups:
     """Group searches of one run's barrier nets (module notes).
+
+    A group search at net ``p``'s turn takes every later net of the run whose box meets
+    no box of a net before it that still waits for its search (the nets of one level of
+    the box-overlap order, as :func:`~mazeroute.engines.weighted.box_levels` counts
+    them). Its certified results wait in the cache until their turn, and their wires
+    stand in the search's blockages at once (``virtual``), so that the next group sees
+    them as it would at its own turn. A wire committed from elsewhere (a net searched in
+    a wider box, or by the router itself) drops every cached result whose box it
+    enters, and, in turn, every later cached result whose box meets a dropped one's
+    (:meth:`_drop`); results stay cached only while nothing can change them.
 
     Parameters
     ----------
@@ -184,40 +236,86 @@ class Groups:
         self.router, self.sequence, self.barrier, self.sync = router, sequence, barrier, sync
         self.search = None
         self.cache: dict[int, tuple | None] = {}
+        self.state = np.zeros(len(sequence), np.int8)   # 0, or cached: 1 certified, 2 not
         self.searches = 0                  # search calls
         self.taken = 0                     # nets committed from them
+        h, w = router.grid.shape
+        self.tiles = (-(-w // LEVEL_TILE), -(-h // LEVEL_TILE))
+        self.boxes = self._boxes(GROUP_MARGIN)
+        self.widened = np.zeros(len(sequence), bool)   # searched in a wider box once
+        # the end of the run of barrier nets each position belongs to
+        stops = np.flatnonzero(~np.append(barrier, False))
+        self.run_end = stops[np.searchsorted(stops, np.arange(len(sequence)))]
 
     def route(self, p: int):
         """Net ``sequence[p]``'s result from a group search, committed through the
         router, or None where the router must search it by itself (then tell
         :meth:`landed` where its wire went)."""
-        if p not in self.cache:
+        if not self.state[p]:
             self._search_from(p)
-        found = self.cache.pop(p, None)
-        retried = found is None
-        for grow in RETRY_GROWTH if retried else ():
-            found = self._search_from(p, GROUP_MARGIN * grow, 1, keep=False).get(p)
-            if found is not None:
-                break
+        found = self._take(p)
+        if found is None and not self.widened[p]:
+            # once more in a wider box, at the head of the next group; cached results
+            # in that box were searched with p's wire still to come: search them anew
+            self.widened[p] = True
+            self.boxes[p] = self._boxes(GROUP_MARGIN * RETRY_GROWTH, np.array([p]))[0]
+            self._drop(self._cached_meeting(self.boxes[p]))
+            self._search_from(p)
+            found = self._take(p)
         if found is None:
             return None
         xy, levels, turns, seconds, _ = found
-        if retried:                        # a wider box than the group's: check the rest
-            self.landed(xy)
         self.taken += 1
         return self.router._commit_tree(int(self.sequence[p]), xy, levels, turns, seconds)
+
+    def _take(self, p: int):
+        """Net ``p``'s cached result (None: not certified), out of the cache; its wire
+        goes from the search's own blockages to the router's."""
+        found = self.cache.pop(p, None)
+        self.state[p] = 0
+        if found is not None:
+            cells = found[0]
+            self.virtual[cells[:, 1], cells[:, 0]] = False
+        return found
+
+    def _cached_meeting(self, box) -> list[int]:
+        """Cached positions whose box overlaps ``box``."""
+        if not self.cache:
+            return []
+        keys = np.fromiter(self.cache, np.int64, len(self.cache))
+        b = self.boxes[keys]
+        hit = ~((b[:, 2] < box[0]) | (box[2] < b[:, 0]) | (b[:, 3] < box[1])
+                | (box[3] < b[:, 1]))
+        return keys[hit].tolist()
+
+    def _drop(self, positions: list[int]) -> None:
+        """Drop the cached results of ``positions``, and of every later cached position
+        whose box meets a dropped one (it was searched with that wire in place)."""
+        todo = list(positions)
+        while todo:
+            q = todo.pop()
+            if not self.state[q]:
+                continue
+            found = self._take(q)
+            if found is not None:           # its wire leaves the search's blockages
+                cells = found[0]
+                open_ = ~self.pin[cells[:, 1], cells[:, 0]]
+                self.seen[cells[open_, 1], cells[open_, 0]] = True
+                self.search.set_owner(cells[open_], -1)
+            todo += [e for e in self._cached_meeting(self.boxes[q]) if e > q]
 
     def landed(self, xy: np.ndarray) -> None:
         """A wire ``xy`` was committed outside a group's own boxes: drop the results
         whose box it enters (they were searched without it)."""
         xy = np.asarray(xy).reshape(-1, 2)
-        for q, found in list(self.cache.items()):
-            if found is None:
-                continue
-            x0, y0, x1, y1 = found[4]
+        lo, hi = xy.min(axis=0), xy.max(axis=0)
+        hit = []
+        for q in self._cached_meeting((lo[0], lo[1], hi[0], hi[1])):
+            x0, y0, x1, y1 = self.boxes[q]
             if ((xy[:, 0] >= x0) & (xy[:, 0] <= x1) & (xy[:, 1] >= y0)
                     & (xy[:, 1] <= y1)).any():
-                del self.cache[q]
+                hit.append(q)
+        self._drop(hit)
 
     def _make(self) -> None:
         r = self.router
@@ -231,6 +329,7 @@ class Groups:
         owner[xy[:, 1], xy[:, 0]] = net
         self.wall = len(layout.nets)        # owner of a wire cell: no net may enter it
         self.seen = np.array(r.problem.free_view(), dtype=bool)
+        self.virtual = np.zeros(free.shape, bool)   # wires of cached results
         owner[free & ~self.seen & ~self.pin] = self.wall
         backend = "gpu" if r.engine.startswith("gpu") else "cpu"
         self.search = make_net_search(backend, free, owner)
@@ -238,22 +337,29 @@ class Groups:
         self.fresh = True                  # the next call uploads every cost
         self.buf = np.empty(1 << 12, np.int64)
 
-    def _boxes(self, nets: np.ndarray, margin: int) -> np.ndarray:
+    def _boxes(self, margin: int, at: np.ndarray | None = None) -> np.ndarray:
+        """Boxes ``(x0, y0, x1, y1)`` of the nets at positions ``at`` (default: all):
+        their pins' boxes grown by ``margin``, clipped to the grid."""
         r = self.router
         h, w = r.grid.shape
-        out = np.empty((len(nets), 4), np.int64)
-        for k, i in enumerate(nets.tolist()):
-            pins = r.pin_xy[r.pin_start[i]:r.pin_start[i] + r.pin_count[i]]
-            lo, hi = pins.min(axis=0) - margin, pins.max(axis=0) + margin
-            out[k] = (max(0, lo[0]), max(0, lo[1]), min(w - 1, hi[0]), min(h - 1, hi[1]))
-        return out
+        nets = self.sequence if at is None else self.sequence[at]
+        if len(nets) == 0:
+            return np.zeros((0, 4), np.int64)
+        start, count = r.pin_start[nets], r.pin_count[nets]
+        cuts = np.cumsum(count) - count
+        xy = r.pin_xy[np.repeat(start - cuts, count) + np.arange(count.sum())]
+        lo = np.maximum(np.minimum.reduceat(xy, cuts) - margin, 0)
+        hi = np.minimum(np.maximum.reduceat(xy, cuts) + margin, [w - 1, h - 1])
+        return np.concatenate([lo, hi], axis=1).astype(np.int64)
 
     def _sync_state(self, boxes: np.ndarray) -> None:
-        """Bring the search's cell owners up to the router's blockages in ``boxes``."""
+        """Bring the search's cell owners up to the router's blockages in ``boxes``
+        (the cached results' wires stay as they are)."""
         view = self.router.problem.free_view()
         w = view.shape[1]
+        skip = self.pin | self.virtual
         while True:
-            m = _changes(view, self.seen, self.pin, boxes, self.buf)
+            m = _changes(view, self.seen, skip, boxes, self.buf)
             cells = self.buf[:m]
             now = view.ravel()[cells]
             xy = np.stack([cells % w, cells // w], axis=1)
@@ -264,27 +370,33 @@ class Groups:
             if m < self.buf.size:
                 return
 
-    def _search_from(self, p: int, margin: int = GROUP_MARGIN, most: int = GROUP_NETS,
-                     keep: bool = True) -> dict:
-        """Search the group of (at most ``most``) consecutive barrier nets from position
-        ``p`` on, boxes ``margin`` cells wider than the pins' boxes; returns each
-        position's certified result (None: not certified), kept in the cache unless
-        ``keep`` is False (then the cache stays as it is)."""
+    def _search_from(self, p: int) -> None:
+        """Search ``p`` and the later nets of its run that :func:`_pick` takes; cache
+        their results, the certified ones' wires in the search's blockages."""
+        end = min(int(self.run_end[p]), p + LOOK_AHEAD)
+        picked = _pick(p, end, self.boxes, self.state, LEVEL_TILE, *self.tiles, GROUP_NETS)
+        found = self._search(picked, self.boxes[picked])
+        for q, res in found.items():
+            self.cache[q] = res
+            self.state[q] = 2 if res is None else 1
+            if res is not None:
+                cells = res[0]
+                open_ = ~self.pin[cells[:, 1], cells[:, 0]]
+                self.virtual[cells[:, 1], cells[:, 0]] = True
+                self.seen[cells[open_, 1], cells[open_, 0]] = False
+                self.search.set_owner(cells[open_], self.wall)
+
+    def _search(self, at: np.ndarray, boxes: np.ndarray) -> dict:
+        """One search call for the nets at positions ``at`` in ``boxes`` on the
+        blockages now; each position's certified result (None: not certified)."""
         start = time.perf_counter()
         r = self.router
-        end = p
-        while end < len(self.sequence) and end - p < most and self.barrier[end]:
-            end += 1
-        nets = self.sequence[p:end]
-        boxes = self._boxes(nets, margin)
-        level = box_levels(boxes, r.grid.shape)
-        take = int(np.argmax(level > 0)) if (level > 0).any() else len(nets)
-        nets, boxes = nets[:take], boxes[:take]
         if self.sync is not None:
             self.sync()
         if self.search is None:
             self._make()
         self._sync_state(boxes)
+        nets = self.sequence[at]
         requests = [NetRequest(int(i), r.pin_xy[r.pin_start[i]:r.pin_start[i] + r.pin_count[i]],
                                tuple(b)) for i, b in zip(nets.tolist(), boxes.tolist())]
         found = self.search.route(self.cost, requests,
@@ -294,14 +406,13 @@ class Groups:
         h, w = r.grid.shape
         seconds = (time.perf_counter() - start) / max(1, len(nets))
         out: dict = {}
-        for k, (req, xy) in enumerate(zip(requests, found)):
+        for q, req, xy in zip(at.tolist(), requests, found):
             ok = False
             if xy is not None:
                 x0, y0, x1, y1 = req.box
                 ok, levels, turns = certify(np.ascontiguousarray(xy, np.int64),
                                             np.ascontiguousarray(req.pins, np.int64),
                                             x0, y0, x1, y1, h, w)
-            out[p + k] = (xy, levels, turns, seconds, req.box) if ok else None
-        if keep:
-            self.cache = out
+            out[q] = (np.asarray(xy, np.int64), levels, turns, seconds, req.box) if ok \
+                else None
         return out
