@@ -3,12 +3,14 @@ wires of the one-net-at-a-time loop.
 
 The batched search of ``gpu/grid`` takes two-pin nets only; a net of more pins is a
 *barrier* that the router used to search by itself, one whole-grid wavefront (a launch
-and a read-back) per branch of its tree. Here a run of consecutive barrier nets is cut
-into *groups*: each net's box is its pins' box grown by :data:`GROUP_MARGIN`, a group
-takes the next nets in routing order while each one's box is disjoint from the boxes of
-the group so far, and the whole group is one call of the weighted net search
-(:mod:`mazeroute.engines.weighted`) on uniform costs, whose trees are the BFS trees of
-the router (same target choice, same backtrace rule; see that module's notes).
+and a read-back) per branch of its tree. Here, at a barrier net's turn, it and later
+nets of its run of consecutive barrier nets are searched as one *group*: each net's box
+is its pins' box grown by :data:`GROUP_MARGIN`, and a later net joins when its box meets
+neither a box of the group or of a result waiting in the cache, nor the box of any
+earlier net left out (that net goes first, and its wire may enter). The group is one
+call of the weighted net search (:mod:`mazeroute.engines.weighted`) on uniform costs,
+whose trees are the BFS trees of the router (same target choice, same backtrace rule;
+see that module's notes).
 
 Why a result found in a box is the router's (:func:`certify`)
     Take a tree ``T`` and the pins ``R`` not yet in it, and a branch of length ``d``
@@ -19,15 +21,17 @@ Why a result found in a box is the router's (:func:`certify`)
     at most ``d`` from ``T`` to a pin stays in the box: the pins at distance ``d`` (the
     router's tie set) and every cell on their shortest paths (all the backtrace can step
     on, and every neighbour it compares) have the same distance in the box as in the
-    grid, so the target, the wire and its bends are the router's. A branch that fails
-    the test, or a net the box search leaves unrouted, is routed by itself as before.
+    grid, so the target, the wire and its bends are the router's. A net that fails the
+    test, or that the box search leaves unrouted, is searched once more in a wider box
+    (:data:`RETRY_GROWTH`), then by the router itself as before.
 
 Order
-    The nets of a group are searched on the blockages as of the first one's turn. A later
-    member's box is disjoint from the earlier members' boxes, and a certified wire stays
-    in its box, so its blockages at its own turn are the same within its box; once a
-    member falls back to the whole-grid search, its wire may land anywhere, so the
-    results of the members after it are dropped and searched again at their turn.
+    The nets of a group are searched on the blockages as of the first one's turn, and
+    their results wait in a cache for their own turn. No earlier net still to be
+    searched has a box meeting theirs, and a certified wire stays in its box, so each
+    one's blockages at its turn are the same within its box. A wire that may leave its
+    group box (a wider box's, or the router's own search) drops the cached results whose
+    box it enters; they are searched again at their turn.
 """
 
 from __future__ import annotations
@@ -154,10 +158,9 @@ def certify(xy, pins, x0, y0, x1, y1, h, w):
 
 @numba.njit(cache=True, nogil=True)
 def _changes(view, seen, skip, boxes, out):
-    """Up to ``out.size`` cells of the boxes (not ``skip``: pins, and the cells of
-    results waiting in the cache) whose state in ``view`` differs from ``seen``, as flat
-    ids in ``out``; ``seen`` takes their new state. Returns how many (``out.size``: call
-    again for the rest)."""
+    """Up to ``out.size`` cells of the boxes (not ``skip``: the pins) whose state in
+    ``view`` differs from ``seen``, as flat ids in ``out``; ``seen`` takes their new
+    state. Returns how many (``out.size``: call again for the rest)."""
     w = view.shape[1]
     m = 0
     for b in range(boxes.shape[0]):
@@ -173,10 +176,10 @@ def _changes(view, seen, skip, boxes, out):
 
 
 @numba.njit(cache=True, nogil=True)
-def _mark(tiles, box, tile, tiles_w):
+def _mark(tiles, box, tile, tiles_w, delta):
     for ty in range(box[1] // tile, box[3] // tile + 1):
         for tx in range(box[0] // tile, box[2] // tile + 1):
-            tiles[ty * tiles_w + tx] = True
+            tiles[ty * tiles_w + tx] += delta
 
 
 @numba.njit(cache=True, nogil=True)
@@ -189,40 +192,36 @@ def _clear_of(tiles, box, tile, tiles_w):
 
 
 @numba.njit(cache=True, nogil=True)
-def _pick(first, end, boxes, state, tile, tiles_w, tiles_h, most):
-    """The positions a group search from ``first`` takes: ``first``, then, in order up to
-    ``end``, each position not cached (``state`` 0) whose box shares no tile with the
-    box of an earlier position still waiting for its search (not picked, or cached
-    without a certified result: ``state`` 2), nor with a box picked here (their wires
-    are not known yet); positions with a certified result (``state`` 1) stand in the
-    search's blockages already. At most ``most``."""
-    pending = np.zeros(tiles_w * tiles_h, np.bool_)
-    out = np.empty(most, np.int64)
+def _pick(cand, boxes, occ, tile, tiles_w, most):
+    """The first of ``cand`` (always) and, in order, each later one whose box shares no
+    tile with a box in ``occ`` (the cached results') nor with the box of an earlier
+    candidate, picked or not (a net left out goes before it, and its wire may enter its
+    box), up to ``most``; the picked boxes are marked in ``occ``."""
+    out = np.empty(min(cand.size, most), np.int64)
+    skip = np.zeros(occ.size, np.int32)
     m = 0
-    for q in range(first, end):
-        if m == most:
+    for c in cand:
+        if m == out.size:
             break
-        if state[q] == 1:
-            continue
-        if state[q] == 0 and (m == 0 or _clear_of(pending, boxes[q], tile, tiles_w)):
-            out[m] = q
+        if m == 0 or (_clear_of(occ, boxes[c], tile, tiles_w)
+                      and _clear_of(skip, boxes[c], tile, tiles_w)):
+            _mark(occ, boxes[c], tile, tiles_w, 1)
+            out[m] = c
             m += 1
-        _mark(pending, boxes[q], tile, tiles_w)
+        else:
+            _mark(skip, boxes[c], tile, tiles_w, 1)
     return out[:m]
 
 
 class Groups:
     """Group searches of one run's barrier nets (module notes).
 
-    A group search at net ``p``'s turn takes every later net of the run whose box meets
-    no box of a net before it that still waits for its search (the nets of one level of
-    the box-overlap order, as :func:`~mazeroute.engines.weighted.box_levels` counts
-    them). Its certified results wait in the cache until their turn, and their wires
-    stand in the search's blockages at once (``virtual``), so that the next group sees
-    them as it would at its own turn. A wire committed from elsewhere (a net searched in
-    a wider box, or by the router itself) drops every cached result whose box it
-    enters, and, in turn, every later cached result whose box meets a dropped one's
-    (:meth:`_drop`); results stay cached only while nothing can change them.
+    Results wait in a cache until their net's turn. The boxes of the cached results are
+    pairwise disjoint (their tiles are counted in ``occ``), and a cached box never meets
+    the box of an earlier net still to be searched, so a certified wire, which stays in
+    its box, never changes another cached result. A wire committed otherwise (a net
+    searched in a wider box, or by the router itself) drops the cached results whose box
+    it enters (:meth:`landed`).
 
     Parameters
     ----------
@@ -236,13 +235,14 @@ class Groups:
         self.router, self.sequence, self.barrier, self.sync = router, sequence, barrier, sync
         self.search = None
         self.cache: dict[int, tuple | None] = {}
-        self.state = np.zeros(len(sequence), np.int8)   # 0, or cached: 1 certified, 2 not
         self.searches = 0                  # search calls
         self.taken = 0                     # nets committed from them
         h, w = router.grid.shape
-        self.tiles = (-(-w // LEVEL_TILE), -(-h // LEVEL_TILE))
+        self.tiles_w = -(-w // LEVEL_TILE)
+        self.occ = np.zeros(self.tiles_w * -(-h // LEVEL_TILE), np.int32)
         self.boxes = self._boxes(GROUP_MARGIN)
         self.widened = np.zeros(len(sequence), bool)   # searched in a wider box once
+        self.loose: dict[int, bool] = {}   # searched with a box meeting cached boxes
         # the end of the run of barrier nets each position belongs to
         stops = np.flatnonzero(~np.append(barrier, False))
         self.run_end = stops[np.searchsorted(stops, np.arange(len(sequence)))]
@@ -251,32 +251,29 @@ class Groups:
         """Net ``sequence[p]``'s result from a group search, committed through the
         router, or None where the router must search it by itself (then tell
         :meth:`landed` where its wire went)."""
-        if not self.state[p]:
+        if p not in self.cache:
             self._search_from(p)
         found = self._take(p)
         if found is None and not self.widened[p]:
-            # once more in a wider box, at the head of the next group; cached results
-            # in that box were searched with p's wire still to come: search them anew
+            # once more in a wider box, at the head of the next group
             self.widened[p] = True
             self.boxes[p] = self._boxes(GROUP_MARGIN * RETRY_GROWTH, np.array([p]))[0]
-            self._drop(self._cached_meeting(self.boxes[p]))
             self._search_from(p)
             found = self._take(p)
         if found is None:
             return None
         xy, levels, turns, seconds, _ = found
+        if self.loose.pop(p, False):       # its box met cached ones: check them
+            self.landed(xy)
         self.taken += 1
         return self.router._commit_tree(int(self.sequence[p]), xy, levels, turns, seconds)
 
     def _take(self, p: int):
-        """Net ``p``'s cached result (None: not certified), out of the cache; its wire
-        goes from the search's own blockages to the router's."""
-        found = self.cache.pop(p, None)
-        self.state[p] = 0
-        if found is not None:
-            cells = found[0]
-            self.virtual[cells[:, 1], cells[:, 0]] = False
-        return found
+        """Net ``p``'s cached result (None: not certified), out of the cache."""
+        if p not in self.cache:
+            return None
+        _mark(self.occ, self.boxes[p], LEVEL_TILE, self.tiles_w, -1)
+        return self.cache.pop(p)
 
     def _cached_meeting(self, box) -> list[int]:
         """Cached positions whose box overlaps ``box``."""
@@ -288,34 +285,16 @@ class Groups:
                 | (box[3] < b[:, 1]))
         return keys[hit].tolist()
 
-    def _drop(self, positions: list[int]) -> None:
-        """Drop the cached results of ``positions``, and of every later cached position
-        whose box meets a dropped one (it was searched with that wire in place)."""
-        todo = list(positions)
-        while todo:
-            q = todo.pop()
-            if not self.state[q]:
-                continue
-            found = self._take(q)
-            if found is not None:           # its wire leaves the search's blockages
-                cells = found[0]
-                open_ = ~self.pin[cells[:, 1], cells[:, 0]]
-                self.seen[cells[open_, 1], cells[open_, 0]] = True
-                self.search.set_owner(cells[open_], -1)
-            todo += [e for e in self._cached_meeting(self.boxes[q]) if e > q]
-
     def landed(self, xy: np.ndarray) -> None:
         """A wire ``xy`` was committed outside a group's own boxes: drop the results
         whose box it enters (they were searched without it)."""
         xy = np.asarray(xy).reshape(-1, 2)
         lo, hi = xy.min(axis=0), xy.max(axis=0)
-        hit = []
         for q in self._cached_meeting((lo[0], lo[1], hi[0], hi[1])):
             x0, y0, x1, y1 = self.boxes[q]
             if ((xy[:, 0] >= x0) & (xy[:, 0] <= x1) & (xy[:, 1] >= y0)
                     & (xy[:, 1] <= y1)).any():
-                hit.append(q)
-        self._drop(hit)
+                self._take(q)
 
     def _make(self) -> None:
         r = self.router
@@ -329,7 +308,6 @@ class Groups:
         owner[xy[:, 1], xy[:, 0]] = net
         self.wall = len(layout.nets)        # owner of a wire cell: no net may enter it
         self.seen = np.array(r.problem.free_view(), dtype=bool)
-        self.virtual = np.zeros(free.shape, bool)   # wires of cached results
         owner[free & ~self.seen & ~self.pin] = self.wall
         backend = "gpu" if r.engine.startswith("gpu") else "cpu"
         self.search = make_net_search(backend, free, owner)
@@ -353,13 +331,11 @@ class Groups:
         return np.concatenate([lo, hi], axis=1).astype(np.int64)
 
     def _sync_state(self, boxes: np.ndarray) -> None:
-        """Bring the search's cell owners up to the router's blockages in ``boxes``
-        (the cached results' wires stay as they are)."""
+        """Bring the search's cell owners up to the router's blockages in ``boxes``."""
         view = self.router.problem.free_view()
         w = view.shape[1]
-        skip = self.pin | self.virtual
         while True:
-            m = _changes(view, self.seen, skip, boxes, self.buf)
+            m = _changes(view, self.seen, self.pin, boxes, self.buf)
             cells = self.buf[:m]
             now = view.ravel()[cells]
             xy = np.stack([cells % w, cells // w], axis=1)
@@ -371,20 +347,14 @@ class Groups:
                 return
 
     def _search_from(self, p: int) -> None:
-        """Search ``p`` and the later nets of its run that :func:`_pick` takes; cache
-        their results, the certified ones' wires in the search's blockages."""
+        """Search ``p`` and the later nets of its run (up to :data:`LOOK_AHEAD`
+        positions on) that :func:`_pick` takes; cache their results."""
+        if self._cached_meeting(self.boxes[p]):
+            self.loose[p] = True           # its wire may enter those: checked when landed
         end = min(int(self.run_end[p]), p + LOOK_AHEAD)
-        picked = _pick(p, end, self.boxes, self.state, LEVEL_TILE, *self.tiles, GROUP_NETS)
-        found = self._search(picked, self.boxes[picked])
-        for q, res in found.items():
-            self.cache[q] = res
-            self.state[q] = 2 if res is None else 1
-            if res is not None:
-                cells = res[0]
-                open_ = ~self.pin[cells[:, 1], cells[:, 0]]
-                self.virtual[cells[:, 1], cells[:, 0]] = True
-                self.seen[cells[open_, 1], cells[open_, 0]] = False
-                self.search.set_owner(cells[open_], self.wall)
+        cand = np.array([q for q in range(p, end) if q not in self.cache], np.int64)
+        picked = _pick(cand, self.boxes, self.occ, LEVEL_TILE, self.tiles_w, GROUP_NETS)
+        self.cache.update(self._search(picked, self.boxes[picked]))
 
     def _search(self, at: np.ndarray, boxes: np.ndarray) -> dict:
         """One search call for the nets at positions ``at`` in ``boxes`` on the
