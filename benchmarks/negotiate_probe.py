@@ -8,7 +8,10 @@ mode="negotiate")`` (median of ``--repeats``), nets routed, iterations, and whet
 backends give the same routes. ``--big``: 4096 x 4096, 32,000 local nets on the GPU only,
 its time and the peak of CuPy's memory pool. ``--profile`` (with ``--big``): the GPU run
 under cProfile, its functions by own time and by cumulative time (where the phases after
-the loop, the CPU engine's share and the device's waits show).
+the loop, the CPU engine's share and the device's waits show). ``--calls``: one GPU run
+of the 1024^2 layout (first seed) with every search call of the weighted engine
+recorded: device calls (nets, largest box, wall time, kernel time by CUDA events) and
+the calls the CPU engine took, which says what bounds the GPU's negotiation.
 """
 
 from __future__ import annotations
@@ -42,7 +45,11 @@ def main() -> None:
     ap.add_argument("--big", action="store_true")
     ap.add_argument("--seeds", type=int, nargs="+", default=[1])
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--calls", action="store_true")
     args = ap.parse_args()
+    if args.calls:
+        calls(args.seeds[0])
+        return
     for seed in [] if args.profile else args.seeds:
         lay = random_layout(1024, 1024, density=0.25, nets=2000, pins=2, seed=seed, span=64)
         route(lay, backend="gpu", mode="negotiate", max_iterations=2)     # compile, warm up
@@ -77,6 +84,64 @@ def main() -> None:
         print(f"4096^2 32000 nets: gpu {took:.2f} s, {res.routed} routed, "
               f"{len(res.iterations)} its, CuPy pool peak {pool.total_bytes() / 2**20:.0f} MiB "
               f"(used now {pool.used_bytes() / 2**20:.0f} MiB)", flush=True)
+
+
+def calls(seed: int) -> None:
+    """Every weighted search call of one GPU negotiation, recorded (see the module notes)."""
+    import cupy
+
+    from mazeroute.engines import gpu_weighted as gw
+    from mazeroute.engines import weighted as wt
+
+    dev, cpu = [], []
+    device, on_cpu = gw.GPUNetSearch._route_device, wt.CPUNetSearch.route
+    launch = gw.GPUNetSearch._run
+
+    def timed_device(self, cost, requests, changed=None):
+        start = time.perf_counter()
+        out = device(self, cost, requests, changed)
+        if requests:
+            areas = [(r.box[2] - r.box[0] + 1) * (r.box[3] - r.box[1] + 1) for r in requests]
+            dev.append([len(requests), max(areas), time.perf_counter() - start, 0.0])
+        return out
+
+    def timed_run(self, *a):
+        begin, end = cupy.cuda.Event(), cupy.cuda.Event()
+        begin.record()
+        launch(self, *a)
+        end.record()
+        end.synchronize()
+        if dev:
+            dev[-1][3] += cupy.cuda.get_elapsed_time(begin, end) / 1e3
+
+    def timed_cpu(self, cost, requests, changed=None):
+        start = time.perf_counter()
+        out = on_cpu(self, cost, requests, changed)
+        cpu.append((len(requests), time.perf_counter() - start))
+        return out
+
+    lay = random_layout(1024, 1024, density=0.25, nets=2000, pins=2, seed=seed, span=64)
+    route(lay, backend="gpu", mode="negotiate", max_iterations=2)
+    gw.GPUNetSearch._route_device, gw.GPUNetSearch._run = timed_device, timed_run
+    wt.CPUNetSearch.route = timed_cpu
+    start = time.perf_counter()
+    res = route(lay, backend="gpu", mode="negotiate")
+    took = time.perf_counter() - start
+    print(f"1024^2 2000 nets seed {seed}, GPU: {took:.2f} s (calls recorded), {res.routed} "
+          f"routed, {len(res.iterations)} iterations")
+    nets = [d[0] for d in dev]
+    print(f"device calls {len(dev)}: {sum(d[2] for d in dev):.3f} s wall, kernels and "
+          f"transfers {sum(d[3] for d in dev):.3f} s; nets a call: median "
+          f"{statistics.median(nets)}; largest box a call: median "
+          f"{statistics.median(d[1] for d in dev)} cells")
+    for lo, hi in ((0, 1 << 12), (1 << 12, 1 << 14), (1 << 14, 1 << 16), (1 << 16, 1 << 40)):
+        part = [d for d in dev if lo <= d[1] < hi]
+        if part:
+            print(f"  largest box in [{lo}, {hi}): {len(part)} calls, "
+                  f"{sum(d[2] for d in part):.3f} s, median device time "
+                  f"{statistics.median(d[3] for d in part) * 1e3:.2f} ms")
+    print(f"CPU engine calls {len(cpu)}: {sum(c[1] for c in cpu):.3f} s, "
+          f"{sum(c[0] for c in cpu)} nets")
 
 
 if __name__ == "__main__":

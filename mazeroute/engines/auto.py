@@ -460,8 +460,11 @@ def routing_prefers_cpu(free: np.ndarray, pin_counts: np.ndarray,
     * a maze of one-cell corridors with few loops (under :data:`MIN_ROUTING_LOOPS` a
       free cell) goes to the CPU: its detours make windows grow;
     * so does a layout where most nets have more than two pins and are local (median pin
-      box half-perimeter at most :data:`LOCAL_SPAN` of the grid's), since those nets are
-      searched one at a time on both engines and the CPU's searches stay small.
+      box half-perimeter at most :data:`LOCAL_SPAN` of the grid's): the GPU searches
+      them in groups of disjoint boxes (:mod:`mazeroute.router.grouped`), but a net
+      that outgrows its box is a whole-grid search per branch, where the CPU's
+      searches stay small; RESULTS.md ("Multi-pin nets in groups") has where each side
+      wins.
 
     ``pin_counts`` and ``spans`` (pin box half-perimeters) have one entry per net.
 
