@@ -72,7 +72,7 @@ MAX_CPU_WIDTH = 14
 #: bigger ones, unless maze-like, take the sampled patches' share of free cells times
 #: the grid's cells, when that estimate is at least ``SURE_CELLS`` times
 #: :data:`MIN_GPU_CELLS` (else they are counted: the patches may miss the free space).
-COUNT_CELLS = 1 << 21
+COUNT_CELLS = 1 << 18
 SURE_CELLS = 4
 #: Cells a probe visits before it stops.
 _PROBE_CELLS = 1 << 13
@@ -121,14 +121,19 @@ def _patch_counts(words):
     return int(narrow), int(total), int(wall), int(edges), int(squares)
 
 
+def _corners(n: int) -> list[int]:
+    """Where the patches start along a side of ``n`` cells."""
+    if n <= _PATCH:
+        return [0]
+    return sorted({(n - _PATCH) * k // (_PATCHES - 1) for k in range(_PATCHES)})
+
+
 def _patches(free: np.ndarray) -> np.ndarray:
     """The sampled patches of ``free`` as :func:`_patch_counts` takes them: up to
     ``_PATCHES`` x ``_PATCHES`` patches of ``_PATCH`` x ``_PATCH`` cells spread over the
     grid, in one zero-bordered stack."""
     h, w = free.shape
-    ys = np.linspace(0, max(0, h - _PATCH), _PATCHES).astype(int) if h > _PATCH else [0]
-    xs = np.linspace(0, max(0, w - _PATCH), _PATCHES).astype(int) if w > _PATCH else [0]
-    corners = [(y, x) for y in sorted(set(ys)) for x in sorted(set(xs))]
+    corners = [(y, x) for y in _corners(h) for x in _corners(w)]
     ph, pw = min(h, _PATCH), min(w, _PATCH)
     buf = np.zeros((len(corners), ph + 2, 8 * (-(-pw // 8) + 2)), np.uint8)
     for k, (y, x) in enumerate(corners):
