@@ -10,7 +10,9 @@ On an engine that offers a batched search (``gpu/grid``, see
 :mod:`mazeroute.engines.gpu_batch`) :meth:`Router.run` routes two-pin nets many at a time,
 one GPU launch per batch, with results identical to the one-net-at-a-time loop: every
 net is searched on the blockages as of its own turn, and a result that an earlier net's
-wire could still change is redone.
+wire could still change is redone. Nets of more pins go in groups of disjoint boxes
+through the weighted net search, each tree certified to be the whole grid's
+(:mod:`.grouped`).
 
 Examples
 --------
