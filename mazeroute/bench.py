@@ -1378,25 +1378,18 @@ def classes_goals(rows: Sequence[ClassRow], routing: Sequence[RoutingRow],
                          "every layout", f"<= {bound:g}x best's time",
                          "no GPU: auto runs the CPU engine"))
     else:
-        bad = [r for r in timed if r.auto_vs_best > bound]
-        wrong = [r for r in timed if r.auto_pick != r.best]
-        out.append(Target("w-auto", "auto (its decision included) vs the faster engine, "
-                          "every layout", f"met on {len(timed) - len(bad)} of {len(timed)} "
-                          f"rows; picks the faster engine on {len(timed) - len(wrong)}",
-                          f"<= {bound:g}x best's time", "yes" if not bad else "no", len(bad),
-                          "over: " + ", ".join(f"{r.layout} {r.size} ({r.auto_vs_best:.2f}x, "
-                                               f"{r.auto_pick})" for r in bad)
-                          if bad else ""))
+        right = sum(r.auto_pick == r.best for r in timed)
+        out.append(_within("w-auto", "auto (its decision included) vs the faster engine, "
+                           "every layout", timed, bound, "rows", lambda r: r.auto_vs_best,
+                           lambda r: f"{r.layout} {r.size} ({r.auto_vs_best:.2f}x, "
+                                     f"{r.auto_pick})",
+                           f"; picks the faster engine on {right}"))
     first = [r for r in timed if r.first_auto_vs_best == r.first_auto_vs_best]
     if first:
-        bad = [r for r in first if r.first_auto_vs_best > bound]
-        out.append(Target("w-auto-1st", "first wavefront on a layout (problem built; auto's "
-                          "decision included) under auto vs the faster engine", f"met on "
-                          f"{len(first) - len(bad)} of {len(first)} rows",
-                          f"<= {bound:g}x best's time", "yes" if not bad else "no", len(bad),
-                          "over: " + ", ".join(f"{r.layout} {r.size} "
-                                               f"({r.first_auto_vs_best:.2f}x)" for r in bad)
-                          if bad else ""))
+        out.append(_within("w-auto-1st", "first wavefront on a layout (problem built; "
+                           "auto's decision included) under auto vs the faster engine", first,
+                           bound, "rows", lambda r: r.first_auto_vs_best,
+                           lambda r: f"{r.layout} {r.size} ({r.first_auto_vs_best:.2f}x)"))
     goal_big = f"<= {_ms(CLASS_GOALS['open_big_s'])} (on an H200)"
     for r in rows:
         if r.layout in BIG_CLASSES and r.size == f"{big}x{big}":
@@ -1418,13 +1411,20 @@ def classes_goals(rows: Sequence[ClassRow], routing: Sequence[RoutingRow],
             out.append(_skip("r-gpu", what, goal, r.note or "no GPU"))
     timed_r = [r for r in routing if r.auto_vs_best == r.auto_vs_best and r.gpu_s == r.gpu_s]
     if timed_r:
-        bad = [r for r in timed_r if r.auto_vs_best > bound]
-        out.append(Target("r-auto", "routing under auto vs the faster backend", f"met on "
-                          f"{len(timed_r) - len(bad)} of {len(timed_r)} cases",
-                          f"<= {bound:g}x best's time", "yes" if not bad else "no", len(bad),
-                          "over: " + ", ".join(f"{r.case} ({r.auto_vs_best:.2f}x)"
-                                               for r in bad) if bad else ""))
+        out.append(_within("r-auto", "routing under auto vs the faster backend", timed_r,
+                           bound, "cases", lambda r: r.auto_vs_best,
+                           lambda r: f"{r.case} ({r.auto_vs_best:.2f}x)"))
     return out
+
+
+def _within(id_: str, what: str, rows: list, bound: float, unit: str, ratio, label,
+            more: str = "") -> Target:
+    """The target that ``ratio(r)`` stays at most ``bound`` on every one of ``rows``:
+    how many it holds on (then ``more``), and ``label(r)`` of each row over it."""
+    bad = [r for r in rows if ratio(r) > bound]
+    return Target(id_, what, f"met on {len(rows) - len(bad)} of {len(rows)} {unit}{more}",
+                  f"<= {bound:g}x best's time", "yes" if not bad else "no", len(bad),
+                  "over: " + ", ".join(label(r) for r in bad) if bad else "")
 
 
 def _fmt_ms(t: float) -> str:
