@@ -416,18 +416,16 @@ def _decide(free: np.ndarray) -> tuple[bool, dict | None]:
     """
     if free.size < MIN_GPU_CELLS:
         return True, None
-    counted = free.size <= COUNT_CELLS
+    f = None
+    if free.size > COUNT_CELLS:
+        f = _sampled(free)
+        cells = int(f["sampled"] * free.size)
+    counted = f is None or cells < SURE_CELLS * MIN_GPU_CELLS
     if counted:
         cells = int(np.count_nonzero(free))
-        if cells < MIN_GPU_CELLS:                # before the patches: on a layout this
-            return True, None                    # small they cost as much
-    f = _sampled(free)
-    if not counted:
-        cells = int(f["sampled"] * free.size)
-        if cells < SURE_CELLS * MIN_GPU_CELLS:
-            cells, counted = int(np.count_nonzero(free)), True
-            if cells < MIN_GPU_CELLS:
-                return True, None
+    if cells < MIN_GPU_CELLS:        # on a small grid before the patches: they cost as much
+        return True, None
+    f = f or _sampled(free)
     f["cells"] = cells
     if f["corridor"] < MAX_GPU_CORRIDOR:
         # corridors wider than a cell: walls cutting the free space into pieces with no
