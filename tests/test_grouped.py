@@ -95,20 +95,23 @@ def _emu(lay, order="file"):
 @pytest.mark.parametrize("seed", range(40))
 def test_grouped_multi_pin_routing_equals_the_router(seed, monkeypatch):
     monkeypatch.setattr(grouped, "GROUP_MARGIN", [0, 1, 3, 12][seed % 4])
-    rng = np.random.default_rng(seed)
-    lay = _layout(1000 + seed, int(rng.integers(3, 6)))
-    more = random_nets(lay.blocked | _pins(lay), int(rng.integers(0, 6)), 2, rng, prefix="t")
-    lay.nets = lay.nets + more if seed % 2 else more + lay.nets
+    lay = _mixed(seed, 1000)
     got, r = _emu(lay, "hpwl" if seed % 3 == 0 else "file")
     _same(got, Router(lay, "cpu").run("hpwl" if seed % 3 == 0 else "file"))
 
 
-def _pins(lay):
-    m = np.zeros_like(lay.blocked)
+def _mixed(seed: int, base: int) -> Layout:
+    """A layout of multi-pin nets (:func:`_layout` of ``base + seed``) with up to five
+    two-pin nets before or after them."""
+    rng = np.random.default_rng(seed)
+    lay = _layout(base + seed, int(rng.integers(3, 6)))
+    taken = lay.blocked.copy()
     for net in lay.nets:
         for x, y in net.pins:
-            m[y, x] = True
-    return m
+            taken[y, x] = True
+    more = random_nets(taken, int(rng.integers(0, 6)), 2, rng, prefix="t")
+    lay.nets = lay.nets + more if seed % 2 else more + lay.nets
+    return lay
 
 
 def test_a_multi_pin_layout_is_mostly_routed_in_groups():
@@ -128,10 +131,7 @@ def test_a_multi_pin_layout_is_mostly_routed_in_groups():
 @pytest.mark.parametrize("seed", range(24))
 def test_gpu_grouped_multi_pin_routing_equals_cpu(seed, monkeypatch):
     monkeypatch.setattr(grouped, "GROUP_MARGIN", [0, 1, 3, 12][seed % 4])
-    rng = np.random.default_rng(seed)
-    lay = _layout(3000 + seed, int(rng.integers(3, 6)))
-    more = random_nets(lay.blocked | _pins(lay), int(rng.integers(0, 6)), 2, rng, prefix="t")
-    lay.nets = lay.nets + more if seed % 2 else more + lay.nets
+    lay = _mixed(seed, 3000)
     r = Router(lay, "gpu")
     _same(r.run(), Router(lay, "cpu").run())
 
