@@ -41,6 +41,7 @@ import time
 import numba
 import numpy as np
 
+from ..backtrace import _DX, _DY  # the backtrace's directions: up, left, right, down
 from ..engines import make_net_search
 from ..engines.weighted import COST_DTYPE, LEVEL_TILE, NetRequest
 
@@ -55,10 +56,6 @@ GROUP_NETS = 1024
 RETRY_GROWTH = 4
 #: How far past a net a group search looks for more nets.
 LOOK_AHEAD = 4096
-
-# directions of the backtrace (mazeroute.backtrace): up, left, right, down
-_DX = np.array([0, -1, 1, 0], np.int64)
-_DY = np.array([-1, 0, 0, 1], np.int64)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -247,10 +244,10 @@ class Groups:
         stops = np.flatnonzero(~np.append(barrier, False))
         self.run_end = stops[np.searchsorted(stops, np.arange(len(sequence)))]
 
-    def route(self, p: int):
-        """Net ``sequence[p]``'s result from a group search, committed through the
-        router, or None where the router must search it by itself (then tell
-        :meth:`landed` where its wire went)."""
+    def route(self, p: int) -> tuple[np.ndarray, int, int, float] | None:
+        """Net ``sequence[p]``'s certified tree from a group search, as ``(cells,
+        levels, bends, seconds)`` for the router to commit at once, or None where the
+        router must search it by itself (then tell :meth:`landed` where its wire went)."""
         if p not in self.cache:
             self._search_from(p)
         found = self._take(p)
@@ -266,7 +263,7 @@ class Groups:
         if self.loose.pop(p, False):       # its box met cached ones: check them
             self.landed(xy)
         self.taken += 1
-        return self.router._commit_tree(int(self.sequence[p]), xy, levels, turns, seconds)
+        return xy, levels, turns, seconds
 
     def _take(self, p: int):
         """Net ``p``'s cached result (None: not certified), out of the cache."""

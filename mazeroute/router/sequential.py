@@ -252,13 +252,17 @@ def _batched(router: Router, sequence: list[int]) -> dict[int, NetRoute]:
         first = router.pin_start[seq[idx]]
         pins[idx] = np.hstack([router.pin_xy[first], router.pin_xy[first + 1]])
     alone: dict[int, NetRoute] = {}
-    groups = Groups(router, seq, ~two, getattr(router.batch, "quiesce", None))
+    # only runs with multi-pin nets build one (route_alone is called for those alone)
+    groups = Groups(router, seq, ~two, getattr(router.batch, "quiesce", None)) \
+        if router.group_search and not two.all() else None
 
     def route_alone(p: int) -> tuple[np.ndarray, np.ndarray] | None:
-        result = groups.route(p) if router.group_search else None
-        if result is None:
+        found = groups.route(p) if groups is not None else None
+        if found is not None:
+            result = router._commit_tree(sequence[p], *found)
+        else:
             result = router._route_net(sequence[p])
-            if result.routed:
+            if result.routed and groups is not None:
                 groups.landed(result.cells)
         alone[p] = result
         if not result.routed:
@@ -269,7 +273,7 @@ def _batched(router: Router, sequence: list[int]) -> dict[int, NetRoute]:
     run = gb.BatchRun(router.batch, router.grid.shape, pins, ~two, route_alone)
     out = run.run()
     router.batches = run.batches
-    router.grouped = groups.taken
+    router.grouped = groups.taken if groups is not None else 0
     nets = router.layout.nets
     results: dict[int, NetRoute] = {}
     order = 0
