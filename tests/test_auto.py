@@ -104,13 +104,48 @@ def test_cycle_rank_is_edges_minus_cells_plus_parts(h, w, seed, density):
 
 
 @pytest.mark.parametrize("width", [2, 3, 4, 6])
-def test_auto_sends_corridors_wider_than_a_cell_to_the_cpu(width):
+def test_winding_corridors_go_to_the_gpu_s_line_scans_unless_narrow_and_short(width):
+    from mazeroute.engines.auto import LINES_BALANCE, corridor_run, corridor_width, winding
     free = ~serpentine_mask(700, width)
     f = grid_features(free)
     assert f["corridor"] < 0.6 and f["euler"] > 0 and f["wall"] > 0.2
-    assert prefers_cpu(free)
     turned = np.ascontiguousarray(free.T)              # the same corridors, upright
-    assert prefers_cpu(turned)
+    assert winding(free) and winding(turned)
+    assert corridor_run(free) == corridor_run(turned) == 700
+    gpu = corridor_width(free) * 700 >= LINES_BALANCE
+    assert prefers_cpu(free) == prefers_cpu(turned) == (not gpu)
+    assert not prefers_cpu(~serpentine_mask(2048, width))   # long stretches: phases pay
+    assert prefers_cpu(~serpentine_mask(400, 2))            # narrow and short: the CPU
+
+
+def test_corridor_run_is_the_longer_straight_run_through_sampled_free_cells():
+    from mazeroute.engines.auto import corridor_run
+    assert corridor_run(np.ones((300, 500), bool)) == 500
+    stripes = np.zeros((300, 400), bool)
+    stripes[:, ::3] = True                         # columns of free cells 300 long
+    assert corridor_run(stripes) == 300
+    assert corridor_run(np.ascontiguousarray(stripes.T)) == 300
+    board = (np.indices((200, 200)).sum(axis=0) % 2).astype(bool)
+    assert corridor_run(board) == 1                # no two free cells in a line
+    assert corridor_run(np.zeros((50, 50), bool)) == 0
+
+
+@pytest.mark.parametrize("name", ["serpentine:2", "serpentine:5", "spiral:2", "spiral:7"])
+def test_serpentines_and_spirals_are_winding_and_route_on_the_cpu(name):
+    from mazeroute.engines.auto import routing_prefers_cpu, winding
+    from mazeroute.generate import class_mask
+    free = ~class_mask(name, 1024)
+    assert winding(free)
+    # the router's searches have targets: windows that walk corridors tile by tile
+    assert routing_prefers_cpu(free, np.full(100, 2), np.full(100, 64))
+
+
+@pytest.mark.parametrize("name", ["dense:0.5", "dense:0.4", "open:0.25", "wired:1",
+                                  "maze:0", "maze:0.2", "serpentine:1", "spiral:1"])
+def test_blockage_fields_open_layouts_and_mazes_are_not_winding(name):
+    from mazeroute.engines.auto import winding
+    from mazeroute.generate import class_mask
+    assert not winding(~class_mask(name, 1024, seed=2))
 
 
 @pytest.mark.parametrize("width", [1, 2, 3, 5, 8])

@@ -10,7 +10,7 @@ import pytest
 
 from mazeroute.engines import UNREACHED, make_problem
 from mazeroute.engines.oracle import oracle_levels
-from mazeroute.generate import maze_mask, random_rects
+from mazeroute.generate import maze_mask, random_rects, serpentine_mask, spiral_mask
 from mazeroute.graph import GridGraph
 from mazeroute.layout import paint
 from tests.corpus import hand_cases, random_cases
@@ -43,7 +43,9 @@ def test_grid_equals_oracle_on_corpus(case):
     np.testing.assert_array_equal(lv, case.expected())
 
 
-def test_auto_mode_picks_tree_tiles_or_sweep_by_layout():
+def test_auto_mode_picks_tree_tiles_sweep_or_lines_by_layout():
+    assert _problem(GridGraph(~serpentine_mask(512, 3))).mode == "lines"
+    assert _problem(GridGraph(~spiral_mask(300, 5))).mode == "lines"
     perfect = ~maze_mask(255, 255, seed=1)
     assert _problem(GridGraph(perfect)).mode == "tree"
     braid = perfect.copy()
@@ -78,51 +80,60 @@ def test_tree_levels_equal_oracle_on_forests():
         assert wave.num_levels == want[want < UNREACHED - 1].max() + 1
 
 
-def test_tree_follows_committed_wires_and_hands_several_roots_to_the_tiles():
-    free = ~maze_mask(301, 201, seed=4)
-    g = GridGraph(free)
-    p = _problem(g, mode="tree")
+def _follows_wires(p, free, rng, wire_cells):
+    """Wavefronts from random roots equal the oracle's while random cells are blocked
+    between them; returns the free mask left."""
     cells = np.flatnonzero(free.ravel())
-    rng = np.random.default_rng(3)
     now = free.copy()
     for _ in range(4):
         root = int(rng.choice(cells[now.ravel()[cells]]))
         np.testing.assert_array_equal(p.wavefront([root]).levels(), _oracle(now, [root]))
-        wire = rng.choice(cells[now.ravel()[cells]], 40, replace=False)
+        wire = rng.choice(cells[now.ravel()[cells]], wire_cells, replace=False)
         wire = wire[wire != root]
         p.set_blocked(wire)
         now.ravel()[wire] = False
-    src = rng.choice(cells[now.ravel()[cells]], 3, replace=False)
+    return now
+
+
+def test_tree_follows_committed_wires_and_hands_several_roots_to_the_tiles():
+    free = ~maze_mask(301, 201, seed=4)
+    p = _problem(GridGraph(free), mode="tree")
+    rng = np.random.default_rng(3)
+    now = _follows_wires(p, free, rng, 40)
+    cells = np.flatnonzero(now.ravel())
+    src = rng.choice(cells, 3, replace=False)
     np.testing.assert_array_equal(p.wavefront(src).levels(), _oracle(now, src))
     q = _problem(GridGraph(np.eye(9, dtype=bool)), mode="tree")   # isolated cells
     lv = q.wavefront([0]).levels()
     assert lv[0, 0] == 0 and (lv.ravel()[1:] >= UNREACHED - 1).all()
 
 
+@pytest.mark.parametrize("mode", ["sweep", "lines"])
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
-def test_sweep_mode_equals_oracle_on_corpus(case):
-    p = _problem(case.graph, mode="sweep")
-    assert p.mode == "sweep"
+def test_whole_wavefront_modes_equal_oracle_on_corpus(case, mode):
+    p = _problem(case.graph, mode=mode)
+    assert p.mode == mode
     wave = p.wavefront(list(case.sources))
     np.testing.assert_array_equal(wave.levels(), case.expected())
     want = case.expected()
     assert wave.num_levels == want[want < UNREACHED].max(initial=0) + 1
 
 
+@pytest.mark.parametrize("mode", ["sweep", "lines"])
 @pytest.mark.parametrize("seed", range(12))
-def test_sweep_mode_searches_targets_as_tiles_and_whole_wavefronts_by_sweep(seed):
+def test_sweep_and_lines_search_targets_as_tiles_and_whole_wavefronts_their_way(seed, mode):
     rng = np.random.default_rng(seed)
     h, w = int(rng.integers(20, 300)), int(rng.integers(20, 300))
     free = _rects(w, h, float(rng.uniform(0.1, 0.4)), seed)
     g = GridGraph(free)
     cells = np.flatnonzero(free.ravel())
-    tiles, sweep = _problem(g, mode="tiles"), _problem(g, mode="sweep")
+    tiles, sweep = _problem(g, mode="tiles"), _problem(g, mode=mode)
     for i in range(4):        # the two kinds of run interleaved on one problem
         pick = rng.choice(cells, size=int(rng.integers(2, 6)), replace=False)
         src, tgt = pick[:1], pick[1:]
         a, b = tiles.wavefront(src, tgt), sweep.wavefront(src, tgt)
-        if i == 0:            # searches with targets alone never build the sweep kernel
-            assert sweep._sweep is None
+        if i == 0:            # searches with targets alone never build the whole-run kernel
+            assert sweep._sweep is None and sweep._lines is None
         assert (a.target, a.target_level, a.num_levels) == (b.target, b.target_level,
                                                             b.num_levels)
         np.testing.assert_array_equal(a.levels(), b.levels())
@@ -131,6 +142,47 @@ def test_sweep_mode_searches_targets_as_tiles_and_whole_wavefronts_by_sweep(seed
         whole = sweep.wavefront(roots)
         np.testing.assert_array_equal(whole.levels(), want)
         assert whole.num_levels == want[want < UNREACHED - 1].max() + 1
+
+
+def _corridors():
+    """Serpentines and spirals of several widths and sizes (upright too), cut by random
+    doors and blockages, so that spans start and end at every offset of a scan step."""
+    rng = np.random.default_rng(21)
+    out = []
+    for k in range(24):
+        n = int(rng.integers(5, 700))
+        width = int(rng.integers(1, 9))
+        free = ~(serpentine_mask if k % 2 else spiral_mask)(n, width)
+        if k % 3 == 1:
+            free = np.ascontiguousarray(free.T)
+        if k % 4 == 2:
+            free |= rng.random(free.shape) < 0.002          # doors through walls
+        if k % 4 == 3:
+            free &= rng.random(free.shape) > 0.01           # blockages in corridors
+        out.append(free[: n - int(rng.integers(0, 3)), :])
+    return out
+
+
+def test_lines_mode_equals_oracle_on_corridors_from_any_roots():
+    rng = np.random.default_rng(8)
+    for free in _corridors():
+        cells = np.flatnonzero(free.ravel())
+        if not cells.size:
+            continue
+        p = _problem(GridGraph(free), mode="lines")
+        for roots in (cells[:1], rng.choice(cells, min(3, cells.size), replace=False)):
+            wave = p.wavefront(roots)
+            want = _oracle(free, roots)
+            np.testing.assert_array_equal(wave.levels(), want)
+            assert wave.num_levels == want[want < UNREACHED - 1].max() + 1
+
+
+def test_lines_mode_follows_committed_wires():
+    free = ~spiral_mask(401, 3)
+    p = _problem(GridGraph(free), mode="lines")
+    now = _follows_wires(p, free, np.random.default_rng(2), 30)
+    root = int(np.flatnonzero(now.ravel())[0])
+    np.testing.assert_array_equal(p.wavefront([root]).levels(), _oracle(now, [root]))
 
 
 @pytest.mark.parametrize("tile_rows,flush_every,block_levels,linger",
@@ -340,7 +392,7 @@ def test_work_queue_ends_only_when_every_tile_is_done_under_stress():
     g = GridGraph(free)
     cells = np.flatnonzero(free.ravel())
     rng = np.random.default_rng(5)
-    for mode in ("sweep", "tiles"):
+    for mode in ("sweep", "tiles", "lines"):
         p = _problem(g, mode=mode)
         for _ in range(12):
             src = rng.choice(cells, int(rng.integers(1, 4)), replace=False)

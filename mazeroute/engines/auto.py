@@ -19,12 +19,15 @@ The choice reads cheap features of the free mask:
   RESULTS.md, "Figures moved from code comments");
 * for maze-like layouts only: the number of independent cycles (one union-find pass): none
   (a perfect maze) or many go to the GPU, a few (a long-corridor maze) to the CPU;
-* for the others: corridors wider than one cell go to the CPU, whose queue walks a long
-  narrow wavefront faster than tile sweeps do. ``euler`` and ``wall`` high say there may
-  be such corridors; ``width`` (:func:`corridor_width`, a few short BFS probes) says how
-  wide the wavefront really is: the GPU's time grows with the levels, the CPU's with the
-  cells, so corridors narrower than :data:`MAX_CPU_WIDTH` cells per level go to the CPU
-  and dense blockage fields (which pass the first two tests too) stay on the GPU.
+* for the others, ``euler`` and ``wall`` high say there may be corridors wider than one
+  cell, where the wavefront is long and narrow. ``run`` (:func:`corridor_run`) tells
+  *winding corridors* (long straight stretches) from a dense field of small blockages
+  (which passes the first two tests too): on winding corridors ``gpu/grid`` scans whole
+  lines (:mod:`.gpu_lines`), a phase per straight stretch, and wins unless the
+  corridors are narrow and short (``width * run`` under :data:`LINES_BALANCE`; ``width``
+  from :func:`corridor_width`, a few short BFS probes, is the wavefront's cells per
+  level). Elsewhere the tiles' time grows with the levels and the CPU's with the cells,
+  so wavefronts narrower than :data:`MAX_CPU_WIDTH` cells per level go to the CPU.
 
 Examples
 --------
@@ -68,6 +71,16 @@ MIN_CPU_WALL = 0.2
 #: runs both ways): the width at which the GPU's per-level cost and the CPU's per-cell
 #: cost cross (RESULTS.md, issue 14, eighth session).
 MAX_CPU_WIDTH = 14
+#: Such layouts are *winding corridors* when the free cells' straight runs are at least
+#: this long (:func:`corridor_run`: the longer of the row and column run through a
+#: sampled free cell, averaged): a shortest path there bends rarely, so ``gpu/grid``
+#: relaxes whole rows and columns in phases (:mod:`.gpu_lines`, one phase a straight
+#: stretch) instead of tiles. A dense field of small blockages has runs of a few cells.
+MIN_LINES_RUN = 128
+#: On winding corridors the GPU's phases cost about ``1 / (width * run)`` of the CPU's
+#: cells each: the GPU is taken from ``width * run`` (:func:`corridor_width` times
+#: :func:`corridor_run`) of this on (RESULTS.md, issue 14, "whole-line scans").
+LINES_BALANCE = 2000
 #: Grids of up to this many cells have their free cells counted for the decision;
 #: bigger ones, unless maze-like, take the sampled patches' share of free cells times
 #: the grid's cells, when that estimate is at least ``SURE_CELLS`` times
@@ -256,6 +269,73 @@ def _probes(free, starts, budget):
 
 
 @numba.njit(cache=True, nogil=True)
+def _runs(free, ys, xs):
+    """The longer of the row run and the column run of free cells through each (y, x)."""
+    h, w = free.shape
+    out = np.empty(ys.size, np.int64)
+    for i in range(ys.size):
+        y, x = ys[i], xs[i]
+        a = x
+        while a > 0 and free[y, a - 1]:
+            a -= 1
+        b = x
+        while b < w - 1 and free[y, b + 1]:
+            b += 1
+        c = y
+        while c > 0 and free[c - 1, x]:
+            c -= 1
+        d = y
+        while d < h - 1 and free[d + 1, x]:
+            d += 1
+        out[i] = max(b - a, d - c) + 1
+    return out
+
+
+def corridor_run(free: np.ndarray, side: int = 16) -> float:
+    """Mean over the free cells among ``side`` x ``side`` evenly spread points of the
+    longer straight run of free cells through the cell: the length of the straight
+    stretches a shortest path follows before it must bend (0 when no point is free).
+
+    >>> from mazeroute.generate import serpentine_mask
+    >>> corridor_run(~serpentine_mask(512, 3)) > 400
+    True
+    >>> corridor_run(np.tile([[True, True, False]], (60, 20))) == 60
+    True
+    """
+    free = np.ascontiguousarray(free, dtype=np.bool_)
+    h, w = free.shape
+    ys, xs = np.meshgrid(((np.arange(side) + 0.5) * h / side).astype(np.int64),
+                         ((np.arange(side) + 0.5) * w / side).astype(np.int64), indexing="ij")
+    keep = free[ys, xs]
+    if not keep.any():
+        return 0.0
+    return float(_runs(free, ys[keep], xs[keep]).mean())
+
+
+def winding(free: np.ndarray, f: dict | None = None) -> bool:
+    """Whether a layout is winding corridors, where ``gpu/grid`` scans whole lines
+    (:mod:`.gpu_lines`): not maze-like, walls cut its free space into corridors
+    (``euler`` and ``wall``) and its straight runs are long (``run`` at least
+    :data:`MIN_LINES_RUN`). ``f``: the sampled features, when the caller has them
+    (``run`` is added to it).
+
+    >>> from mazeroute.generate import serpentine_mask, spiral_mask
+    >>> winding(~serpentine_mask(512, 4)), winding(~spiral_mask(512, 2))
+    (True, True)
+    >>> winding(np.ones((512, 512), bool))
+    False
+    """
+    free = np.asarray(free, dtype=bool)
+    f = _sampled(free) if f is None else f
+    if (f["corridor"] >= MAX_GPU_CORRIDOR or f["euler"] < MIN_CPU_EULER
+            or f["wall"] < MIN_CPU_WALL):
+        return False
+    if "run" not in f:
+        f["run"] = corridor_run(free)
+    return f["run"] >= MIN_LINES_RUN
+
+
+@numba.njit(cache=True, nogil=True)
 def _root(parent, i):
     while parent[i] != i:
         parent[i] = parent[parent[i]]          # path halving
@@ -434,6 +514,8 @@ def _decide(free: np.ndarray) -> tuple[bool, dict | None]:
         if f["euler"] < MIN_CPU_EULER or f["wall"] < MIN_CPU_WALL:
             return False, f
         f["width"] = corridor_width(free)
+        if winding(free, f):
+            return f["width"] * f["run"] < LINES_BALANCE, f
         return f["width"] < MAX_CPU_WIDTH, f
     if not counted:
         cells = f["cells"] = int(np.count_nonzero(free))
@@ -460,6 +542,9 @@ def routing_prefers_cpu(free: np.ndarray, pin_counts: np.ndarray,
     of its own on the device (a launch and a read-back per search), where the CPU's
     search stops as soon as it reaches the net's pins. So, beyond :func:`prefers_cpu`:
 
+    * winding corridors (:func:`winding`) go to the CPU: the GPU wins there only by
+      scanning whole lines for a whole wavefront, and a router's windowed searches walk
+      the corridors tile by tile;
     * a maze of one-cell corridors with few loops (under :data:`MIN_ROUTING_LOOPS` a
       free cell) goes to the CPU: its detours make windows grow;
     * so does a layout where most nets have more than two pins and are local (median pin
@@ -483,6 +568,8 @@ def routing_prefers_cpu(free: np.ndarray, pin_counts: np.ndarray,
         return True
     if len(pin_counts) == 0:
         return False
+    if f.get("run", 0) >= MIN_LINES_RUN:
+        return True          # winding corridors: the router's windows walk them by tiles
     if f["corridor"] >= MAX_GPU_CORRIDOR:
         bound = int(np.ceil(MIN_ROUTING_LOOPS * f["cells"]))
         return cycle_rank(free, bound) < MIN_ROUTING_LOOPS * f["cells"]

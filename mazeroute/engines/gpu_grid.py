@@ -26,6 +26,11 @@ A perfect maze is the exception: its free cells form a forest, so a wavefront fr
 root is its tree's depths, computed from an Euler tour in ~log2(cells) parallel rounds
 (``mode="tree"``, :mod:`mazeroute.engines.gpu_tree`, kernels/tree.cu).
 
+A whole wavefront through winding corridors (a corridor crossing tens of thousands of
+tiles) goes by whole-line scans (``mode="lines"``, :mod:`mazeroute.engines.gpu_lines`,
+kernels/lines.cu): phases that relax every changed row, then every changed column, so the
+cost follows the bends of the shortest paths, not the levels or the tiles crossed.
+
 A whole wavefront on an open layout (no targets to stop at) goes faster still by tile
 sweeps (``mode="sweep"``, :mod:`mazeroute.engines.gpu_sweep`, kernels/sweep.cu): two warps
 settle a tile in a few row and column min-plus scans instead of one step per level, so the
@@ -43,10 +48,12 @@ import cupy
 import numpy as np
 
 from ..graph import GridGraph
-from .auto import is_forest, is_maze_like
+from .auto import is_forest, is_maze_like, winding
 from .base import BLOCKED, UNREACHED
 from .cuda import device_attributes, get_kernel
 from .gpu_base import DeviceProblem
+from .gpu_lines import LinesWavefront
+from .gpu_lines import fits as lines_fits
 from .gpu_sweep import SweepWavefront, fits
 from .gpu_tree import TreeWavefront
 from .gpu_tree import fits as tree_fits
@@ -54,7 +61,7 @@ from .gpu_tree import fits as tree_fits
 TILE_COLS = 64
 WARPS = 8                       # warps per block of the persistent kernel (grid.cu WARPS)
 NUM_COUNTERS = 128
-MODES = ("auto", "tiles", "tree", "sweep")
+MODES = ("auto", "tiles", "tree", "sweep", "lines")
 
 
 def _pack_bits(free: np.ndarray) -> np.ndarray:
@@ -85,9 +92,12 @@ class GridRelaxProblem(DeviceProblem):
     mode : ``"tiles"`` (the tiled kernel), ``"tree"`` (for a layout whose free cells form
         a forest: wavefronts from one root as Euler-tour depths, :mod:`.gpu_tree`; from
         several roots, tiles), ``"sweep"`` (whole wavefronts by tile sweeps,
-        :mod:`.gpu_sweep`; searches with targets by the tiles' windows) or ``"auto"``:
-        ``"sweep"`` unless the layout is maze-like (or has more than ``2**29`` cells, more
-        than the sweep kernel counts), then ``"tree"`` for a forest, else ``"tiles"``.
+        :mod:`.gpu_sweep`; searches with targets by the tiles' windows), ``"lines"``
+        (whole wavefronts by whole-line scans, :mod:`.gpu_lines`; searches with targets
+        by the windows) or ``"auto"``: ``"lines"`` for winding corridors
+        (:func:`~.auto.winding`), ``"sweep"`` unless the layout is maze-like (or has more
+        than ``2**29`` cells, more than the sweep kernel counts), then ``"tree"`` for a
+        forest, else ``"tiles"``.
 
     Examples
     --------
@@ -148,6 +158,9 @@ class GridRelaxProblem(DeviceProblem):
         self._mode = None if mode == "auto" else mode     # auto: chosen when first needed
         self._tree: TreeWavefront | None = None
         self._sweep: SweepWavefront | None = None     # built by the first whole wavefront
+        self._lines: LinesWavefront | None = None     # the same
+        if mode == "lines" and not lines_fits(h, w):
+            raise ValueError(f"mode 'lines' counts levels below 2**30: {h} x {w} is too large")
 
     @property
     def mode(self) -> str:
@@ -157,7 +170,10 @@ class GridRelaxProblem(DeviceProblem):
             free = self.graph.free
             if not is_maze_like(free):
                 h, w = self.shape
-                self._mode = "sweep" if fits(h, w) else "tiles"
+                if lines_fits(h, w) and winding(free):
+                    self._mode = "lines"
+                else:
+                    self._mode = "sweep" if fits(h, w) else "tiles"
             else:
                 self._mode = ("tree" if tree_fits(*self.shape) and is_forest(free)
                               else "tiles")
@@ -226,6 +242,8 @@ class GridRelaxProblem(DeviceProblem):
             return self._run_tree(int(sources[0]), targets)
         if self.mode == "sweep" and targets is None:
             return self._run_sweep(sources)
+        if self.mode == "lines" and targets is None:
+            return self._run_lines(sources)
         if targets is None:
             self._launch(sources, None, (0, self.tiles_y, 0, self.tiles_x))
             return self._max_level() + 1
@@ -286,6 +304,14 @@ class GridRelaxProblem(DeviceProblem):
         self._start_whole()
         self._sweep.run(self.level, self.free_bits, sources)
         return self._sweep.max_level() + 1
+
+    def _run_lines(self, sources: np.ndarray) -> int:
+        """Every level by whole-line scans (:mod:`.gpu_lines`)."""
+        if self._lines is None:
+            self._lines = LinesWavefront(*self.shape)
+        self._start_whole()
+        self._lines.run(self.level, sources)
+        return self._lines.max_level() + 1
 
     def device_state(self) -> tuple:
         """The device arrays a batched search shares (:class:`~.gpu_batch.GridBatch`):
