@@ -158,9 +158,8 @@ static __device__ void phase(const Side& s, const Side& o, int* oFlag) {
     const int warps = gridDim.x * (blockDim.x >> 5);
     for (int line = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5); line < s.n;
          line += warps) {
-        const int hi = __ldcg(&s.hi[line]);
+        const int hi = __ldcg(&s.hi[line]), lo = __ldcg(&s.lo[line]);   // both in flight
         if (hi < 0) continue;
-        const int lo = __ldcg(&s.lo[line]);
         __syncwarp();
         if ((threadIdx.x & 31) == 0) {
             s.lo[line] = NOSPAN;
