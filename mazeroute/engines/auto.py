@@ -77,9 +77,10 @@ MAX_CPU_WIDTH = 14
 #: relaxes whole rows and columns in phases (:mod:`.gpu_lines`, one phase a straight
 #: stretch) instead of tiles. A dense field of small blockages has runs of a few cells.
 MIN_LINES_RUN = 128
-#: On winding corridors the GPU's phases cost about ``1 / (width * run)`` of the CPU's
-#: cells each: the GPU is taken from ``width * run`` (:func:`corridor_width` times
-#: :func:`corridor_run`) of this on (RESULTS.md, issue 14, "whole-line scans").
+#: On winding corridors the GPU's phases per free cell fall as the corridors widen and
+#: their straight stretches lengthen, the CPU's time per cell does not: the GPU is taken
+#: from ``width * run`` (:func:`corridor_width` times :func:`corridor_run`) of this on
+#: (RESULTS.md, issue 14, "Whole-line scans for winding corridors").
 LINES_BALANCE = 2000
 #: Grids of up to this many cells have their free cells counted for the decision;
 #: bigger ones, unless maze-like, take the sampled patches' share of free cells times
