@@ -8,8 +8,8 @@
 //
 // * Only lines that changed are scanned: a phase widens the span of each perpendicular
 //   line to take in the cells it improved there; the next phase scans each line that has
-//   a span from that span outwards for as long as a scan still improves (cells outside the span were
-//   relaxed along the line before and have not changed since).
+//   a span from that span outwards for as long as a scan still improves (cells outside
+//   the span were relaxed along the line before and have not changed since).
 // * Rows are scanned in a row-major copy, columns in a column-major copy, so both phases
 //   read whole lines coalesced; an improved cell is written to both.
 // * One warp scans one line, STEP cells at a time, CPL consecutive cells per lane: each
@@ -22,10 +22,21 @@
 
 #define UNREACHED 0xFFFFFFFFu
 #define BLOCKED 0xFFFFFFFEu
+// The host passes these four (mazeroute/engines/gpu_lines.py); the fallbacks serve a
+// plain compile check.
+#ifndef THREADS
+#define THREADS 512              // per block of lines_wavefront, one block per SM
+#endif
+#ifndef INF
 #define INF 0x3FFFFFFF           // "no path yet" in a scan: every level stays below it
+#endif
+#ifndef CPL
 #define CPL 8                    // cells per lane in a step
-#define STEP (32 * CPL)          // cells per step; both copies' pitches are multiples
+#endif
+#ifndef NOSPAN
 #define NOSPAN 0x7FFFFFFF        // lo of a line's span when it has none (hi: -1)
+#endif
+#define STEP (32 * CPL)          // cells per step; both copies' pitches are multiples
 #define FULL 0xFFFFFFFFu
 
 // flags[]: whether a phase improved a cell, by the phase's side (rows 0/1, columns 2/3)
@@ -188,7 +199,7 @@ static __device__ void gridSync(unsigned* bar, unsigned& gen) {
     ++gen;
 }
 
-extern "C" __global__ void __launch_bounds__(512)
+extern "C" __global__ void __launch_bounds__(THREADS)
 lines_wavefront(unsigned* rowsCopy, unsigned* colsCopy, int rowPitch, int colPitch,
                 int height, int width, int* rowLo, int* rowHi, int* colLo, int* colHi,
                 int* flags, unsigned* bar) {

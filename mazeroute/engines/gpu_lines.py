@@ -20,14 +20,19 @@ import numpy as np
 
 from .cuda import device_attributes, get_kernel
 
-#: Cells a lane scans in a step, and cells a warp scans in a step (kernels/lines.cu CPL,
-#: STEP); both copies' lines are padded to a multiple of STEP.
+#: Cells a lane scans in a step, and cells a warp scans in a step; both copies' lines
+#: are padded to a multiple of STEP. This module passes CPL, INF, NOSPAN and THREADS
+#: to kernels/lines.cu, so that both sides read them from here.
 CPL = 8
 STEP = 32 * CPL
-#: "No path yet" inside a scan (kernels/lines.cu INF): every level must stay below it.
+#: "No path yet" inside a scan: every level must stay below it.
 INF = 0x3FFFFFFF
+#: The low end of a line's span when the line has none (its high end is then -1).
 NOSPAN = 0x7FFFFFFF
+#: Threads of a block of the wavefront kernel (one block per SM, all resident).
 THREADS = 512
+_OPTIONS = (f"-DCPL={CPL}", f"-DINF={INF:#x}", f"-DNOSPAN={NOSPAN:#x}",
+            f"-DTHREADS={THREADS}")
 
 
 def fits(height: int, width: int) -> bool:
@@ -65,10 +70,10 @@ class LinesWavefront:
         self.height, self.width = height, width
         self.row_pitch, self.col_pitch = _pad(width), _pad(height)
         self.blocks = device_attributes()["MultiProcessorCount"]
-        self._wave = get_kernel("lines", "lines_wavefront")
-        self._load = get_kernel("lines", "lines_load")
-        self._seed = get_kernel("lines", "lines_seed")
-        self._store = get_kernel("lines", "lines_store")
+        self._wave = get_kernel("lines", "lines_wavefront", _OPTIONS)
+        self._load = get_kernel("lines", "lines_load", _OPTIONS)
+        self._seed = get_kernel("lines", "lines_seed", _OPTIONS)
+        self._store = get_kernel("lines", "lines_store", _OPTIONS)
         self._rows = cupy.empty(height * self.row_pitch, dtype=cupy.uint32)
         self._cols = cupy.empty(width * self.col_pitch, dtype=cupy.uint32)
         # spans: lo NOSPAN, hi -1 when a line has none; a run leaves them so
