@@ -49,8 +49,9 @@ def _pad(n: int) -> int:
 
 
 class LinesWavefront:
-    """Whole wavefronts on a ``height`` x ``width`` grid by line scans (device arrays
-    made on the first :meth:`run`: two padded copies of the levels and the lines' spans).
+    """Whole wavefronts on a ``height`` x ``width`` grid by line scans (its device arrays,
+    made when it is built: two padded copies of the levels, 8 bytes a cell, and the
+    lines' spans).
 
     Examples
     --------
