@@ -15,10 +15,13 @@
 // * One warp scans one line, STEP cells at a time, CPL consecutive cells per lane: each
 //   lane scans its cells, a warp scan composes the lanes' maps x -> min(A, x + B), and a
 //   second pass applies the carried value.
-// * One persistent kernel; the blocks meet at a grid barrier between phases (all blocks
-//   are resident: one per SM). Relaxation is monotone (every value is a path's length),
-//   so the fixpoint is the BFS.
+// * One persistent kernel; its blocks meet at a grid barrier between phases (a
+//   cooperative launch, one block per SM). Relaxation is monotone (every value is a
+//   path's length), so the fixpoint is the BFS.
 // Host side: mazeroute/engines/gpu_lines.py.
+
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
 
 #define UNREACHED 0xFFFFFFFFu
 #define BLOCKED 0xFFFFFFFEu
@@ -57,30 +60,32 @@ static __device__ __forceinline__ int toVal(unsigned raw) {
     return raw >= BLOCKED ? INF : (int)raw;
 }
 
+// A lane's CPL consecutive cells of the step at `base`: lane l holds cells base + CPL l
+// onwards, in both scan directions.
 static __device__ __forceinline__ void load(const Side& s, int line, int base, uint4& q0,
-                                            uint4& q1, bool rev) {
-    const int m = rev ? 31 - (threadIdx.x & 31) : threadIdx.x & 31;
+                                            uint4& q1) {
     const uint4* p = reinterpret_cast<const uint4*>(s.lines + (size_t)line * s.pitch + base
-                                                    + CPL * m);
+                                                    + CPL * (threadIdx.x & 31));
     q0 = __ldcg(p);
     q1 = __ldcg(p + 1);
 }
 
-// One step: the STEP cells from `base` of line `line`, loaded in q0, q1 (REV: scanned
-// right to left). `carry` is the scan's value one cell before the step (INF: none) and
-// becomes the value at its last cell; returns whether that last cell improved (then the
-// next step may too). An improved cell is written to both copies, and its perpendicular
-// line's span takes it in (reductions without return: nothing waits on them).
+// One step: the STEP cells from `base` of line `line`, held in q0, q1 and updated there
+// (REV: scanned right to left, lane 31 first). `carry` is the scan's value one cell
+// before the step (INF: none) and becomes the value at its last cell; returns whether
+// that last cell improved (then the next step may too). An improved cell is written to
+// both copies, and its perpendicular line's span takes it in (reductions without
+// return: nothing waits on them).
 template <bool REV>
-static __device__ bool step(const Side& s, const Side& o, int line, int base, uint4 q0,
-                            uint4 q1, int& carry, int* oFlag) {
+static __device__ bool step(const Side& s, const Side& o, int line, int base, uint4& q0,
+                            uint4& q1, int& carry, int* oFlag) {
     const int lane = threadIdx.x & 31;
-    const int m = REV ? 31 - lane : lane;
+    const int head = REV ? 31 : 0, tail = 31 - head;     // the step's first and last lane
     unsigned raw[CPL] = {q0.x, q0.y, q0.z, q0.w, q1.x, q1.y, q1.z, q1.w};
     int v[CPL];
     bool wall[CPL];
 #pragma unroll
-    for (int k = 0; k < CPL; ++k) {
+    for (int k = 0; k < CPL; ++k) {          // k: the scan's order within the lane
         const unsigned r = raw[REV ? CPL - 1 - k : k];
         wall[k] = r == BLOCKED;
         v[k] = toVal(r);
@@ -92,24 +97,28 @@ static __device__ bool step(const Side& s, const Side& o, int line, int base, ui
         A = wall[k] ? INF : min(v[k], A + 1);
         if (wall[k]) B = INF;
     }
+    // composed with the maps of the lanes the scan passes first (below; REV: above)
 #pragma unroll
     for (int d = 1; d < 32; d <<= 1) {
-        const int a = __shfl_up_sync(FULL, A, d), b = __shfl_up_sync(FULL, B, d);
-        if (lane >= d) {
+        const int a = REV ? __shfl_down_sync(FULL, A, d) : __shfl_up_sync(FULL, A, d);
+        const int b = REV ? __shfl_down_sync(FULL, B, d) : __shfl_up_sync(FULL, B, d);
+        if (REV ? lane + d < 32 : lane >= d) {
             A = min(A, a + B);
             B = min(b + B, INF);
         }
     }
-    const int a = __shfl_up_sync(FULL, A, 1), b = __shfl_up_sync(FULL, B, 1);
-    int x = lane == 0 ? carry : min(a, min(carry + b, INF));
+    const int a = REV ? __shfl_down_sync(FULL, A, 1) : __shfl_up_sync(FULL, A, 1);
+    const int b = REV ? __shfl_down_sync(FULL, B, 1) : __shfl_up_sync(FULL, B, 1);
+    int x = lane == head ? carry : min(a, min(carry + b, INF));
     bool any = false, last = false;
 #pragma unroll
     for (int k = 0; k < CPL; ++k) {
         x = wall[k] ? INF : min(v[k], x + 1);
         const bool better = x < v[k];
         if (better) {
-            const int c = base + CPL * m + (REV ? CPL - 1 - k : k);   // cell along the line
-            raw[REV ? CPL - 1 - k : k] = (unsigned)x;
+            const int i = REV ? CPL - 1 - k : k;
+            const int c = base + CPL * lane + i;                     // cell along the line
+            raw[i] = (unsigned)x;
             o.lines[(size_t)c * o.pitch + line] = (unsigned)x;
             atomicMin(&o.lo[c], line);
             atomicMax(&o.hi[c], line);
@@ -118,13 +127,15 @@ static __device__ bool step(const Side& s, const Side& o, int line, int base, ui
         last = better;
     }
     if (any) {
-        uint4* p = reinterpret_cast<uint4*>(s.lines + (size_t)line * s.pitch + base + CPL * m);
-        p[0] = make_uint4(raw[0], raw[1], raw[2], raw[3]);
-        p[1] = make_uint4(raw[4], raw[5], raw[6], raw[7]);
+        q0 = make_uint4(raw[0], raw[1], raw[2], raw[3]);
+        q1 = make_uint4(raw[4], raw[5], raw[6], raw[7]);
+        uint4* p = reinterpret_cast<uint4*>(s.lines + (size_t)line * s.pitch + base + CPL * lane);
+        p[0] = q0;
+        p[1] = q1;
     }
     if (__any_sync(FULL, any) && lane == 0) *oFlag = 1;
-    carry = __shfl_sync(FULL, x, 31);
-    return __shfl_sync(FULL, (int)last, 31) != 0;
+    carry = __shfl_sync(FULL, x, tail);
+    return __shfl_sync(FULL, (int)last, tail) != 0;
 }
 
 // Relax line `line` along itself from its span [lo, hi] (the cells changed since its last
@@ -133,29 +144,34 @@ static __device__ bool step(const Side& s, const Side& o, int line, int base, ui
 // improves; then a backward scan from the span's last step down through the step of cell
 // lo - 1, and on the same way. A cell improved only by the forward scan cannot improve a
 // cell before it, so the backward scan need not start past the span. Each scan loads its
-// next step while it works on one.
+// next step while it works on one; the backward scan starts from the registers the
+// forward scan left for the span's last step (each lane holds the same cells in both).
 static __device__ void scanLine(const Side& s, const Side& o, int line, int lo, int hi,
                                 int* oFlag) {
     const int first = lo / STEP * STEP, last = hi / STEP * STEP;
     const int fwdEnd = min(hi + 1, s.pitch - 1) / STEP * STEP;
     const int bwdEnd = max(lo - 1, 0) / STEP * STEP;
-    uint4 c0, c1, n0, n1;
+    uint4 c0, c1, n0, n1, k0, k1;
     int carry = INF;
-    load(s, line, first, c0, c1, false);
+    load(s, line, first, c0, c1);
     for (int base = first;; base += STEP) {
         const bool next = base + STEP < s.pitch;
-        if (next) load(s, line, base + STEP, n0, n1, false);
+        if (next) load(s, line, base + STEP, n0, n1);
         const bool more = step<false>(s, o, line, base, c0, c1, carry, oFlag);
+        if (base == last) {
+            k0 = c0;
+            k1 = c1;
+        }
         if ((base >= fwdEnd && !more) || !next) break;
         c0 = n0;
         c1 = n1;
     }
-    __syncwarp();
     carry = INF;
-    load(s, line, last, c0, c1, true);
+    c0 = k0;
+    c1 = k1;
     for (int base = last;; base -= STEP) {
         const bool next = base > 0;
-        if (next) load(s, line, base - STEP, n0, n1, true);
+        if (next) load(s, line, base - STEP, n0, n1);
         const bool more = step<true>(s, o, line, base, c0, c1, carry, oFlag);
         if ((base <= bwdEnd && !more) || !next) break;
         c0 = n0;
@@ -180,32 +196,13 @@ static __device__ void phase(const Side& s, const Side& o, int* oFlag) {
     }
 }
 
-// All blocks meet (every block is resident). bar[0] counts arrivals, bar[1] is the
-// generation the last arrival advances.
-static __device__ void gridSync(unsigned* bar, unsigned& gen) {
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        __threadfence();
-        if (atomicAdd(&bar[0], 1u) == gridDim.x - 1) {
-            atomicExch(&bar[0], 0u);
-            __threadfence();
-            atomicExch(&bar[1], gen + 1);
-        } else {
-            while (*(volatile unsigned*)&bar[1] == gen) __nanosleep(20);
-        }
-        __threadfence();
-    }
-    __syncthreads();
-    ++gen;
-}
-
 extern "C" __global__ void __launch_bounds__(THREADS)
 lines_wavefront(unsigned* rowsCopy, unsigned* colsCopy, int rowPitch, int colPitch,
                 int height, int width, int* rowLo, int* rowHi, int* colLo, int* colHi,
-                int* flags, unsigned* bar) {
+                int* flags) {
     const Side rows{rowsCopy, rowPitch, height, rowLo, rowHi};
     const Side cols{colsCopy, colPitch, width, colLo, colHi};
-    unsigned gen = *(volatile unsigned*)&bar[1];
+    cg::grid_group grid = cg::this_grid();
     const bool lead = blockIdx.x == 0 && threadIdx.x == 0;
     for (int k = 0;; ++k) {
         const int p = k & 1, q = p ^ 1;
@@ -214,13 +211,13 @@ lines_wavefront(unsigned* rowsCopy, unsigned* colsCopy, int rowPitch, int colPit
             flags[COLS + q] = 0;
         }
         phase(rows, cols, &flags[COLS + p]);
-        gridSync(bar, gen);
+        grid.sync();
         if (__ldcg(&flags[COLS + p]) == 0) {
             if (lead) flags[PHASES] = 2 * k + 1;
             break;
         }
         phase(cols, rows, &flags[ROWS + q]);
-        gridSync(bar, gen);
+        grid.sync();
         if (__ldcg(&flags[ROWS + q]) == 0) {
             if (lead) flags[PHASES] = 2 * k + 2;
             break;

@@ -28,18 +28,24 @@ def kernel_source(name: str) -> str:
 
 
 @cupy.memoize(for_each_device=True)
-def load_module(name: str, options: tuple[str, ...] = ()) -> cupy.RawModule:
+def load_module(name: str, options: tuple[str, ...] = (),
+                cooperative: bool = False) -> cupy.RawModule:
     """``kernels/<name>.cu`` compiled for the current device (cached per device).
 
-    Options are NVRTC flags, e.g. ``("-DLOCAL_FRONTIER_CAPACITY=2048",)``.
+    Options are NVRTC flags, e.g. ``("-DLOCAL_FRONTIER_CAPACITY=2048",)``. A
+    ``cooperative`` module's kernels are launched as cooperative grids (their blocks may
+    meet at ``cooperative_groups::this_grid().sync()``; a launch with more blocks than can
+    be resident at once fails instead of hanging).
     """
     opts = ("--std=c++17", f"-I{kernel_dir()}", *options)
-    return cupy.RawModule(code=kernel_source(name), options=opts)
+    return cupy.RawModule(code=kernel_source(name), options=opts,
+                          enable_cooperative_groups=cooperative)
 
 
-def get_kernel(module: str, kernel: str, options: tuple[str, ...] = ()) -> cupy.RawKernel:
+def get_kernel(module: str, kernel: str, options: tuple[str, ...] = (),
+               cooperative: bool = False) -> cupy.RawKernel:
     """One ``extern "C"`` kernel from ``kernels/<module>.cu``."""
-    return load_module(module, tuple(options)).get_function(kernel)
+    return load_module(module, tuple(options), cooperative).get_function(kernel)
 
 
 @cupy.memoize(for_each_device=True)

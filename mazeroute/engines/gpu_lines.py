@@ -71,7 +71,9 @@ class LinesWavefront:
         self.height, self.width = height, width
         self.row_pitch, self.col_pitch = _pad(width), _pad(height)
         self.blocks = device_attributes()["MultiProcessorCount"]
-        self._wave = get_kernel("lines", "lines_wavefront", _OPTIONS)
+        # only the wavefront is a cooperative grid (its blocks meet between phases); the
+        # other kernels have as many blocks as their data, more than can be resident
+        self._wave = get_kernel("lines", "lines_wavefront", _OPTIONS, cooperative=True)
         self._load = get_kernel("lines", "lines_load", _OPTIONS)
         self._seed = get_kernel("lines", "lines_seed", _OPTIONS)
         self._store = get_kernel("lines", "lines_store", _OPTIONS)
@@ -83,7 +85,6 @@ class LinesWavefront:
         self._col_lo = cupy.full(width, NOSPAN, dtype=cupy.int32)
         self._col_hi = cupy.full(width, -1, dtype=cupy.int32)
         self._flags = cupy.zeros(5, dtype=cupy.int32)
-        self._bar = cupy.zeros(2, dtype=cupy.uint32)
         self._out = cupy.zeros(1, dtype=cupy.uint32)
 
     def run(self, level: cupy.ndarray, sources: np.ndarray) -> None:
@@ -100,7 +101,7 @@ class LinesWavefront:
         self._flags[:4].set(np.array([0, 0, 1, 0], np.int32))
         self._wave((self.blocks,), (THREADS,), (
             self._rows, self._cols, rp, cp, h, w, self._row_lo, self._row_hi, self._col_lo,
-            self._col_hi, self._flags, self._bar))
+            self._col_hi, self._flags))
         self._out.fill(0)
         n = self.height * self.width
         self._store((max(1, min(self.blocks * 8, -(-n // 256))),), (256,),
