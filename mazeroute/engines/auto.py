@@ -165,13 +165,14 @@ def grid_features(free: np.ndarray, cells: int | None = None) -> dict:
     decision costs a small fraction of the fastest wavefront it chooses between.
     """
     free = np.asarray(free, dtype=bool)
-    f = _sampled(free)
+    f = sampled_features(free)
     f["cells"] = int(np.count_nonzero(free)) if cells is None else int(cells)
     return f
 
 
-def _sampled(free: np.ndarray) -> dict:
-    """:func:`grid_features` without the count of free cells."""
+def sampled_features(free: np.ndarray) -> dict:
+    """:func:`grid_features` without the count of free cells: only the sampled patches
+    are read."""
     words = _patches(free)
     narrow, total, wall, edges, squares = _patch_counts(words)
     h, w = free.shape
@@ -313,6 +314,14 @@ def corridor_run(free: np.ndarray, side: int = 16) -> float:
     return float(_runs(free, ys[keep], xs[keep]).mean())
 
 
+def _walled(f: dict) -> bool:
+    """Not maze-like, and walls cut the sampled free space into pieces with no way round
+    (``euler`` and ``wall``): corridors wider than a cell may keep a wavefront long and
+    narrow there, where a dense field of blockages passes too."""
+    return (f["corridor"] < MAX_GPU_CORRIDOR and f["euler"] >= MIN_CPU_EULER
+            and f["wall"] >= MIN_CPU_WALL)
+
+
 def winding(free: np.ndarray, f: dict | None = None) -> bool:
     """Whether a layout is winding corridors, where ``gpu/grid`` scans whole lines
     (:mod:`.gpu_lines`): not maze-like, walls cut its free space into corridors
@@ -327,9 +336,8 @@ def winding(free: np.ndarray, f: dict | None = None) -> bool:
     False
     """
     free = np.asarray(free, dtype=bool)
-    f = _sampled(free) if f is None else f
-    if (f["corridor"] >= MAX_GPU_CORRIDOR or f["euler"] < MIN_CPU_EULER
-            or f["wall"] < MIN_CPU_WALL):
+    f = sampled_features(free) if f is None else f
+    if not _walled(f):
         return False
     if "run" not in f:
         f["run"] = corridor_run(free)
@@ -476,9 +484,11 @@ def is_forest(free: np.ndarray) -> bool:
     return _counted(free, 1) == 0
 
 
-def is_maze_like(free: np.ndarray) -> bool:
-    """True when most free cells have at most two free neighbours (one-cell corridors)."""
-    return grid_features(free)["corridor"] >= MAX_GPU_CORRIDOR
+def is_maze_like(free: np.ndarray, f: dict | None = None) -> bool:
+    """True when most free cells have at most two free neighbours (one-cell corridors),
+    by the sampled patches (``f``: :func:`sampled_features`, when the caller has them)."""
+    f = sampled_features(np.asarray(free, dtype=bool)) if f is None else f
+    return f["corridor"] >= MAX_GPU_CORRIDOR
 
 
 def prefers_cpu(free: np.ndarray) -> bool:
@@ -499,20 +509,18 @@ def _decide(free: np.ndarray) -> tuple[bool, dict | None]:
         return True, None
     f = None
     if free.size > COUNT_CELLS:
-        f = _sampled(free)
+        f = sampled_features(free)
         cells = int(f["sampled"] * free.size)
     counted = f is None or cells < SURE_CELLS * MIN_GPU_CELLS
     if counted:
         cells = int(np.count_nonzero(free))
     if cells < MIN_GPU_CELLS:        # on a small grid before the patches: they cost as much
         return True, None
-    f = f or _sampled(free)
+    f = f or sampled_features(free)
     f["cells"] = cells
     if f["corridor"] < MAX_GPU_CORRIDOR:
-        # corridors wider than a cell: walls cutting the free space into pieces with no
-        # way round (positive Euler characteristic) may keep the wavefront long and
-        # narrow; the probes tell such corridors from a dense field of blockages
-        if f["euler"] < MIN_CPU_EULER or f["wall"] < MIN_CPU_WALL:
+        # the probes tell corridors wider than a cell from a dense field of blockages
+        if not _walled(f):
             return False, f
         f["width"] = corridor_width(free)
         if winding(free, f):
