@@ -259,7 +259,7 @@ class Groups:
             found = self._take(p)
         if found is None:
             return None
-        xy, levels, turns, seconds, _ = found
+        xy, levels, turns, seconds = found
         if self.loose.pop(p, False):       # its box met cached ones: check them
             self.landed(xy)
         self.taken += 1
@@ -380,6 +380,5 @@ class Groups:
                 ok, levels, turns = certify(np.ascontiguousarray(xy, np.int64),
                                             np.ascontiguousarray(req.pins, np.int64),
                                             x0, y0, x1, y1, h, w)
-            out[q] = (np.asarray(xy, np.int64), levels, turns, seconds, req.box) if ok \
-                else None
+            out[q] = (np.asarray(xy, np.int64), levels, turns, seconds) if ok else None
         return out
