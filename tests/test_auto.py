@@ -195,6 +195,49 @@ def test_cycle_counts_are_remembered_only_for_the_same_mask():
     assert cycle_rank(free, loops + 5) == loops
 
 
+def test_fingerprint_tells_masks_apart():
+    from mazeroute.engines.auto import _fingerprint
+    rng = np.random.default_rng(3)
+    for shape in [(1, 1), (3, 5), (64, 64), (37, 101), (513, 257)]:
+        m = rng.random(shape) < 0.5
+        fp = _fingerprint(m)
+        assert fp == _fingerprint(m.copy())
+        for _ in range(20):                          # any one cell changed
+            y, x = rng.integers(0, shape[0]), rng.integers(0, shape[1])
+            m[y, x] = ~m[y, x]
+            assert _fingerprint(m) != fp
+            m[y, x] = ~m[y, x]
+        if m.size > 1:
+            assert _fingerprint(np.roll(m, 1)) != fp or np.array_equal(np.roll(m, 1), m)
+
+
+def test_the_decision_and_its_features_are_remembered_for_the_same_mask(monkeypatch):
+    from mazeroute.engines import auto
+    from mazeroute.generate import serpentine_mask
+    free = ~serpentine_mask(512, 4)
+    calls = []
+    sample = auto.sampled_features
+    monkeypatch.setattr(auto, "sampled_features", lambda m: calls.append(1) or sample(m))
+    auto.forget()
+    first = auto._decide(free)
+    assert calls == [1] and "run" in first[1] and "width" in first[1]
+    assert auto._decide(free.copy()) == first and calls == [1]    # same mask, any copy
+    f = auto.features(free)
+    assert f is first[1] and calls == [1]            # gpu/grid's mode reads the same
+    edited = free.copy()
+    edited[100:110, :] = True                        # a wall cut through
+    auto.features(edited)
+    assert calls == [1, 1]                           # another mask: sampled afresh
+    auto._decide(edited)
+    assert len(calls) == 3
+    auto.forget()
+    auto._decide(free)
+    assert len(calls) == 4                           # forgotten: decided afresh
+    open_grid = np.ones((512, 512), bool)            # decided from the patches alone:
+    auto._decide(open_grid)                          # not worth a fingerprint
+    assert auto._recall(open_grid) is None and len(calls) == 5
+
+
 def test_routing_goes_to_the_cpu_for_mazes_and_local_multi_pin_nets():
     from mazeroute.engines.auto import routing_prefers_cpu
     open_grid = np.ones((1024, 1024), bool)

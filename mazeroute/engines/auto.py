@@ -41,8 +41,6 @@ True
 
 from __future__ import annotations
 
-import hashlib
-
 import numba
 import numpy as np
 
@@ -422,47 +420,106 @@ def _cycles_strips(free, limit, strips):
 #: Grids of at least this many cells are counted in bands of rows in parallel.
 PARALLEL_CELLS = 1 << 18
 
-#: The last count of :func:`_counted`: (shape, digest of the mask, count, limit). The
-#: decision and then the engine it picked both ask about the same mask (a full pass on
-#: a forest); the digest (one pass over the packed mask; its cost is in RESULTS.md,
-#: "Figures moved from code comments") keeps an edited mask from getting an old answer.
-_LAST: tuple | None = None
+#: What the last decision learnt of a mask: (shape, fingerprint, facts), facts holding
+#: ``"f"`` (:func:`sampled_features`, with ``width`` and ``run`` where they were measured)
+#: and ``"cycles"`` (count, limit: the count is exact when below the limit). The decision
+#: and then the engine it picked ask about the same mask (a full pass on a forest); the
+#: fingerprint (one parallel pass over the mask) keeps an edited mask from getting an old
+#: answer.
+_MEMO: tuple | None = None
 
 
 def forget() -> None:
-    """Drop the remembered cycle count (a benchmark timing a first decision calls it)."""
-    global _LAST
-    _LAST = None
+    """Drop what was learnt of the last mask (a benchmark timing a first decision calls
+    it)."""
+    global _MEMO
+    _MEMO = None
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _mix(x):
+    """A 64-bit finaliser (MurmurHash3's): every input bit moves every output bit."""
+    x ^= x >> np.uint64(33)
+    x *= np.uint64(0xFF51AFD7ED558CCD)
+    x ^= x >> np.uint64(33)
+    x *= np.uint64(0xC4CEB9FE1A85EC53)
+    return x ^ (x >> np.uint64(33))
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
+def _hash_words(words, tail):
+    """Two 64-bit hashes of ``words`` (uint64) and ``tail`` (the last bytes): sums of the
+    mixed words, each mixed with its position first (no chain from word to word, so the
+    loop runs at memory speed on every core)."""
+    n = words.size
+    a = np.uint64(n)
+    b = np.uint64(tail.size)
+    for i in numba.prange(n):
+        v = words[i] ^ (np.uint64(i) * np.uint64(0x9E3779B97F4A7C15))
+        a += _mix(v)
+        b += _mix(v ^ np.uint64(0x5851F42D4C957F2D))
+    for t in range(tail.size):
+        a += _mix(np.uint64(tail[t]) + np.uint64(n + t) * np.uint64(0x9E3779B97F4A7C15))
+    return _mix(a), _mix(b ^ a)
+
+
+def _fingerprint(free: np.ndarray) -> tuple[int, int]:
+    """A 128-bit fingerprint of a contiguous bool mask."""
+    raw = free.reshape(-1).view(np.uint8)
+    k = raw.size // 8 * 8
+    a, b = _hash_words(raw[:k].view(np.uint64), raw[k:])
+    return int(a), int(b)
+
+
+def _recall(free: np.ndarray, fp: tuple | None = None) -> dict | None:
+    """The facts remembered for this mask (None: another mask, or none); ``fp``: its
+    fingerprint, when the caller has it."""
+    if _MEMO is None or _MEMO[0] != free.shape:
+        return None
+    return _MEMO[2] if _MEMO[1] == (fp or _fingerprint(free)) else None
+
+
+def _remember(free: np.ndarray, fp: tuple | None = None, **facts) -> None:
+    """Remember ``facts`` of this mask, beside those already remembered of it."""
+    global _MEMO
+    fp = fp or _fingerprint(free)
+    known = _recall(free, fp)
+    if known is None:
+        _MEMO = (free.shape, fp, dict(facts))
+    else:
+        known.update(facts)
+
+
+def features(free: np.ndarray) -> dict:
+    """:func:`sampled_features` of ``free``, as remembered by the last decision on it
+    (with ``width`` and ``run`` when it measured them), else sampled now."""
+    free = np.ascontiguousarray(free, dtype=np.bool_)
+    known = _recall(free)
+    if known is not None and "f" in known:
+        return known["f"]
+    return sampled_features(free)
 
 
 def _counted(free: np.ndarray, limit: int) -> int:
     """``min(cycles, limit)`` of a free mask, remembered for the next question.
 
-    Only a count that read the whole mask (fewer cycles than ``limit``) is remembered,
-    and the digest is taken only then or when a remembered count of that shape may
-    answer: a count stopped at ``limit`` early is cheaper to take again than the digest.
+    Only a count that read the whole mask (fewer cycles than ``limit``) is remembered:
+    a count stopped at ``limit`` early is cheaper to take again than the fingerprint.
     """
-    global _LAST
     free = np.ascontiguousarray(free, dtype=np.bool_)
-    key = None
-    if _LAST is not None and _LAST[0] == free.shape:
-        key = (free.shape, _digest(free))
-        if _LAST[:2] == key:
-            count, was = _LAST[2:]
-            if count < was or limit <= was:          # exact then, or enough to answer
-                return min(count, limit)
+    known = _recall(free)
+    if known is not None and "cycles" in known:
+        count, was = known["cycles"]
+        if count < was or limit <= was:          # exact then, or enough to answer
+            return min(count, limit)
     if free.size >= PARALLEL_CELLS and numba.get_num_threads() > 1:
         count = int(_cycles_strips(free, limit, min(free.shape[0],
                                                     4 * numba.get_num_threads())))
     else:
         count = int(_cycles(free, limit))
     if count < limit:
-        _LAST = (*(key or (free.shape, _digest(free))), count, limit)
+        _remember(free, cycles=(count, limit))
     return count
-
-
-def _digest(free: np.ndarray) -> bytes:
-    return hashlib.blake2b(np.packbits(free)).digest()
 
 
 def cycle_rank(free: np.ndarray, limit: int | None = None) -> int:
@@ -497,6 +554,23 @@ def prefers_cpu(free: np.ndarray) -> bool:
 
 
 def _decide(free: np.ndarray) -> tuple[bool, dict | None]:
+    """:func:`_decided`, remembered where it read more than the sampled patches (the
+    probes of corridors, a cycle count): the router and then ``resolve`` ask it of one
+    mask, and gpu/grid's mode reads its features. Elsewhere the fingerprint of a large
+    mask would cost more than deciding again."""
+    if free.size < MIN_GPU_CELLS:
+        return True, None
+    free = np.ascontiguousarray(free, dtype=np.bool_)
+    known = _recall(free)
+    if known is not None and "cpu" in known:
+        return known["cpu"], known.get("f")
+    cpu, f = _decided(free)
+    if f is not None and ("width" in f or f["corridor"] >= MAX_GPU_CORRIDOR):
+        _remember(free, cpu=cpu, f=f)
+    return cpu, f
+
+
+def _decided(free: np.ndarray) -> tuple[bool, dict | None]:
     """:func:`prefers_cpu`, and the features it read (None for a small layout).
 
     The free cells are counted only where the count is cheap (up to

@@ -48,7 +48,7 @@ import cupy
 import numpy as np
 
 from ..graph import GridGraph
-from .auto import is_forest, is_maze_like, sampled_features, winding
+from .auto import features, is_forest, is_maze_like, winding
 from .base import BLOCKED, UNREACHED
 from .cuda import device_attributes, get_kernel
 from .gpu_base import DeviceProblem
@@ -168,7 +168,7 @@ class GridRelaxProblem(DeviceProblem):
         (a router, whose batched searches never ask, skips looking)."""
         if self._mode is None:
             free = self.graph.free
-            f = sampled_features(free)           # one sample for both questions
+            f = features(free)     # one sample for both questions (auto's, if it decided)
             if not is_maze_like(free, f):
                 h, w = self.shape
                 if lines_fits(h, w) and winding(free, f):
