@@ -195,6 +195,26 @@ def test_cycle_counts_are_remembered_only_for_the_same_mask():
     assert cycle_rank(free, loops + 5) == loops
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_cycle_counts_with_a_limit_equal_the_union_find(seed):
+    # cycle_rank answers from E - V + 1 (a lower bound) where that reaches the limit
+    from mazeroute.engines.auto import _cycles, forget
+    rng = np.random.default_rng(seed)
+    for k in range(40):
+        if k % 3 == 0:
+            m = ~maze_mask(int(rng.integers(3, 60)) | 1, int(rng.integers(3, 60)) | 1,
+                           seed=k)
+            m[rng.random(m.shape) < rng.uniform(0, 0.1)] = True
+        else:
+            m = rng.random((int(rng.integers(1, 50)), int(rng.integers(1, 50)))) < rng.random()
+        true = int(_cycles(np.ascontiguousarray(m), 10**9))
+        for limit in {1, 2, 5, max(true, 1), true + 1, 10**9}:
+            forget()
+            assert cycle_rank(m, limit) == min(true, limit)
+    forget()
+    assert cycle_rank(np.zeros((5, 5), bool), 1) == 0       # no cell: no piece either
+
+
 def test_fingerprint_tells_masks_apart():
     from mazeroute.engines.auto import _fingerprint
     rng = np.random.default_rng(3)

@@ -500,11 +500,36 @@ def features(free: np.ndarray) -> dict:
     return sampled_features(free)
 
 
+@numba.njit(cache=True, nogil=True, parallel=True)
+def _surplus(free):
+    """Free 4-neighbour edges less free cells, and the free cells: ``(E - V, V)``."""
+    h, w = free.shape
+    surplus = np.zeros(h, np.int64)
+    cells = np.zeros(h, np.int64)
+    for y in numba.prange(h):
+        s = 0
+        c = 0
+        for x in range(w):
+            if free[y, x]:
+                c += 1
+                s -= 1
+                if x + 1 < w and free[y, x + 1]:
+                    s += 1
+                if y + 1 < h and free[y + 1, x]:
+                    s += 1
+        surplus[y] = s
+        cells[y] = c
+    return surplus.sum(), cells.sum()
+
+
 def _counted(free: np.ndarray, limit: int) -> int:
     """``min(cycles, limit)`` of a free mask, remembered for the next question.
 
-    Only a count that read the whole mask (fewer cycles than ``limit``) is remembered:
-    a count stopped at ``limit`` early is cheaper to take again than the fingerprint.
+    Cycles are ``E - V + C`` (edges, cells, pieces), so at least ``E - V + 1`` when a cell
+    is free: one counting pass answers ``limit`` without the union-find where that is
+    already enough (a layout with many loops). Only a count that read the whole mask
+    (fewer cycles than ``limit``) is remembered: a count stopped at ``limit`` early is
+    cheaper to take again than the fingerprint.
     """
     free = np.ascontiguousarray(free, dtype=np.bool_)
     known = _recall(free)
@@ -512,6 +537,9 @@ def _counted(free: np.ndarray, limit: int) -> int:
         count, was = known["cycles"]
         if count < was or limit <= was:          # exact then, or enough to answer
             return min(count, limit)
+    surplus, cells = _surplus(free)
+    if cells and surplus + 1 >= limit:
+        return limit
     if free.size >= PARALLEL_CELLS and numba.get_num_threads() > 1:
         count = int(_cycles_strips(free, limit, min(free.shape[0],
                                                     4 * numba.get_num_threads())))
