@@ -17,8 +17,9 @@ The choice reads cheap features of the free mask:
   in a perfect maze, under 0.2 on an open layout with rectangular blockages), measured on
   a few sampled patches so that its cost does not grow with the chip (benchmarks/
   RESULTS.md, "Figures moved from code comments");
-* for maze-like layouts only: the number of independent cycles (one union-find pass): none
-  (a perfect maze) or many go to the GPU, a few (a long-corridor maze) to the CPU;
+* for maze-like layouts only: the number of independent cycles (a counting pass bounds it
+  from below; a union-find pass where that does not settle the question): none (a
+  perfect maze) or many go to the GPU, a few (a long-corridor maze) to the CPU;
 * for the others, ``euler`` and ``wall`` high say there may be corridors wider than one
   cell, where the wavefront is long and narrow. ``run`` (:func:`corridor_run`) tells
   *winding corridors* (long straight stretches) from a dense field of small blockages
