@@ -22,10 +22,12 @@
 // commit_cells: block (or free again, where time still names the net) listed cells.
 // count_levels: the number of levels of a full wavefront from a root, as of its `pos`
 // (one block per root; visited bits and the frontier ring in shared memory when they
-// fit). It may run on a second stream while later nets are committed or lifted: it reads
-// a cell's free bit, then (after a fence) its wired bit and time, and writers store time
-// and the wired bit before (after a fence) clearing the free bit; lifting a wire only
-// sets the free bit. Every such cell belongs to a net after the root's, so it reads free.
+// fit). It runs on a second stream while later nets are committed or lifted, on a copy
+// of the free and wired bits taken when it was started (the host's count_levels) and on
+// the live time stamps: a cell blocked in the copy by a later net's wire reads free
+// whatever net stamps it since, as only nets after the root's do. It reads a cell's free
+// bit, then (after a fence) its wired bit and time, as when the bits are the live ones
+// (writers store time and the wired bit before, after a fence, clearing the free bit).
 
 typedef unsigned long long u64;
 

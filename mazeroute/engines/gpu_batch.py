@@ -396,6 +396,7 @@ class GridBatch:
         self.launches = 0
         self._streams: list = []                    # level counts run beside the batches
         self._counts: list[tuple[np.ndarray, np.ndarray, object]] = []
+        self._copies: list[tuple[object, object]] = []     # blockages the counts read
         self._lifted: list[tuple[np.ndarray, object]] = []   # see uncommit()
 
     def _kernel(self, name: str, smem: int = 0):
@@ -509,24 +510,39 @@ class GridBatch:
         """Start counting the levels of a full wavefront from each root (see counted()).
 
         Every net before ``pos`` must be final. The count reads the blockages as of its
-        turn, so it runs on a second stream while later nets go on being committed.
+        turn, so it runs on a second stream while later nets go on being committed; it
+        reads a copy of the free and wired bits taken now, so that nothing done after
+        (a net searched alone frees its pins for its search, a tree committed through
+        the problem is blocked before it is stamped) needs to wait for it. Every cell
+        blocked in that copy by a later net's wire reads free by its time stamp, which
+        only later nets ever rewrite.
         """
         cp = self.cupy
         if not roots.size:
             return
+        self._counts_done()
         # a stream per call (from a small pool), so that counts run side by side
         if len(self._streams) < 8:
             self._streams.append(cp.cuda.Stream(non_blocking=True))
         side = self._streams[len(self._counts) % len(self._streams)]
         ready = cp.cuda.Event(disable_timing=True)
-        state = self._state()
+        free_bits, wired, *rest = self._state()
+        copy = cp.empty((2, free_bits.size), dtype=free_bits.dtype)
+        copy[0] = free_bits.reshape(-1)
+        copy[1] = wired.reshape(-1)
         arg = self._upload(roots, pos)
         ready.record()
         side.wait_event(ready)
         with side:
             res = cp.empty(roots.size, dtype=cp.int32)
-            self._count(arg, roots.size, state, res, ring=True)
+            self._count(arg, roots.size, (copy[0], copy[1], *rest), res, ring=True)
         self._counts.append((roots, pos, res))
+        self._copies.append((side.record(), copy))
+
+    def _counts_done(self) -> None:
+        """Let go of the copies of counts that have finished (their memory may be reused
+        then, whichever stream asks for it)."""
+        self._copies = [(done, copy) for done, copy in self._copies if not done.done]
 
     def _count(self, arg, k: int, state, res, ring: bool) -> None:
         """Level counts from ``k`` roots (``arg``: device roots, then positions)."""
@@ -547,17 +563,19 @@ class GridBatch:
         self.launches += 1
 
     def quiesce(self) -> None:
-        """Wait for the level counts in flight and bring the host mirror up to date.
+        """Bring the host mirror up to date.
 
         Called before the router searches a net by itself (which changes blockages
-        outside this class's ordering rules and reads the host mirror).
+        outside this class's ordering rules and reads the host mirror). The level counts
+        in flight need no wait: they read their own copy of the blockages.
         """
-        for side in self._streams:
-            side.synchronize()
         self._settle()
 
     def counted(self) -> tuple[np.ndarray, np.ndarray]:
         """Positions and level counts of every root given to :meth:`count_levels`."""
+        for side in self._streams:
+            side.synchronize()
+        self._copies.clear()
         self.quiesce()
         if not self._counts:
             return np.zeros(0, np.int64), np.zeros(0, np.int64)
