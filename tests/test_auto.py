@@ -93,14 +93,20 @@ def test_auto_sends_braided_mazes_where_the_h100_probe_found_them_faster(n, k, c
     assert prefers_cpu(free) == cpu
 
 
+def _cycle_rank_by_labels(free: np.ndarray) -> int:
+    """The oracle: edges - cells + pieces, the pieces labelled by scipy."""
+    import scipy.ndimage
+    free = np.asarray(free, bool)
+    edges = int((free[:, 1:] & free[:, :-1]).sum() + (free[1:] & free[:-1]).sum())
+    return edges - int(free.sum()) + scipy.ndimage.label(free)[1]
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.integers(1, 14), st.integers(1, 14), st.integers(0, 2**32 - 1),
        st.floats(0.0, 1.0))
 def test_cycle_rank_is_edges_minus_cells_plus_parts(h, w, seed, density):
-    import scipy.ndimage
     free = np.random.default_rng(seed).random((h, w)) < density
-    edges = int((free[:, 1:] & free[:, :-1]).sum() + (free[1:] & free[:-1]).sum())
-    assert cycle_rank(free) == edges - int(free.sum()) + scipy.ndimage.label(free)[1]
+    assert cycle_rank(free) == _cycle_rank_by_labels(free)
 
 
 @pytest.mark.parametrize("width", [2, 3, 4, 6])
@@ -196,7 +202,7 @@ def test_cycle_counts_are_remembered_only_for_the_same_mask():
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_cycle_counts_with_a_limit_equal_the_union_find(seed):
+def test_cycle_counts_with_a_limit_equal_the_labels(seed):
     # cycle_rank answers from E - V + 1 (a lower bound) where that reaches the limit
     from mazeroute.engines.auto import forget
     rng = np.random.default_rng(seed)
@@ -295,14 +301,6 @@ def test_router_under_auto_takes_the_routing_decision(monkeypatch):
                                  for n in lay.nets])]
     assert Router(lay, "auto", "grid").engine.startswith("cpu/")   # no GPU here: no ask
     assert len(seen) == 1
-
-
-def _cycle_rank_by_labels(free: np.ndarray) -> int:
-    """The oracle: edges - cells + pieces, the pieces labelled by scipy."""
-    import scipy.ndimage
-    free = np.asarray(free, bool)
-    edges = int((free[:, 1:] & free[:, :-1]).sum() + (free[1:] & free[:-1]).sum())
-    return edges - int(free.sum()) + scipy.ndimage.label(free)[1]
 
 
 @pytest.mark.parametrize("seed,density", [(0, 0.5), (1, 0.6), (2, 0.9), (3, 0.97)])

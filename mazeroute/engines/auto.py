@@ -474,16 +474,16 @@ def _fingerprint(free: np.ndarray) -> tuple[int, int]:
 
 def _recall(free: np.ndarray, fp: tuple | None = None) -> dict | None:
     """The facts remembered for this mask (None: another mask, or none); ``fp``: its
-    fingerprint, when the caller has it."""
+    fingerprint, when the caller has it (:func:`_remember`)."""
     if _MEMO is None or _MEMO[0] != free.shape:
         return None
     return _MEMO[2] if _MEMO[1] == (fp or _fingerprint(free)) else None
 
 
-def _remember(free: np.ndarray, fp: tuple | None = None, **facts) -> None:
+def _remember(free: np.ndarray, **facts) -> None:
     """Remember ``facts`` of this mask, beside those already remembered of it."""
     global _MEMO
-    fp = fp or _fingerprint(free)
+    fp = _fingerprint(free)
     known = _recall(free, fp)
     if known is None:
         _MEMO = (free.shape, fp, dict(facts))
