@@ -11,6 +11,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 import pytest
+import scipy.ndimage
 
 from mazeroute.backtrace import _DX, _DY, _trace, bends
 from mazeroute.bench import route_layout
@@ -96,6 +97,22 @@ def _count(free, wired, tm, width, height, root, pos):
     return deepest + 1
 
 
+def _apart_by_labels(free: np.ndarray, pins) -> np.ndarray:
+    """Whether each two-pin net's pins (rows x0, y0, x1, y1; never free cells) are
+    neither equal nor adjacent and have no free neighbours in one component of ``free``
+    (scipy's labelling): the oracle of ``GridBatch.apart``."""
+    label, _ = scipy.ndimage.label(free)
+    h, w = free.shape
+
+    def around(x, y):
+        return {int(label[y + dy, x + dx]) for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1))
+                if 0 <= x + dx < w and 0 <= y + dy < h and label[y + dy, x + dx] > 0}
+
+    return np.array([abs(x0 - x1) + abs(y0 - y1) > 1
+                     and not around(x0, y0) & around(x1, y1)
+                     for x0, y0, x1, y1 in np.asarray(pins).reshape(-1, 4).tolist()], bool)
+
+
 class EmuBatch:
     """The batched search's contract, computed on the CPU over a CPU router's problem."""
 
@@ -108,6 +125,7 @@ class EmuBatch:
         self.searches = 0
         self.seen: set[int] = set()
         self.counts: list[tuple[int, int]] = []
+        self.checks = 0
 
     def _free(self):
         self.problem._clear()
@@ -167,6 +185,12 @@ class EmuBatch:
         free = self._free()
         self.counts += [(int(p), _count(free, self.wired, self.time, w, h, int(r), int(p)))
                         for r, p in zip(roots, pos)]
+
+    def apart(self, pins, turn):
+        self.checks += 1
+        h, w = self.shape
+        free = self._free() | (self.wired & (self.time >= turn))
+        return _apart_by_labels(free.reshape(h, w), pins)
 
     def quiesce(self):
         pass
@@ -347,6 +371,39 @@ def test_hand_made_cases():
             _same(got, Router(lay, "cpu").run(order))
 
 
+def _walled_layout(seed: int, size: int = 48) -> Layout:
+    """Nets with pins anywhere: the first wires cut the grid, and most later nets are
+    walled off (the case that the components check proves without a search)."""
+    rng = np.random.default_rng(seed)
+    lay = Layout(f"w{seed}", size, size - 8, random_rects(size, size - 8, 0.15, rng,
+                                                          max_side=4))
+    lay.nets = random_nets(lay.blocked, int(rng.integers(10, 40)), 2, rng)
+    return lay
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_nets_proven_apart_without_a_search_match_sequential(seed):
+    lay = _walled_layout(seed)
+    # small windows: nets with pins far apart go alone, and are checked first
+    limit = gb.window_bytes(*(2 * [(8, 12, 20)[seed % 3]]))
+    r = Router(lay, "cpu")
+    r.batch = EmuBatch(r.problem, margin=seed % 4, smem_limit=int(limit))
+    _same(r.run(), Router(lay, "cpu").run())
+    assert r.batch.checks > 0 and r.proven > 0
+
+
+def test_a_net_walled_off_by_an_earlier_wire_is_proven_apart_with_its_levels():
+    # a's wire crosses the grid from top to bottom: b's pins lie on either side
+    lay = parse_layout({"width": 30, "height": 10, "nets": [
+        {"name": "a", "pins": [[15, 0], [15, 9]]}, {"name": "b", "pins": [[2, 5], [27, 4]]},
+        {"name": "c", "pins": [[20, 2], [25, 7]]}]}, "wall.yaml")
+    r = Router(lay, "cpu")
+    r.batch = EmuBatch(r.problem, margin=1, smem_limit=int(gb.window_bytes(8, 8)))
+    got = r.run()
+    _same(got, Router(lay, "cpu").run())
+    assert r.proven == 1 and not got.nets[1].routed and got.nets[1].levels > 0
+
+
 def test_route_layout_benchmark_matches_on_the_cpu():
     lay = route_layout(160, 120, seed=3, span=24)
     got, dev = _emu_route(lay, margin=4)
@@ -406,3 +463,43 @@ def test_gpu_batched_routing_with_windows_routed_alone():
     r.batch.margin = 1
     r.batch.smem_limit = int(gb.window_bytes(20, 20))        # bigger windows: alone
     _same(r.run(), Router(lay, "cpu").run())
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("seed", range(8))
+def test_gpu_apart_equals_the_labels_oracle(seed):
+    lay = _walled_layout(3000 + seed, size=int(np.random.default_rng(seed).integers(20, 150)))
+    r = Router(lay, "gpu")
+    dev = r.batch
+    h, w = lay.height, lay.width
+    rng = np.random.default_rng(seed)
+    free = dev.problem.host_free.reshape(-1).copy()
+    # wires of routing positions 0-29 on a third of the free cells, each cell once
+    cells = rng.permutation(np.flatnonzero(free))[:free.sum() // 3].astype(np.int64)
+    pos = rng.integers(0, 30, cells.size)
+    dev.commit(cells, pos)
+    pins = rng.integers(0, [w, h, w, h], (200, 4))
+    for turn in (31, 20, 7, 0):         # each earlier than the last: labelled again
+        at_turn = dev.problem.host_free.reshape(-1).copy()
+        at_turn[cells[pos >= turn]] = True
+        want = _apart_by_labels(at_turn.reshape(h, w), pins)
+        assert dev.apart(pins, turn).tolist() == want.tolist()
+    # no wire since, a later turn: the labels of turn 0 are reused, coarser but sound
+    before = dev.labellings
+    at_turn = dev.problem.host_free.reshape(-1).copy()
+    at_turn[cells[pos >= 15]] = True
+    got = dev.apart(pins, 15)
+    assert dev.labellings == before
+    assert not (got & ~_apart_by_labels(at_turn.reshape(h, w), pins)).any()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("seed", range(10))
+def test_gpu_nets_proven_apart_match_the_cpu(seed):
+    lay = _walled_layout(4000 + seed, size=(48, 160)[seed % 2])
+    r = Router(lay, "gpu")
+    r.batch.margin = seed % 3
+    if seed % 4 < 2:
+        r.batch.smem_limit = int(gb.window_bytes(16, 16))       # bigger windows: alone
+    _same(r.run(), Router(lay, "cpu").run())
+    assert r.proven > 0

@@ -39,6 +39,14 @@ Outcomes of one search (``status``)
     batching goes on (:meth:`GridBatch.count_levels`);
     ``ESCAPED``: neither, so the margin grows to ``2m + 16``.
 
+Nets proven unroutable without a search
+    Before a two-pin net is routed alone (its window does not fit the kernel, so its
+    search is the whole grid's, and all of its pin's piece of the grid when the net is
+    walled off), every two-pin net waiting is checked: pins in different components of
+    the cells free as of the first waiting net's turn (:meth:`GridBatch.apart`) stay
+    apart at every later turn, since routing only turns free cells into wires. Such nets
+    are final without a wire; their level counts are taken as for ``UNROUTED_TARGET``.
+
 Exactness is tested against the CPU router on random layouts, by
 ``tests/test_router_batch.py`` both through the kernel and through a CPU statement of it.
 """
@@ -398,6 +406,12 @@ class GridBatch:
         self._counts: list[tuple[np.ndarray, np.ndarray, object]] = []
         self._copies: list[tuple[object, object]] = []     # blockages the counts read
         self._lifted: list[tuple[np.ndarray, object]] = []   # see uncommit()
+        # components for apart(): labels, the wires committed when they were taken, turn
+        self._labels = None
+        self._wired_count = 0            # calls that committed a wire so far
+        self._labelled = -1
+        self._label_turn = 0
+        self.labellings = 0
 
     def _kernel(self, name: str, smem: int = 0):
         k, static = self._kernels.get(name, (None, 0))
@@ -407,6 +421,13 @@ class GridBatch:
             self._kernels[name] = (k, static)
         allow_shared(k, smem, static)
         return k
+
+    def _kernel_of(self, module: str, name: str):
+        """A kernel without dynamic shared memory from ``kernels/<module>.cu``."""
+        key = f"{module}.{name}"
+        if key not in self._kernels:
+            self._kernels[key] = (self._get_kernel(module, name), 0)
+        return self._kernels[key][0]
 
     def _state(self):
         free_bits, rest, level, words_per_row = self.problem.device_state()
@@ -470,6 +491,7 @@ class GridBatch:
         paths = res[b * HDR:].copy()
         self._settle()             # cells lifted earlier first: a new wire may reuse them
         mark_wires(self.problem.host_free.reshape(-1), hdr, rec, paths)
+        self._wired_count += bool((hdr[:, 0] == OK).any())
         return hdr, paths
 
     def _cells_launch(self, cells: np.ndarray, pos: np.ndarray, block: bool):
@@ -490,6 +512,7 @@ class GridBatch:
         self._settle()
         self._cells_launch(cells, pos, True)
         self.problem.host_free.ravel()[cells] = False
+        self._wired_count += 1
 
     def uncommit(self, cells: np.ndarray, pos: np.ndarray) -> None:
         """Free the cells of ``cells`` still blocked by the wire of the net at ``pos``.
@@ -561,6 +584,44 @@ class GridBatch:
             arg[:k], arg[k:], *state, queue, vis, np.int32(vis_shared),
             np.int32(ring_size), res), shared_mem=smem)
         self.launches += 1
+
+    def apart(self, pins: np.ndarray, turn: int) -> np.ndarray:
+        """Whether the pins ``x0, y0, x1, y1`` (a row per two-pin net) lie in different
+        components of the cells free as of routing position ``turn``
+        (``kernels/components.cu``).
+
+        True proves the net unroutable at ``turn`` and at every later position, since
+        routing only turns free cells into wires. The components are labelled again only
+        when a wire was committed since the last labelling (or ``turn`` is earlier than
+        its turn): the components of an earlier turn are coarser, so still a sound answer
+        for any later one.
+        """
+        cp = self.cupy
+        k = len(pins)
+        if not k:
+            return np.zeros(0, bool)
+        h, w = self.shape
+        n = h * w
+        if self._labels is None or self._labelled != self._wired_count or turn < self._label_turn:
+            if self._labels is None:
+                self._labels = cp.empty(n, dtype=cp.int32)
+            free_bits, wired, tm, *_ = self._state()
+            blocks = (min(-(-n // 256), 1 << 16),)
+            self._kernel_of("components", "label_cells")(blocks, (256,), (
+                free_bits, wired, tm, np.int32(turn), np.int32(w), np.int32(h),
+                np.int32(self.problem.words_per_row), self._labels))
+            for name in ("label_join", "label_flatten"):
+                self._kernel_of("components", name)(blocks, (256,), (
+                    self._labels, np.int32(w), np.int32(h)))
+            self.launches += 3
+            self.labellings += 1
+            self._labelled, self._label_turn = self._wired_count, turn
+        arg = self._upload(np.asarray(pins, np.int64).reshape(-1))
+        out = cp.empty(k, dtype=cp.int32)
+        self._kernel_of("components", "pins_apart")((-(-k // 128),), (128,), (
+            self._labels, arg, np.int32(k), np.int32(w), np.int32(h), out))
+        self.launches += 1
+        return out.get().astype(bool)
 
     def quiesce(self) -> None:
         """Bring the host mirror up to date.
@@ -637,8 +698,9 @@ class BatchRun:
     Positions ``p`` index the routing sequence. A two-pin net is ``TODO`` until a search
     gives it a result, then ``COMMITTED`` (its result may still be redone: an earlier net
     whose claim grew can land a wire in its claim, or lift one from it) or ``FINAL``
-    (routed alone). Every net before the first ``TODO`` one is final in effect: only a
-    ``TODO`` net before it could still change it. The per-batch bookkeeping runs in
+    (routed alone, or proven unroutable by :meth:`_check` without a search). Every net
+    before the first ``TODO`` one is final in effect: only a ``TODO`` net before it could
+    still change it. The per-batch bookkeeping runs in
     compiled helpers (:func:`take`): with ~40 batches of a 1000-net route, NumPy's
     per-call overhead on small arrays would cost more than the searches themselves.
 
@@ -658,6 +720,7 @@ class BatchRun:
         self.dev, self.shape, self.pins, self.barrier = dev, shape, pins, barrier
         self.route_alone = route_alone
         n = self.n = len(pins)
+        self.multi = np.array(barrier, dtype=bool)       # nets of more than two pins
         self.margin = np.full(n, dev.margin, np.int64)
         self.search, self.claim, self.limit = windows(
             self.pins, self.margin, self.shape, dev.smem_limit, self.barrier)
@@ -667,6 +730,21 @@ class BatchRun:
         self.used = 0
         self.seconds = np.zeros(n)
         self.batches = 0
+        self.proven = 0               # nets proven unroutable by components, not searched
+
+    def _check(self, todo: np.ndarray) -> None:
+        """Prove unroutable, without a search, the two-pin nets of ``todo`` whose pins
+        lie in different components of the free cells (:meth:`GridBatch.apart`, as of
+        the first net of ``todo``, which nothing before it can change): they are final,
+        without a wire, whatever later searches find (no wire an earlier net adds or
+        lifts can join their pins), and their level counts come when their turn is."""
+        two = todo[~self.multi[todo]]
+        gone = two[self.dev.apart(self.pins[two], int(todo[0]))]
+        book = self.book
+        book[0, gone] = FINAL
+        book[1, gone] = UNROUTED_TARGET
+        book[2, gone] = book[3, gone] = book[5, gone] = 0
+        self.proven += gone.size
 
     def run(self) -> BatchOutcome:
         h, w = self.shape
@@ -681,10 +759,16 @@ class BatchRun:
             if ready.size:
                 counting[ready] = True
                 self.dev.count_levels(self.pins[ready, 1] * w + self.pins[ready, 0], ready)
-            if self.barrier[p]:
+            if self.barrier[p] and not self.multi[p]:
+                # a two-pin net alone searches the whole grid, and all of its piece when
+                # its pins are apart: first a check of every net waiting, at the cost of
+                # a labelling (checks after escaped windows did not pay: RESULTS.md,
+                # issue 14, fifth session of 2026-11-24)
+                self._check(todo)
+            if self.barrier[p] and state[p] == TODO:
                 self.dev.quiesce()
                 self._alone(p)
-            else:
+            elif not self.barrier[p]:
                 start = time.perf_counter()
                 batch = next_batch(todo, self.claim, self.barrier, w, h, _TILE, MAX_BATCH)
                 rec, off, size = records(batch, self.search, self.pins, self.limit)

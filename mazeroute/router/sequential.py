@@ -108,6 +108,9 @@ class Router:
         #: (:mod:`.grouped`); the same wires either way.
         self.group_search = True
         self.grouped = 0                 # nets of the last run committed from group searches
+        #: Nets of the last batched run proven unroutable without a search (their pins
+        #: lay in different components of the free cells); the same results either way.
+        self.proven = 0
         self._wires: list[np.ndarray] = []     # committed wires' vertices, in order
         try:
             self._build(spec.backend, spec.strategy)
@@ -273,6 +276,7 @@ def _batched(router: Router, sequence: list[int]) -> dict[int, NetRoute]:
     run = gb.BatchRun(router.batch, router.grid.shape, pins, ~two, route_alone)
     out = run.run()
     router.batches = run.batches
+    router.proven = run.proven
     router.grouped = groups.taken if groups is not None else 0
     nets = router.layout.nets
     results: dict[int, NetRoute] = {}
