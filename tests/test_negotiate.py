@@ -380,3 +380,54 @@ def test_enclosure_in_windows_equals_the_whole_grid(seed):
     reasons = [ng._enclosure(i) for i in range(len(lay.nets))]
     assert reasons == [_enclosure_whole_grid(ng, i) for i in range(len(lay.nets))]
     assert len(set(reasons)) > 1
+
+
+def _reaches_all_pins(ng: Negotiator, i: int) -> bool:
+    """A plain BFS over the cells net ``i`` may enter (free, no other net's pin)."""
+    from collections import deque
+    h, w = ng.shape
+    ok = ng.free & ((ng.owner < 0) | (ng.owner == i))
+    x0, y0 = ng.pins[i][0].tolist()
+    seen = {(x0, y0)}
+    todo = deque(seen)
+    while todo:
+        x, y = todo.popleft()
+        for nx, ny in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
+            if 0 <= nx < w and 0 <= ny < h and ok[ny, nx] and (nx, ny) not in seen:
+                seen.add((nx, ny))
+                todo.append((nx, ny))
+    return all((x, y) in seen for x, y in ng.pins[i].tolist())
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_cut_off_equals_a_search_of_the_cells_a_net_may_enter(seed):
+    rng = np.random.default_rng(seed)
+    w, h = int(rng.integers(8, 60)), int(rng.integers(8, 60))
+    lay = random_layout(w, h, density=float(rng.choice([0.2, 0.35, 0.45])),
+                        nets=int(rng.integers(10, 120)), pins=2 + seed % 3, seed=seed,
+                        span=None if seed % 2 else 6)
+    ng = Negotiator(lay, "cpu")
+    cut = [ng._cut_off(i) for i in range(len(lay.nets))]
+    assert cut == [not _reaches_all_pins(ng, i) for i in range(len(lay.nets))]
+
+
+def test_cut_off_nets_over_the_corpus_include_both_answers():
+    seen = set()
+    for seed in range(10):
+        lay = random_layout(30, 30, density=0.4, nets=80, pins=2 + seed % 3, seed=seed)
+        ng = Negotiator(lay, "cpu")
+        seen |= {ng._cut_off(i) for i in range(len(lay.nets))}
+    assert seen == {True, False}
+
+
+def test_a_cut_off_net_is_enclosed_without_growing_its_box_to_the_grid():
+    # net c's pin (100, 100) is ringed by the pins of a and b, on a grid of 200 x 200
+    lay = random_layout(200, 200, density=0.0, nets=0, seed=1)
+    from mazeroute.layout import Net
+    lay.nets = [Net("a", [(100, 99), (101, 100)]), Net("b", [(99, 100), (100, 101)]),
+                Net("c", [(100, 100), (150, 150)]), Net("d", [(10, 10), (30, 40)])]
+    ng = Negotiator(lay, "cpu")
+    res = ng.run()
+    assert [n.routed for n in res.nets] == [True, True, False, True]
+    assert ng.enclosed == {2} and not ng._whole(2)
+    assert "enclosed by the pins of nets a, b" in res.nets[2].reason

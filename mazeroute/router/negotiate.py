@@ -130,6 +130,7 @@ class Negotiator:
         self.rhi = np.zeros((n, 2), np.int64)
         self.seconds = np.zeros(n)
         self.enclosed: set[int] = set()          # no route even through other nets' wires
+        self._pieces: np.ndarray | None = None   # see _cut_off
         self.conflicts: dict[int, set[int]] = {}  # nets dropped by legalise, and why
         self.iterations: list[IterationStats] = []
         self._clock = 0
@@ -209,8 +210,9 @@ class Negotiator:
     def reroute(self, nets: list[int]) -> int:
         """Rip up and reroute ``nets`` in order, batch by batch; a net whose search
         fails gets a larger box and goes again after the others, until its box is the
-        whole grid (then it is enclosed, and left out of negotiation). Returns the
-        number of searches.
+        whole grid, or until its pins prove to lie in different pieces of the cells it
+        may enter (:meth:`_cut_off`; then it is enclosed, and left out of negotiation).
+        Returns the number of searches.
 
         While ``pres_fac`` is 0 a cell's cost does not depend on who uses it, so the
         order of the searches cannot change a route: then all of them are one call
@@ -242,13 +244,41 @@ class Negotiator:
             self._clock = clock + pending.size
             retry = []
             for i in sorted(failed, key=rank.__getitem__):
-                if self._whole(i):
+                if self._whole(i) or self._cut_off(i):
                     self.enclosed.add(i)
                 else:
                     self._grow(i)
                     retry.append(i)
             pending = np.asarray(retry, np.int64)
         return searches
+
+    def _cut_off(self, i: int) -> bool:
+        """Whether net ``i``'s pins lie in different pieces of the cells it may enter
+        (free cells that hold no other net's pin; wires never block while nets
+        negotiate), joined through its own pins: then no box, however grown, holds a
+        route. The pieces are labelled once, at the first net whose search fails."""
+        if self._pieces is None:
+            self._pieces = scipy.ndimage.label(self.free & (self.owner < 0))[0]
+        label = self._pieces
+        h, w = self.shape
+        pins = self.pins[i].tolist()
+        # a walk over pins and pieces: a pin enters the pieces beside it and the pins
+        # beside it, a piece every pin beside it
+        near = []
+        for x, y in pins:
+            near.append({int(label[y + dy, x + dx])
+                         for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1))
+                         if 0 <= x + dx < w and 0 <= y + dy < h and label[y + dy, x + dx]})
+        reached, pieces, grew = {0}, set(near[0]), True
+        while grew:
+            grew = False
+            for k, (x, y) in enumerate(pins):
+                if k not in reached and (near[k] & pieces or any(
+                        abs(x - pins[j][0]) + abs(y - pins[j][1]) <= 1 for j in reached)):
+                    reached.add(k)
+                    pieces |= near[k]
+                    grew = True
+        return len(reached) < len(pins)
 
     def conflicting(self, changed: list[int] | None = None) -> np.ndarray:
         """The nets that use an overused cell, ascending (``changed`` as for
