@@ -280,6 +280,14 @@ def test_routing_goes_to_the_cpu_for_mazes_and_local_multi_pin_nets():
     loopy[1:-1:2, 2:-1:4] = True                      # a loop every few cells
     assert cycle_rank(loopy) > 0.05 * loopy.sum()
     assert not routing_prefers_cpu(loopy, two, np.full(300, 64))         # short detours
+    # a few loops: the CPU on a small maze, the GPU on a big one (walled-off nets)
+    from mazeroute.engines.auto import BIG_MAZE_CELLS
+    from mazeroute.generate import class_mask
+    for side, cpu in ((511, True), (1023, False)):
+        few = ~class_mask("maze:0.02", side, 9)
+        assert 0.01 < cycle_rank(few) / few.sum() < 0.03
+        assert (few.sum() >= BIG_MAZE_CELLS) == (not cpu)
+        assert routing_prefers_cpu(few, two, np.full(300, 64)) == cpu
     assert routing_prefers_cpu(np.ones((64, 64), bool), two, np.full(300, 8))  # small
     assert not routing_prefers_cpu(open_grid, np.zeros(0), np.zeros(0))
 

@@ -637,9 +637,15 @@ def _decided(free: np.ndarray) -> tuple[bool, dict | None]:
 
 
 #: A maze of one-cell corridors routes on the GPU from this many cycles per free cell on
-#: (detours round a wall stay within a window); measured between a maze with 2 % of its
-#: walls removed (CPU faster) and one with 20 % (GPU far faster): RESULTS.md, issue 14.
-MIN_ROUTING_LOOPS = 0.05
+#: (detours round a wall stay within a window), and from :data:`MIN_ROUTING_LOOPS_BIG`
+#: on when it has :data:`BIG_MAZE_CELLS` free cells or more: there the nets that wires
+#: wall off, which cost the CPU a search of their whole piece of the maze and the GPU a
+#: share of one labelling (gpu_batch's components check), outweigh the GPU's longer
+#: searches of winding detours. Measured on mazes of 0-10 % walls removed, two sizes,
+#: three net mixes, seeds that no suite uses: RESULTS.md, issue 14.
+MIN_ROUTING_LOOPS = 0.03
+MIN_ROUTING_LOOPS_BIG = 0.01
+BIG_MAZE_CELLS = 1 << 18
 #: A layout's nets are local when the median net's pin box half-perimeter is at most
 #: this fraction of the grid's half-perimeter.
 LOCAL_SPAN = 0.125
@@ -658,7 +664,8 @@ def routing_prefers_cpu(free: np.ndarray, pin_counts: np.ndarray,
       scanning whole lines for a whole wavefront, and a router's windowed searches walk
       the corridors tile by tile;
     * a maze of one-cell corridors with few loops (under :data:`MIN_ROUTING_LOOPS` a
-      free cell) goes to the CPU: its detours make windows grow;
+      free cell, or :data:`MIN_ROUTING_LOOPS_BIG` for a big maze) goes to the CPU: its
+      detours make windows grow;
     * so does a layout where most nets have more than two pins and are local (median pin
       box half-perimeter at most :data:`LOCAL_SPAN` of the grid's): the GPU searches
       them in groups of disjoint boxes (:mod:`mazeroute.router.grouped`), but a net
@@ -683,8 +690,8 @@ def routing_prefers_cpu(free: np.ndarray, pin_counts: np.ndarray,
     if f.get("run", 0) >= MIN_LINES_RUN:
         return True          # winding corridors: the router's windows walk them by tiles
     if f["corridor"] >= MAX_GPU_CORRIDOR:
-        bound = int(np.ceil(MIN_ROUTING_LOOPS * f["cells"]))
-        return cycle_rank(free, bound) < MIN_ROUTING_LOOPS * f["cells"]
+        need = MIN_ROUTING_LOOPS_BIG if f["cells"] >= BIG_MAZE_CELLS else MIN_ROUTING_LOOPS
+        return cycle_rank(free, int(np.ceil(need * f["cells"]))) < need * f["cells"]
     h, w = free.shape
     many = np.count_nonzero(np.asarray(pin_counts) > 2) * 2 > len(pin_counts)
     return bool(many and np.median(spans) <= LOCAL_SPAN * (h + w))
