@@ -567,23 +567,35 @@ class GridBatch:
         then, whichever stream asks for it)."""
         self._copies = [(done, copy) for done, copy in self._copies if not done.done]
 
+    def counts_fit(self) -> bool:
+        """Whether a level count keeps its visited bits in shared memory."""
+        words = self.shape[0] * self.problem.words_per_row
+        return words * 8 <= self.smem_limit - (16 << 10)
+
     def _count(self, arg, k: int, state, res, ring: bool) -> None:
         """Level counts from ``k`` roots (``arg``: device roots, then positions)."""
         cp = self.cupy
         h, w = self.shape
         words = h * self.problem.words_per_row
-        vis_shared = words * 8 <= self.smem_limit - (16 << 10)
+        vis_shared = self.counts_fit()
         room = self.smem_limit - (words * 8 if vis_shared else 0)
         ring_size = 1 << (room // 4).bit_length() - 1 if ring and room >= 16 << 10 else 0
-        queue = (cp.empty(k * h * w, dtype=cp.int32) if not ring_size
-                 else cp.empty(1, dtype=cp.int32))
-        vis = (cp.empty(1, dtype=cp.uint64) if vis_shared
-               else cp.empty(k * words, dtype=cp.uint64))
         smem = (words * 8 if vis_shared else 0) + 4 * ring_size
-        self._kernel("count_levels", smem)((k,), (1024,), (
-            arg[:k], arg[k:], *state, queue, vis, np.int32(vis_shared),
-            np.int32(ring_size), res), shared_mem=smem)
-        self.launches += 1
+        # roots in chunks whose visited bits (and queues) take at most COUNT_BYTES, so
+        # that thousands of counts at once (nets proven apart) do not take the device's
+        # memory: a chunk's buffers are reused by the next one on the same stream
+        per_root = (0 if vis_shared else words * 8) + (0 if ring_size else 4 * h * w)
+        step = max(1, COUNT_BYTES // max(per_root, 1))
+        for s in range(0, k, step):
+            e = min(k, s + step)
+            queue = (cp.empty((e - s) * h * w, dtype=cp.int32) if not ring_size
+                     else cp.empty(1, dtype=cp.int32))
+            vis = (cp.empty(1, dtype=cp.uint64) if vis_shared
+                   else cp.empty((e - s) * words, dtype=cp.uint64))
+            self._kernel("count_levels", smem)((e - s,), (1024,), (
+                arg[s:e], arg[k + s:k + e], *state, queue, vis, np.int32(vis_shared),
+                np.int32(ring_size), res[s:e]), shared_mem=smem)
+            self.launches += 1
 
     def apart(self, pins: np.ndarray, turn: int) -> np.ndarray:
         """Whether the pins ``x0, y0, x1, y1`` (a row per two-pin net) lie in different
@@ -672,6 +684,8 @@ __all__ = ["GridBatch", "batch_device", "next_batch", "wire_hits", "cascade", "w
 
 #: Most nets searched in one launch.
 MAX_BATCH = 4096
+#: Most bytes of visited bits and queues that one launch of level counts allocates.
+COUNT_BYTES = 256 << 20
 #: Side of the buckets in which the scheduler compares claims.
 _TILE = 32
 
@@ -737,8 +751,15 @@ class BatchRun:
         lie in different components of the free cells (:meth:`GridBatch.apart`, as of
         the first net of ``todo``, which nothing before it can change): they are final,
         without a wire, whatever later searches find (no wire an earlier net adds or
-        lifts can join their pins), and their level counts come when their turn is."""
+        lifts can join their pins), and their level counts come when their turn is.
+
+        A net proven apart costs a level count in place of its search; where a count
+        needs visited bits of the whole grid in device memory (:meth:`GridBatch.counts_fit`
+        false), only nets that would go alone are checked: thousands of counts at once
+        (local nets on a 4096^2 grid) took more memory than their window searches."""
         two = todo[~self.multi[todo]]
+        if not self.dev.counts_fit():
+            two = two[self.barrier[two]]
         gone = two[self.dev.apart(self.pins[two], int(todo[0]))]
         book = self.book
         book[0, gone] = FINAL
