@@ -126,7 +126,7 @@ class EmuBatch:
         self.seen: set[int] = set()
         self.counts: list[tuple[int, int]] = []
         self.checks = 0
-        self.counts_in_shared = True      # else only nets going alone are checked
+        self.per_count = 0                # bytes of a count (COUNT_BYTES bounds the sum)
 
     def _free(self):
         self.problem._clear()
@@ -193,8 +193,8 @@ class EmuBatch:
         free = self._free() | (self.wired & (self.time >= turn))
         return _apart_by_labels(free.reshape(h, w), pins)
 
-    def counts_fit(self):
-        return self.counts_in_shared
+    def count_bytes(self):
+        return self.per_count
 
     def quiesce(self):
         pass
@@ -392,7 +392,7 @@ def test_nets_proven_apart_without_a_search_match_sequential(seed):
     limit = gb.window_bytes(*(2 * [(8, 12, 20)[seed % 3]]))
     r = Router(lay, "cpu")
     r.batch = EmuBatch(r.problem, margin=seed % 4, smem_limit=int(limit))
-    r.batch.counts_in_shared = seed % 2 == 0
+    r.batch.per_count = (0, gb.COUNT_BYTES // 2, gb.COUNT_BYTES + 1)[seed % 3]
     _same(r.run(), Router(lay, "cpu").run())
     assert r.batch.checks > 0 and r.proven > 0
 

@@ -45,7 +45,8 @@ Nets proven unroutable without a search
     walled off), every two-pin net waiting is checked: pins in different components of
     the cells free as of the first waiting net's turn (:meth:`GridBatch.apart`) stay
     apart at every later turn, since routing only turns free cells into wires. Such nets
-    are final without a wire; their level counts are taken as for ``UNROUTED_TARGET``.
+    are final without a wire; their level counts are taken as for ``UNROUTED_TARGET``
+    (on large grids, within a memory budget: :meth:`BatchRun._check`).
 
 Exactness is tested against the CPU router on random layouts, by
 ``tests/test_router_batch.py`` both through the kernel and through a CPU statement of it.
@@ -572,6 +573,10 @@ class GridBatch:
         words = self.shape[0] * self.problem.words_per_row
         return words * 8 <= self.smem_limit - (16 << 10)
 
+    def count_bytes(self) -> int:
+        """Device memory a level count takes for its visited bits (0: shared memory)."""
+        return 0 if self.counts_fit() else 8 * self.shape[0] * self.problem.words_per_row
+
     def _count(self, arg, k: int, state, res, ring: bool) -> None:
         """Level counts from ``k`` roots (``arg``: device roots, then positions)."""
         cp = self.cupy
@@ -745,6 +750,9 @@ class BatchRun:
         self.seconds = np.zeros(n)
         self.batches = 0
         self.proven = 0               # nets proven unroutable by components, not searched
+        per_root = dev.count_bytes()
+        # nets in windows that may still be proven apart (see _check)
+        self._spare = n if per_root == 0 else COUNT_BYTES // per_root
 
     def _check(self, todo: np.ndarray) -> None:
         """Prove unroutable, without a search, the two-pin nets of ``todo`` whose pins
@@ -753,14 +761,19 @@ class BatchRun:
         without a wire, whatever later searches find (no wire an earlier net adds or
         lifts can join their pins), and their level counts come when their turn is.
 
-        A net proven apart costs a level count in place of its search; where a count
-        needs visited bits of the whole grid in device memory (:meth:`GridBatch.counts_fit`
-        false), only nets that would go alone are checked: thousands of counts at once
-        (local nets on a 4096^2 grid) took more memory than their window searches."""
+        A net proven apart costs a level count in place of its search. Where a count
+        keeps visited bits of the whole grid in device memory
+        (:meth:`GridBatch.count_bytes`), nets that would be searched in a window are
+        proven only while their counts stay within :data:`COUNT_BYTES` a run (the rest
+        are searched): thousands of counts at once (local nets on a 4096^2 grid) took
+        gigabytes (RESULTS.md, issue 14, fifth session of 2026-11-24)."""
         two = todo[~self.multi[todo]]
-        if not self.dev.counts_fit():
-            two = two[self.barrier[two]]
         gone = two[self.dev.apart(self.pins[two], int(todo[0]))]
+        windowed = np.flatnonzero(~self.barrier[gone])
+        if windowed.size > self._spare:
+            gone = np.delete(gone, windowed[self._spare:])
+            windowed = windowed[:self._spare]
+        self._spare -= windowed.size
         book = self.book
         book[0, gone] = FINAL
         book[1, gone] = UNROUTED_TARGET
