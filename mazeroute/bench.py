@@ -1285,7 +1285,9 @@ def _warm_routing(backends: Sequence[str]) -> None:
     """Compile and warm every backend's routing paths on small layouts, untimed."""
     warm = [route_layout(48, 4, seed=1, span=20),
             random_layout(48, 48, density=0.15, nets=3, pins=3, seed=1, span=12),
-            random_layout(64, 64, density=0.25, nets=4, pins=2, seed=2)]
+            random_layout(64, 64, density=0.25, nets=4, pins=2, seed=2),
+            # pins far apart: nets go alone, and are checked for pins apart first
+            random_layout(700, 700, density=0.2, nets=12, pins=2, seed=3)]
     for backend in backends:
         for layout in warm:
             Router(layout, backend).run()
