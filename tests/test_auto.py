@@ -398,3 +398,18 @@ def test_big_grids_are_counted_only_when_the_patches_leave_the_size_in_doubt():
     maze[:1023, :1023] = ~maze_mask(1023, 1023, seed=2)
     _, f = _decide(maze)
     assert f["cells"] == int(maze.sum())             # maze-like: counted exactly
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_surplus_is_edges_less_cells_on_either_path(seed, monkeypatch):
+    from mazeroute.engines import auto
+    rng = np.random.default_rng(seed)
+    free = rng.random((int(rng.integers(1, 90)), int(rng.integers(1, 90)))) < 0.6
+    cells = int(free.sum())
+    edges = sum(int(free[y, x] and free[y, x + 1]) for y in range(free.shape[0])
+                for x in range(free.shape[1] - 1)) + sum(
+        int(free[y, x] and free[y + 1, x]) for y in range(free.shape[0] - 1)
+        for x in range(free.shape[1]))
+    assert auto._surplus(free) == (edges - cells, cells)
+    monkeypatch.setattr(auto, "PARALLEL_SURPLUS_CELLS", 0)       # the compiled pass
+    assert auto._surplus(free) == (edges - cells, cells)

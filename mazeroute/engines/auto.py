@@ -502,7 +502,7 @@ def features(free: np.ndarray) -> dict:
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
-def _surplus(free):
+def _surplus_rows(free):
     """Free 4-neighbour edges less free cells, and the free cells: ``(E - V, V)``."""
     h, w = free.shape
     surplus = np.zeros(h, np.int64)
@@ -521,6 +521,27 @@ def _surplus(free):
         surplus[y] = s
         cells[y] = c
     return surplus.sum(), cells.sum()
+
+
+#: Masks of at least this many cells count ``E - V`` on every core, smaller ones with
+#: NumPy on one: on a busy host a parallel pass waits for its slowest thread, which cost
+#: the routing decision of a 1023^2 maze tens of milliseconds at times (RESULTS.md,
+#: issue 14, fifth session of 2026-11-24).
+PARALLEL_SURPLUS_CELLS = 1 << 22
+
+
+def _surplus(free: np.ndarray) -> tuple[int, int]:
+    """``(E - V, V)`` of a free mask: free 4-neighbour edges less free cells, and cells.
+
+    >>> _surplus(np.array([[1, 1, 1], [0, 1, 0]], bool))
+    (-1, 4)
+    """
+    if free.size >= PARALLEL_SURPLUS_CELLS:
+        surplus, cells = _surplus_rows(free)
+        return int(surplus), int(cells)
+    cells = int(np.count_nonzero(free))
+    edges = np.count_nonzero(free[:, :-1] & free[:, 1:]) + np.count_nonzero(free[:-1] & free[1:])
+    return int(edges) - cells, cells
 
 
 def _counted(free: np.ndarray, limit: int) -> int:
