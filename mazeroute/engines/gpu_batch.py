@@ -568,21 +568,21 @@ class GridBatch:
         then, whichever stream asks for it)."""
         self._copies = [(done, copy) for done, copy in self._copies if not done.done]
 
-    def counts_fit(self) -> bool:
+    def _counts_fit(self) -> bool:
         """Whether a level count keeps its visited bits in shared memory."""
         words = self.shape[0] * self.problem.words_per_row
         return words * 8 <= self.smem_limit - (16 << 10)
 
     def count_bytes(self) -> int:
         """Device memory a level count takes for its visited bits (0: shared memory)."""
-        return 0 if self.counts_fit() else 8 * self.shape[0] * self.problem.words_per_row
+        return 0 if self._counts_fit() else 8 * self.shape[0] * self.problem.words_per_row
 
     def _count(self, arg, k: int, state, res, ring: bool) -> None:
         """Level counts from ``k`` roots (``arg``: device roots, then positions)."""
         cp = self.cupy
         h, w = self.shape
         words = h * self.problem.words_per_row
-        vis_shared = self.counts_fit()
+        vis_shared = self._counts_fit()
         room = self.smem_limit - (words * 8 if vis_shared else 0)
         ring_size = 1 << (room // 4).bit_length() - 1 if ring and room >= 16 << 10 else 0
         smem = (words * 8 if vis_shared else 0) + 4 * ring_size
@@ -609,9 +609,9 @@ class GridBatch:
 
         True proves the net unroutable at ``turn`` and at every later position, since
         routing only turns free cells into wires. The components are labelled again only
-        when a wire was committed since the last labelling (or ``turn`` is earlier than
-        its turn): the components of an earlier turn are coarser, so still a sound answer
-        for any later one.
+        when a wire was committed since the last labelling, or when ``turn`` comes before
+        the labelling's: the components of an earlier turn are coarser, so still a sound
+        answer for any later one.
         """
         cp = self.cupy
         k = len(pins)
@@ -689,7 +689,9 @@ __all__ = ["GridBatch", "batch_device", "next_batch", "wire_hits", "cascade", "w
 
 #: Most nets searched in one launch.
 MAX_BATCH = 4096
-#: Most bytes of visited bits and queues that one launch of level counts allocates.
+#: Most bytes of visited bits and queues that one launch of level counts allocates, and
+#: of visited bits in device memory that a run spends on the counts of nets proven apart
+#: in place of their window searches (:meth:`BatchRun._check`).
 COUNT_BYTES = 256 << 20
 #: Side of the buckets in which the scheduler compares claims.
 _TILE = 32
