@@ -1,0 +1,122 @@
+"""How negotiation's order within an iteration bounds its parallelism and its quality
+(issue 13), on the CPU engine.
+
+Run from the repository root: ``python benchmarks/negotiate_order_probe.py [--nets N]
+[--seed S] SCHEDULE ...`` on the 1024 x 1024 layout of ``negotiate_probe.py`` (25 %
+rectangles, span 64). Schedules:
+
+* ``batches``: the code's order-keeping batches of disjoint boxes (exactly PathFinder's
+  one-net-at-a-time order); also counts the rounds that nets would need if a net waited
+  only for earlier nets whose old or new route enters its box (``route levels``);
+* ``chunks:K``: each iteration's reroutes in chunks of K consecutive nets, a chunk ripped
+  up together and searched on one snapshot (K nets a call, no order inside a chunk);
+* ``ripall``: every net of an iteration ripped up before any is searched, then the
+  order-keeping batches.
+
+Prints nets routed after legalisation, repair and tidying, iterations, search calls of
+the loop (the chain of dependent calls a device would wait for), wirelength and the
+overused cells of the last iteration.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import numba  # noqa: E402
+import numpy as np  # noqa: E402
+
+import mazeroute.router.negotiate as neg  # noqa: E402
+from mazeroute.generate import random_layout  # noqa: E402
+from mazeroute.router.negotiate import Negotiator  # noqa: E402
+
+
+@numba.njit(cache=True)
+def _route_levels(boxes, cells, starts, w):
+    """Longest chain of nets where a net follows an earlier one whose old or new route
+    (cells[starts[i]:starts[i + 1]]) has a cell in its box."""
+    n = boxes.shape[0]
+    lv = np.zeros(n, np.int64)
+    for j in range(n):
+        x0, y0, x1, y1 = boxes[j]
+        for i in range(j):
+            for k in range(starts[i], starts[i + 1]):
+                x, y = cells[k] % w, cells[k] // w
+                if x0 <= x <= x1 and y0 <= y <= y1:
+                    lv[j] = max(lv[j], lv[i] + 1)
+                    break
+    return lv.max() + 1 if n else 0
+
+
+def run(lay, schedule: str) -> str:
+    ng = Negotiator(lay, "cpu")
+    calls, levels = [0], [0]
+    real_batches, real_reroute = neg.batches, ng.reroute
+    if schedule.startswith("chunks:"):
+        k = int(schedule.split(":")[1])
+
+        def chunked(boxes, shape):
+            out = [np.arange(s, min(len(boxes), s + k)) for s in range(0, len(boxes), k)]
+            calls[0] += len(out)
+            return out
+        neg.batches = chunked
+    else:
+        def counted(boxes, shape):
+            out = real_batches(boxes, shape)
+            calls[0] += len(out)
+            return out
+        neg.batches = counted
+
+    def reroute(nets):
+        nets = np.asarray(nets, np.int64)
+        if schedule == "ripall":
+            ng._rip(nets.tolist())
+        if schedule != "batches" or ng.state.order_free():
+            return real_reroute(nets)
+        old = [ng.routes[i] for i in nets]
+        boxes = ng.boxes(nets)
+        out = real_reroute(nets)
+        none = np.zeros(0, np.int64)
+        parts = [np.concatenate([o if o is not None else none,
+                                 ng.routes[i] if ng.routes[i] is not None else none])
+                 for o, i in zip(old, nets)]
+        starts = np.zeros(len(parts) + 1, np.int64)
+        starts[1:] = np.cumsum([p.size for p in parts])
+        levels[0] += int(_route_levels(boxes, np.concatenate(parts), starts, lay.width))
+        return out
+    ng.reroute = reroute
+    try:
+        start = time.perf_counter()
+        its = ng.negotiate()
+        took = time.perf_counter() - start
+        ng.legalise()
+        ng.repair()
+        ng.tidy()
+    finally:
+        neg.batches = real_batches
+    res = ng._result()
+    wl = sum(n.length for n in res.nets if n.routed)
+    extra = f", route levels {levels[0]}" if schedule == "batches" else ""
+    return (f"{schedule:10s} routed {res.routed}/{len(lay.nets)}, {its} its, "
+            f"{calls[0]} calls{extra}, wirelength {wl}, last overuse "
+            f"{ng.iterations[-1].overused}, loop {took:.1f} s")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("schedules", nargs="+")
+    ap.add_argument("--nets", type=int, default=2000)
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args()
+    lay = random_layout(1024, 1024, density=0.25, nets=args.nets, pins=2, seed=args.seed,
+                        span=64)
+    for schedule in args.schedules:
+        print(f"seed {args.seed}, {args.nets} nets: {run(lay, schedule)}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
