@@ -18,6 +18,20 @@ from mazeroute.graph import CSRGraph, GridGraph, fig15_1_graph
 from mazeroute.layout import paint
 
 
+def bfs_connected(free: np.ndarray, pins) -> bool:
+    """Plain BFS: are all ``pins`` (x, y tuples) in one 4-connected component of
+    ``free``?"""
+    h, w = free.shape
+    seen, todo = {pins[0]}, [pins[0]]
+    while todo:
+        x, y = todo.pop()
+        for nx, ny in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
+            if 0 <= nx < w and 0 <= ny < h and free[ny, nx] and (nx, ny) not in seen:
+                seen.add((nx, ny))
+                todo.append((nx, ny))
+    return all(p in seen for p in pins)
+
+
 @dataclass(frozen=True)
 class Case:
     id: str

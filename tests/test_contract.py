@@ -16,6 +16,7 @@ from mazeroute.errors import InputError
 from mazeroute.generate import random_layout
 from mazeroute.layout import load_layout, parse_layout, save_layout
 from mazeroute.router import route
+from tests.corpus import bfs_connected
 
 LAYOUT = parse_layout({"width": 8, "height": 6, "blockages": [[3, 0, 3, 3]], "nets": [
     {"name": "a", "pins": [[0, 0], [7, 0]]},
@@ -260,19 +261,6 @@ def test_a_net_cut_off_by_an_earlier_wire_may_stay_unrouted():
                           "routed net's wire in place") for p in problems)
 
 
-def _bfs_connected(free, pins) -> bool:
-    """Plain BFS: are all ``pins`` in one 4-connected component of ``free``?"""
-    h, w = free.shape
-    seen, todo = {pins[0]}, [pins[0]]
-    while todo:
-        x, y = todo.pop()
-        for nx, ny in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
-            if 0 <= nx < w and 0 <= ny < h and free[ny, nx] and (nx, ny) not in seen:
-                seen.add((nx, ny))
-                todo.append((nx, ny))
-    return all(p in seen for p in pins)
-
-
 @settings(max_examples=80, deadline=None)
 @given(seed=st.integers(0, 2**16), drop=st.sets(st.integers(0, 5), max_size=4),
        pins=st.integers(2, 3), density=st.sampled_from([0.0, 0.15, 0.3]),
@@ -301,7 +289,7 @@ def test_the_unrouted_check_agrees_with_a_plain_bfs(seed, drop, pins, density, o
             mine = free.copy()
             for x, y in n.pins:
                 mine[y, x] = True
-            if _bfs_connected(mine, n.pins):
+            if bfs_connected(mine, n.pins):
                 expected.add(n.name)
     problems = check_routes(lay, routes, sequential=True)
     flagged = {p.split(": unrouted, but")[0] for p in problems if ": unrouted, but" in p}

@@ -14,7 +14,12 @@ from mazeroute.generate import random_layout
 from mazeroute.router import PathFinderOptions, Router, route
 from mazeroute.router.congestion import Congestion
 from mazeroute.router.negotiate import Negotiator, sequential_routes
-from tests.corpus import corridor_layout, other_side_layout, unroutable_layout
+from tests.corpus import (
+    bfs_connected,
+    corridor_layout,
+    other_side_layout,
+    unroutable_layout,
+)
 
 
 def _negotiate(lay, **kw):
@@ -384,19 +389,8 @@ def test_enclosure_in_windows_equals_the_whole_grid(seed):
 
 def _reaches_all_pins(ng: Negotiator, i: int) -> bool:
     """A plain BFS over the cells net ``i`` may enter (free, no other net's pin)."""
-    from collections import deque
-    h, w = ng.shape
-    ok = ng.free & ((ng.owner < 0) | (ng.owner == i))
-    x0, y0 = ng.pins[i][0].tolist()
-    seen = {(x0, y0)}
-    todo = deque(seen)
-    while todo:
-        x, y = todo.popleft()
-        for nx, ny in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
-            if 0 <= nx < w and 0 <= ny < h and ok[ny, nx] and (nx, ny) not in seen:
-                seen.add((nx, ny))
-                todo.append((nx, ny))
-    return all((x, y) in seen for x, y in ng.pins[i].tolist())
+    may = ng.free & ((ng.owner < 0) | (ng.owner == i))
+    return bfs_connected(may, [tuple(p) for p in ng.pins[i].tolist()])
 
 
 @pytest.mark.parametrize("seed", range(10))
