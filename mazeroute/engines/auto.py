@@ -628,9 +628,8 @@ def _decided(free: np.ndarray) -> tuple[bool, dict | None]:
     doubt, and for maze-like layouts (whose cycle count reads every cell anyway);
     elsewhere the patches' share of free cells stands for it (``f["cells"]`` is then
     that estimate): a count of a 4096 x 4096 mask takes longer than the GPU's wavefront.
+    Masks of fewer than :data:`MIN_GPU_CELLS` cells never come here (:func:`_decide`).
     """
-    if free.size < MIN_GPU_CELLS:
-        return True, None
     f = None
     if free.size > COUNT_CELLS:
         f = sampled_features(free)
