@@ -19,6 +19,19 @@
 //     window, the source's component is enclosed (UNROUTED_SOURCE, exact level count);
 //     else a BFS from the target tells UNROUTED_TARGET (its component is enclosed) from
 //     ESCAPED.
+// A net of 3..MAX_PINS pins (routeTree) grows its tree as the router does (Fig. 15.5
+// per branch): each stage is a BFS from every cell of the tree so far, stopped at the
+// first level that labels a pin not yet in the tree (the first such pin in the net's
+// order is the target), then the backtrace to the tree. Exactness: a path from the tree
+// to a pin q that leaves the window first steps out from a labelled cell c (level L) to
+// a free cell o outside, so it is at least B = min L + 1 + |o - q| long; a target level
+// T < B means every path of T steps or fewer to a pin stays inside, so the pins on
+// level T and every cell the backtrace can step on have the whole grid's levels. T >= B
+// is ESCAPED. A stage that reaches no pin is UNROUTED_SOURCE when nothing labelled
+// touches the outside (the tree's component is enclosed, its count exact); else a BFS
+// from the pins not in the tree tells UNROUTED_TARGET (their components are enclosed;
+// the tree so far goes back for the count) from ESCAPED. ALONE: the tree outgrew its
+// room (the router searches the net by itself).
 // commit_cells: block (or free again, where time still names the net) listed cells.
 // count_levels: the number of levels of a full wavefront from a root, as of its `pos`
 // (one block per root; visited bits and the frontier ring in shared memory when they
@@ -35,7 +48,7 @@ typedef unsigned long long u64;
 #define BLOCKED 0xFFFFFFFEu
 
 // record fields (gpu_batch.py REC, F_*)
-#define REC 12
+#define REC 13
 #define F_POS 0
 #define F_X0 1
 #define F_Y0 2
@@ -47,6 +60,8 @@ typedef unsigned long long u64;
 #define F_TY 8
 #define F_LIMIT 9
 #define F_OFF 10
+#define F_NPINS 11
+#define F_PINS 12
 // result header: status, levels, bends, cells of the wire, clock cycles, BFS levels run
 #ifdef PHASES   // probing (benchmarks/route_breakdown.py): + cycles of load, BFS levels, backtrace
 #define HDR 9
@@ -58,6 +73,9 @@ typedef unsigned long long u64;
 #define UNROUTED_SOURCE 3
 #define UNROUTED_TARGET 4
 #define ESCAPED 5
+#define ALONE 6
+// Most pins of a net searched as a tree (a bit each in a mask).
+#define MAX_PINS 32
 
 // Most window words one thread handles per level (the host launches enough threads).
 #define WORDS_PER_THREAD 5
@@ -159,6 +177,25 @@ __shared__ int s_escaped;
 __shared__ long long s_loaded;   // clock when the first search's window was loaded
 #endif
 
+// One level of the bit-parallel BFS on word i (row r, column k of the window): the cells
+// of curr's neighbours still available become next[i], visited, no longer available.
+__device__ __forceinline__ u64 stepWord(Window& win, const u64* curr, u64* next, int i,
+                                        int r, int k) {
+    u64 f = curr[i];
+    u64 nb = (f << 1) | (f >> 1);
+    if (k > 0) nb |= curr[i - 1] >> 63;
+    if (k < win.wd - 1) nb |= curr[i + 1] << 63;
+    if (r > 0) nb |= curr[i - win.wd];
+    if (r < win.h - 1) nb |= curr[i + win.wd];
+    u64 fresh = nb ? nb & win.avail[i] : 0;   // most words: no frontier near
+    next[i] = fresh;
+    if (fresh) {
+        win.avail[i] &= ~fresh;
+        win.vis[i] |= fresh;
+    }
+    return fresh;
+}
+
 // Level-synchronous BFS from local cell (sx, sy) with both pins free; labels levels mod 4
 // when `labels`. Stops after the level that labels (tx, ty) (tx < 0: no target). Returns
 // that level or -1; *numLevels is the number of levels labelled; *escaped as above.
@@ -203,18 +240,9 @@ __device__ int bfs(Window& win, const Grid& g, int pos, int sx, int sy, int ox, 
             int i = threadIdx.x + j * blockDim.x;
             if (i >= win.n) break;
             int r = row[j], k = col[j];
-            u64 f = curr[i];
-            u64 nb = (f << 1) | (f >> 1);
-            if (k > 0) nb |= curr[i - 1] >> 63;
-            if (k < win.wd - 1) nb |= curr[i + 1] << 63;
-            if (r > 0) nb |= curr[i - win.wd];
-            if (r < win.h - 1) nb |= curr[i + win.wd];
-            u64 fresh = nb ? nb & win.avail[i] : 0;   // most words: no frontier near
-            next[i] = fresh;
+            u64 fresh = stepWord(win, curr, next, i, r, k);
             if (fresh) {
                 any = 1;
-                win.avail[i] &= ~fresh;
-                win.vis[i] |= fresh;
                 if (labels) {
                     if (currLevel & 1) win.lv0[i] |= fresh;
                     if (currLevel & 2) win.lv1[i] |= fresh;
@@ -247,10 +275,253 @@ __device__ __forceinline__ int stepY(int d) { return d == 0 ? -1 : d == 3 ? 1 : 
 __constant__ int c_dx[4] = {0, -1, 1, 0};   // up, left, right, down
 __constant__ int c_dy[4] = {-1, 0, 0, 1};
 
+__shared__ int s_px[MAX_PINS], s_py[MAX_PINS];   // a tree net's pins, window-local
+__shared__ int s_bound;        // B of the notes at the top (INT_MAX: nothing touches outside)
+__shared__ int s_tree, s_status, s_levels, s_bends, s_target;
+
+#define NO_BOUND 0x7FFFFFFF
+
+// Block (commit) the cell v as a wire cell of the net at pos (see count_levels above for
+// the order of the writes).
+__device__ __forceinline__ void commitCell(const Grid& g, unsigned* rest, unsigned* level,
+                                           int v, int pos) {
+    int y = v / g.width, x = v - y * g.width;
+    size_t word = (size_t)y * g.wordsPerRow + (x >> 6);
+    u64 bit = 1ull << (x & 63);
+    g.time[v] = pos;
+    atomicOr(&g.wiredBits[word], bit);
+    __threadfence();      // time and wired bit before the free bit (count_levels)
+    atomicAnd(&g.freeBits[word], ~bit);
+    rest[v] = BLOCKED;
+    level[v] = BLOCKED;
+}
+
+// Lower s_bound by the cells `ex` of word (r, k), labelled on level L, that touch a free
+// cell o outside the window: L + 1 + |o - q| for the nearest pin q not in the tree.
+__device__ void lowerBound(const Window& win, int r, int k, u64 ex, int L, int npins,
+                           unsigned joined) {
+    while (ex) {
+        int b = __ffsll((long long)ex) - 1;
+        ex &= ex - 1;
+        int x = 64 * k + b;
+        for (int side = 0; side < 4; ++side) {
+            bool open = side == 0 ? r == 0 && ((win.haloT[k] >> b) & 1ull)
+                      : side == 1 ? r == win.h - 1 && ((win.haloB[k] >> b) & 1ull)
+                      : side == 2 ? x == 0 && win.haloL[r]
+                                  : x == win.w - 1 && win.haloR[r];
+            if (!open) continue;
+            int ox = side == 2 ? -1 : side == 3 ? win.w : x;
+            int oy = side == 0 ? -1 : side == 1 ? win.h : r;
+            int best = NO_BOUND;
+            for (int q = 0; q < npins; ++q)
+                if (!((joined >> q) & 1u))
+                    best = min(best, abs(ox - s_px[q]) + abs(oy - s_py[q]));
+            atomicMin(&s_bound, L + 1 + best);
+        }
+    }
+}
+
+// Whether the cells the pins not in the tree reach inside the window touch a free cell
+// outside it. Every thread must call it.
+__device__ bool pinsEscape(Window& win, const Grid& g, int pos, int npins, unsigned joined,
+                           const int* row, const int* col) {
+    win.load(g, pos);
+    if (threadIdx.x == 0) s_escaped = 0;
+    __syncthreads();
+    for (int j = threadIdx.x; j < npins; j += blockDim.x) {
+        if ((joined >> j) & 1u) continue;
+        int k = s_py[j] * win.wd + (s_px[j] >> 6);
+        u64 b = 1ull << (s_px[j] & 63);
+        atomicOr(&win.vis[k], b);
+        atomicOr(&win.front0[k], b);
+        if (win.exits(s_py[j], s_px[j] >> 6) & b) s_escaped = 1;
+    }
+    u64* curr = win.front0;
+    u64* next = win.front1;
+    while (true) {
+        __syncthreads();
+        if (s_escaped) return true;
+        int any = 0;
+#pragma unroll
+        for (int j = 0; j < WORDS_PER_THREAD; ++j) {
+            int i = threadIdx.x + j * blockDim.x;
+            if (i >= win.n) break;
+            u64 fresh = stepWord(win, curr, next, i, row[j], col[j]);
+            if (fresh) {
+                any = 1;
+                if (fresh & win.exits(row[j], col[j])) s_escaped = 1;
+            }
+        }
+        if (!__syncthreads_or(any)) return s_escaped != 0;
+        u64* t = curr;
+        curr = next;
+        next = t;
+    }
+}
+
+// A net of 3..MAX_PINS pins (see the notes at the top): its tree, root first, then each
+// branch from the tree outwards, in paths[off ..]; the header as route_batch's.
+__device__ void routeTree(Window& win, const Grid& g, const int* rec, const int* pinXY,
+                          unsigned* rest, unsigned* level, int* hdr, int* paths) {
+    const int pos = rec[F_POS], off = rec[F_OFF], room = rec[F_LIMIT] + 1;
+    const int npins = rec[F_NPINS];
+    const int* pin = pinXY + 2 * rec[F_PINS];
+    long long t0 = clock64();
+    for (int j = threadIdx.x; j < npins; j += blockDim.x) {
+        s_px[j] = pin[2 * j] - win.x0;
+        s_py[j] = pin[2 * j + 1] - win.y0;
+    }
+    if (threadIdx.x == 0) {
+        paths[off] = pin[1] * g.width + pin[0];
+        s_tree = 1;
+        s_levels = s_bends = 0;
+        s_status = OK;
+    }
+    int row[WORDS_PER_THREAD], col[WORDS_PER_THREAD];
+#pragma unroll
+    for (int j = 0; j < WORDS_PER_THREAD; ++j) {
+        int i = threadIdx.x + j * blockDim.x;
+        row[j] = i / win.wd;
+        col[j] = i - row[j] * win.wd;
+    }
+    unsigned joined = 1u;       // pins in the tree
+    int steps = 0;
+    for (int stage = 1; stage < npins; ++stage) {
+        win.load(g, pos);
+        if (threadIdx.x == 0) {
+            s_bound = NO_BOUND;
+            s_found[0] = s_found[1] = 0;
+        }
+        __syncthreads();
+        // the pins not in the tree may be entered; the tree is level 0
+        for (int j = threadIdx.x; j < npins; j += blockDim.x)
+            if (!((joined >> j) & 1u))
+                atomicOr(&win.avail[s_py[j] * win.wd + (s_px[j] >> 6)], 1ull << (s_px[j] & 63));
+        for (int i = threadIdx.x; i < s_tree; i += blockDim.x) {
+            int v = paths[off + i];
+            int gy = v / g.width;
+            int y = gy - win.y0, x = v - gy * g.width - win.x0;
+            int k = y * win.wd + (x >> 6);
+            u64 b = 1ull << (x & 63);
+            atomicAnd(&win.avail[k], ~b);
+            atomicOr(&win.vis[k], b);
+            atomicOr(&win.front0[k], b);
+            lowerBound(win, y, x >> 6, win.exits(y, x >> 6) & b, 0, npins, joined);
+        }
+        __syncthreads();
+        int lvl = 0, T = -1, numLevels = 0;
+        u64* curr = win.front0;
+        u64* next = win.front1;
+        while (true) {
+            int currLevel = ++lvl;
+            if (threadIdx.x == 0) s_found[(currLevel + 1) & 1] = 0;
+            int any = 0;
+#pragma unroll
+            for (int j = 0; j < WORDS_PER_THREAD; ++j) {
+                int i = threadIdx.x + j * blockDim.x;
+                if (i >= win.n) break;
+                int r = row[j], k = col[j];
+                u64 fresh = stepWord(win, curr, next, i, r, k);
+                if (fresh) {
+                    any = 1;
+                    if (currLevel & 1) win.lv0[i] |= fresh;
+                    if (currLevel & 2) win.lv1[i] |= fresh;
+                    u64 ex = fresh & win.exits(r, k);
+                    if (ex) lowerBound(win, r, k, ex, currLevel, npins, joined);
+                    for (int q = 0; q < npins; ++q)
+                        if (!((joined >> q) & 1u) && s_py[q] == r && (s_px[q] >> 6) == k
+                            && ((fresh >> (s_px[q] & 63)) & 1ull))
+                            s_found[currLevel & 1] = 1;
+                }
+            }
+            any = __syncthreads_or(any);
+            if (s_found[currLevel & 1]) {
+                T = currLevel;
+                numLevels = currLevel + 1;
+                break;
+            }
+            if (!any) {
+                numLevels = currLevel;
+                break;
+            }
+            u64* t = curr;
+            curr = next;
+            next = t;
+        }
+        steps += numLevels;
+        // no pin reached, and the wave touched the outside: are the pins enclosed?
+        const bool flood = T < 0 && s_bound != NO_BOUND;
+        const bool escaped = flood && pinsEscape(win, g, pos, npins, joined, row, col);
+        if (threadIdx.x == 0) {
+            if (T < 0) {
+                if (!flood) s_levels += numLevels;
+                s_status = !flood ? UNROUTED_SOURCE : escaped ? ESCAPED : UNROUTED_TARGET;
+            } else if (T >= s_bound) {
+                s_status = ESCAPED;
+            } else if (s_tree + T > room) {
+                s_status = ALONE;
+            } else {
+                s_levels += numLevels;
+                int q = 0;       // the first pin not in the tree that is labelled
+                while ((joined >> q) & 1u || !win.holds(s_px[q], s_py[q], T & 3)) ++q;
+                int x = s_px[q], y = s_py[q], heading = -1;
+                int at = off + s_tree - 1;          // the branch's cell on level L: at + L
+                paths[at + T] = (win.y0 + y) * g.width + win.x0 + x;
+                for (int step = 1; step <= T; ++step) {
+                    int want = (T - step) & 3;
+                    int go = heading >= 0
+                                     && win.holds(x + stepX(heading), y + stepY(heading), want)
+                                 ? heading : -1;
+                    for (int d = 0; d < 4 && go < 0; ++d)
+                        if (d != heading && win.holds(x + stepX(d), y + stepY(d), want)) go = d;
+                    if (go < 0) {     // cannot happen with exact levels; commit nothing
+                        s_status = 0;
+                        break;
+                    }
+                    if (heading >= 0 && go != heading) ++s_bends;
+                    heading = go;
+                    x += stepX(go);
+                    y += stepY(go);
+                    if (step < T) paths[at + T - step] = (win.y0 + y) * g.width + win.x0 + x;
+                }
+                s_tree += T;
+                s_target = q;
+            }
+        }
+        __syncthreads();
+        if (s_status != OK) break;
+        joined |= 1u << s_target;
+    }
+    // OK: the tree; UNROUTED_TARGET: the tree so far (the roots of its level count)
+    const int cells = s_status == OK || s_status == UNROUTED_TARGET ? s_tree : 0;
+    if (threadIdx.x == 0) {
+        int* h = hdr + (size_t)blockIdx.x * HDR;
+        h[0] = s_status;
+        h[1] = s_levels;
+        h[2] = s_bends;
+        h[3] = cells;
+        h[4] = (int)min(clock64() - t0, (long long)0x7FFFFFFF);
+        h[5] = steps;
+#ifdef PHASES
+        h[6] = h[7] = h[8] = 0;
+#endif
+    }
+    if (s_status != OK) return;
+    // commit the tree's cells other than its pins (blocked for good already)
+    for (int i = threadIdx.x; i < cells; i += blockDim.x) {
+        int v = paths[off + i];
+        int gy = v / g.width;
+        int y = gy - win.y0, x = v - gy * g.width - win.x0;
+        bool isPin = false;
+        for (int q = 0; q < npins; ++q) isPin |= s_px[q] == x && s_py[q] == y;
+        if (!isPin) commitCell(g, rest, level, v, pos);
+    }
+}
+
 extern "C" __global__ void __launch_bounds__(1024)
-route_batch(const int* recs, int numNets, u64* freeBits, u64* wiredBits, int* time,
-            unsigned* rest, unsigned* level, int width, int height, int wordsPerRow, int* hdr,
-            int* paths) {
+route_batch(const int* recs, int numNets, const int* pinXY, u64* freeBits, u64* wiredBits,
+            int* time, unsigned* rest, unsigned* level, int width, int height,
+            int wordsPerRow, int* hdr, int* paths) {
     extern __shared__ u64 smem[];
     __shared__ int s_cells;
     const int* rec = recs + (size_t)blockIdx.x * REC;
@@ -261,6 +532,10 @@ route_batch(const int* recs, int numNets, u64* freeBits, u64* wiredBits, int* ti
     win.w = rec[F_W];
     win.h = rec[F_H];
     win.carve(smem);
+    if (rec[F_NPINS] > 2) {
+        routeTree(win, g, rec, pinXY, rest, level, hdr, paths);
+        return;
+    }
     const int pos = rec[F_POS], limit = rec[F_LIMIT], off = rec[F_OFF];
     const int sx = rec[F_SX] - win.x0, sy = rec[F_SY] - win.y0;
     const int tx = rec[F_TX] - win.x0, ty = rec[F_TY] - win.y0;
@@ -327,18 +602,8 @@ route_batch(const int* recs, int numNets, u64* freeBits, u64* wiredBits, int* ti
     __syncthreads();
     // commit the wire's inner cells (the pins are blocked for good already); no other
     // block of this launch reads them: claims of one batch are disjoint
-    for (int i = 1 + threadIdx.x; i < s_cells - 1; i += blockDim.x) {
-        int v = paths[off + i];
-        int y = v / width, x = v - y * width;
-        size_t word = (size_t)y * wordsPerRow + (x >> 6);
-        u64 bit = 1ull << (x & 63);
-        time[v] = pos;
-        atomicOr(&wiredBits[word], bit);
-        __threadfence();      // time and wired bit before the free bit (count_levels)
-        atomicAnd(&freeBits[word], ~bit);
-        rest[v] = BLOCKED;
-        level[v] = BLOCKED;
-    }
+    for (int i = 1 + threadIdx.x; i < s_cells - 1; i += blockDim.x)
+        commitCell(g, rest, level, paths[off + i], pos);
 }
 
 // block != 0: cells[i] becomes a wire cell of the net at pos[i]. block == 0: cells[i] is
@@ -369,13 +634,15 @@ extern "C" __global__ void commit_cells(const int* cells, const int* pos, int n,
     }
 }
 
-// Levels of a full wavefront from roots[b] as of pos[b] (one block each): a queue BFS
+// Levels of a full wavefront from the roots roots[start[b] .. start[b + 1]) as of pos[b]
+// (one block each; several roots: a tree's cells): a queue BFS
 // (PMPP Fig. 15.12's frontier, in one block as in Fig. 15.16) over visited bits that
 // start as "blocked". Visited bits in shared memory when visShared, else in visGlobal;
 // the frontier in a ring of ringSize (a power of two) entries of shared memory after
 // them, or in queues (width x height per block) when ringSize == 0. A frontier that
 // outgrows the ring gives out[b] = -1 (the host runs that root again on the queues).
-extern "C" __global__ void count_levels(const int* roots, const int* pos, u64* freeBits,
+extern "C" __global__ void count_levels(const int* roots, const int* start, const int* pos,
+                                        u64* freeBits,
                                         u64* wiredBits, int* time, unsigned* rest,
                                         unsigned* level, int width, int height,
                                         int wordsPerRow, int* queues, u64* visGlobal,
@@ -389,7 +656,11 @@ extern "C" __global__ void count_levels(const int* roots, const int* pos, u64* f
     int* queue = ringSize ? (int*)(smem + (visShared ? words : 0))
                           : queues + (size_t)blockIdx.x * width * height;
     const unsigned mask = ringSize ? (unsigned)ringSize - 1 : 0xFFFFFFFFu;
-    const int p = pos[blockIdx.x], root = roots[blockIdx.x];
+    const int p = pos[blockIdx.x], r0 = start[blockIdx.x], r1 = start[blockIdx.x + 1];
+    if (ringSize && r1 - r0 > ringSize) {    // more roots than the ring holds: the queues
+        if (threadIdx.x == 0) out[blockIdx.x] = -1;
+        return;
+    }
     Grid g{freeBits, wiredBits, time, width, height, wordsPerRow};
     for (size_t i = threadIdx.x; i < words; i += blockDim.x) {
         int r = (int)(i / wordsPerRow), k = (int)(i - (size_t)r * wordsPerRow);
@@ -399,14 +670,17 @@ extern "C" __global__ void count_levels(const int* roots, const int* pos, u64* f
     }
     __syncthreads();
     if (threadIdx.x == 0) {
-        int ry = root / width, rx = root - ry * width;
-        vis[(size_t)ry * 2 * wordsPerRow + (rx >> 5)] |= 1u << (rx & 31);
-        queue[0] = root;
+        for (int i = r0; i < r1; ++i) {
+            int root = roots[i];
+            int ry = root / width, rx = root - ry * width;
+            vis[(size_t)ry * 2 * wordsPerRow + (rx >> 5)] |= 1u << (rx & 31);
+            queue[i - r0] = root;
+        }
         s_count[0] = s_count[1] = s_count[2] = 0;
     }
     __syncthreads();
     const int lane = threadIdx.x & 31;
-    unsigned head = 0, tail = 1;
+    unsigned head = 0, tail = r1 - r0;
     int currLevel = 0;
     while (true) {
         int slot = currLevel % 3;

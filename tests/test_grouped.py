@@ -89,6 +89,7 @@ def test_certification_is_not_vacuous_and_refuses_a_detour_out_of_the_box():
 def _emu(lay, order="file"):
     r = Router(lay, "cpu")
     r.batch = EmuBatch(r.problem)
+    r.batch_trees = False          # multi-pin nets as barriers: the group searches' case
     return r.run(order), r
 
 
@@ -121,7 +122,7 @@ def test_a_multi_pin_layout_is_mostly_routed_in_groups():
     assert r.grouped >= 40
     r2 = Router(lay, "cpu")
     r2.batch = EmuBatch(r2.problem)
-    r2.group_search = False
+    r2.batch_trees = r2.group_search = False
     _same(r2.run(), got)
     assert r2.grouped == 0
 
@@ -133,6 +134,7 @@ def test_gpu_grouped_multi_pin_routing_equals_cpu(seed, monkeypatch):
     monkeypatch.setattr(grouped, "GROUP_MARGIN", [0, 1, 3, 12][seed % 4])
     lay = _mixed(seed, 3000)
     r = Router(lay, "gpu")
+    r.batch_trees = False
     _same(r.run(), Router(lay, "cpu").run())
 
 
@@ -141,5 +143,6 @@ def test_gpu_grouped_multi_pin_routing_equals_cpu(seed, monkeypatch):
 def test_gpu_grouped_routing_on_the_multi_pin_benchmark_layout(seed):
     lay = random_layout(1024, 1024, density=0.15, nets=300, pins=4, seed=seed, span=64)
     r = Router(lay, "gpu")
+    r.batch_trees = False
     _same(r.run(), Router(lay, "cpu").run())
     assert r.grouped >= 200

@@ -8,6 +8,9 @@ cells, length, bends, levels) with the CPU router's.
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import numba
 import numpy as np
 import pytest
@@ -17,7 +20,7 @@ from mazeroute.backtrace import _DX, _DY, _trace, bends
 from mazeroute.bench import route_layout
 from mazeroute.engines import BLOCKED, UNREACHED
 from mazeroute.engines import gpu_batch as gb
-from mazeroute.generate import random_nets, random_rects
+from mazeroute.generate import random_layout, random_nets, random_rects
 from mazeroute.layout import Layout, Net, parse_layout
 from mazeroute.router import Router
 
@@ -74,13 +77,123 @@ def _window_bfs(free, wired, tm, width, height, x0, y0, w, h, pos, src, other, t
 
 
 @numba.njit(cache=True)
-def _count(free, wired, tm, width, height, root, pos):
+def _tree_bfs(free, wired, tm, width, height, x0, y0, w, h, pos, tree, pins, joined, lev,
+              queue):
+    """Levels (``lev``, -1 unvisited) from every cell of ``tree`` inside the window, the
+    pins not ``joined`` free; stops after the first level that labels one of them.
+
+    Returns (that level or -1, number of levels, the kernel's bound B: the least
+    ``L + 1 + |o - q|`` over labelled cells on level L beside a free cell o outside the
+    window and pins q not joined, or -1 when no labelled cell has such a neighbour)."""
+    lev[:] = -1
+    tail = 0
+    for c in tree:
+        lev[(c // width - y0) * w + c % width - x0] = 0
+        queue[tail] = c
+        tail += 1
+    own = np.zeros(len(pins), np.int64)
+    for q in range(len(pins)):
+        own[q] = pins[q, 1] * width + pins[q, 0]
+    head, deepest, found, bound = 0, 0, -1, -1
+    while head < tail:
+        v = queue[head]
+        head += 1
+        x, y = v % width, v // width
+        lv = lev[(y - y0) * w + x - x0]
+        if found >= 0 and lv >= found:
+            break
+        for k in range(4):
+            nx, ny = x + _DX[k], y + _DY[k]
+            if not (0 <= nx < width and 0 <= ny < height):
+                continue
+            c = ny * width + nx
+            if not (x0 <= nx < x0 + w and y0 <= ny < y0 + h):
+                if _free(free, wired, tm, c, pos):
+                    for q in range(len(pins)):
+                        b = lv + 1 + abs(nx - pins[q, 0]) + abs(ny - pins[q, 1])
+                        if not joined[q] and (bound < 0 or b < bound):
+                            bound = b
+                continue
+            i = (ny - y0) * w + nx - x0
+            pin = -1
+            for q in range(len(pins)):
+                if own[q] == c and not joined[q]:
+                    pin = q
+            if lev[i] >= 0 or not (pin >= 0 or _free(free, wired, tm, c, pos)):
+                continue
+            lev[i] = lv + 1
+            deepest = max(deepest, lv + 1)
+            queue[tail] = c
+            tail += 1
+            if pin >= 0:
+                found = lv + 1
+    return found, deepest + 1, bound
+
+
+def _emu_tree(free, wired, tm, width, height, x0, y0, w, h, pos, pins, room):
+    """One tree search as the kernel's routeTree: (status, levels, bends, cells; the
+    tree so far for UNROUTED_TARGET)."""
+    lev = np.empty(w * h, np.int64)
+    queue = np.empty(w * h, np.int64)
+    joined = np.zeros(len(pins), np.bool_)
+    joined[0] = True
+    tree = [int(pins[0, 1] * width + pins[0, 0])]
+    levels = turns = 0
+    for _ in range(len(pins) - 1):
+        found, count, bound = _tree_bfs(free, wired, tm, width, height, x0, y0, w, h,
+                                        pos, np.array(tree, np.int64), pins, joined, lev,
+                                        queue)
+        if found < 0 and bound < 0:
+            return gb.UNROUTED_SOURCE, levels + count, turns, []
+        if found < 0:
+            # are the pins not joined enclosed in the window? (a BFS from them)
+            rest = pins[~joined]
+            cells = (rest[:, 1] * width + rest[:, 0]).astype(np.int64)
+            _tree_bfs(free, wired, tm, width, height, x0, y0, w, h, pos, cells, pins,
+                      np.ones(len(pins), np.bool_), lev, queue)
+            if _touches(free, wired, tm, width, height, x0, y0, w, h, pos, lev):
+                return gb.ESCAPED, 0, 0, []
+            return gb.UNROUTED_TARGET, levels, turns, tree
+        if bound >= 0 and found >= bound:
+            return gb.ESCAPED, levels, turns, []
+        if len(tree) + found > room:
+            return gb.ALONE, levels, turns, []
+        levels += found + 1
+        q = next(q for q in range(len(pins)) if not joined[q]
+                 and lev[(pins[q, 1] - y0) * w + pins[q, 0] - x0] == found)
+        lv = np.where(lev < 0, UNREACHED, lev).astype(np.uint32).reshape(h, w)
+        path, ok = _trace(lv, pins[q, 0] - x0, pins[q, 1] - y0, _DX, _DY)
+        assert ok
+        turns += bends(path)
+        path = path + np.array([x0, y0])
+        tree += (path[:-1, 1] * width + path[:-1, 0])[::-1].tolist()
+        joined[q] = True
+    return gb.OK, levels, turns, tree
+
+
+def _touches(free, wired, tm, width, height, x0, y0, w, h, pos, lev) -> bool:
+    """Whether a cell the last window BFS labelled (``lev``) has a free neighbour outside
+    the window."""
+    ys, xs = np.nonzero(lev.reshape(h, w) >= 0)
+    for x, y in zip((xs + x0).tolist(), (ys + y0).tolist()):
+        for k in range(4):
+            nx, ny = x + int(_DX[k]), y + int(_DY[k])
+            if (0 <= nx < width and 0 <= ny < height
+                    and not (x0 <= nx < x0 + w and y0 <= ny < y0 + h)
+                    and _free(free, wired, tm, ny * width + nx, pos)):
+                return True
+    return False
+
+
+@numba.njit(cache=True)
+def _count(free, wired, tm, width, height, roots, pos):
     n = width * height
     lev = np.full(n, -1, np.int64)
     queue = np.empty(n, np.int64)
-    lev[root] = 0
-    queue[0] = root
-    head, tail, deepest = 0, 1, 0
+    for i in range(roots.size):
+        lev[roots[i]] = 0
+        queue[i] = roots[i]
+    head, tail, deepest = 0, roots.size, 0
     while head < tail:
         v = queue[head]
         head += 1
@@ -127,6 +240,11 @@ class EmuBatch:
         self.counts: list[tuple[int, int]] = []
         self.checks = 0
         self.per_count = 0                # bytes of a count (COUNT_BYTES bounds the sum)
+        self.pins = np.zeros((0, 2), np.int64)
+        self.trees = 0                    # tree records searched
+
+    def set_pins(self, xy):
+        self.pins = np.asarray(xy, np.int64).reshape(-1, 2)
 
     def _free(self):
         self.problem._clear()
@@ -138,7 +256,16 @@ class EmuBatch:
         hdr = np.zeros((len(rec), gb.HDR), np.int32)
         paths = np.full(path_size, -1, np.int32)
         for b, r in enumerate(rec):
-            pos, x0, y0, ww, hh, sx, sy, tx, ty, limit, off = (int(v) for v in r[:11])
+            pos, x0, y0, ww, hh, sx, sy, tx, ty, limit, off, npins, at = (int(v) for v in r)
+            if npins > 2:
+                st, levels, turns, tree = _emu_tree(free, self.wired, self.time, w, h, x0,
+                                                    y0, ww, hh, pos,
+                                                    self.pins[at:at + npins], limit + 1)
+                paths[off:off + len(tree)] = tree
+                hdr[b, :4] = (st, levels, turns, len(tree))
+                self.seen.add(st)
+                self.trees += 1
+                continue
             s, t = sy * w + sx, ty * w + tx
             lev = np.empty(ww * hh, np.int64)
             queue = np.empty(ww * hh, np.int64)
@@ -162,7 +289,13 @@ class EmuBatch:
             self.seen.add(int(hdr[b, 0]))
         for b in np.flatnonzero(hdr[:, 0] == gb.OK):
             off = rec[b, gb.F_OFF]
-            inner = paths[off + 1:off + hdr[b, 3] - 1]
+            cells = paths[off:off + hdr[b, 3]]
+            npins, at = rec[b, gb.F_NPINS], rec[b, gb.F_PINS]
+            if npins > 2:           # a tree: every cell but its pins
+                own = self.pins[at:at + npins]
+                inner = cells[~np.isin(cells, own[:, 1] * w + own[:, 0])]
+            else:
+                inner = cells[1:-1]
             self.commit(inner, np.full(inner.size, rec[b, gb.F_POS]))
         self.searches += 1
         return hdr, paths
@@ -179,13 +312,15 @@ class EmuBatch:
             self.problem.set_blocked(gone, False)
             self.wired[gone] = False
 
-    def count_levels(self, roots, pos):
+    def count_levels(self, roots, pos, start=None):
         # counted at once, on the blockages now: equal to those of its turn only if the
         # router starts a count after every earlier net is final, as it must
         h, w = self.shape
         free = self._free()
-        self.counts += [(int(p), _count(free, self.wired, self.time, w, h, int(r), int(p)))
-                        for r, p in zip(roots, pos)]
+        start = np.arange(len(pos) + 1) if start is None else start
+        self.counts += [(int(p), _count(free, self.wired, self.time, w, h,
+                                        np.asarray(roots[start[i]:start[i + 1]], np.int64),
+                                        int(p))) for i, p in enumerate(pos)]
 
     def apart(self, pins, turn):
         self.checks += 1
@@ -291,20 +426,21 @@ def test_wire_hits_and_cascade_look_only_at_later_committed_nets():
 def test_windows_are_clipped_and_claims_one_cell_wider():
     barrier = np.zeros(2, bool)
     s, c, lim = gb.windows(np.array([[0, 0, 3, 1], [7, 8, 9, 9]]), np.array([2, 1]),
-                           (10, 10), 10**6, barrier)
+                           (10, 10), 10**6, barrier, np.array([2, 2]))
     assert s.tolist() == [[0, 0, 5, 3], [6, 7, 9, 9]]
     assert c.tolist() == [[0, 0, 6, 4], [5, 6, 9, 9]]
     assert lim.tolist() == [9, 6] and not barrier.any()
     gb.windows(np.array([[0, 0, 3, 1], [7, 8, 9, 9]]), np.array([2, 1]), (10, 10),
-               int(gb.window_bytes(3, 3)), barrier)
+               int(gb.window_bytes(3, 3)), barrier, np.array([2, 2]))
     assert barrier.tolist() == [True, False]
 
 
 def test_records_lay_out_paths_back_to_back():
     pins = np.array([[1, 1, 4, 1], [8, 8, 8, 9]])
     search, _, limit = gb.windows(pins, np.array([1, 1]), (10, 10), 10**6,
-                                  np.zeros(2, bool))
-    rec, off, size = gb.records(np.array([0, 1]), search, pins, limit)
+                                  np.zeros(2, bool), np.array([2, 2]))
+    rec, off, size = gb.records(np.array([0, 1]), search, pins, limit, np.array([2, 2]),
+                                np.array([0, 2]))
     assert off.tolist() == [0, 7] and size == 12
     assert rec[1, gb.F_POS] == 1 and rec[1, gb.F_W] == 3 and rec[1, gb.F_H] == 3
 
@@ -322,6 +458,17 @@ def test_launch_shape_fits_every_window_of_the_batch(seed):
     assert 64 <= threads <= 1024 and threads % 32 == 0
     assert threads == 1024 or 2 * threads >= words.max()      # two words a thread
     assert threads == 64 or 2 * (threads - 32) < words.max()   # and no more warps
+
+
+def test_the_kernel_and_the_host_share_their_constants():
+    text = (Path(__file__).resolve().parent.parent / "kernels" / "route_batch.cu").read_text()
+    found = re.findall(r"^#define (\w+) (\d+)\b", text, re.M)
+    d = dict(found)
+    names = ("REC", "F_POS", "F_X0", "F_Y0", "F_W", "F_H", "F_SX", "F_SY", "F_TX", "F_TY",
+             "F_LIMIT", "F_OFF", "F_NPINS", "F_PINS", "OK", "GROW", "UNROUTED_SOURCE",
+             "UNROUTED_TARGET", "ESCAPED", "ALONE", "MAX_PINS")
+    assert {n: int(d[n]) for n in names} == {n: getattr(gb, n) for n in names}
+    assert gb.HDR in [int(v) for k, v in found if k == "HDR"]     # HDR without PHASES
 
 
 def test_lazy_cells_read_as_tuples_and_write_as_lists():
@@ -409,6 +556,121 @@ def test_a_net_walled_off_by_an_earlier_wire_is_proven_apart_with_its_levels():
     assert r.proven == 1 and not got.nets[1].routed and got.nets[1].levels > 0
 
 
+def _tree_layout(seed: int) -> Layout:
+    """Mostly nets of 3-8 pins (a few two-pin nets among them), local or anywhere: the
+    corpus of the batched tree search, shared by the CPU statement and the kernel."""
+    rng = np.random.default_rng(seed)
+    w, h = int(rng.integers(12, 100)), int(rng.integers(12, 100))
+    lay = Layout(f"t{seed}", w, h, random_rects(w, h, float(rng.uniform(0.05, 0.35)), rng,
+                                                max_side=int(rng.integers(1, 9))))
+    taken = lay.blocked.copy()
+    nets = []
+    span = int(rng.integers(3, 30)) if rng.random() < 0.7 else None
+    for k in range(int(rng.integers(2, 25))):
+        pins = int(rng.choice([2, 3, 4, 5, 8]))
+        if int((~taken).sum()) < 3 * pins:
+            break
+        net = random_nets(taken, 1, pins, rng, prefix=f"n{k}_", span=span)[0]
+        for x, y in net.pins:
+            taken[y, x] = True
+        nets.append(net)
+    lay.nets = nets
+    return lay
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_batched_trees_equal_sequential(seed):
+    lay = _tree_layout(seed)
+    rng = np.random.default_rng(7000 + seed)
+    order = "hpwl" if seed % 3 == 0 else "file"
+    margin = int(rng.choice([0, 1, 2, 4, 16]))
+    limit = int(rng.choice([gb.window_bytes(8, 8), gb.window_bytes(24, 24), 1 << 30]))
+    got, dev = _emu_route(lay, order, margin=margin, smem_limit=limit)
+    _same(got, Router(lay, "cpu").run(order))
+
+
+def test_every_tree_outcome_occurs_and_still_matches():
+    seen: set[int] = set()
+    trees = 0
+    for seed in range(40):
+        lay = _tree_layout(300 + seed)
+        got, dev = _emu_route(lay, margin=seed % 3)
+        seen |= dev.seen
+        trees += dev.trees
+        _same(got, Router(lay, "cpu").run())
+    assert trees > 100
+    assert {gb.OK, gb.UNROUTED_SOURCE, gb.UNROUTED_TARGET, gb.ESCAPED} <= seen
+
+
+def _rooms_layout(third: tuple[int, int]) -> Layout:
+    """A room (x 2..8, y 2..8, walls one cell thick) holding net t's first two pins; its
+    third pin at ``third``; nets u and v, three pins each, outside."""
+    walls = [[1, 1, 9, 1], [1, 9, 9, 9], [1, 1, 1, 9], [9, 1, 9, 9]]
+    return parse_layout({
+        "width": 30, "height": 14, "blockages": walls + [[20, 0, 20, 10]],
+        "nets": [{"name": "t", "pins": [[3, 3], [7, 6], list(third)]},
+                 {"name": "u", "pins": [[17, 2], [23, 2], [17, 12]]},
+                 {"name": "v", "pins": [[25, 7], [28, 5], [25, 3]]}]}, "rooms.yaml")
+
+
+@pytest.mark.parametrize("third", [(12, 5), (5, 5)])
+@pytest.mark.parametrize("margin", [0, 1, 3, 12])
+def test_hand_made_trees(third, margin):
+    # third pin outside t's room: t's tree is walled in with two of its pins (levels and
+    # bends of its first branch, no wire); inside: t routes. u must go round the wall
+    # at x = 20 (small margins escape first); v's second and third pins lie at one
+    # distance from its root (the first listed is the target)
+    lay = _rooms_layout(third)
+    for order in ("file", "hpwl"):
+        got, dev = _emu_route(lay, order, margin=margin)
+        want = Router(lay, "cpu").run(order)
+        _same(got, want)
+        assert dev.trees >= 3
+    assert got.nets[0].routed == (third == (5, 5)) and got.nets[0].levels > 0
+    assert got.nets[1].routed and got.nets[2].routed
+    if third == (12, 5):
+        assert got.nets[0].bends > 0 and dev.seen >= {gb.UNROUTED_SOURCE}
+
+
+def _walled_tree() -> Layout:
+    """A tree whose first branch is short and certified in its window; the third pin's
+    room lies inside the window, and the tree's wave leaves it."""
+    return parse_layout({
+        "width": 100, "height": 60, "blockages": [[58, 30, 62, 30], [58, 34, 62, 34],
+                                                  [58, 30, 58, 34], [62, 30, 62, 34]],
+        "nets": [{"name": "a", "pins": [[50, 30], [52, 30], [60, 32]]}]}, "walled.yaml")
+
+
+def _serpentine_tree() -> Layout:
+    """A serpentine: the tree's last branch is far longer than its window's
+    half-perimeter."""
+    walls = [[0 if k % 2 else 1, y, 20 if k % 2 else 21, y]
+             for k, y in enumerate(range(2, 21, 2))]
+    return parse_layout({"width": 22, "height": 22, "blockages": walls, "nets": [
+        {"name": "s", "pins": [[0, 0], [0, 21], [2, 0]]}]}, "serpentine.yaml")
+
+
+def test_a_tree_whose_last_pin_is_walled_off_is_counted_from_its_tree():
+    # the level count of the failed branch is a whole-grid wavefront from the first
+    # branch's cells
+    lay = _walled_tree()
+    r = Router(lay, "cpu")
+    r.batch = EmuBatch(r.problem, margin=2)
+    got = r.run()
+    _same(got, Router(lay, "cpu").run())
+    assert gb.UNROUTED_TARGET in r.batch.seen and r.batch.trees == 1
+    assert not got.nets[0].routed and got.nets[0].levels > 3
+
+
+def test_a_tree_that_outgrows_its_room_goes_alone():
+    lay = _serpentine_tree()
+    r = Router(lay, "cpu")
+    r.batch = EmuBatch(r.problem, margin=30)
+    got = r.run()
+    _same(got, Router(lay, "cpu").run())
+    assert gb.ALONE in r.batch.seen and got.nets[0].routed and got.nets[0].length > 100
+
+
 def test_route_layout_benchmark_matches_on_the_cpu():
     lay = route_layout(160, 120, seed=3, span=24)
     got, dev = _emu_route(lay, margin=4)
@@ -426,6 +688,49 @@ def test_gpu_batched_routing_equals_cpu(seed):
     assert r.batch is not None
     r.batch.margin = (0, 1, 2, 4, 16)[seed % 5]
     _same(r.run(order), Router(lay, "cpu").run(order))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("seed", range(60))
+def test_gpu_batched_trees_equal_cpu(seed):
+    lay = _tree_layout(seed)
+    rng = np.random.default_rng(7000 + seed)
+    order = "hpwl" if seed % 3 == 0 else "file"
+    r = Router(lay, "gpu")
+    r.batch.margin = int(rng.choice([0, 1, 2, 4, 16]))
+    r.batch.smem_limit = int(rng.choice([gb.window_bytes(8, 8), gb.window_bytes(24, 24),
+                                         r.batch.smem_limit]))
+    _same(r.run(order), Router(lay, "cpu").run(order))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("third", [(12, 5), (5, 5)])
+@pytest.mark.parametrize("margin", [0, 1, 3, 12])
+def test_gpu_hand_made_trees(third, margin):
+    lay = _rooms_layout(third)
+    for order in ("file", "hpwl"):
+        r = Router(lay, "gpu")
+        r.batch.margin = margin
+        _same(r.run(order), Router(lay, "cpu").run(order))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("make", [_walled_tree, _serpentine_tree])
+@pytest.mark.parametrize("margin", [2, 30])
+def test_gpu_trees_counted_or_alone(make, margin):
+    lay = make()
+    r = Router(lay, "gpu")
+    r.batch.margin = margin
+    _same(r.run(), Router(lay, "cpu").run())
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("seed", range(2))
+def test_gpu_trees_on_the_multi_pin_benchmark_layout(seed):
+    lay = random_layout(1024, 1024, density=0.15, nets=300, pins=4, seed=seed, span=64)
+    r = Router(lay, "gpu")
+    _same(r.run(), Router(lay, "cpu").run())
+    assert r.batches > 0 and r.grouped == 0
 
 
 @pytest.mark.gpu

@@ -1,10 +1,10 @@
-"""Batched two-pin routing on the GPU (``kernels/route_batch.cu``) and its scheduler.
+"""Batched routing on the GPU (``kernels/route_batch.cu``) and its scheduler.
 
 Routing nets one at a time through ``gpu/grid`` pays, per net, a few CuPy calls, a launch,
 a download and a Python backtrace: more than the CPU engine spends on a short net
 (benchmarks/RESULTS.md, "Figures moved from code comments"). This module routes many
-two-pin nets in one launch, one thread block per net, and keeps the answer *identical*
-to sequential routing.
+nets of up to :data:`MAX_PINS` pins in one launch, one thread block per net, and keeps
+the answer *identical* to sequential routing.
 
 Windows
     Net ``j`` searches only its *window* ``S_j``: the pins' bounding box grown by a margin
@@ -14,6 +14,18 @@ Windows
     shortest paths, hence inside ``S_j``) has its true level: the wire equals the one
     sequential routing finds. ``claim_j`` is ``S_j`` grown by one cell (the halo the
     kernel reads to tell whether a component is enclosed).
+
+Trees
+    A net of 3 to :data:`MAX_PINS` pins searches its window (its pins' box grown by the
+    margin) in stages, as the router does: a BFS from the tree so far to the first pin
+    labelled, the backtrace to the tree. A stage's levels are the whole grid's up to one
+    past the least level ``e`` of a labelled cell beside a free cell outside the window
+    (a path through the outside takes at least ``e + 2`` steps to come back), so a target
+    at level ``T <= e + 1`` gives the router's target, wire and bends; a deeper one is
+    ``ESCAPED``. A stage that reaches no pin is ``UNROUTED_SOURCE`` (exact) when no
+    labelled cell touches the outside, else ``ALONE``: the router searches the net
+    itself. Such a net's wire may hold pins anywhere, so the cells a wire adds to the
+    blockages are its cells less every pin (:func:`wire_cells`).
 
 Scheduling
     Walking the nets in routing order, a net joins the batch when its claim is disjoint
@@ -61,13 +73,17 @@ import numpy as np
 
 from .base import allow_shared
 
-#: int32 fields of one net's search record (see kernels/route_batch.cu).
-REC = 12
-F_POS, F_X0, F_Y0, F_W, F_H, F_SX, F_SY, F_TX, F_TY, F_LIMIT, F_OFF = range(11)
+#: int32 fields of one net's search record (see kernels/route_batch.cu): for a tree,
+#: ``F_LIMIT`` is one less than the room for its cells, ``F_PINS`` the index of its first
+#: pin in the pins given to :meth:`GridBatch.set_pins`.
+REC = 13
+F_POS, F_X0, F_Y0, F_W, F_H, F_SX, F_SY, F_TX, F_TY, F_LIMIT, F_OFF, F_NPINS, F_PINS = range(13)
 #: int32 fields of one net's result header: status, levels, bends, wire cells, and for
 #: probing the block's clock cycles and the BFS levels it ran.
 HDR = 6
-OK, GROW, UNROUTED_SOURCE, UNROUTED_TARGET, ESCAPED = 1, 2, 3, 4, 5
+OK, GROW, UNROUTED_SOURCE, UNROUTED_TARGET, ESCAPED, ALONE = 1, 2, 3, 4, 5, 6
+#: Most pins of a net the kernel searches as a tree (a bit each in a 32-bit mask).
+MAX_PINS = 32
 #: 64-bit planes per window row word in shared memory: free-and-unvisited, visited,
 #: two frontier buffers, two bits of the level (mod 4).
 PLANES = 6
@@ -88,7 +104,7 @@ def window_bytes(rows, cols):
 
 
 @numba.njit(cache=True, nogil=True)
-def _set_window(p, pins, margin, shape, search, claim, limit, barrier, smem_limit):
+def _set_window(p, pins, margin, shape, search, claim, limit, barrier, smem_limit, npins):
     """Window, claim and level limit of net ``p`` for its margin (see :func:`windows`)."""
     h, w = shape
     m = margin[p]
@@ -99,8 +115,12 @@ def _set_window(p, pins, margin, shape, search, claim, limit, barrier, smem_limi
     search[p, 2], search[p, 3] = min(hi_x, w - 1), min(hi_y, h - 1)
     claim[p, 0], claim[p, 1] = max(lo_x - 1, 0), max(lo_y - 1, 0)
     claim[p, 2], claim[p, 3] = min(hi_x + 1, w - 1), min(hi_y + 1, h - 1)
-    limit[p] = abs(sx - tx) + abs(sy - ty) + 2 * m + 1
     rows = search[p, 3] - search[p, 1] + 1
+    cols = search[p, 2] - search[p, 0] + 1
+    if npins[p] > 2:        # room for the tree: a branch of up to a window's half-perimeter
+        limit[p] = (npins[p] - 1) * (rows + cols)
+    else:
+        limit[p] = abs(sx - tx) + abs(sy - ty) + 2 * m + 1
     words = (search[p, 2] - search[p, 0] + 64) // 64
     need = PLANES * rows * words * 8 + 2 * words * 8 + 2 * ((rows + 7) // 8 * 8)
     if need > smem_limit:
@@ -108,17 +128,19 @@ def _set_window(p, pins, margin, shape, search, claim, limit, barrier, smem_limi
 
 
 @numba.njit(cache=True, nogil=True)
-def windows(pins, margin, shape, smem_limit, barrier):
+def windows(pins, margin, shape, smem_limit, barrier, npins):
     """Search windows, claims (``(n, 4)`` inclusive ``x0, y0, x1, y1``) and level limits.
 
-    The search window is the pins' box grown by ``margin``, clipped to the grid; the
-    claim is one cell wider. Nets whose window needs more than ``smem_limit`` bytes of
-    shared memory become barriers (``barrier`` is updated in place).
+    ``pins`` rows are a two-pin net's ``x0, y0, x1, y1``, or the box of the pins of a
+    net of ``npins`` more. The search window is the pins' box grown by ``margin``,
+    clipped to the grid; the claim is one cell wider. Nets whose window needs more than
+    ``smem_limit`` bytes of shared memory become barriers (``barrier`` is updated in
+    place).
 
     Examples
     --------
     >>> s, c, lim = windows(np.array([[5, 5, 9, 6]]), np.array([2]), (10, 12), 10**6,
-    ...                     np.zeros(1, np.bool_))
+    ...                     np.zeros(1, np.bool_), np.array([2]))
     >>> s.tolist(), c.tolist(), lim.tolist()
     ([[3, 3, 11, 8]], [[2, 2, 11, 9]], [10])
     """
@@ -127,7 +149,8 @@ def windows(pins, margin, shape, smem_limit, barrier):
     claim = np.empty((n, 4), np.int64)
     limit = np.empty(n, np.int64)
     for p in range(n):
-        _set_window(p, pins, margin, shape, search, claim, limit, barrier, smem_limit)
+        _set_window(p, pins, margin, shape, search, claim, limit, barrier, smem_limit,
+                    npins)
     return search, claim, limit
 
 
@@ -202,8 +225,9 @@ def launch_shape(rec):
 
 
 @numba.njit(cache=True, nogil=True)
-def records(batch, search, pins, limit):
-    """Search records of a batch, the path offset of each and the path buffer size."""
+def records(batch, search, pins, limit, npins, pin_at):
+    """Search records of a batch, the path offset of each and the path buffer size
+    (``pin_at``: each net's first pin in the pins of :meth:`GridBatch.set_pins`)."""
     b = batch.size
     rec = np.zeros((b, REC), np.int32)
     off = np.empty(b, np.int64)
@@ -219,6 +243,8 @@ def records(batch, search, pins, limit):
             rec[k, F_SX + j] = pins[p, j]
         rec[k, F_LIMIT] = limit[p]
         rec[k, F_OFF] = size
+        rec[k, F_NPINS] = npins[p]
+        rec[k, F_PINS] = pin_at[p]
         off[k] = size
         size += limit[p] + 1
     return rec, off, size
@@ -279,37 +305,39 @@ def cascade(seeds, claim, state):
 
 @numba.njit(cache=True, nogil=True)
 def mark_wires(host_free, hdr, rec, paths):
-    """Record a batch's OK wires (pins excluded) in the host mirror of the free mask."""
+    """Record a batch's OK wires in the host mirror of the free mask (their pins are
+    blocked there already, for good)."""
     for k in range(hdr.shape[0]):
         if hdr[k, 0] == OK:
             off = rec[k, F_OFF]
-            for i in range(off + 1, off + hdr[k, 3] - 1):
+            for i in range(off, off + hdr[k, 3]):
                 host_free[paths[i]] = False
 
 
 @numba.njit(cache=True, nogil=True)
-def wire_cells(pos, wire_off, wire_len, store, trim):
-    """Cells of the stored wires of ``pos``, less ``trim`` at each end, and their owners.
-
-    ``trim=1`` drops the two pins: the cells a wire adds to the blockages.
-    """
+def wire_cells(pos, wire_off, wire_len, store, is_pin):
+    """Cells of the stored wires of ``pos`` and their owners, less the cells where
+    ``is_pin`` (flat, per cell) is set: the cells a wire adds to the blockages. An empty
+    ``is_pin`` keeps every cell."""
     total = 0
     for p in pos:
-        total += max(0, wire_len[p] - 2 * trim)
+        total += wire_len[p]
     cells = np.empty(total, np.int32)
     owner = np.empty(total, np.int32)
     k = 0
     for p in pos:
-        for i in range(wire_off[p] + trim, wire_off[p] + wire_len[p] - trim):
+        for i in range(wire_off[p], wire_off[p] + wire_len[p]):
+            if is_pin.size and is_pin[store[i]]:
+                continue
             cells[k] = store[i]
             owner[k] = p
             k += 1
-    return cells, owner
+    return cells[:k], owner[:k]
 
 
 @numba.njit(cache=True, nogil=True)
 def take(batch, hdr, off, paths, book, pins, margin, search, claim, limit, barrier,
-         shape, smem_limit, store, used):
+         shape, smem_limit, store, used, npins):
     """Record one batch's outcomes in the router's book; return the nets to redo.
 
     ``book`` rows (per routing position): state, status, levels, bends, wire offset in
@@ -349,8 +377,9 @@ def take(batch, hdr, off, paths, book, pins, margin, search, claim, limit, barri
             else:
                 margin[p] = 2 * margin[p] + 16
             grown[p] = 1
-            _set_window(p, pins, margin, shape, search, claim, limit, barrier, smem_limit)
-        else:                   # the kernel could not finish it: route it alone
+            _set_window(p, pins, margin, shape, search, claim, limit, barrier, smem_limit,
+                        npins)
+        else:                   # ALONE, or the kernel could not finish it
             barrier[p] = True
     hits = [np.int64(0) for _ in range(0)]
     for p in straying:
@@ -397,7 +426,8 @@ class GridBatch:
         # keeps a few bytes of its own beside the window
         self.smem_limit = smem_limit or min(optin - 1024, int(window_bytes(5 * 1024, 64)))
         self._get_kernel = get_kernel
-        self._kernels: dict[str, tuple] = {}   # compiled on first use, with its static smem
+        self._kernels: dict[tuple, tuple] = {}   # compiled on first use, with its static smem
+        self._pins = cupy.zeros(2, dtype=cupy.int32)     # see set_pins
         self._buf = cupy.zeros(1 << 16, dtype=cupy.int32)
         self._pinned = cupy.cuda.alloc_pinned_memory(1 << 18)
         self._stage = cupy.cuda.alloc_pinned_memory(1 << 14)   # see _upload
@@ -414,21 +444,21 @@ class GridBatch:
         self._label_turn = 0
         self.labellings = 0
 
-    def _kernel(self, name: str, smem: int = 0):
-        k, static = self._kernels.get(name, (None, 0))
+    def _kernel(self, name: str, smem: int = 0, module: str = "route_batch"):
+        """Kernel ``name`` of ``kernels/<module>.cu``, allowed ``smem`` bytes of dynamic
+        shared memory."""
+        k, static = self._kernels.get((module, name), (None, 0))
         if k is None:
-            k = self._get_kernel("route_batch", name)
+            k = self._get_kernel(module, name)
             static = k.shared_size_bytes          # a driver query: once per kernel
-            self._kernels[name] = (k, static)
+            self._kernels[module, name] = (k, static)
         allow_shared(k, smem, static)
         return k
 
-    def _kernel_of(self, module: str, name: str):
-        """A kernel without dynamic shared memory from ``kernels/<module>.cu``."""
-        key = f"{module}.{name}"
-        if key not in self._kernels:
-            self._kernels[key] = (self._get_kernel(module, name), 0)
-        return self._kernels[key][0]
+    def set_pins(self, xy: np.ndarray) -> None:
+        """The pins the records' ``F_PINS`` index: rows ``x, y`` (every net's, in the
+        order of the run), kept on the device for the run."""
+        self._pins = self.cupy.asarray(np.asarray(xy, np.int32).reshape(-1))
 
     def _state(self):
         free_bits, rest, level, words_per_row = self.problem.device_state()
@@ -481,8 +511,8 @@ class GridBatch:
         out = buf[b * REC:need]
         threads, smem = launch_shape(rec)
         kernel = self._kernel("route_batch", smem)
-        kernel((b,), (threads,), (buf, np.int32(b), *self._state(), out[:b * HDR],
-                                  out[b * HDR:]), shared_mem=smem)
+        kernel((b,), (threads,), (buf, np.int32(b), self._pins, *self._state(),
+                                  out[:b * HDR], out[b * HDR:]), shared_mem=smem)
         self.launches += 1
         res = host[b * REC:need]
         runtime.memcpyAsync(res.ctypes.data, out.data.ptr, 4 * res.size,
@@ -530,8 +560,10 @@ class GridBatch:
             self.problem.host_free.ravel()[cells[freed.get().astype(bool)]] = True
         self._lifted.clear()
 
-    def count_levels(self, roots: np.ndarray, pos: np.ndarray) -> None:
-        """Start counting the levels of a full wavefront from each root (see counted()).
+    def count_levels(self, roots: np.ndarray, pos: np.ndarray,
+                     start: np.ndarray | None = None) -> None:
+        """Start counting the levels of a full wavefront from each root (see counted()),
+        or from each group of roots ``roots[start[i]:start[i + 1]]`` (a tree's cells).
 
         Every net before ``pos`` must be final. The count reads the blockages as of its
         turn, so it runs on a second stream while later nets go on being committed; it
@@ -542,8 +574,10 @@ class GridBatch:
         only later nets ever rewrite.
         """
         cp = self.cupy
-        if not roots.size:
+        k = len(pos)
+        if not k:
             return
+        start = np.arange(k + 1) if start is None else np.asarray(start)
         self._counts_done()
         # a stream per call (from a small pool), so that counts run side by side
         if len(self._streams) < 8:
@@ -554,13 +588,13 @@ class GridBatch:
         copy = cp.empty((2, free_bits.size), dtype=free_bits.dtype)
         copy[0] = free_bits.reshape(-1)
         copy[1] = wired.reshape(-1)
-        arg = self._upload(roots, pos)
+        arg = self._upload(roots, start, pos)
         ready.record()
         side.wait_event(ready)
         with side:
-            res = cp.empty(roots.size, dtype=cp.int32)
-            self._count(arg, roots.size, (copy[0], copy[1], *rest), res, ring=True)
-        self._counts.append((roots, pos, res))
+            res = cp.empty(k, dtype=cp.int32)
+            self._count(arg, roots.size, k, (copy[0], copy[1], *rest), res, ring=True)
+        self._counts.append((roots, start, pos, res))
         self._copies.append((side.record(), copy))
 
     def _counts_done(self) -> None:
@@ -577,8 +611,9 @@ class GridBatch:
         """Device memory a level count takes for its visited bits (0: shared memory)."""
         return 0 if self._counts_fit() else 8 * self.shape[0] * self.problem.words_per_row
 
-    def _count(self, arg, k: int, state, res, ring: bool) -> None:
-        """Level counts from ``k`` roots (``arg``: device roots, then positions)."""
+    def _count(self, arg, m: int, k: int, state, res, ring: bool) -> None:
+        """Level counts from ``k`` groups of ``m`` roots in all (``arg``: device roots,
+        then the ``k + 1`` group starts, then the positions)."""
         cp = self.cupy
         h, w = self.shape
         words = h * self.problem.words_per_row
@@ -598,8 +633,9 @@ class GridBatch:
             vis = (cp.empty(1, dtype=cp.uint64) if vis_shared
                    else cp.empty((e - s) * words, dtype=cp.uint64))
             self._kernel("count_levels", smem)((e - s,), (1024,), (
-                arg[s:e], arg[k + s:k + e], *state, queue, vis, np.int32(vis_shared),
-                np.int32(ring_size), res[s:e]), shared_mem=smem)
+                arg[:m], arg[m + s:m + e + 1], arg[m + k + 1 + s:m + k + 1 + e], *state,
+                queue, vis, np.int32(vis_shared), np.int32(ring_size), res[s:e]),
+                shared_mem=smem)
             self.launches += 1
 
     def apart(self, pins: np.ndarray, turn: int) -> np.ndarray:
@@ -624,18 +660,18 @@ class GridBatch:
                 self._labels = cp.empty(n, dtype=cp.int32)
             free_bits, wired, tm, *_ = self._state()
             blocks = (min(-(-n // 256), 1 << 16),)
-            self._kernel_of("components", "label_cells")(blocks, (256,), (
+            self._kernel("label_cells", module="components")(blocks, (256,), (
                 free_bits, wired, tm, np.int32(turn), np.int32(w), np.int32(h),
                 np.int32(self.problem.words_per_row), self._labels))
             for name in ("label_join", "label_flatten"):
-                self._kernel_of("components", name)(blocks, (256,), (
+                self._kernel(name, module="components")(blocks, (256,), (
                     self._labels, np.int32(w), np.int32(h)))
             self.launches += 3
             self.labellings += 1
             self._labelled, self._label_turn = self._wired_count, turn
         arg = self._upload(np.asarray(pins, np.int64).reshape(-1))
         out = cp.empty(k, dtype=cp.int32)
-        self._kernel_of("components", "pins_apart")((-(-k // 128),), (128,), (
+        self._kernel("pins_apart", module="components")((-(-k // 128),), (128,), (
             self._labels, arg, np.int32(k), np.int32(w), np.int32(h), out))
         self.launches += 1
         return out.get().astype(bool)
@@ -657,14 +693,17 @@ class GridBatch:
         self.quiesce()
         if not self._counts:
             return np.zeros(0, np.int64), np.zeros(0, np.int64)
-        pos = np.concatenate([p for _, p, _ in self._counts])
-        got = np.concatenate([r.get() for _, _, r in self._counts]).astype(np.int64)
+        pos = np.concatenate([p for _, _, p, _ in self._counts])
+        got = np.concatenate([r.get() for *_, r in self._counts]).astype(np.int64)
         redo = np.flatnonzero(got < 0)           # frontier outgrew the ring: use queues
         if redo.size:
-            roots = np.concatenate([r for r, _, _ in self._counts])
+            groups = [roots[start[j]:start[j + 1]] for roots, start, p, _ in self._counts
+                      for j in range(len(p))]
+            roots = np.concatenate([groups[i] for i in redo])
+            start = np.concatenate([[0], np.cumsum([groups[i].size for i in redo])])
             res = self.cupy.empty(redo.size, dtype=self.cupy.int32)
-            self._count(self._upload(roots[redo], pos[redo]), redo.size, self._state(), res,
-                        ring=False)
+            self._count(self._upload(roots, start, pos[redo]), roots.size, redo.size,
+                        self._state(), res, ring=False)
             got[redo] = res.get()
         self._counts.clear()
         return pos, got
@@ -716,7 +755,7 @@ class BatchRun:
     """One sequential routing run through a :class:`GridBatch` (the enactor of the batched
     search: it owns the loop; the router supplies the nets and routes barrier nets).
 
-    Positions ``p`` index the routing sequence. A two-pin net is ``TODO`` until a search
+    Positions ``p`` index the routing sequence. A net is ``TODO`` until a search
     gives it a result, then ``COMMITTED`` (its result may still be redone: an earlier net
     whose claim grew can land a wire in its claim, or lift one from it) or ``FINAL``
     (routed alone, or proven unroutable by :meth:`_check` without a search). Every net
@@ -729,22 +768,48 @@ class BatchRun:
     ----------
     dev : the batched search
     shape : the grid's ``(height, width)``
-    pins : ``(n, 4)`` int64, two-pin nets' ``x0, y0, x1, y1`` in routing order
-    barrier : ``(n,)`` bool, nets this run does not search (more pins): they are routed
-        by ``route_alone(p)`` once every earlier net is final, which commits the wire
-        through the engine's problem and returns the vertex ids of the wire and of the
-        net's pins (None: unrouted)
+    pin_xy : ``(m, 2)`` int64 pins ``x, y``; the net at position ``p`` has ``pin_count[p]``
+        pins from row ``pin_start[p]`` on, root first
+    pin_start, pin_count : ``(n,)`` int64
+    barrier : ``(n,)`` bool, nets this run does not search (nets of more than
+        :data:`MAX_PINS` pins are barriers too): they are routed by ``route_alone(p)``
+        once every earlier net is final, which commits the wire through the engine's
+        problem and returns the vertex ids of the wire and of the net's pins (None:
+        unrouted)
     """
 
-    def __init__(self, dev: GridBatch, shape: tuple[int, int], pins: np.ndarray,
-                 barrier: np.ndarray, route_alone):
-        self.dev, self.shape, self.pins, self.barrier = dev, shape, pins, barrier
+    def __init__(self, dev: GridBatch, shape: tuple[int, int], pin_xy: np.ndarray,
+                 pin_start: np.ndarray, pin_count: np.ndarray, barrier: np.ndarray,
+                 route_alone):
+        self.dev, self.shape = dev, shape
         self.route_alone = route_alone
-        n = self.n = len(pins)
-        self.multi = np.array(barrier, dtype=bool)       # nets of more than two pins
+        n = self.n = len(pin_count)
+        self.npins = np.asarray(pin_count, np.int64)
+        self.multi = self.npins > 2                       # nets of more than two pins
+        self.barrier = np.asarray(barrier, bool) | (self.npins > MAX_PINS) | (self.npins < 2)
+        # every net's pins in routing order (the kernel reads a tree's from pin_at[p] on)
+        cuts = np.cumsum(self.npins) - self.npins
+        rows = np.repeat(np.asarray(pin_start, np.int64) - cuts, self.npins) \
+            + np.arange(int(self.npins.sum()))
+        xy = np.asarray(pin_xy, np.int64).reshape(-1, 2)[rows]
+        self.pin_at = cuts
+        # a two-pin net's x0, y0, x1, y1; the box of a tree's pins
+        self.pins = np.zeros((n, 4), np.int64)
+        if n:
+            self.pins[:, :2] = xy[cuts]
+            self.pins[:, 2:] = xy[np.minimum(cuts + 1, len(xy) - 1)]
+            tree = np.flatnonzero(self.multi)
+            if tree.size:
+                self.pins[tree, :2] = np.minimum.reduceat(xy, cuts)[tree]
+                self.pins[tree, 2:] = np.maximum.reduceat(xy, cuts)[tree]
+        h, w = shape
+        self.is_pin = np.zeros(h * w, bool)            # wires add their other cells
+        self.is_pin[xy[:, 1] * w + xy[:, 0]] = True
+        if self.multi.any():
+            dev.set_pins(xy)
         self.margin = np.full(n, dev.margin, np.int64)
         self.search, self.claim, self.limit = windows(
-            self.pins, self.margin, self.shape, dev.smem_limit, self.barrier)
+            self.pins, self.margin, self.shape, dev.smem_limit, self.barrier, self.npins)
         # state, status, levels, bends, wire offset, wire length, grown
         self.book = np.zeros((7, n), np.int64)
         self.store = np.zeros(1 << 16, np.int32)      # wires, root first, back to back
@@ -752,6 +817,8 @@ class BatchRun:
         self.seconds = np.zeros(n)
         self.batches = 0
         self.proven = 0               # nets proven unroutable by components, not searched
+        # trees found UNROUTED_TARGET: the tree so far, the roots of their level count
+        self.roots: dict[int, np.ndarray] = {}
         per_root = dev.count_bytes()
         # nets in windows that may still be proven apart (see _check)
         self._spare = n if per_root == 0 else COUNT_BYTES // per_root
@@ -794,7 +861,7 @@ class BatchRun:
             ready = np.flatnonzero((status[:p] == UNROUTED_TARGET) & ~counting[:p])
             if ready.size:
                 counting[ready] = True
-                self.dev.count_levels(self.pins[ready, 1] * w + self.pins[ready, 0], ready)
+                self._count(ready)
             if self.barrier[p] and not self.multi[p]:
                 # a two-pin net alone searches the whole grid, and all of its piece when
                 # its pins are apart: first a check of every net waiting, at the cost of
@@ -807,7 +874,8 @@ class BatchRun:
             elif not self.barrier[p]:
                 start = time.perf_counter()
                 batch = next_batch(todo, self.claim, self.barrier, w, h, _TILE, MAX_BATCH)
-                rec, off, size = records(batch, self.search, self.pins, self.limit)
+                rec, off, size = records(batch, self.search, self.pins, self.limit,
+                                         self.npins, self.pin_at)
                 hdr, paths = self.dev.search(rec, size)
                 self.batches += 1
                 if self.used + paths.size > self.store.size:
@@ -817,20 +885,36 @@ class BatchRun:
                 self.used, redo = take(batch, hdr, off, paths, self.book, self.pins,
                                        self.margin, self.search, self.claim, self.limit,
                                        self.barrier, self.shape, self.dev.smem_limit,
-                                       self.store, self.used)
+                                       self.store, self.used, self.npins)
+                for k in np.flatnonzero((hdr[:, 0] == UNROUTED_TARGET) & self.multi[batch]):
+                    self.roots[int(batch[k])] = paths[off[k]:off[k] + hdr[k, 3]].copy()
                 if redo.size:
                     self.dev.uncommit(*wire_cells(redo, self.book[4], self.book[5],
-                                                  self.store, 1))
+                                                  self.store, self.is_pin))
                     self.book[5, redo] = 0
                 self.seconds[batch] += (time.perf_counter() - start) / batch.size
             todo = np.flatnonzero(state == TODO)
         ready = np.flatnonzero((status == UNROUTED_TARGET) & ~counting)
         if ready.size:
-            self.dev.count_levels(self.pins[ready, 1] * w + self.pins[ready, 0], ready)
+            self._count(ready)
+        # a tree's count adds to the levels of the branches it found
         levels = self.book[2].copy()
         for p, lv in zip(*(a.tolist() for a in self.dev.counted())):
-            levels[p] = lv
+            levels[p] += lv
         return self._outcome(levels)
+
+    def _count(self, ready: np.ndarray) -> None:
+        """Start the level counts of the ``UNROUTED_TARGET`` nets at ``ready``: from a
+        two-pin net's root, from a tree's cells found so far."""
+        w = self.shape[1]
+        roots = self.pins[ready, 1] * w + self.pins[ready, 0]
+        if not self.multi[ready].any():
+            self.dev.count_levels(roots, ready)
+            return
+        groups = [self.roots[p] if self.multi[p] else roots[k:k + 1]
+                  for k, p in enumerate(ready.tolist())]
+        start = np.concatenate([[0], np.cumsum([g.size for g in groups])])
+        self.dev.count_levels(np.concatenate(groups), ready, start)
 
     def _alone(self, p: int) -> None:
         """Route the net at ``p`` by itself, on the blockages as of its turn.
@@ -841,7 +925,7 @@ class BatchRun:
         state = self.book[0]
         later = np.flatnonzero(state == COMMITTED)
         later = later[later > p]
-        cells, pos = wire_cells(later, self.book[4], self.book[5], self.store, 1)
+        cells, pos = wire_cells(later, self.book[4], self.book[5], self.store, self.is_pin)
         self.dev.uncommit(cells, pos)
         routed = self.route_alone(p)
         state[p] = FINAL
@@ -867,7 +951,7 @@ class BatchRun:
         wired = (book[1] == OK) & (book[0] == COMMITTED)
         ok = np.flatnonzero(wired)
         # every wire's cells as one (x, y) array; each net gets a view of its rows
-        cells, _ = wire_cells(ok, book[4], book[5], self.store, 0)
+        cells, _ = wire_cells(ok, book[4], book[5], self.store, np.zeros(0, bool))
         xy = np.stack([cells % w, cells // w], axis=1)
         start = np.zeros(self.n, np.int64)
         start[ok] = np.cumsum(book[5, ok]) - book[5, ok]

@@ -7,12 +7,12 @@ and the wire becomes a blockage for every later net. Pins of other nets are alwa
 obstacles. A net that cannot be connected is reported unrouted and routing goes on.
 
 On an engine that offers a batched search (``gpu/grid``, see
-:mod:`mazeroute.engines.gpu_batch`) :meth:`Router.run` routes two-pin nets many at a time,
-one GPU launch per batch, with results identical to the one-net-at-a-time loop: every
-net is searched on the blockages as of its own turn, and a result that an earlier net's
-wire could still change is redone. Nets of more pins go in groups of disjoint boxes
-through the weighted net search, each tree certified to be the whole grid's
-(:mod:`.grouped`).
+:mod:`mazeroute.engines.gpu_batch`) :meth:`Router.run` routes nets of up to
+:data:`~mazeroute.engines.gpu_batch.MAX_PINS` pins many at a time, one GPU launch per
+batch, with results identical to the one-net-at-a-time loop: every net is searched on
+the blockages as of its own turn, and a result that an earlier net's wire could still
+change is redone. Nets of more pins go in groups of disjoint boxes through the weighted
+net search, each tree certified to be the whole grid's (:mod:`.grouped`).
 
 Examples
 --------
@@ -104,8 +104,12 @@ class Router:
         self.engine = f"{spec.backend}/{spec.strategy}"
         self.committed = 0
         self.batches = 0                 # batched launches of the last run
-        #: Whether a batched run searches consecutive multi-pin nets in groups
-        #: (:mod:`.grouped`); the same wires either way.
+        #: Whether a batched run searches nets of 3 to ``MAX_PINS`` pins in its batches
+        #: (as trees); else they go as barriers, like nets of more pins. The same wires
+        #: either way.
+        self.batch_trees = True
+        #: Whether a batched run searches its barrier nets of more than two pins in
+        #: groups (:mod:`.grouped`); the same wires either way.
         self.group_search = True
         self.grouped = 0                 # nets of the last run committed from group searches
         #: Nets of the last batched run proven unroutable without a search (their pins
@@ -244,20 +248,15 @@ class Router:
 
 def _batched(router: Router, sequence: list[int]) -> dict[int, NetRoute]:
     """Route ``sequence`` through the engine's batched search
-    (:class:`~mazeroute.engines.gpu_batch.BatchRun`): two-pin nets many per launch, the
-    others routed here, alone, when the run reaches them."""
-    n = len(sequence)
+    (:class:`~mazeroute.engines.gpu_batch.BatchRun`): nets many per launch, barriers
+    (nets of more pins than it takes) routed here, alone, when the run reaches them."""
     seq = np.asarray(sequence, dtype=np.int64)
-    two = router.pin_count[seq] == 2
-    pins = np.zeros((n, 4), np.int64)
-    idx = np.flatnonzero(two)
-    if idx.size:
-        first = router.pin_start[seq[idx]]
-        pins[idx] = np.hstack([router.pin_xy[first], router.pin_xy[first + 1]])
+    count = router.pin_count[seq]
+    barrier = count > (gb.MAX_PINS if router.batch_trees else 2)
     alone: dict[int, NetRoute] = {}
-    # only runs with multi-pin nets build one (route_alone is called for those alone)
-    groups = Groups(router, seq, ~two, getattr(router.batch, "quiesce", None)) \
-        if router.group_search and not two.all() else None
+    # only runs with multi-pin barriers build one (route_alone is called for those alone)
+    groups = Groups(router, seq, barrier, getattr(router.batch, "quiesce", None)) \
+        if router.group_search and (barrier & (count > 2)).any() else None
 
     def route_alone(p: int) -> tuple[np.ndarray, np.ndarray] | None:
         found = groups.route(p) if groups is not None else None
@@ -273,7 +272,8 @@ def _batched(router: Router, sequence: list[int]) -> dict[int, NetRoute]:
         grid = router.grid
         return grid.vertices(np.array(result.cells)), grid.vertices(np.array(result.pins))
 
-    run = gb.BatchRun(router.batch, router.grid.shape, pins, ~two, route_alone)
+    run = gb.BatchRun(router.batch, router.grid.shape, router.pin_xy,
+                      router.pin_start[seq], count, barrier, route_alone)
     out = run.run()
     router.batches = run.batches
     router.proven = run.proven
@@ -285,10 +285,11 @@ def _batched(router: Router, sequence: list[int]) -> dict[int, NetRoute]:
         r = alone.get(p)
         if r is None:
             xy = out.cells(p)
+            # an unrouted tree keeps the bends of the branches it found, as the router's
             r = NetRoute(nets[i].name, list(nets[i].pins), levels=out.levels[p],
-                         seconds=out.seconds[p])
+                         bends=out.bends[p], seconds=out.seconds[p])
             if xy is not None:
-                r.routed, r.order, r.length, r.bends = True, order, len(xy) - 1, out.bends[p]
+                r.routed, r.order, r.length = True, order, len(xy) - 1
                 r.set_cells(xy)
                 order += 1
         elif r.routed:
