@@ -264,15 +264,21 @@ def test_the_decision_and_its_features_are_remembered_for_the_same_mask(monkeypa
     assert auto._recall(open_grid) is None and len(calls) == 5
 
 
-def test_routing_goes_to_the_cpu_for_mazes_and_local_multi_pin_nets():
+def test_routing_goes_to_the_cpu_for_mazes_and_nets_spanning_much_of_the_grid():
     from mazeroute.engines.auto import routing_prefers_cpu
+    from mazeroute.engines.gpu_batch import MAX_PINS
     open_grid = np.ones((1024, 1024), bool)
     two, four = np.full(300, 2), np.full(300, 4)
+    many = np.full(300, MAX_PINS + 1)
     assert not routing_prefers_cpu(open_grid, two, np.full(300, 64))     # batched windows
-    assert routing_prefers_cpu(open_grid, four, np.full(300, 64))        # alone, local
-    assert not routing_prefers_cpu(open_grid, four, np.full(300, 1500))  # alone, long
-    mixed = np.array([4] * 100 + [2] * 200)
-    assert not routing_prefers_cpu(open_grid, mixed, np.full(300, 64))   # mostly batched
+    assert not routing_prefers_cpu(open_grid, four, np.full(300, 64))    # batched trees
+    small = np.ones((512, 512), bool)
+    assert routing_prefers_cpu(small, four, np.full(300, 600))           # of a small grid
+    assert not routing_prefers_cpu(open_grid, four, np.full(300, 600))   # not a big one
+    assert not routing_prefers_cpu(open_grid, many, np.full(300, 64))    # groups, local
+    assert routing_prefers_cpu(open_grid, many, np.full(300, 400))       # groups, long
+    mixed = np.array([MAX_PINS + 1] * 100 + [4] * 50 + [2] * 150)
+    assert not routing_prefers_cpu(open_grid, mixed, np.full(300, 400))  # mostly batched
     perfect = ~maze_mask(1023, 1023, seed=3)
     assert not prefers_cpu(perfect)                   # a wavefront: Euler-tour depths
     assert routing_prefers_cpu(perfect, two, np.full(300, 64))           # windows grow

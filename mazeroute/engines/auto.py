@@ -45,6 +45,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from .gpu_batch import MARGIN, MAX_PINS
+
 #: Below this many free cells a full CPU wavefront takes about as long as launching one.
 MIN_GPU_CELLS = 1 << 16
 #: At or above this corridor fraction the layout behaves like a maze (CPU is faster
@@ -666,16 +668,25 @@ def _decided(free: np.ndarray) -> tuple[bool, dict | None]:
 MIN_ROUTING_LOOPS = 0.03
 MIN_ROUTING_LOOPS_BIG = 0.01
 BIG_MAZE_CELLS = 1 << 18
-#: A layout's nets are local when the median net's pin box half-perimeter is at most
-#: this fraction of the grid's half-perimeter.
-LOCAL_SPAN = 0.125
+#: Nets of 3 to ``MAX_PINS`` pins (trees in the batched search) route on the CPU when
+#: the free cells number fewer than this many times the median tree's window
+#: half-perimeter (its pins' box's plus twice the window margin): windows that span
+#: much of a small grid overlap, so batches hold few trees, each a long search of one
+#: thread block, where the CPU's searches stop at the nearest pin (RESULTS.md, issue 14,
+#: first session of 2026-11-25).
+MIN_TREE_CELLS_PER_SPAN = 500
+#: Nets of more than ``MAX_PINS`` pins (searched in groups of disjoint boxes by the
+#: weighted search, one block a box) route on the GPU only when the median one's pin
+#: box half-perimeter is at most this many cells (same measurement).
+GROUP_SPAN = 128
 
 
 def routing_prefers_cpu(free: np.ndarray, pin_counts: np.ndarray,
                         spans: np.ndarray) -> bool:
     """True where sequential routing is expected to be faster on the CPU engine.
 
-    The GPU router gains by searching many two-pin nets in one launch, each in a small
+    The GPU router gains by searching many nets (of up to
+    :data:`~mazeroute.engines.gpu_batch.MAX_PINS` pins) in one launch, each in a small
     window; a net of more pins, or one whose window must grow, is a whole-grid wavefront
     of its own on the device (a launch and a read-back per search), where the CPU's
     search stops as soon as it reaches the net's pins. So, beyond :func:`prefers_cpu`:
@@ -686,20 +697,21 @@ def routing_prefers_cpu(free: np.ndarray, pin_counts: np.ndarray,
     * a maze of one-cell corridors with few loops (under :data:`MIN_ROUTING_LOOPS` a
       free cell, or :data:`MIN_ROUTING_LOOPS_BIG` for a big maze) goes to the CPU: its
       detours make windows grow;
-    * so does a layout where most nets have more than two pins and are local (median pin
-      box half-perimeter at most :data:`LOCAL_SPAN` of the grid's): the GPU searches
-      them in groups of disjoint boxes (:mod:`mazeroute.router.grouped`), but a net
-      that outgrows its box is a whole-grid search per branch, where the CPU's
-      searches stay small; RESULTS.md ("Multi-pin nets in groups") has where each side
-      wins.
+    * so does a layout where most nets have more than two pins and span much of a
+      small grid (:data:`MIN_TREE_CELLS_PER_SPAN`), or have more pins than the batched
+      search takes and are not local (:data:`GROUP_SPAN`; the GPU searches those in
+      groups of disjoint boxes, :mod:`mazeroute.router.grouped`).
 
     ``pin_counts`` and ``spans`` (pin box half-perimeters) have one entry per net.
 
     >>> free = np.ones((1024, 1024), bool)
-    >>> routing_prefers_cpu(free, np.full(300, 4), np.full(300, 100))   # local, 4 pins
-    True
-    >>> routing_prefers_cpu(free, np.full(300, 2), np.full(300, 100))   # batched on the GPU
+    >>> routing_prefers_cpu(free, np.full(300, 4), np.full(300, 100))   # local trees
     False
+    >>> small = np.ones((512, 512), bool)
+    >>> routing_prefers_cpu(small, np.full(300, 4), np.full(300, 600))  # spanning the grid
+    True
+    >>> routing_prefers_cpu(free, np.full(300, 40), np.full(300, 400))  # groups, not local
+    True
     """
     free = np.asarray(free, dtype=bool)
     cpu, f = _decide(free)
@@ -712,6 +724,12 @@ def routing_prefers_cpu(free: np.ndarray, pin_counts: np.ndarray,
     if f["corridor"] >= MAX_GPU_CORRIDOR:
         need = MIN_ROUTING_LOOPS_BIG if f["cells"] >= BIG_MAZE_CELLS else MIN_ROUTING_LOOPS
         return cycle_rank(free, int(np.ceil(need * f["cells"]))) < need * f["cells"]
-    h, w = free.shape
-    many = np.count_nonzero(np.asarray(pin_counts) > 2) * 2 > len(pin_counts)
-    return bool(many and np.median(spans) <= LOCAL_SPAN * (h + w))
+    pins, spans = np.asarray(pin_counts), np.asarray(spans)
+    groups = pins > MAX_PINS
+    if np.count_nonzero(groups) * 2 > len(pins):
+        return bool(np.median(spans[groups]) > GROUP_SPAN)
+    trees = pins > 2
+    if np.count_nonzero(trees) * 2 > len(pins):
+        reach = np.median(spans[trees]) + 2 * MARGIN
+        return bool(f["cells"] < MIN_TREE_CELLS_PER_SPAN * reach)
+    return False

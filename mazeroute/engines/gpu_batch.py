@@ -435,7 +435,10 @@ class GridBatch:
         self.launches = 0
         self._streams: list = []                    # level counts run beside the batches
         self._counts: list[tuple[np.ndarray, np.ndarray, object]] = []
-        self._copies: list[tuple[object, object]] = []     # blockages the counts read
+        # what counts in flight read (the blockages' copy, their uploaded roots), held
+        # until their stream is past them: freed, memory allocated on this stream may be
+        # handed out again at once to a later upload on it, the side stream still reading
+        self._copies: list[tuple] = []
         self._lifted: list[tuple[np.ndarray, object]] = []   # see uncommit()
         # components for apart(): labels, the wires committed when they were taken, turn
         self._labels = None
@@ -595,12 +598,12 @@ class GridBatch:
             res = cp.empty(k, dtype=cp.int32)
             self._count(arg, roots.size, k, (copy[0], copy[1], *rest), res, ring=True)
         self._counts.append((roots, start, pos, res))
-        self._copies.append((side.record(), copy))
+        self._copies.append((side.record(), copy, arg))
 
     def _counts_done(self) -> None:
         """Let go of the copies of counts that have finished (their memory may be reused
         then, whichever stream asks for it)."""
-        self._copies = [(done, copy) for done, copy in self._copies if not done.done]
+        self._copies = [held for held in self._copies if not held[0].done]
 
     def _counts_fit(self) -> bool:
         """Whether a level count keeps its visited bits in shared memory."""
