@@ -45,7 +45,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from .gpu_batch import MARGIN, MAX_PINS
+from .gpu_batch import MAX_PINS
 
 #: Below this many free cells a full CPU wavefront takes about as long as launching one.
 MIN_GPU_CELLS = 1 << 16
@@ -669,12 +669,13 @@ MIN_ROUTING_LOOPS = 0.03
 MIN_ROUTING_LOOPS_BIG = 0.01
 BIG_MAZE_CELLS = 1 << 18
 #: Nets of 3 to ``MAX_PINS`` pins (trees in the batched search) route on the CPU when
-#: the free cells number fewer than this many times the median tree's window
-#: half-perimeter (its pins' box's plus twice the window margin): windows that span
-#: much of a small grid overlap, so batches hold few trees, each a long search of one
-#: thread block, where the CPU's searches stop at the nearest pin (RESULTS.md, issue 14,
-#: first session of 2026-11-25).
-MIN_TREE_CELLS_PER_SPAN = 500
+#: the median one's pin box half-perimeter exceeds :data:`TREE_SPAN` cells on a grid of
+#: fewer than :data:`TREE_CELLS` free cells: wide windows overlap, so batches hold few
+#: trees, each a long search of one thread block per branch, where the CPU's searches
+#: stop at the nearest pin; a bigger grid holds more of them at once. Local trees win on
+#: the GPU at every size measured (RESULTS.md, issue 14, first session of 2026-11-25).
+TREE_SPAN = 128
+TREE_CELLS = 1 << 19
 #: Nets of more than ``MAX_PINS`` pins (searched in groups of disjoint boxes by the
 #: weighted search, one block a box) route on the GPU only when the median one's pin
 #: box half-perimeter is at most this many cells (same measurement).
@@ -698,7 +699,7 @@ def routing_prefers_cpu(free: np.ndarray, pin_counts: np.ndarray,
       free cell, or :data:`MIN_ROUTING_LOOPS_BIG` for a big maze) goes to the CPU: its
       detours make windows grow;
     * so does a layout where most nets have more than two pins and span much of a
-      small grid (:data:`MIN_TREE_CELLS_PER_SPAN`), or have more pins than the batched
+      small grid (:data:`TREE_SPAN`, :data:`TREE_CELLS`), or have more pins than the batched
       search takes and are not local (:data:`GROUP_SPAN`; the GPU searches those in
       groups of disjoint boxes, :mod:`mazeroute.router.grouped`).
 
@@ -730,6 +731,5 @@ def routing_prefers_cpu(free: np.ndarray, pin_counts: np.ndarray,
         return bool(np.median(spans[groups]) > GROUP_SPAN)
     trees = pins > 2
     if np.count_nonzero(trees) * 2 > len(pins):
-        reach = np.median(spans[trees]) + 2 * MARGIN
-        return bool(f["cells"] < MIN_TREE_CELLS_PER_SPAN * reach)
+        return bool(np.median(spans[trees]) > TREE_SPAN and f["cells"] < TREE_CELLS)
     return False
