@@ -1,5 +1,8 @@
 """Sequential routing of multi-pin nets: the CPU engine, the GPU with group searches
-(mazeroute/router/grouped.py), and the GPU one net at a time (``group_search`` off).
+(mazeroute/router/grouped.py), and the GPU one net at a time (``group_search`` off), the
+batched tree search off in both (``Router.batch_trees``; since the first session of
+2026-11-25 the router searches nets of up to ``MAX_PINS`` pins as trees in its batches,
+and groups only nets of more pins: ``multipin_routing_probe.py`` measures that).
 
 Run on a GPU machine from the repository root: ``PYTHONPATH=. python
 benchmarks/multipin_probe.py [MARGIN ...]`` (group box margins to try; default
@@ -33,6 +36,7 @@ MAPS = Path(__file__).resolve().parent / "maps"
 def timed(lay: Layout, backend: str, group: bool = True):
     start = time.perf_counter()
     r = Router(lay, backend)
+    r.batch_trees = False          # multi-pin nets as barriers: the groups' own measure
     r.group_search = group
     res = r.run()
     if backend == "gpu":
