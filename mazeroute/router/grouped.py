@@ -3,15 +3,15 @@ wires of the one-net-at-a-time loop.
 
 The batched search of ``gpu/grid`` takes nets of up to ``MAX_PINS`` pins (trees, see
 :mod:`mazeroute.engines.gpu_batch`; two-pin nets only with ``Router.batch_trees`` off);
-a net of more pins is a *barrier* that the router used to search by itself, one whole-
-grid wavefront (a launch and a read-back) per branch of its tree. Here, at a barrier
-net's turn, it and later nets of its run of consecutive barrier nets are searched as one
-*group*: each net's box is its pins' box grown by :data:`GROUP_MARGIN`, and a later net
-joins when its box meets neither a box of the group or of a result waiting in the cache,
-nor the box of any earlier net left out (that net goes first, and its wire may enter).
-The group is one call of the weighted net search (:mod:`mazeroute.engines.weighted`) on
-uniform costs, whose trees are the BFS trees of the router (same target choice, same
-backtrace rule; see that module's notes).
+a net of more pins is a *barrier* that the router used to search by itself, one
+whole-grid wavefront (a launch and a read-back) per branch of its tree. Here, at a
+barrier net's turn, it and later nets of its run of consecutive barrier nets are
+searched as one *group*: each net's box is its pins' box grown by :data:`GROUP_MARGIN`,
+and a later net joins when its box meets neither a box of the group or of a result
+waiting in the cache, nor the box of any earlier net left out (that net goes first, and
+its wire may enter). The group is one call of the weighted net search
+(:mod:`mazeroute.engines.weighted`) on uniform costs, whose trees are the BFS trees of
+the router (same target choice, same backtrace rule; see that module's notes).
 
 Why a result found in a box is the router's (:func:`certify`)
     Take a tree ``T`` and the pins ``R`` not yet in it, and a branch of length ``d``
