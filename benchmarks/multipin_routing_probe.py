@@ -9,7 +9,8 @@ with nets of 3, 4, 8 and 40 pins, spans 32, 128 and anywhere, 15 % (and 30 % at 
 128) blockages; ``--held-out``: 768^2 and 1536^2 at 20 % (seed 7) with nets of 3, 5, 12,
 33 and 50 pins, spans 48, 192 and anywhere (96 and 192 for the many-pin nets);
 ``--maps``: the Moving AI maps of ``benchmarks/maps`` as they are and tiled 4 x 4, with
-four-pin nets of span 64, three-pin nets of span 200 and eight-pin nets of span 32. Per
+four-pin nets of span 64, three-pin nets of span 200, eight-pin nets of span 32, and
+two-pin nets of span 64 and anywhere. Per
 layout: the median of three GPU runs and of one to three CPU runs of
 ``Router(layout, backend).run()`` (router built, device synchronised), the engine auto
 picks, and whether both backends gave the same wires and levels. This is the
@@ -74,7 +75,7 @@ def map_cases() -> list:
     out = []
     for path in sorted(MAPS.glob("*.map")):
         for tiles in (1, 4):
-            for k, span in ((4, 64), (3, 200), (8, 32)):
+            for k, span in ((4, 64), (3, 200), (8, 32), (2, 64), (2, None)):
                 def make(path=path, tiles=tiles, k=k, span=span):
                     blocked = read_movingai(path).blocked
                     if tiles > 1:
