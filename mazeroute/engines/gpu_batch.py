@@ -48,8 +48,10 @@ Outcomes of one search (``status``)
     net redone) can, so the net stays committed, to be redone with the others whose claim
     the lifted wire's overlaps; its level count (a full wavefront from the root) is taken
     as soon as every earlier net is final (none can be redone then), on side streams while
-    batching goes on (:meth:`GridBatch.count_levels`);
-    ``ESCAPED``: neither, so the margin grows to ``2m + 16``.
+    batching goes on (:meth:`GridBatch.count_levels`; for a tree, from the tree so far,
+    added to the levels of the branches it found);
+    ``ESCAPED``: neither, so the margin grows to ``2m + 16``;
+    ``ALONE``: a tree outgrew its room in the path buffer, and the router searches it.
 
 Nets proven unroutable without a search
     Before a two-pin net is routed alone (its window does not fit the kernel, so its
