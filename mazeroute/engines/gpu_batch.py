@@ -436,7 +436,7 @@ class GridBatch:
         self._staged = cupy.cuda.Event(disable_timing=True)
         self.launches = 0
         self._streams: list = []                    # level counts run beside the batches
-        self._counts: list[tuple[np.ndarray, np.ndarray, object]] = []
+        self._counts: list[tuple[np.ndarray, np.ndarray, np.ndarray, object]] = []
         # what counts in flight read (the blockages' copy, their uploaded roots), held
         # until their stream is past them: freed, memory allocated on this stream may be
         # handed out again at once to a later upload on it, the side stream still reading
