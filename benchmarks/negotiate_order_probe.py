@@ -15,7 +15,12 @@ rectangles, span 64). Schedules:
 
 Prints nets routed after legalisation, repair and tidying, iterations, search calls of
 the loop (the chain of dependent calls a device would wait for), wirelength and the
-overused cells of the last iteration.
+overused cells of the last iteration. The schedule is the loop's only: tidying reroutes
+each net with the others fixed, in calls of disjoint boxes, whatever the schedule.
+
+``--suite PUZZLES_DIR`` runs issue 13's quality suite (``mazeroute bench --suite
+negotiate``, CPU engine, the numberlink files from ``PUZZLES_DIR``) under each schedule
+(``batches`` or ``chunks:K``) instead, with its contract check.
 """
 
 from __future__ import annotations
@@ -93,11 +98,13 @@ def run(lay, schedule: str) -> str:
         start = time.perf_counter()
         its = ng.negotiate()
         took = time.perf_counter() - start
-        ng.legalise()
-        ng.repair()
-        ng.tidy()
     finally:
+        # the schedule is the loop's: tidy's calls must keep disjoint boxes (each net
+        # is rerouted with the others fixed; chunks there let two wires share a cell)
         neg.batches = real_batches
+    ng.legalise()
+    ng.repair()
+    ng.tidy()
     res = ng._result()
     wl = sum(n.length for n in res.nets if n.routed)
     extra = f", route levels {levels[0]}" if schedule == "batches" else ""
@@ -106,12 +113,41 @@ def run(lay, schedule: str) -> str:
             f"{ng.iterations[-1].overused}, loop {took:.1f} s")
 
 
+def suite(schedule: str, puzzles: str) -> str:
+    """Issue 13's quality suite (CPU engine) with ``schedule`` in the negotiation loop."""
+    from mazeroute.bench import format_negotiate, negotiate_suite
+
+    real, real_reroute = neg.batches, Negotiator.reroute
+    k = int(schedule.split(":")[1]) if schedule.startswith("chunks:") else 0
+
+    def chunked(boxes, shape):
+        return [np.arange(s, min(len(boxes), s + k)) for s in range(0, len(boxes), k)]
+
+    def reroute(self, nets):
+        neg.batches = chunked if k else real
+        try:
+            return real_reroute(self, nets)
+        finally:
+            neg.batches = real
+    Negotiator.reroute = reroute
+    try:
+        _, rows = negotiate_suite(seed=1, puzzles_dir=puzzles, backends=["cpu"])
+    finally:
+        Negotiator.reroute = real_reroute
+    return format_negotiate(rows)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("schedules", nargs="+")
     ap.add_argument("--nets", type=int, default=2000)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--suite", metavar="PUZZLES_DIR")
     args = ap.parse_args()
+    if args.suite:
+        for schedule in args.schedules:
+            print(f"schedule {schedule}\n{suite(schedule, args.suite)}", flush=True)
+        return
     lay = random_layout(1024, 1024, density=0.25, nets=args.nets, pins=2, seed=args.seed,
                         span=64)
     for schedule in args.schedules:
