@@ -63,17 +63,24 @@ def _window_bfs(free, wired, tm, width, height, x0, y0, w, h, pos, src, other, t
             if c == target:
                 found = lv + 1
                 break
-    escaped = False
-    if found < 0:
-        for j in range(tail):
-            x, y = queue[j] % width, queue[j] // width
-            for k in range(4):
-                nx, ny = x + _DX[k], y + _DY[k]
-                if 0 <= nx < width and 0 <= ny < height and not (
-                        x0 <= nx < x0 + w and y0 <= ny < y0 + h) and _free(
-                        free, wired, tm, ny * width + nx, pos):
-                    escaped = True
+    escaped = found < 0 and _escapes(free, wired, tm, width, height, x0, y0, w, h, pos,
+                                     queue[:tail])
     return found, deepest + 1, escaped
+
+
+@numba.njit(cache=True)
+def _escapes(free, wired, tm, width, height, x0, y0, w, h, pos, cells):
+    """Whether one of ``cells`` (vertex ids in the window) has a free neighbour outside
+    the window."""
+    for v in cells:
+        x, y = v % width, v // width
+        for k in range(4):
+            nx, ny = x + _DX[k], y + _DY[k]
+            if 0 <= nx < width and 0 <= ny < height and not (
+                    x0 <= nx < x0 + w and y0 <= ny < y0 + h) and _free(
+                    free, wired, tm, ny * width + nx, pos):
+                return True
+    return False
 
 
 @numba.njit(cache=True)
@@ -151,7 +158,9 @@ def _emu_tree(free, wired, tm, width, height, x0, y0, w, h, pos, pins, room):
             cells = (rest[:, 1] * width + rest[:, 0]).astype(np.int64)
             _tree_bfs(free, wired, tm, width, height, x0, y0, w, h, pos, cells, pins,
                       np.ones(len(pins), np.bool_), lev, queue)
-            if _touches(free, wired, tm, width, height, x0, y0, w, h, pos, lev):
+            ys, xs = np.divmod(np.flatnonzero(lev >= 0), w)    # what the BFS labelled
+            if _escapes(free, wired, tm, width, height, x0, y0, w, h, pos,
+                        (ys + y0) * width + xs + x0):
                 return gb.ESCAPED, 0, 0, []
             return gb.UNROUTED_TARGET, levels, turns, tree
         if bound >= 0 and found >= bound:
@@ -169,20 +178,6 @@ def _emu_tree(free, wired, tm, width, height, x0, y0, w, h, pos, pins, room):
         tree += (path[:-1, 1] * width + path[:-1, 0])[::-1].tolist()
         joined[q] = True
     return gb.OK, levels, turns, tree
-
-
-def _touches(free, wired, tm, width, height, x0, y0, w, h, pos, lev) -> bool:
-    """Whether a cell the last window BFS labelled (``lev``) has a free neighbour outside
-    the window."""
-    ys, xs = np.nonzero(lev.reshape(h, w) >= 0)
-    for x, y in zip((xs + x0).tolist(), (ys + y0).tolist()):
-        for k in range(4):
-            nx, ny = x + int(_DX[k]), y + int(_DY[k])
-            if (0 <= nx < width and 0 <= ny < height
-                    and not (x0 <= nx < x0 + w and y0 <= ny < y0 + h)
-                    and _free(free, wired, tm, ny * width + nx, pos)):
-                return True
-    return False
 
 
 @numba.njit(cache=True)
