@@ -57,15 +57,24 @@ def _route_levels(boxes, cells, starts, w):
     return lv.max() + 1 if n else 0
 
 
+def chunk_size(schedule: str) -> int:
+    """K of ``chunks:K`` (0 for the other schedules)."""
+    return int(schedule.split(":")[1]) if schedule.startswith("chunks:") else 0
+
+
+def chunks(n: int, k: int) -> list[np.ndarray]:
+    """Positions ``0..n-1`` in runs of ``k`` consecutive ones."""
+    return [np.arange(s, min(n, s + k)) for s in range(0, n, k)]
+
+
 def run(lay, schedule: str) -> str:
     ng = Negotiator(lay, "cpu")
     calls, levels = [0], [0]
     real_batches, real_reroute = neg.batches, ng.reroute
-    if schedule.startswith("chunks:"):
-        k = int(schedule.split(":")[1])
-
+    k = chunk_size(schedule)
+    if k:
         def chunked(boxes, shape):
-            out = [np.arange(s, min(len(boxes), s + k)) for s in range(0, len(boxes), k)]
+            out = chunks(len(boxes), k)
             calls[0] += len(out)
             return out
         neg.batches = chunked
@@ -118,10 +127,10 @@ def suite(schedule: str, puzzles: str) -> str:
     from mazeroute.bench import format_negotiate, negotiate_suite
 
     real, real_reroute = neg.batches, Negotiator.reroute
-    k = int(schedule.split(":")[1]) if schedule.startswith("chunks:") else 0
+    k = chunk_size(schedule)
 
     def chunked(boxes, shape):
-        return [np.arange(s, min(len(boxes), s + k)) for s in range(0, len(boxes), k)]
+        return chunks(len(boxes), k)
 
     def reroute(self, nets):
         neg.batches = chunked if k else real
