@@ -2,16 +2,20 @@
 targets).
 
 Run on a GPU machine from the repository root: ``PYTHONPATH=. python
-benchmarks/negotiate_probe.py [--big]``. 1024 x 1024, 25 % rectangles, 2000 local nets
-(span 64), negotiated to the end on each backend: wall time of ``route(...,
-mode="negotiate")`` (median of ``--repeats``), nets routed, iterations, and whether both
-backends give the same routes. ``--big``: 4096 x 4096, 32,000 local nets on the GPU only,
-its time and the peak of CuPy's memory pool. ``--profile`` (with ``--big``): the GPU run
-under cProfile, its functions by own time and by cumulative time (where the phases after
-the loop, the CPU engine's share and the device's waits show). ``--calls``: one GPU run
-of the 1024^2 layout (first seed) with every search call of the weighted engine
-recorded: device calls (nets, largest box, wall time, kernel time by CUDA events) and
-the calls the CPU engine took, which says what bounds the GPU's negotiation.
+benchmarks/negotiate_probe.py [--big] [--snapshots K ...]``. 1024 x 1024, 25 %
+rectangles, 2000 local nets (span 64), negotiated to the end on each backend: wall time
+of ``route(..., mode="negotiate")`` (median of ``--repeats``), nets routed, iterations,
+and whether both backends give the same routes. ``--big``: 4096 x 4096, 32,000 local
+nets on the GPU only, its time and the peak of CuPy's memory pool. ``--profile`` (with
+``--big``): the GPU run under cProfile, its functions by own time and by cumulative time
+(where the phases after the loop, the CPU engine's share and the device's waits show).
+``--calls``: one GPU run of the 1024^2 layout (first seed) with every search call of the
+weighted engine recorded: device calls (nets, largest box, wall time, kernel time by
+CUDA events) and the calls the CPU engine took, which says what bounds the GPU's
+negotiation. ``--snapshots K ...``: each run once per
+``PathFinderOptions.snapshot_nets`` value (0: PathFinder's order; the runs of K nets a
+call otherwise). ``--cpu-box-cells N``: the GPU engine hands boxes of more than N cells
+to the CPU engine.
 """
 
 from __future__ import annotations
@@ -27,14 +31,14 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from mazeroute.generate import random_layout  # noqa: E402
-from mazeroute.router import route  # noqa: E402
+from mazeroute.router import PathFinderOptions, route  # noqa: E402
 
 
-def timed(layout, backend, repeats):
+def timed(layout, backend, repeats, options=None):
     times, res = [], None
     for _ in range(repeats):
         start = time.perf_counter()
-        res = route(layout, backend=backend, mode="negotiate")
+        res = route(layout, backend=backend, mode="negotiate", options=options)
         times.append(time.perf_counter() - start)
     return statistics.median(times), res
 
@@ -46,24 +50,43 @@ def main() -> None:
     ap.add_argument("--seeds", type=int, nargs="+", default=[1])
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--calls", action="store_true")
+    ap.add_argument("--snapshots", type=int, nargs="+", default=[None], metavar="K",
+                    help="PathFinderOptions.snapshot_nets to run (default: the option's "
+                         "default; 0: PathFinder's order)")
+    ap.add_argument("--cpu-box-cells", type=int, metavar="N",
+                    help="the GPU engine's cpu_box_cells (boxes of more cells go to the "
+                         "CPU engine; default gpu_weighted.CPU_BOX_CELLS)")
     args = ap.parse_args()
+    if args.cpu_box_cells is not None:
+        import functools
+
+        from mazeroute.engines import gpu_weighted as gw
+        gw.GPUNetSearch.__init__ = functools.partialmethod(
+            gw.GPUNetSearch.__init__, cpu_box_cells=args.cpu_box_cells)
+    schedules = [(k, None if k is None else PathFinderOptions(snapshot_nets=k))
+                 for k in args.snapshots]
     if args.calls:
-        calls(args.seeds[0])
+        for k, options in schedules:
+            calls(args.seeds[0], k, options)
         return
-    for seed in [] if args.profile else args.seeds:
+    for seed, (k, options) in [] if args.profile else [
+            (s, o) for s in args.seeds for o in schedules]:
         lay = random_layout(1024, 1024, density=0.25, nets=2000, pins=2, seed=seed, span=64)
         route(lay, backend="gpu", mode="negotiate", max_iterations=2)     # compile, warm up
-        tg, rg = timed(lay, "gpu", args.repeats)
-        tc, rc = timed(lay, "cpu", 1)
+        tg, rg = timed(lay, "gpu", args.repeats, options)
+        tc, rc = timed(lay, "cpu", 1, options)
         same = all(a.cells == b.cells for a, b in zip(rg.nets, rc.nets))
-        print(f"1024^2 2000 nets seed {seed}: cpu {tc:.2f} s ({rc.routed} routed, "
+        wl = sum(n.length for n in rg.nets if n.routed)
+        print(f"1024^2 2000 nets seed {seed} snapshot {_name(k)}: cpu {tc:.2f} s "
+              f"({rc.routed} routed, "
               f"{len(rc.iterations)} its) | gpu {tg:.3f} s ({rg.routed} routed, "
-              f"{len(rg.iterations)} its) | {tc / tg:.1f}x | same routes: {same}", flush=True)
+              f"{len(rg.iterations)} its, wirelength {wl}) | {tc / tg:.1f}x | same routes: "
+              f"{same}", flush=True)
         its = rg.iterations
         print(f"  gpu iterations: first {its[0].seconds * 1e3:.1f} ms, median "
               f"{statistics.median(i.seconds for i in its) * 1e3:.1f} ms, sum "
               f"{sum(i.seconds for i in its):.3f} s of {tg:.3f} s", flush=True)
-    if args.big:
+    for k, options in schedules if args.big else []:
         import cupy
         pool = cupy.get_default_memory_pool()
         lay = random_layout(4096, 4096, density=0.25, nets=32000, pins=2, seed=1, span=64)
@@ -74,19 +97,27 @@ def main() -> None:
             profile = cProfile.Profile()
             profile.enable()
         start = time.perf_counter()
-        res = route(lay, backend="gpu", mode="negotiate")
+        res = route(lay, backend="gpu", mode="negotiate", options=options)
         took = time.perf_counter() - start
         if args.profile:
             profile.disable()
             stats = pstats.Stats(profile, stream=sys.stdout)
             stats.sort_stats("tottime").print_stats(25)
             stats.sort_stats("cumulative").print_stats(40)
-        print(f"4096^2 32000 nets: gpu {took:.2f} s, {res.routed} routed, "
+        print(f"4096^2 32000 nets snapshot {_name(k)}: gpu {took:.2f} s, {res.routed} routed, "
               f"{len(res.iterations)} its, CuPy pool peak {pool.total_bytes() / 2**20:.0f} MiB "
               f"(used now {pool.used_bytes() / 2**20:.0f} MiB)", flush=True)
+        loop = sum(i.seconds for i in res.iterations)
+        print(f"  loop {loop:.2f} s, after it {took - loop:.2f} s; iterations (rerouted, "
+              "overused, ms): " + " ".join(f"{i.rerouted}/{i.overused}/{i.seconds * 1e3:.0f}"
+                                           for i in res.iterations), flush=True)
 
 
-def calls(seed: int) -> None:
+def _name(k: int | None) -> str:
+    return "default" if k is None else str(k)
+
+
+def calls(seed: int, k: int | None = None, options=None) -> None:
     """Every weighted search call of one GPU negotiation, recorded (see the module notes)."""
     import cupy
 
@@ -125,9 +156,14 @@ def calls(seed: int) -> None:
     gw.GPUNetSearch._route_device, gw.GPUNetSearch._run = timed_device, timed_run
     wt.CPUNetSearch.route = timed_cpu
     start = time.perf_counter()
-    res = route(lay, backend="gpu", mode="negotiate")
+    try:
+        res = route(lay, backend="gpu", mode="negotiate", options=options)
+    finally:
+        gw.GPUNetSearch._route_device, gw.GPUNetSearch._run = device, launch
+        wt.CPUNetSearch.route = on_cpu
     took = time.perf_counter() - start
-    print(f"1024^2 2000 nets seed {seed}, GPU: {took:.2f} s (calls recorded), {res.routed} "
+    print(f"1024^2 2000 nets seed {seed} snapshot {_name(k)}, GPU: {took:.2f} s (calls "
+          f"recorded), {res.routed} "
           f"routed, {len(res.iterations)} iterations")
     nets = [d[0] for d in dev]
     print(f"device calls {len(dev)}: {sum(d[2] for d in dev):.3f} s wall, kernels and "

@@ -9,8 +9,8 @@
 //
 // weighted_route: per block, request rec[blockIdx.x] (fields R_* below):
 //   * its box's distances: in shared memory (launches with useShared: distances, and
-//     costs with 0 for a cell the net may not enter), or in its own box of the full-grid
-//     array `gdist` (boxes of one launch are pairwise disjoint);
+//     costs with 0 for a cell the net may not enter), or in global memory at gdist[R_SEG
+//     ..], a box-sized region of its own (so overlapping boxes share a launch);
 //   * sources at 0, every other cell INF; sweeps until nothing changes, which is the exact
 //     fixpoint: every value is the cost of a real path, and no edge can lower any;
 //   * the cheapest pin not yet in the tree (the first of equals) is joined by the
@@ -22,6 +22,18 @@
 //     `out` at an offset taken by one atomicAdd on *used; hdr[R_ROW] = status, cells,
 //     offset.
 // set_costs: cost[idx[i]] = val[i], the cells a route call names as changed.
+//
+// Boxes too big for one block's shared memory are searched in tiles (GAMER's sweeps
+// again, over the tiles of many nets at once, each box's distances in a region of its own
+// at gdist[R_SEG ..], rows bw apart): tiled_init sets a box's distances (INF, the root 0);
+// each tiled_relax launch is one round: every tile that changed in the round before, or
+// beside one that did, loads its distances with a one-cell halo of its neighbours'
+// (sources it may not enter), relaxes them to the tile's fixpoint in shared memory and
+// writes back what fell; the rounds end when one changes nothing, which is the box's
+// exact fixpoint (a tile's last run saw its neighbours' final values: a later change
+// beside it would have woken it). tiled_connect then joins a pin as weighted_route does
+// (the same connect()); nets with pins left wake all their tiles and the rounds resume.
+// tiled_finish writes the results as weighted_route does.
 
 // The host passes these from mazeroute/engines/weighted.py and gpu_weighted.py; the
 // fallbacks serve a plain compile check, and tests/test_gpu_weighted_host.py ties them.
@@ -94,20 +106,20 @@ struct SharedBox {
     }
 };
 
-// A box of the full-grid distance array in global memory; costs and codes read there.
+// A box's distances in a region of global memory of its own (rows bw apart); costs and
+// codes read from the grid's arrays.
 struct GlobalBox {
     unsigned* d;
     const unsigned short* c;
     const int* code;
     long long base;
-    int width, net;
+    int width, pitch, net;
 
-    __device__ __forceinline__ long long index(int x, int y) const {
-        return base + (long long)y * width + x;
+    __device__ __forceinline__ unsigned* at(int x, int y) const {
+        return d + (long long)y * pitch + x;
     }
-    __device__ __forceinline__ unsigned* at(int x, int y) const { return d + index(x, y); }
     __device__ __forceinline__ unsigned cost(int x, int y) const {
-        const long long g = index(x, y);
+        const long long g = base + (long long)y * width + x;
         return passable(__ldg(code + g), net) ? __ldg(c + g) : 0u;
     }
 
@@ -300,7 +312,7 @@ __device__ void routeNet(const Box& b, const long long* r, const int* code,
 }
 
 // rec: count records; code: per cell BLOCKED_CODE or its owner (-1: nobody); cost: per
-// cell; gdist: the full grid's distances (global launches only); pins: vertex ids.
+// cell; gdist: distances of global launches (each box at its R_SEG); pins: vertex ids.
 extern "C" __global__ void __launch_bounds__(1024)
 weighted_route(const long long* rec, int count, const int* __restrict__ code,
                const unsigned short* __restrict__ cost, unsigned* gdist,
@@ -318,11 +330,12 @@ weighted_route(const long long* rec, int count, const int* __restrict__ code,
         routeNet(b, r, code, cost, pins, width, seg, out, hdr, used);
     } else {
         GlobalBox b;
-        b.d = gdist;
+        b.d = gdist + r[R_SEG];
         b.c = cost;
         b.code = code;
         b.base = r[R_Y0] * width + r[R_X0];
         b.width = width;
+        b.pitch = (int)(r[R_X1] - r[R_X0]) + 1;
         b.net = (int)r[R_NET];
         routeNet(b, r, code, cost, pins, width, seg, out, hdr, used);
     }
@@ -332,4 +345,181 @@ extern "C" __global__ void set_costs(const int* __restrict__ idx, const int* __r
                                      int n, unsigned short* cost) {
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
         cost[idx[i]] = (unsigned short)val[i];
+}
+
+// -- tiles ---------------------------------------------------------------------------
+// tiles: (k, i, j) int32 triples, tile column i and row j of request k (its record at
+// rec + k * REC); a request's tiles are consecutive, row by row, from tfirst[k].
+// state: per request (status: 0 while its tree grows, then ST_*; cells in its tree).
+#ifndef TILE
+#define TILE 62                 // cells of a tile's side; with the halo, a thread a line
+#endif
+#define TILE_LINES (TILE + 2)
+#define TILE_PITCH (TILE_LINES | 1)
+
+// a tile's distances with their halo, and its costs (0: not to be entered), in the shared
+// memory of its block
+__shared__ unsigned s_tileD[TILE_LINES * TILE_PITCH];
+__shared__ unsigned short s_tileC[TILE_LINES * TILE_PITCH];
+
+struct TileAt {
+    int k, bw, bh, x, y, w, h, ntx, nty;    // its box's size; its origin and size in it
+};
+
+__device__ __forceinline__ TileAt tileAt(const long long* rec, const int* tiles, int t) {
+    TileAt a;
+    a.k = tiles[3 * t];
+    const long long* r = rec + (long long)a.k * REC;
+    a.bw = (int)(r[R_X1] - r[R_X0]) + 1;
+    a.bh = (int)(r[R_Y1] - r[R_Y0]) + 1;
+    a.x = tiles[3 * t + 1] * TILE;
+    a.y = tiles[3 * t + 2] * TILE;
+    a.w = min(TILE, a.bw - a.x);
+    a.h = min(TILE, a.bh - a.y);
+    a.ntx = (a.bw + TILE - 1) / TILE;
+    a.nty = (a.bh + TILE - 1) / TILE;
+    return a;
+}
+
+extern "C" __global__ void __launch_bounds__(TILE_LINES)
+tiled_init(const long long* rec, const int* tiles, int ntiles, const int* __restrict__ pins,
+           int width, unsigned* gdist, int* seg, int* state, int* prev) {
+    const int t = blockIdx.x;
+    if (t >= ntiles) return;
+    const TileAt a = tileAt(rec, tiles, t);
+    const long long* r = rec + (long long)a.k * REC;
+    unsigned* d = gdist + r[R_SEG];
+    const int root = pins[r[R_PIN0]];
+    const int rx = root % width - (int)r[R_X0], ry = root / width - (int)r[R_Y0];
+    for (int c = threadIdx.x; c < a.w * a.h; c += blockDim.x) {
+        const int x = a.x + c % a.w, y = a.y + c / a.w;
+        d[(long long)y * a.bw + x] = x == rx && y == ry ? 0u : INF;
+    }
+    if (threadIdx.x == 0) {
+        prev[t] = 1;
+        if (rx >= a.x && rx < a.x + a.w && ry >= a.y && ry < a.y + a.h) {
+            seg[r[R_SEG]] = root;
+            state[2 * a.k] = r[R_PIN1] - r[R_PIN0] > 1 ? 0 : ST_OK;
+            state[2 * a.k + 1] = 1;
+        }
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(TILE_LINES)
+tiled_relax(const long long* rec, const int* tiles, int ntiles, const int* __restrict__ code,
+            const unsigned short* __restrict__ cost, unsigned* gdist, int width,
+            const int* prev, int* cur, int* moved) {
+    unsigned* sd = s_tileD;
+    unsigned short* sc = s_tileC;
+    const int t = blockIdx.x;
+    if (t >= ntiles) return;
+    const TileAt a = tileAt(rec, tiles, t);
+    const int i = a.x / TILE, j = a.y / TILE;
+    const bool awake = prev[t] || (i > 0 && prev[t - 1]) || (i + 1 < a.ntx && prev[t + 1])
+                       || (j > 0 && prev[t - a.ntx]) || (j + 1 < a.nty && prev[t + a.ntx]);
+    if (!awake) {
+        if (threadIdx.x == 0) cur[t] = 0;
+        return;
+    }
+    const long long* r = rec + (long long)a.k * REC;
+    const int net = (int)r[R_NET];
+    unsigned* d = gdist + r[R_SEG];
+    const long long base = r[R_Y0] * width + r[R_X0];
+    const int lw = a.w + 2, lh = a.h + 2;
+    for (int c = threadIdx.x; c < lw * lh; c += blockDim.x) {
+        const int lx = c % lw, ly = c / lw;
+        const int x = a.x + lx - 1, y = a.y + ly - 1;
+        const bool inside = lx > 0 && lx <= a.w && ly > 0 && ly <= a.h;
+        const bool halo = !inside && (lx > 0 && lx <= a.w) != (ly > 0 && ly <= a.h)
+                          && x >= 0 && x < a.bw && y >= 0 && y < a.bh;
+        unsigned v = INF, cv = 0;
+        if (inside || halo) v = __ldcg(d + (long long)y * a.bw + x);
+        if (inside) {
+            const long long g = base + (long long)y * width + x;
+            cv = passable(__ldg(code + g), net) ? __ldg(cost + g) : 0u;
+        }
+        sd[ly * TILE_PITCH + lx] = v;
+        sc[ly * TILE_PITCH + lx] = (unsigned short)cv;
+    }
+    __syncthreads();
+    SharedBox b;
+    b.d = sd;
+    b.c = sc;
+    b.pitch = TILE_PITCH;
+    relax(b, lw, lh);
+    bool fell = false;
+    for (int c = threadIdx.x; c < a.w * a.h; c += blockDim.x) {
+        const int lx = 1 + c % a.w, ly = 1 + c / a.w;
+        unsigned* g = d + (long long)(a.y + ly - 1) * a.bw + a.x + lx - 1;
+        const unsigned v = sd[ly * TILE_PITCH + lx];
+        if (v < *g) {
+            *g = v;
+            fell = true;
+        }
+    }
+    fell = __syncthreads_or(fell);
+    if (threadIdx.x == 0) {
+        cur[t] = fell;
+        if (fell) atomicAdd(moved, 1);
+    }
+}
+
+// A block a request: join the next pin (connect()); a tree with pins left wakes its tiles
+// and counts itself in *growing.
+extern "C" __global__ void __launch_bounds__(TILE_LINES)
+tiled_connect(const long long* rec, int count, const int* __restrict__ pins, int width,
+              const int* __restrict__ code, const unsigned short* __restrict__ cost,
+              unsigned* gdist, int* seg, int* state, const int* tfirst, int* prev,
+              int* growing) {
+    const int k = blockIdx.x;
+    if (k >= count) return;
+    const bool growing_here = state[2 * k] == 0;
+    __syncthreads();                // every thread has read it before thread 0 writes it
+    if (!growing_here) return;
+    const long long* r = rec + (long long)k * REC;
+    const int x0 = (int)r[R_X0], y0 = (int)r[R_Y0];
+    const int bw = (int)r[R_X1] - x0 + 1, bh = (int)r[R_Y1] - y0 + 1;
+    GlobalBox b;
+    b.d = gdist + r[R_SEG];
+    b.c = cost;
+    b.code = code;
+    b.base = (long long)y0 * width + x0;
+    b.width = width;
+    b.pitch = bw;
+    b.net = (int)r[R_NET];
+    if (threadIdx.x == 0) {
+        s_cells = state[2 * k + 1];
+        s_status = connect(b, pins, r[R_PIN0], r[R_PIN1], width, x0, y0, bw, bh,
+                           seg + r[R_SEG]);
+        state[2 * k] = s_status;
+        state[2 * k + 1] = s_cells;
+        if (s_status == 0) atomicAdd(growing, 1);
+    }
+    __syncthreads();
+    if (s_status == 0) {
+        const int n = ((bw + TILE - 1) / TILE) * ((bh + TILE - 1) / TILE);
+        for (int i = threadIdx.x; i < n; i += blockDim.x) prev[tfirst[k] + i] = 1;
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(TILE_LINES)
+tiled_finish(const long long* rec, int count, const int* seg, const int* state, int* out,
+             int* hdr, int* used) {
+    const int k = blockIdx.x;
+    if (k >= count) return;
+    const long long* r = rec + (long long)k * REC;
+    if (threadIdx.x == 0) {
+        const int status = state[2 * k];
+        const int n = status == ST_OK ? state[2 * k + 1] : 0;
+        const int start = n ? atomicAdd(used, n) : 0;
+        int* h = hdr + r[R_ROW] * HDR;
+        h[0] = status;
+        h[1] = n;
+        h[2] = start;
+        s_cells = n;
+        s_start = start;
+    }
+    __syncthreads();
+    const int* tree = seg + r[R_SEG];
+    for (int i = threadIdx.x; i < s_cells; i += blockDim.x) out[s_start + i] = tree[i];
 }

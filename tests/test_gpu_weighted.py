@@ -40,9 +40,10 @@ pytestmark = pytest.mark.gpu
 LIMITS = [None, 0]
 
 
-def _gpu(free, owner, smem_limit=None):
-    from mazeroute.engines.gpu_weighted import GPUNetSearch
-    return GPUNetSearch(free, owner, smem_limit=smem_limit, cpu_box_cells=None)
+def _gpu(free, owner, smem_limit=None, tile=None):
+    from mazeroute.engines.gpu_weighted import TILE, GPUNetSearch
+    return GPUNetSearch(free, owner, smem_limit=smem_limit, cpu_box_cells=None,
+                        tile=tile or TILE)
 
 
 def _compare(case: WeightedCase, search=None, oracle: bool = True) -> None:
@@ -80,6 +81,16 @@ def test_random_cases_equal_cpu_and_oracle(case, limit):
                          ids=lambda c: c.id)
 def test_large_random_cases_equal_cpu_and_oracle(case, limit):
     _compare(case, _gpu(case.free, case.owner, limit))
+
+
+@pytest.mark.parametrize("tile", [3, 16])
+@pytest.mark.parametrize("case", random_weighted_cases(40, 40, seed=13)
+                         + random_weighted_cases(6, 200, seed=12, whole=True),
+                         ids=lambda c: c.id)
+def test_small_tiles_equal_cpu_and_oracle(case, tile):
+    """Every box searched in tiles of a few cells: paths cross many tiles, whose blocks
+    run at once on the device (their halos read while neighbours write)."""
+    _compare(case, _gpu(case.free, case.owner, 0, tile))
 
 
 @given(seed=st.integers(0, 2**32 - 1), index=st.integers(0, 8),
@@ -177,8 +188,9 @@ def test_bad_input_is_refused():
 
 
 def test_boxes_past_the_bound_go_to_the_cpu_with_the_same_wires():
-    """A box of more than ``cpu_box_cells`` cells is searched by the CPU engine (one
-    block per box would sweep it serially); wires and owner updates stay identical."""
+    """A box of more than ``cpu_box_cells`` cells is searched by the CPU engine (its A*
+    explores less of a huge box than the device's sweeps); wires and owner updates stay
+    identical."""
     rng = np.random.default_rng(8)
     h = w = 300
     free = rng.random((h, w)) > 0.2

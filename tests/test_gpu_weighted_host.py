@@ -52,6 +52,7 @@ def test_kernel_constants_are_the_hosts():
     assert int(opts["COST_MAX"]) == weighted.COST_MAX
     assert int(opts["DIST_MAX"].rstrip("u")) == weighted.DIST_MAX
     assert eval(opts["BLOCKED_CODE"]) == gw.BLOCKED_CODE
+    assert int(d["TILE"]) == int(opts["TILE"]) == gw.TILE
 
 
 def _random_boxes(rng, n, side):
@@ -80,12 +81,11 @@ def test_plan_launches_runs_every_request_once_and_apart(seed):
         assert threads >= min(1024, lines.max())
         if smem:                       # shared memory: every box fits
             assert (need[members] <= smem).all() and smem <= limit
-        else:                          # global memory: boxes pairwise disjoint, too big
-            assert (need[members] > limit).all()
-            for i in range(len(b)):
-                for j in range(i):
-                    assert (b[i, 2] < b[j, 0] or b[j, 2] < b[i, 0] or b[i, 3] < b[j, 1]
-                            or b[j, 3] < b[i, 1])
+        else:                          # global memory: every box too big (regions of
+            assert (need[members] > limit).all()    # their own: they may overlap)
+    big = order[launches[launches[:, 2] == 0, 0].min():] if (launches[:, 2] == 0).any() \
+        else order[:0]
+    assert sorted(big.tolist()) == np.flatnonzero(need > limit).tolist()
 
 
 def test_chunks_bound_the_scratch():
@@ -105,17 +105,30 @@ def test_cell_codes_and_fits():
 
 
 # -- the kernel's code on the CPU -------------------------------------------------
-@pytest.fixture(scope="module")
-def emu_lib(tmp_path_factory):
+def _build_emu(tmp_path_factory, *flags: str):
     cxx = shutil.which("g++") or shutil.which("c++")
     if cxx is None:
         pytest.skip("no C++ compiler to build the kernel's CPU emulation")
     so = tmp_path_factory.mktemp("emu") / "weighted_emu.so"
-    subprocess.run([cxx, "-std=c++20", "-O1", "-shared", "-fPIC", "-pthread", "-o",
+    subprocess.run([cxx, "-std=c++20", "-O1", "-shared", "-fPIC", "-pthread", *flags, "-o",
                     str(so), str(ROOT / "tests" / "weighted_emu.cpp")], check=True)
     lib = ctypes.CDLL(str(so))
     lib.emulate.restype = ctypes.c_int
     return lib
+
+
+@pytest.fixture(scope="module")
+def emu_lib(tmp_path_factory):
+    return _build_emu(tmp_path_factory)
+
+
+#: A tile side small enough that the cases' boxes span many tiles.
+SMALL_TILE = 5
+
+
+@pytest.fixture(scope="module")
+def emu_small_tiles(tmp_path_factory):
+    return _build_emu(tmp_path_factory, f"-DTILE={SMALL_TILE}")
 
 
 _KEEP: list = []
@@ -167,6 +180,41 @@ class _EmuSetCosts:
                                           ptr[2]) == 0
 
 
+#: The tiled kernels' arguments: an array's dtype, or None for an int32 scalar.
+_TILED_ARGS = {
+    "tiled_init": [np.int64, np.int32, None, np.int32, None, np.uint32, np.int32, np.int32,
+                   np.int32],
+    "tiled_relax": [np.int64, np.int32, None, np.int32, np.uint16, np.uint32, None, np.int32,
+                    np.int32, np.int32],
+    "tiled_connect": [np.int64, None, np.int32, None, np.int32, np.uint16, np.uint32,
+                      np.int32, np.int32, np.int32, np.int32, np.int32],
+    "tiled_finish": [np.int64, None, np.int32, np.int32, np.int32, np.int32, np.int32],
+}
+
+
+class _EmuTiled:
+    """One of kernels/weighted.cu's tiled kernels run by tests/weighted_emu.cpp."""
+
+    def __init__(self, lib, name, threads, tile):
+        self.fn, self.types, self.threads = getattr(lib, f"emulate_{name}"), \
+            _TILED_ARGS[name], threads
+        self.bound = tile + 2               # the kernels' __launch_bounds__
+        self.calls = 0
+
+    def __call__(self, grid, block, args):
+        assert 1 <= block[0] <= self.bound
+        c_args = []
+        for a, want in zip(args, self.types, strict=True):
+            if want is None:
+                assert isinstance(a, np.int32)
+                c_args.append(ctypes.c_int(int(a)))
+            else:
+                assert isinstance(a, np.ndarray) and a.dtype == want and a.flags.c_contiguous
+                c_args.append(ctypes.c_void_p(a.ctypes.data))
+        self.calls += 1
+        assert self.fn(min(self.threads, block[0]), grid[0], *c_args) == 0
+
+
 class _DeviceArray(np.ndarray):
     """A NumPy array with CuPy's ``set`` (host to device) and ``get`` (back)."""
 
@@ -187,13 +235,14 @@ _NUMPY = types.SimpleNamespace(
 class EmuNetSearch(gw.GPUNetSearch):
     """GPUNetSearch whole, on NumPy arrays, with the kernels' code run on the CPU."""
 
-    def __init__(self, free, owner, lib, threads=3, smem_limit=None):
+    def __init__(self, free, owner, lib, threads=3, smem_limit=None, tile=gw.TILE):
         self._emu = _EmuKernel(lib, threads)
         self._emu_set = _EmuSetCosts(lib)
-        super().__init__(free, owner, smem_limit=smem_limit, cpu_box_cells=None)
+        self._emu_tiled = [_EmuTiled(lib, k, threads, tile) for k in gw.KERNELS[2:]]
+        super().__init__(free, owner, smem_limit=smem_limit, cpu_box_cells=None, tile=tile)
 
     def _device(self):
-        return _NUMPY, (self._emu, self._emu_set), 227 << 10
+        return _NUMPY, (self._emu, self._emu_set, *self._emu_tiled), 227 << 10
 
 
 # shared memory as the device allows, all in global memory, a mix
@@ -218,6 +267,18 @@ def test_emulated_kernel_equals_the_oracle_on_random_cases(emu_lib, case, thread
                          ids=lambda c: c.id)
 def test_emulated_kernel_equals_the_oracle_on_large_cases(emu_lib, case, limit):
     _check(case, EmuNetSearch(case.free, case.owner, emu_lib, 4, limit))
+
+
+@pytest.mark.parametrize("case", weighted_hand_cases()
+                         + random_weighted_cases(30, 24, seed=23)
+                         + random_weighted_cases(3, 60, seed=6, whole=True),
+                         ids=lambda c: c.id)
+def test_emulated_tiles_equal_the_oracle(emu_small_tiles, case):
+    """Every box searched in tiles of a few cells (so that a path crosses many tiles and
+    trees grow across them), against the oracle and the CPU engine."""
+    search = EmuNetSearch(case.free, case.owner, emu_small_tiles, 3, 0, tile=SMALL_TILE)
+    _check(case, search)
+    assert search._emu_tiled[1].calls > 0 and not search._emu.calls
 
 
 class _Alias:
@@ -357,7 +418,8 @@ def check_tree_grows_within_reach(make) -> None:
 
 def check_overlapping_boxes(make) -> None:
     """Boxes that overlap (beyond the interface's promise) still get each request's own
-    answer: big boxes go to separate launches, and the scratch to separate chunks."""
+    answer: big boxes share a launch, each in a region of its own, and the scratch goes
+    to separate chunks."""
     case = two_net_case(np.random.default_rng(2))
     h, w = case.free.shape
     whole = (0, 0, w - 1, h - 1)
@@ -416,7 +478,8 @@ def test_emulated_kernel_routes_many_requests_in_one_call(emu_lib):
     case = grid_of_boxes_case(np.random.default_rng(4), 48, 64, 12, 16)
     search = EmuNetSearch(case.free, case.owner, emu_lib, smem_limit=1000)
     search.route(case.cost, list(case.requests))
-    assert {c[3] for c in search._emu.calls} == {0, 1}   # shared and global launches ran
+    assert {c[3] for c in search._emu.calls} == {1}      # shared-memory launches ran,
+    assert search._emu_tiled[1].calls > 0                 # and the tiled search
 
 
 def test_adaptive_split_sends_small_calls_to_the_cpu_once_timed():

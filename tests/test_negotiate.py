@@ -151,11 +151,16 @@ def test_same_input_same_routes():
     assert a == b
 
 
+#: PathFinder's order exactly: each net sees every net rerouted before it.
+IN_ORDER = PathFinderOptions(snapshot_nets=0)
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_batches_change_nothing(monkeypatch, seed):
-    """Order-keeping batches give exactly the routes of one net per search call."""
+    """Order-keeping batches give exactly the routes of one net per search call, and
+    so do runs of one net."""
     lay = random_layout(64, 64, density=0.2, nets=70, pins=2 + seed % 2, seed=seed, span=24)
-    batched = _negotiate(lay).to_json()
+    batched = _negotiate(lay, options=IN_ORDER).to_json()
     counts = []
 
     def one_by_one(boxes, shape):
@@ -163,8 +168,39 @@ def test_batches_change_nothing(monkeypatch, seed):
         return [np.array([k]) for k in range(len(boxes))]
 
     monkeypatch.setattr(neg, "batches", one_by_one)
-    assert _negotiate(lay).to_json() == batched
+    assert _negotiate(lay, options=IN_ORDER).to_json() == batched
     assert counts
+    assert _negotiate(lay, options=PathFinderOptions(snapshot_nets=1)).to_json() == batched
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_runs_are_calls_of_consecutive_nets_and_stay_legal(seed):
+    """From iteration 2 on, each call holds one run: at most ``snapshot_nets`` nets,
+    consecutive in routing order; the routes stay legal and never fewer than
+    sequential's."""
+    lay = random_layout(72, 64, density=0.25, nets=110, pins=2 + seed % 2, seed=seed, span=20)
+    k = 8
+    ng = Negotiator(lay, "cpu", PathFinderOptions(snapshot_nets=k))
+    real = ng.search.route
+    calls = []
+
+    def counted(cost, requests, changed=None):
+        if not ng.state.order_free():
+            calls.append([r.net for r in requests])
+        return real(cost, requests, changed)
+
+    ng.search.route = counted
+    ng.negotiate()
+    assert len(ng.iterations) > 1 and calls
+    rank = {int(i): r for r, i in enumerate(ng.order)}
+    for nets in calls:
+        assert 1 <= len(nets) <= k
+        ranks = [rank[i] for i in nets]
+        assert ranks == sorted(ranks)
+    assert max(len(c) for c in calls) == k            # runs do fill up
+    res = route(lay, backend="cpu", mode="negotiate", options=PathFinderOptions(snapshot_nets=k))
+    assert check_routes(lay, res.to_json()) == []
+    assert res.routed >= route(lay, backend="cpu", mode="sequential").routed
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -173,7 +209,7 @@ def test_first_iteration_in_one_call_changes_nothing(monkeypatch, seed):
     those of order-keeping batches of one net each."""
     lay = random_layout(64, 64, density=0.2, nets=70, pins=2 + seed % 2, seed=seed, span=24)
     sizes = []
-    ng = Negotiator(lay, "cpu")
+    ng = Negotiator(lay, "cpu", IN_ORDER)
     real = ng.search.route
 
     def counted(cost, requests, changed=None):
@@ -186,24 +222,29 @@ def test_first_iteration_in_one_call_changes_nothing(monkeypatch, seed):
     monkeypatch.setattr(Congestion, "order_free", lambda self: False)
     monkeypatch.setattr(neg, "batches",
                         lambda boxes, shape: [np.array([k]) for k in range(len(boxes))])
-    assert _negotiate(lay).to_json() == together
+    assert _negotiate(lay, options=IN_ORDER).to_json() == together
 
 
-def test_search_contract_disjoint_boxes_and_changed_cells():
+@pytest.mark.parametrize("snapshot", [0, 64])
+def test_search_contract_disjoint_boxes_and_changed_cells(snapshot):
     """Every call the router makes: boxes pairwise disjoint whenever costs depend on the
-    order (pres_fac > 0), and the cost array differs from the previous call's only in
-    the cells listed as changed."""
+    order (pres_fac > 0; in the loop only under PathFinder's order, since a run is
+    searched on one snapshot), and the cost array differs from the previous call's only
+    in the cells listed as changed."""
     lay = random_layout(80, 60, density=0.25, nets=80, pins=3, seed=2, span=25)
-    ng = Negotiator(lay, "cpu")
+    ng = Negotiator(lay, "cpu", PathFinderOptions(snapshot_nets=snapshot))
     real = ng.search.route
-    last = {}
+    last = {"loop": True}
+    overlaps = []
 
     def checked(cost, requests, changed=None):
         boxes = [r.box for r in requests]
-        for i, p in enumerate(boxes):
-            for q in boxes[i + 1:]:
-                assert (ng.state.order_free() or p[2] < q[0] or q[2] < p[0] or p[3] < q[1]
-                        or q[3] < p[1])
+        apart = all(p[2] < q[0] or q[2] < p[0] or p[3] < q[1] or q[3] < p[1]
+                    for i, p in enumerate(boxes) for q in boxes[i + 1:])
+        if last["loop"] and snapshot:
+            overlaps.append(not apart)
+        else:
+            assert ng.state.order_free() or apart
         if "cost" in last and changed is not None:
             moved = np.flatnonzero(cost.ravel() != last["cost"].ravel())
             assert set(moved.tolist()) <= set(np.asarray(changed).tolist())
@@ -211,9 +252,15 @@ def test_search_contract_disjoint_boxes_and_changed_cells():
         return real(cost, requests, changed)
 
     ng.search.route = checked
-    res = ng.run()
+    iterations = ng.negotiate()
+    last["loop"] = False
+    ng.legalise()
+    ng.repair()
+    ng.tidy()
+    res = ng._result()
     assert check_routes(lay, res.to_json()) == []
-    assert len(res.iterations) > 1
+    assert iterations > 1
+    assert any(overlaps) == bool(snapshot)     # runs do hold overlapping boxes
 
 
 @st.composite

@@ -24,6 +24,8 @@ static thread_local unsigned t_calls = 0;
 #define __launch_bounds__(n)
 template <class T>
 static inline T __ldg(const T* p) { return *p; }
+template <class T>
+static inline T __ldcg(const T* p) { return *p; }
 static inline void __syncthreads() { g_bar->arrive_and_wait(); }
 // Slot k of call k % 3: thread 0 clears the next call's slot before this call's barrier,
 // after every thread has read it two calls ago.
@@ -40,6 +42,7 @@ static inline T atomicAdd(T* p, T v) {
 }
 static inline long long clock64() { return 0; }
 static inline unsigned min(unsigned a, unsigned b) { return a < b ? a : b; }
+static inline int min(int a, int b) { return a < b ? a : b; }
 
 unsigned smem[1 << 16];   // 256 kB: more than any device's shared memory per block
 
@@ -49,11 +52,10 @@ unsigned smem[1 << 16];   // 256 kB: more than any device's shared memory per bl
 extern "C" unsigned long long* probe() { return g_probe; }
 #endif
 
-extern "C" int emulate(int threads, int blocks, int smemBytes, const long long* rec,
-                       int count, const int* code, const unsigned short* cost,
-                       unsigned* gdist, const int* pins, int width, int useShared, int* seg,
-                       int* out, int* hdr, int* used) {
-    if (smemBytes > (int)sizeof(smem) || threads < 1) return -1;
+// Every block of a launch in turn, each by `threads` OS threads meeting at barriers.
+template <class F>
+static int runBlocks(int threads, int blocks, F kernel) {
+    if (threads < 1) return -1;
     blockDim.x = (unsigned)threads;
     gridDim.x = (unsigned)blocks;
     for (int b = 0; b < blocks; ++b) {
@@ -66,12 +68,57 @@ extern "C" int emulate(int threads, int blocks, int smemBytes, const long long* 
             team.emplace_back([=] {
                 threadIdx.x = (unsigned)t;
                 t_calls = 0;
-                weighted_route(rec, count, code, cost, gdist, pins, width, useShared, seg,
-                               out, hdr, used);
+                kernel();
             });
         for (auto& th : team) th.join();
     }
     return 0;
+}
+
+extern "C" int emulate(int threads, int blocks, int smemBytes, const long long* rec,
+                       int count, const int* code, const unsigned short* cost,
+                       unsigned* gdist, const int* pins, int width, int useShared, int* seg,
+                       int* out, int* hdr, int* used) {
+    if (smemBytes > (int)sizeof(smem)) return -1;
+    return runBlocks(threads, blocks, [=] {
+        weighted_route(rec, count, code, cost, gdist, pins, width, useShared, seg, out, hdr,
+                       used);
+    });
+}
+
+extern "C" int emulate_tiled_init(int threads, int blocks, const long long* rec,
+                                  const int* tiles, int ntiles, const int* pins, int width,
+                                  unsigned* gdist, int* seg, int* state, int* prev) {
+    return runBlocks(threads, blocks, [=] {
+        tiled_init(rec, tiles, ntiles, pins, width, gdist, seg, state, prev);
+    });
+}
+
+extern "C" int emulate_tiled_relax(int threads, int blocks, const long long* rec,
+                                   const int* tiles, int ntiles, const int* code,
+                                   const unsigned short* cost, unsigned* gdist, int width,
+                                   const int* prev, int* cur, int* moved) {
+    return runBlocks(threads, blocks, [=] {
+        tiled_relax(rec, tiles, ntiles, code, cost, gdist, width, prev, cur, moved);
+    });
+}
+
+extern "C" int emulate_tiled_connect(int threads, int blocks, const long long* rec, int count,
+                                     const int* pins, int width, const int* code,
+                                     const unsigned short* cost, unsigned* gdist, int* seg,
+                                     int* state, const int* tfirst, int* prev, int* growing) {
+    return runBlocks(threads, blocks, [=] {
+        tiled_connect(rec, count, pins, width, code, cost, gdist, seg, state, tfirst, prev,
+                      growing);
+    });
+}
+
+extern "C" int emulate_tiled_finish(int threads, int blocks, const long long* rec, int count,
+                                    const int* seg, const int* state, int* out, int* hdr,
+                                    int* used) {
+    return runBlocks(threads, blocks, [=] {
+        tiled_finish(rec, count, seg, state, out, hdr, used);
+    });
 }
 
 // set_costs has no barriers: every (block, thread) in turn on this thread.

@@ -9,16 +9,20 @@ BFS, one launch searches many nets, one thread block per request, each in its ow
 Device state (built once per layout)
     ``code``: per cell :data:`BLOCKED_CODE` where the cell is blocked, else its owner (-1:
     nobody), so that one read tells whether a net may enter it; ``cost`` (uint16), kept
-    in step with the caller's array through the ``changed`` hints of :meth:`route`; and,
-    made when a box too big for shared memory first comes, the full grid's uint32
-    distances, in which each such box works in its own part (boxes of one launch are
-    pairwise disjoint: :func:`plan_launches` sees to it).
+    in step with the caller's array through the ``changed`` hints of :meth:`route`; and
+    uint32 distances for the boxes too big for shared memory, each in a region of its
+    own (the size of its box, at its scratch offset), so that overlapping boxes share a
+    launch.
 
 One call
     One upload (request records, pins, the costs of the ``changed`` cells, zeroed result
     headers), one launch per group of :func:`plan_launches`, one read back (the headers
     and, unless the trees are unusually long, every cell); requests whose box areas sum
     to more than the grid's cells (only overlapping boxes do) run in several such rounds.
+    Boxes too big for a block's shared memory are searched in tiles of :data:`TILE`
+    cells a side, every tile of every such box a block (:meth:`GPUNetSearch._tiled`):
+    rounds of launches until one changes nothing, with a look at one counter every few
+    rounds, so a big box takes many SMs instead of one block sweeping it line by line.
 
 Why the wires are the CPU engine's
     The CPU engine and this one share one rule (module notes of
@@ -64,6 +68,19 @@ HDR = 3
 ST_OK, ST_UNREACHABLE, ST_ERROR = 1, 2, 3
 #: Bytes of shared memory a box cell takes (a uint32 distance and a uint16 cost).
 CELL_BYTES = 6
+#: The kernels of kernels/weighted.cu, in the order :meth:`GPUNetSearch._device` gives them.
+KERNELS = ("weighted_route", "set_costs", "tiled_init", "tiled_relax", "tiled_connect",
+           "tiled_finish")
+#: Cells of a tile's side in the tiled search of boxes too big for shared memory
+#: (kernels/weighted.cu TILE, passed to it); a tile's block has a thread per line of the
+#: tile and its halo (64 in all: two warps).
+TILE = 62
+#: Rounds of the tiled search at most, per call, between two looks at whether the last
+#: changed something (the first burst after a search starts is shorter: trees near
+#: their fixpoint need few rounds). A round with nothing to do costs a launch.
+ROUND_BURST = (2, 16)
+#: Rounds counted before the counters start again (kernels/weighted.cu's ``moved``).
+MAX_ROUNDS = 1 << 14
 #: Upper bounds of the shared-memory size classes: boxes of one class share a launch, so
 #: that a few big boxes do not cut the occupancy of the many small ones.
 SMEM_CLASSES = (8 << 10, 16 << 10, 32 << 10, 64 << 10, 128 << 10)
@@ -73,11 +90,12 @@ MAX_BLOCKS = 1 << 20
 MAX_CELLS = 2**31 - 1
 
 
-#: Boxes of more cells than this go to the CPU engine: a box is one thread block whose
-#: sweeps walk each line serially, so one huge box (a net grown to the whole grid, the
-#: sequential floor) takes the device far longer than the CPU's A*, which explores only
-#: near the straight line; many small boxes are what the device does well.
-CPU_BOX_CELLS = 1 << 16
+#: Boxes of more cells than this go to the CPU engine: the device sweeps a box to its
+#: fixpoint over every cell (in tiles, many blocks a box), while the CPU's A* explores
+#: only near the straight line, so a net grown to a huge grid (the sequential floor, a
+#: net failing in every box) is the CPU's; the many boxes grown by negotiation are the
+#: device's.
+CPU_BOX_CELLS = 1 << 20
 
 #: A call with at most this many nets goes to the CPU engine once, to measure it, when
 #: the device has been timed and the CPU has not (see GPUNetSearch.route).
@@ -102,10 +120,10 @@ def fits(height: int, width: int) -> bool:
     return height * width <= MAX_CELLS
 
 
-def kernel_options() -> tuple[str, ...]:
+def kernel_options(tile: int = TILE) -> tuple[str, ...]:
     """NVRTC flags carrying the constants that the kernel shares with the Python side."""
     return (f"-DCOST_MAX={COST_MAX}", f"-DDIST_MAX={DIST_MAX}u",
-            f"-DBLOCKED_CODE=({BLOCKED_CODE + 1}-1)")
+            f"-DBLOCKED_CODE=({BLOCKED_CODE + 1}-1)", f"-DTILE={tile}")
 
 
 def cell_codes(free: np.ndarray, owner: np.ndarray) -> np.ndarray:
@@ -142,36 +160,16 @@ def chunks(areas: np.ndarray, cap: int) -> np.ndarray:
 
 
 @numba.njit(cache=True, nogil=True)
-def _overlap(a, b) -> bool:
-    return not (a[2] < b[0] or b[2] < a[0] or a[3] < b[1] or b[3] < a[1])
-
-
-@numba.njit(cache=True, nogil=True)
 def _plan(boxes, need, smem_limit, classes, max_blocks):
     n = boxes.shape[0]
     key = np.empty(n, np.int64)
     ncls = classes.size + 1
-    # boxes in global memory: greedy groups of pairwise disjoint boxes
-    group_of = np.full(n, -1, np.int64)
     for i in range(n):
-        if need[i] <= smem_limit:
-            k = 0
-            while k < classes.size and need[i] > classes[k]:
-                k += 1
-            key[i] = k
-            continue
-        g = 0
-        while True:
-            clash = False
-            for j in range(i):
-                if group_of[j] == g and _overlap(boxes[i], boxes[j]):
-                    clash = True
-                    break
-            if not clash:
-                break
-            g += 1
-        group_of[i] = g
-        key[i] = ncls + g
+        k = 0
+        while k < classes.size and need[i] > classes[k]:
+            k += 1
+        # boxes in global memory (each in a region of its own) make the last class
+        key[i] = k if need[i] <= smem_limit else ncls
     order = np.argsort(key, kind="mergesort")
     launches = []
     s = 0
@@ -200,9 +198,8 @@ def plan_launches(boxes: np.ndarray, smem_limit: int,
     """How one call's requests are launched.
 
     Boxes whose distances and costs fit in ``smem_limit`` bytes run in shared memory,
-    grouped by size class (:data:`SMEM_CLASSES`); the others run in the full-grid
-    distance array, in groups of pairwise disjoint boxes, a launch each (launches on one
-    stream run one after another, so overlapping boxes never race). Returns ``order``
+    grouped by size class (:data:`SMEM_CLASSES`); the others run together in global
+    memory, each box's distances in a region of its own. Returns ``order``
     (the requests, launch after launch) and per launch ``(start in order, blocks, dynamic
     shared memory or 0 for a global-memory launch, threads)``.
 
@@ -210,10 +207,10 @@ def plan_launches(boxes: np.ndarray, smem_limit: int,
     --------
     >>> boxes = np.array([[0, 0, 9, 9], [0, 0, 99, 99], [50, 50, 149, 149], [20, 0, 29, 9]])
     >>> order, launches = plan_launches(boxes, 48 << 10)
-    >>> order.tolist()          # two small ones in shared memory, two big ones apart
+    >>> order.tolist()          # two small ones in shared memory, two big ones together
     [0, 3, 1, 2]
     >>> launches.tolist()
-    [[0, 2, 660, 32], [2, 1, 0, 128], [3, 1, 0, 128]]
+    [[0, 2, 660, 32], [2, 2, 0, 128]]
     """
     boxes = np.ascontiguousarray(boxes, dtype=np.int64).reshape(-1, 4)
     need = shared_bytes(boxes)
@@ -249,7 +246,8 @@ class GPUNetSearch(NetSearch):
     ----------
     free, owner, via_cost : as :class:`~mazeroute.engines.weighted.NetSearch`
     smem_limit : bytes of shared memory a block may use for its box (default: what the
-        device allows, less a little); bigger boxes run in global memory
+        device allows, less a little); bigger boxes are searched in tiles
+    tile : side of those tiles (at most :data:`TILE`; smaller ones serve tests)
     options : extra NVRTC flags (``("-DPROBE",)``: counters for
         benchmarks/weighted_probe.py)
 
@@ -267,8 +265,11 @@ class GPUNetSearch(NetSearch):
 
     def __init__(self, free: np.ndarray, owner: np.ndarray, via_cost: int = 0,
                  smem_limit: int | None = None, options: tuple[str, ...] = (),
-                 cpu_box_cells: int | None = CPU_BOX_CELLS):
+                 cpu_box_cells: int | None = CPU_BOX_CELLS, tile: int = TILE):
         super().__init__(free, owner, via_cost)
+        if not 1 <= tile <= TILE:
+            raise ValueError(f"tile = {tile} is out of range (1 to {TILE})")
+        self.tile = tile
         self.cpu_box_cells = cpu_box_cells
         self._cpu: CPUNetSearch | None = None       # made when a box too big comes
         #: Cells whose cost changed since the CPU engine's last call (None: unknown), so
@@ -277,20 +278,24 @@ class GPUNetSearch(NetSearch):
         self._device_call: float | None = None      # running seconds of a device call
         self._cpu_net: float | None = None          # ... of one CPU search (small box)
         self._calls = 0
-        self.options = (*kernel_options(), *options)
+        self.options = (*kernel_options(tile), *options)
         _, h, w = self.shape
         if not fits(h, w):
             raise ValueError(f"a {h} x {w} grid has more cells than the weighted kernel's "
                              f"int32 indices reach ({MAX_CELLS})")
         _check_owner_value(self.owner)
-        xp, (self._kernel, self._set_costs), optin = self._device()
+        xp, kernels, optin = self._device()
+        (self._kernel, self._set_costs, self._tiled_init, self._tiled_relax,
+         self._tiled_connect, self._tiled_finish) = kernels
         self._xp = xp
         self._code = xp.empty(h * w, dtype=xp.int32)
         self._code.set(cell_codes(self.free, self.owner).ravel())
         self._owned: list[np.ndarray] = []      # cells whose owner changed since (flat)
         self._cost = xp.empty(h * w, dtype=xp.uint16)
         self._loaded = False
-        self._dist = None                       # made when a global-memory box first comes
+        self._dist = xp.empty(1, dtype=xp.uint32)  # distances of global-memory boxes
+        self._tws = xp.empty(1, dtype=xp.int32)    # the tiled search's tables and flags
+        self._ctl = xp.empty(1 + MAX_ROUNDS, dtype=xp.int32)   # growing; moved by round
         self._ws = xp.empty(1, dtype=xp.int32)  # one call's uploads and results (_run)
         self._seg = xp.empty(1, dtype=xp.int32)
         self._none = xp.empty(1, dtype=xp.uint32)
@@ -299,15 +304,14 @@ class GPUNetSearch(NetSearch):
         self.launches = 0
 
     def _device(self):
-        """The array module (CuPy), the kernels (``weighted_route``, ``set_costs``), and
-        the shared memory a block may opt in to: the seam where
-        tests/test_gpu_weighted_host.py runs the kernels' code on the CPU."""
+        """The array module (CuPy), the kernels (:data:`KERNELS`), and the shared memory
+        a block may opt in to: the seam where tests/test_gpu_weighted_host.py runs the
+        kernels' code on the CPU."""
         import cupy
 
         from .cuda import device_attributes, get_kernel
         optin = device_attributes().get("MaxSharedMemoryPerBlockOptin", 48 << 10)
-        kernels = tuple(get_kernel("weighted", k, self.options)
-                        for k in ("weighted_route", "set_costs"))
+        kernels = tuple(get_kernel("weighted", k, self.options) for k in KERNELS)
         return cupy, kernels, optin
 
     def set_owner(self, cells: np.ndarray, owner: int) -> None:
@@ -508,10 +512,15 @@ class GPUNetSearch(NetSearch):
         used = hdr[m * HDR:]
         out = ws[off[5]:off[5] + room]
         scratch = self._buffer("_seg", room, xp.int32)
-        if (launches[:, 2] == 0).any() and self._dist is None:
-            self._dist = xp.empty(h * w, dtype=xp.uint32)
-        dist = self._dist if self._dist is not None else self._none
+        # global-memory boxes keep their distances at their scratch offsets, in a region
+        # of their own, so that overlapping boxes share a launch
+        dist = self._buffer("_dist", room, xp.uint32) if (launches[:, 2] == 0).any() \
+            else self._none
         for start, count, smem, threads in launches.tolist():
+            if smem == 0:
+                self._tiled(rec_d[start * REC:], boxes[order[start:start + count]], pins,
+                            dist, scratch, out, hdr, used)
+                continue
             self._allow(smem)
             self._kernel((count,), (threads,), (
                 rec_d[start * REC:], np.int32(count), self._code, self._cost, dist, pins,
@@ -533,6 +542,61 @@ class GPUNetSearch(NetSearch):
             raise RuntimeError("the weighted kernel left a request without a result")
         for k in np.flatnonzero(head[:, 0] == ST_OK):
             results[lo + k] = xy[head[k, 2]:head[k, 2] + head[k, 1]]
+
+
+    def _tiled(self, rec, boxes: np.ndarray, pins, dist, scratch, out, hdr, used) -> None:
+        """The requests of records ``rec`` (boxes ``boxes``, too big for shared memory)
+        searched in tiles (kernels/weighted.cu's tiled_*): rounds of tiled_relax until
+        one changes nothing, a pin joined to each tree by tiled_connect, again while a
+        tree has pins left; the results written as weighted_route writes them."""
+        xp = self._xp
+        _, h, w = self.shape
+        count = len(boxes)
+        ntx = -(-(boxes[:, 2] - boxes[:, 0] + 1) // self.tile)
+        per = ntx * -(-(boxes[:, 3] - boxes[:, 1] + 1) // self.tile)
+        first = np.zeros(count + 1, np.int64)
+        np.cumsum(per, out=first[1:])
+        ntiles = int(first[-1])
+        local = np.arange(ntiles) - np.repeat(first[:-1], per)
+        across = np.repeat(ntx, per)
+        table = np.concatenate([np.stack([np.repeat(np.arange(count), per), local % across,
+                                          local // across], axis=1).ravel(), first[:-1]])
+        ws = self._buffer("_tws", table.size + 2 * count + 2 * ntiles, xp.int32)
+        ws[:table.size].set(table.astype(np.int32))
+        tiles, tfirst = ws[:3 * ntiles], ws[3 * ntiles:table.size]
+        state = ws[table.size:table.size + 2 * count]
+        flags = table.size + 2 * count
+        prev, cur = ws[flags:flags + ntiles], ws[flags + ntiles:flags + 2 * ntiles]
+        ctl = self._ctl
+        ctl.fill(0)
+        n, width, m = np.int32(ntiles), np.int32(w), np.int32(count)
+        threads = self.tile + 2         # every tiled kernel's __launch_bounds__
+        self._tiled_init((ntiles,), (threads,),
+                         (rec, tiles, n, pins, width, dist, scratch, state, prev))
+        rounds, burst, joined = 0, ROUND_BURST[0], False
+        while True:
+            for _ in range(burst):
+                if rounds == MAX_ROUNDS:
+                    ctl[1:].fill(0)
+                    rounds = 0
+                self._tiled_relax((ntiles,), (threads,), (
+                    rec, tiles, n, self._code, self._cost, dist, width, prev, cur,
+                    ctl[1 + rounds:]))
+                prev, cur = cur, prev
+                rounds += 1
+            self.launches += burst
+            if int(ctl[rounds:rounds + 1].get()[0]):
+                burst = ROUND_BURST[1]
+                continue
+            if joined and not int(ctl[:1].get()[0]):
+                break
+            ctl[:1].fill(0)
+            self._tiled_connect((count,), (threads,), (
+                rec, m, pins, width, self._code, self._cost, dist, scratch, state, tfirst,
+                prev, ctl))
+            joined, burst = True, ROUND_BURST[0]
+        self._tiled_finish((count,), (threads,), (rec, m, scratch, state, out, hdr, used))
+        self.launches += 2
 
 
 _NONE = np.zeros(0, np.int32)

@@ -25,16 +25,21 @@ mode's: :func:`sequential_routes` is computed as a floor whenever some net that 
 be routed alone stays unrouted, and the better result is kept.
 
 Batches. The nets rerouted in an iteration go in a fixed order (``hpwl``: smallest pin
-box first, as sequential mode's ``--order hpwl``); they are cut into batches by level: a
-net's batch comes after the batch of every earlier net whose box overlaps its box. Nets
-of one batch have disjoint boxes and a net's route, old or new, never leaves its box
-(boxes only grow), so a batch is one
-:meth:`~mazeroute.engines.weighted.NetSearch.route` call (one launch on a device) and
-the result is exactly that of routing the nets one after another in order, whatever
-the engine. Occupancy and costs are updated between batches, and only the cells that
-changed are passed on as ``changed``. While ``pres_fac`` is 0 (the first iteration) costs
-do not depend on who uses a cell, so the order cannot change a route and every net goes
-in one call, however the boxes overlap.
+box first, as sequential mode's ``--order hpwl``). By default (``snapshot_nets``, see
+:class:`~.congestion.PathFinderOptions`) they go in runs of that many consecutive nets:
+a run is ripped up together and searched in one
+:meth:`~mazeroute.engines.weighted.NetSearch.route` call on one snapshot of the costs,
+so a device waits on a short chain of calls of many nets each; nets of one run that
+take the same cell meet again as a conflict of the next iteration. With
+``snapshot_nets=0`` the order is PathFinder's exactly: the nets are cut into batches by
+level, a net's batch after the batch of every earlier net whose box overlaps its box;
+nets of one batch have disjoint boxes and a net's route, old or new, never leaves its
+box (boxes only grow), so a batch is one call and the result is exactly that of routing
+the nets one after another in order, whatever the engine. Occupancy and costs are
+updated between calls, and only the cells that changed are passed on as ``changed``.
+While ``pres_fac`` is 0 (the first iteration) costs do not depend on who uses a cell,
+so the order cannot change a route and every net goes in one call, however the boxes
+overlap. The same layout, options and order give the same routes on every engine.
 
 Deterministic: the same layout and options give the same routes (a ``time_limit`` that
 stops negotiation early is the one exception: where it stops depends on the machine).
@@ -88,6 +93,15 @@ def batches(boxes: np.ndarray, shape: tuple[int, int]) -> list[np.ndarray]:
     order = np.argsort(level, kind="stable")
     cuts = np.flatnonzero(np.diff(level[order])) + 1
     return np.split(order, cuts)
+
+
+def runs(n: int, k: int) -> list[np.ndarray]:
+    """Positions ``0..n-1`` in runs of ``k`` consecutive ones (the last may be shorter).
+
+    >>> [r.tolist() for r in runs(5, 2)]
+    [[0, 1], [2, 3], [4]]
+    """
+    return [np.arange(s, min(n, s + k)) for s in range(0, n, k)]
 
 
 class Negotiator:
@@ -208,11 +222,11 @@ class Negotiator:
             self.routes[i] = self.cells[i] = None
 
     def reroute(self, nets: list[int]) -> int:
-        """Rip up and reroute ``nets`` in order, batch by batch; a net whose search
-        fails gets a larger box and goes again after the others, until its box is the
-        whole grid, or until its pins prove to lie in different pieces of the cells it
-        may enter (:meth:`_cut_off`; then it is enclosed, and left out of negotiation).
-        Returns the number of searches.
+        """Rip up and reroute ``nets`` in order, run by run or batch by batch (module
+        notes); a net whose search fails gets a larger box and goes again after the
+        others, until its box is the whole grid, or until its pins prove to lie in
+        different pieces of the cells it may enter (:meth:`_cut_off`; then it is
+        enclosed, and left out of negotiation). Returns the number of searches.
 
         While ``pres_fac`` is 0 a cell's cost does not depend on who uses it, so the
         order of the searches cannot change a route: then all of them are one call
@@ -225,8 +239,12 @@ class Negotiator:
             boxes = self.boxes(pending)
             clock = self._clock             # stamps follow the order, not the batches
             failed = []
-            groups = ([np.arange(pending.size)] if self.state.order_free()
-                      else batches(boxes, self.shape))
+            if self.state.order_free():
+                groups = [np.arange(pending.size)]
+            elif self.options.snapshot_nets:
+                groups = runs(pending.size, self.options.snapshot_nets)
+            else:
+                groups = batches(boxes, self.shape)
             for batch in groups:
                 start = time.perf_counter()
                 group = pending[batch].tolist()
@@ -749,5 +767,5 @@ def negotiate(layout: Layout, backend: str = "auto", *, max_iterations: int | No
         return result
 
 
-__all__ = ["Negotiator", "PathFinderOptions", "batches", "negotiate", "sequential_routes",
-           "COST_SCALE"]
+__all__ = ["Negotiator", "PathFinderOptions", "batches", "negotiate", "runs",
+           "sequential_routes", "COST_SCALE"]
