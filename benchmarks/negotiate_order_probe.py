@@ -5,13 +5,16 @@ Run from the repository root: ``python benchmarks/negotiate_order_probe.py [--ne
 [--seed S] SCHEDULE ...`` on the 1024 x 1024 layout of ``negotiate_probe.py`` (25 %
 rectangles, span 64). Schedules:
 
-* ``batches``: the code's order-keeping batches of disjoint boxes (exactly PathFinder's
-  one-net-at-a-time order); also counts the rounds that nets would need if a net waited
-  only for earlier nets whose old or new route enters its box (``route levels``);
+* ``lag:K``: ``PathFinderOptions(snapshot_nets=K)``: a net waits for the overlapping
+  nets at least K places before it; closer ones share its call, on one snapshot of the
+  costs (``lag:1`` is PathFinder's order exactly; it also counts the rounds that nets
+  would need if a net waited only for earlier nets whose old or new route enters its
+  box, ``route levels``);
 * ``chunks:K``: each iteration's reroutes in chunks of K consecutive nets, a chunk ripped
-  up together and searched on one snapshot (K nets a call, no order inside a chunk);
-* ``ripall``: every net of an iteration ripped up before any is searched, then the
-  order-keeping batches.
+  up together and searched on one snapshot whatever its boxes (K nets a call; the
+  schedule measured before ``snapshot_nets``);
+* ``ripall``: every net of an iteration ripped up before any is searched, then
+  PathFinder's order.
 
 Prints nets routed after legalisation, repair and tidying, iterations, search calls of
 the loop (the chain of dependent calls a device would wait for), wirelength and the
@@ -20,7 +23,7 @@ each net with the others fixed, in calls of disjoint boxes, whatever the schedul
 
 ``--suite PUZZLES_DIR`` runs issue 13's quality suite (``mazeroute bench --suite
 negotiate``, CPU engine, the numberlink files from ``PUZZLES_DIR``) under each schedule
-(``batches`` or ``chunks:K``) instead, with its contract check.
+(``lag:K`` or ``chunks:K``) instead, with its contract check.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ import numpy as np  # noqa: E402
 
 import mazeroute.router.negotiate as neg  # noqa: E402
 from mazeroute.generate import random_layout  # noqa: E402
+from mazeroute.router import PathFinderOptions  # noqa: E402
 from mazeroute.router.negotiate import Negotiator  # noqa: E402
 
 
@@ -57,9 +61,9 @@ def _route_levels(boxes, cells, starts, w):
     return lv.max() + 1 if n else 0
 
 
-def chunk_size(schedule: str) -> int:
-    """K of ``chunks:K`` (0 for the other schedules)."""
-    return int(schedule.split(":")[1]) if schedule.startswith("chunks:") else 0
+def _k(schedule: str, kind: str) -> int:
+    """K of ``kind:K`` (0 for the other schedules)."""
+    return int(schedule.split(":")[1]) if schedule.startswith(kind + ":") else 0
 
 
 def chunks(n: int, k: int) -> list[np.ndarray]:
@@ -67,29 +71,33 @@ def chunks(n: int, k: int) -> list[np.ndarray]:
     return [np.arange(s, min(n, s + k)) for s in range(0, n, k)]
 
 
+def _options(schedule: str) -> PathFinderOptions:
+    return PathFinderOptions(snapshot_nets=_k(schedule, "lag") or 1)
+
+
+def _schedule(schedule: str, count: list[int] | None = None):
+    """The batching function of the loop under ``schedule`` (counting its calls)."""
+    real, k = neg.batches, _k(schedule, "chunks")
+
+    def batched(boxes, shape, lag=1):
+        out = chunks(len(boxes), k) if k else real(boxes, shape, lag)
+        if count is not None:
+            count[0] += len(out)
+        return out
+    return batched
+
+
 def run(lay, schedule: str) -> str:
-    ng = Negotiator(lay, "cpu")
+    ng = Negotiator(lay, "cpu", _options(schedule))
     calls, levels = [0], [0]
     real_batches, real_reroute = neg.batches, ng.reroute
-    k = chunk_size(schedule)
-    if k:
-        def chunked(boxes, shape):
-            out = chunks(len(boxes), k)
-            calls[0] += len(out)
-            return out
-        neg.batches = chunked
-    else:
-        def counted(boxes, shape):
-            out = real_batches(boxes, shape)
-            calls[0] += len(out)
-            return out
-        neg.batches = counted
+    neg.batches = _schedule(schedule, calls)
 
     def reroute(nets):
         nets = np.asarray(nets, np.int64)
         if schedule == "ripall":
             ng._rip(nets.tolist())
-        if schedule != "batches" or ng.state.order_free():
+        if schedule != "lag:1" or ng.state.order_free():
             return real_reroute(nets)
         old = [ng.routes[i] for i in nets]
         boxes = ng.boxes(nets)
@@ -116,7 +124,7 @@ def run(lay, schedule: str) -> str:
     ng.tidy()
     res = ng._result()
     wl = sum(n.length for n in res.nets if n.routed)
-    extra = f", route levels {levels[0]}" if schedule == "batches" else ""
+    extra = f", route levels {levels[0]}" if schedule == "lag:1" else ""
     return (f"{schedule:10s} routed {res.routed}/{len(lay.nets)}, {its} its, "
             f"{calls[0]} calls{extra}, wirelength {wl}, last overuse "
             f"{ng.iterations[-1].overused}, loop {took:.1f} s")
@@ -127,22 +135,22 @@ def suite(schedule: str, puzzles: str) -> str:
     from mazeroute.bench import format_negotiate, negotiate_suite
 
     real, real_reroute = neg.batches, Negotiator.reroute
-    k = chunk_size(schedule)
+    real_init = Negotiator.__init__
 
-    def chunked(boxes, shape):
-        return chunks(len(boxes), k)
+    def init(self, layout, backend="auto", options=None):
+        real_init(self, layout, backend, _options(schedule))
 
     def reroute(self, nets):
-        neg.batches = chunked if k else real
+        neg.batches = _schedule(schedule)
         try:
             return real_reroute(self, nets)
         finally:
             neg.batches = real
-    Negotiator.reroute = reroute
+    Negotiator.reroute, Negotiator.__init__ = reroute, init
     try:
         _, rows = negotiate_suite(seed=1, puzzles_dir=puzzles, backends=["cpu"])
     finally:
-        Negotiator.reroute = real_reroute
+        Negotiator.reroute, Negotiator.__init__ = real_reroute, real_init
     return format_negotiate(rows)
 
 

@@ -367,6 +367,16 @@ def check_uploads_and_owners(make) -> None:
     assert same_wires(search.route(held, [req]), [wire])
     assert same_wires(search.route(held, list(case.requests)),
                       cpu.route(held, list(case.requests)))
+    # one call with an owner a cell: the wire's middle to the other net, its ends to
+    # nobody, then back; the same as cell by cell on the CPU
+    for owners in ([req.net + 1, -1, -1], [-1, -1, -1]):
+        cells = wire[[len(wire) // 2, 1, len(wire) - 2]]
+        search.set_owner(cells, np.array(owners, np.int32))
+        for c, who in zip(cells, owners):
+            cpu.set_owner(c[None], who)
+        np.testing.assert_array_equal(search.owner, cpu.owner)
+        assert same_wires(search.route(held, list(case.requests)),
+                          cpu.route(held, list(case.requests)))
 
 
 def test_emulated_kernel_keeps_uploads_and_owners(emu_lib):

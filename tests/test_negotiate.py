@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 import mazeroute.router.negotiate as neg
 from mazeroute.contract import check_routes
+from mazeroute.engines.weighted import LEVEL_TILE, box_levels
 from mazeroute.generate import random_layout
 from mazeroute.router import PathFinderOptions, Router, route
 from mazeroute.router.congestion import Congestion
@@ -152,7 +153,36 @@ def test_same_input_same_routes():
 
 
 #: PathFinder's order exactly: each net sees every net rerouted before it.
-IN_ORDER = PathFinderOptions(snapshot_nets=0)
+IN_ORDER = PathFinderOptions(snapshot_nets=1)
+
+
+@pytest.mark.parametrize("lag", [1, 2, 5, 40])
+@pytest.mark.parametrize("seed", range(3))
+def test_box_levels_follow_the_overlapping_boxes_lag_places_before(seed, lag):
+    """Each box's level is one more than the highest level of the boxes at least
+    ``lag`` places before it that share a tile with it (a direct statement of the rule),
+    and at most ``i // lag``; with lag 1 the boxes of a level are pairwise disjoint."""
+    rng = np.random.default_rng(seed)
+    h, w = 120, 160
+    x0, y0 = rng.integers(0, w, 200), rng.integers(0, h, 200)
+    boxes = np.stack([x0, y0, np.minimum(w - 1, x0 + rng.integers(0, 30, 200)),
+                      np.minimum(h - 1, y0 + rng.integers(0, 30, 200))], axis=1)
+    got = box_levels(boxes, (h, w), lag)
+    t = LEVEL_TILE
+    tiles = [{(tx, ty) for tx in range(b[0] // t, b[2] // t + 1)
+              for ty in range(b[1] // t, b[3] // t + 1)} for b in boxes.tolist()]
+    want = []
+    for i in range(len(boxes)):
+        want.append(1 + max([want[j] for j in range(i - lag + 1) if tiles[i] & tiles[j]],
+                            default=-1))
+    assert got.tolist() == want
+    assert all(got[i] <= i // lag for i in range(len(boxes)))
+    if lag == 1:
+        for level in np.unique(got):
+            members = boxes[got == level]
+            for i, p in enumerate(members):
+                for q in members[i + 1:]:
+                    assert p[2] < q[0] or q[2] < p[0] or p[3] < q[1] or q[3] < p[1]
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -163,41 +193,49 @@ def test_batches_change_nothing(monkeypatch, seed):
     batched = _negotiate(lay, options=IN_ORDER).to_json()
     counts = []
 
-    def one_by_one(boxes, shape):
+    def one_by_one(boxes, shape, lag=1):
         counts.append(len(boxes))
         return [np.array([k]) for k in range(len(boxes))]
 
     monkeypatch.setattr(neg, "batches", one_by_one)
     assert _negotiate(lay, options=IN_ORDER).to_json() == batched
     assert counts
-    assert _negotiate(lay, options=PathFinderOptions(snapshot_nets=1)).to_json() == batched
 
 
 @pytest.mark.parametrize("seed", range(3))
-def test_runs_are_calls_of_consecutive_nets_and_stay_legal(seed):
-    """From iteration 2 on, each call holds one run: at most ``snapshot_nets`` nets,
-    consecutive in routing order; the routes stay legal and never fewer than
-    sequential's."""
+def test_nets_closer_than_snapshot_nets_share_calls_and_stay_legal(monkeypatch, seed):
+    """From iteration 2 on, each call is one batch, and nets of one batch whose boxes
+    overlap are fewer than ``snapshot_nets`` places apart among the nets rerouted; such
+    calls do come, and the routes stay legal and never fewer than sequential's."""
     lay = random_layout(72, 64, density=0.25, nets=110, pins=2 + seed % 2, seed=seed, span=20)
     k = 8
     ng = Negotiator(lay, "cpu", PathFinderOptions(snapshot_nets=k))
-    real = ng.search.route
-    calls = []
+    real_batches, real_route = neg.batches, ng.search.route
+    planned, calls = [], []
+
+    def recorded(boxes, shape, lag=1):
+        out = real_batches(boxes, shape, lag)
+        planned.extend([boxes[g].tolist() for g in out])
+        for g in out:
+            for a, i in enumerate(g.tolist()):
+                for j in g[a + 1:].tolist():
+                    p, q = boxes[i], boxes[j]
+                    if not (p[2] < q[0] or q[2] < p[0] or p[3] < q[1] or q[3] < p[1]):
+                        assert abs(i - j) < k
+                        close.append((i, j))
+        return out
 
     def counted(cost, requests, changed=None):
         if not ng.state.order_free():
-            calls.append([r.net for r in requests])
-        return real(cost, requests, changed)
+            calls.append([list(r.box) for r in requests])
+        return real_route(cost, requests, changed)
 
+    close: list = []
+    monkeypatch.setattr(neg, "batches", recorded)
     ng.search.route = counted
     ng.negotiate()
-    assert len(ng.iterations) > 1 and calls
-    rank = {int(i): r for r, i in enumerate(ng.order)}
-    for nets in calls:
-        assert 1 <= len(nets) <= k
-        ranks = [rank[i] for i in nets]
-        assert ranks == sorted(ranks)
-    assert max(len(c) for c in calls) == k            # runs do fill up
+    assert len(ng.iterations) > 1 and calls == planned
+    assert close                             # calls do hold overlapping boxes
     res = route(lay, backend="cpu", mode="negotiate", options=PathFinderOptions(snapshot_nets=k))
     assert check_routes(lay, res.to_json()) == []
     assert res.routed >= route(lay, backend="cpu", mode="sequential").routed
@@ -221,11 +259,11 @@ def test_first_iteration_in_one_call_changes_nothing(monkeypatch, seed):
     assert sizes[0] == len(lay.nets)                  # iteration 1: one call
     monkeypatch.setattr(Congestion, "order_free", lambda self: False)
     monkeypatch.setattr(neg, "batches",
-                        lambda boxes, shape: [np.array([k]) for k in range(len(boxes))])
+                        lambda boxes, shape, lag=1: [np.array([k]) for k in range(len(boxes))])
     assert _negotiate(lay, options=IN_ORDER).to_json() == together
 
 
-@pytest.mark.parametrize("snapshot", [0, 64])
+@pytest.mark.parametrize("snapshot", [1, 64])
 def test_search_contract_disjoint_boxes_and_changed_cells(snapshot):
     """Every call the router makes: boxes pairwise disjoint whenever costs depend on the
     order (pres_fac > 0; in the loop only under PathFinder's order, since a run is
@@ -241,7 +279,7 @@ def test_search_contract_disjoint_boxes_and_changed_cells(snapshot):
         boxes = [r.box for r in requests]
         apart = all(p[2] < q[0] or q[2] < p[0] or p[3] < q[1] or q[3] < p[1]
                     for i, p in enumerate(boxes) for q in boxes[i + 1:])
-        if last["loop"] and snapshot:
+        if last["loop"] and snapshot > 1:
             overlaps.append(not apart)
         else:
             assert ng.state.order_free() or apart
@@ -260,7 +298,7 @@ def test_search_contract_disjoint_boxes_and_changed_cells(snapshot):
     res = ng._result()
     assert check_routes(lay, res.to_json()) == []
     assert iterations > 1
-    assert any(overlaps) == bool(snapshot)     # runs do hold overlapping boxes
+    assert any(overlaps) == (snapshot > 1)     # calls do hold overlapping boxes
 
 
 @st.composite

@@ -314,7 +314,7 @@ class GPUNetSearch(NetSearch):
         kernels = tuple(get_kernel("weighted", k, self.options) for k in KERNELS)
         return cupy, kernels, optin
 
-    def set_owner(self, cells: np.ndarray, owner: int) -> None:
+    def set_owner(self, cells: np.ndarray, owner: int | np.ndarray) -> None:
         c = np.asarray(cells, dtype=np.int64).reshape(-1, 2)
         _check_owner_value(owner)
         self.owner[0, c[:, 1], c[:, 0]] = owner

@@ -193,9 +193,10 @@ class NetSearch(ABC):
         """
 
     @abstractmethod
-    def set_owner(self, cells: np.ndarray, owner: int) -> None:
-        """Give ``cells`` (``(k, 2)`` x, y) to net ``owner`` (-1: to nobody), e.g. to
-        reserve a committed wire so that no other net enters it."""
+    def set_owner(self, cells: np.ndarray, owner: int | np.ndarray) -> None:
+        """Give ``cells`` (``(k, 2)`` x, y) to net ``owner`` (-1: to nobody), or each cell
+        to its own of ``k`` owners, e.g. to reserve committed wires so that no other net
+        enters them (one call for many wires)."""
 
     def _check_cost(self, cost: np.ndarray) -> np.ndarray:
         cost = as_layers(cost, "cost")
@@ -232,7 +233,7 @@ class CPUNetSearch(NetSearch):
         self._queues = np.empty((2, 0), np.int32)  # reachability floods, made when needed
         self._floor = 0                            # a lower bound of every cost; 0: unknown
 
-    def set_owner(self, cells: np.ndarray, owner: int) -> None:
+    def set_owner(self, cells: np.ndarray, owner: int | np.ndarray) -> None:
         c = np.asarray(cells, dtype=np.int64).reshape(-1, 2)
         self.owner[0, c[:, 1], c[:, 0]] = owner
 
@@ -287,38 +288,49 @@ LEVEL_TILE = 8
 
 
 @numba.njit(cache=True, nogil=True)
-def _levels(boxes, tile, tiles_w, tiles_h):
+def _levels(boxes, tile, tiles_w, tiles_h, lag):
     last = np.full(tiles_w * tiles_h, -1, np.int64)
     out = np.empty(boxes.shape[0], np.int64)
-    for i in range(boxes.shape[0]):
+    for i in range(boxes.shape[0] + lag):
+        j = i - lag                 # box j now counts for the boxes after it
+        if j >= 0:
+            tx0, ty0 = boxes[j, 0] // tile, boxes[j, 1] // tile
+            tx1, ty1 = boxes[j, 2] // tile, boxes[j, 3] // tile
+            for ty in range(ty0, ty1 + 1):
+                for tx in range(tx0, tx1 + 1):
+                    last[ty * tiles_w + tx] = max(last[ty * tiles_w + tx], out[j])
+        if i >= boxes.shape[0]:
+            continue
         tx0, ty0 = boxes[i, 0] // tile, boxes[i, 1] // tile
         tx1, ty1 = boxes[i, 2] // tile, boxes[i, 3] // tile
         b = -1
         for ty in range(ty0, ty1 + 1):
             for tx in range(tx0, tx1 + 1):
                 b = max(b, last[ty * tiles_w + tx])
-        b += 1
-        for ty in range(ty0, ty1 + 1):
-            for tx in range(tx0, tx1 + 1):
-                last[ty * tiles_w + tx] = b
-        out[i] = b
+        out[i] = b + 1
     return out
 
 
-def box_levels(boxes: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+def box_levels(boxes: np.ndarray, shape: tuple[int, int], lag: int = 1) -> np.ndarray:
     """Level of each box ``(x0, y0, x1, y1)`` of an ``(H, W)`` grid, in order: one more
-    than the latest level of an earlier box sharing a :data:`LEVEL_TILE` tile with it.
-    Boxes of one level are pairwise disjoint, and a box's level is above that of every
-    earlier box it overlaps.
+    than the highest level of the boxes at least ``lag`` places before it that share a
+    :data:`LEVEL_TILE` tile with it. With ``lag`` 1, boxes of one level are pairwise
+    disjoint, and a box's level is above that of every earlier box it overlaps; with a
+    larger ``lag``, boxes fewer than ``lag`` places apart may share a level, and box
+    ``i``'s level is at most ``i // lag``.
 
     >>> box_levels(np.array([[0, 0, 9, 9], [20, 0, 29, 9], [5, 5, 24, 7]]), (10, 30)).tolist()
     [0, 0, 1]
+    >>> box_levels(np.array([[0, 0, 9, 9], [20, 0, 29, 9], [5, 5, 24, 7]]), (10, 30), 3).tolist()
+    [0, 0, 0]
     """
     boxes = np.asarray(boxes, np.int64).reshape(-1, 4)
     if boxes.shape[0] == 0:
         return np.zeros(0, np.int64)
+    if lag < 1:
+        raise ValueError(f"lag = {lag} must be at least 1")
     h, w = shape
-    return _levels(boxes, LEVEL_TILE, -(-w // LEVEL_TILE), -(-h // LEVEL_TILE))
+    return _levels(boxes, LEVEL_TILE, -(-w // LEVEL_TILE), -(-h // LEVEL_TILE), int(lag))
 
 
 @numba.njit(cache=True, nogil=True)

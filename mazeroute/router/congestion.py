@@ -94,14 +94,14 @@ class PathFinderOptions:
     fill_steps : when nets stay unrouted and every net has two pins, the space-filling
         search (:mod:`.fill`) may try this many choices to connect them all (0: never);
         it needs no clock, about 50 million choices a second
-    snapshot_nets : from iteration 2 on, the nets rerouted in an iteration go in runs of
-        this many consecutive nets (routing order); a run is ripped up together and its
-        nets are searched on one snapshot of the costs, so they do not see each other's
-        new wires (0: PathFinder's order, where each net sees every net rerouted before
-        it, in batches of disjoint boxes). A run is one call of the search engine, so
-        runs shorten the chain of calls a device waits on; nets of one run that take
-        the same cell meet again as a conflict of the next iteration (not in VPR; its
-        parallel router also routes nets at once on stale costs)
+    snapshot_nets : from iteration 2 on, a net waits only for the overlapping nets at
+        least this many places before it in the routing order; nets closer than that
+        are searched in one call on one snapshot of the costs, blind to each other's new
+        wires (1: PathFinder's order, where each net sees every net rerouted before it).
+        Calls are what a device waits on, one after another: this bounds them to one
+        per ``snapshot_nets`` nets rerouted; nets of one call that take the same cell
+        meet again as a conflict of the next iteration (not in VPR; its parallel router
+        also routes nets at once on stale costs)
     """
 
     max_iterations: int = 50
@@ -120,7 +120,7 @@ class PathFinderOptions:
     stall_improvement: float = 0.05
     stall_min_conflicts: int = 32
     fill_steps: int = 400_000_000
-    snapshot_nets: int = 64
+    snapshot_nets: int = 32
 
     def __post_init__(self):
         checks = [("max_iterations", self.max_iterations >= 1),
@@ -140,7 +140,7 @@ class PathFinderOptions:
                   ("stall_improvement", 0 <= self.stall_improvement < 1),
                   ("stall_min_conflicts", self.stall_min_conflicts >= 0),
                   ("fill_steps", self.fill_steps >= 0),
-                  ("snapshot_nets", self.snapshot_nets >= 0)]
+                  ("snapshot_nets", self.snapshot_nets >= 1)]
         for name, ok in checks:
             if not ok:
                 raise ValueError(f"{name} = {getattr(self, name)!r} is out of range")

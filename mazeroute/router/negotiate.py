@@ -25,21 +25,22 @@ mode's: :func:`sequential_routes` is computed as a floor whenever some net that 
 be routed alone stays unrouted, and the better result is kept.
 
 Batches. The nets rerouted in an iteration go in a fixed order (``hpwl``: smallest pin
-box first, as sequential mode's ``--order hpwl``). By default (``snapshot_nets``, see
-:class:`~.congestion.PathFinderOptions`) they go in runs of that many consecutive nets:
-a run is ripped up together and searched in one
-:meth:`~mazeroute.engines.weighted.NetSearch.route` call on one snapshot of the costs,
-so a device waits on a short chain of calls of many nets each; nets of one run that
-take the same cell meet again as a conflict of the next iteration. With
-``snapshot_nets=0`` the order is PathFinder's exactly: the nets are cut into batches by
-level, a net's batch after the batch of every earlier net whose box overlaps its box;
-nets of one batch have disjoint boxes and a net's route, old or new, never leaves its
-box (boxes only grow), so a batch is one call and the result is exactly that of routing
-the nets one after another in order, whatever the engine. Occupancy and costs are
-updated between calls, and only the cells that changed are passed on as ``changed``.
-While ``pres_fac`` is 0 (the first iteration) costs do not depend on who uses a cell,
-so the order cannot change a route and every net goes in one call, however the boxes
-overlap. The same layout, options and order give the same routes on every engine.
+box first, as sequential mode's ``--order hpwl``), cut into batches by level: a net's
+batch comes after the batch of every net at least ``snapshot_nets`` places before it
+whose box overlaps its box (:class:`~.congestion.PathFinderOptions`). A batch is ripped
+up together and searched in one :meth:`~mazeroute.engines.weighted.NetSearch.route` call
+(one launch on a device) on one snapshot of the costs; a net's route, old or new, never
+leaves its box (boxes only grow), so a net sees the new wires of every overlapping net
+that far before it, and nets closer than that in the order search blind to each other
+(those that take the same cell meet again as a conflict of the next iteration). A
+device then waits on a short chain of calls: at most one per ``snapshot_nets`` nets,
+fewer where boxes lie apart. With ``snapshot_nets=1`` the order is PathFinder's
+exactly: the boxes of a batch are pairwise disjoint, and the result is that of routing
+the nets one after another in order. Occupancy and costs are updated between calls, and
+only the cells that changed are passed on as ``changed``. While ``pres_fac`` is 0 (the
+first iteration) costs do not depend on who uses a cell, so the order cannot change a
+route and every net goes in one call, however the boxes overlap. The same layout and
+options give the same routes on every engine.
 
 Deterministic: the same layout and options give the same routes (a ``time_limit`` that
 stops negotiation early is the one exception: where it stops depends on the machine).
@@ -84,24 +85,16 @@ def _names(layout: Layout, nets) -> str:
     return ", ".join(names[:_NAMES]) + (f" and {more} more" if more > 0 else "")
 
 
-def batches(boxes: np.ndarray, shape: tuple[int, int]) -> list[np.ndarray]:
-    """Positions ``0..len(boxes)-1`` cut into batches of pairwise disjoint boxes, each
-    box after every earlier box that overlaps it (the order of routing is kept)."""
+def batches(boxes: np.ndarray, shape: tuple[int, int], lag: int = 1) -> list[np.ndarray]:
+    """Positions ``0..len(boxes)-1`` cut into batches, each box after every box at
+    least ``lag`` places before it that overlaps it (:func:`box_levels`). With ``lag``
+    1 the boxes of a batch are pairwise disjoint and the order of routing is kept."""
     if len(boxes) == 0:
         return []
-    level = box_levels(boxes, shape)
+    level = box_levels(boxes, shape, lag)
     order = np.argsort(level, kind="stable")
     cuts = np.flatnonzero(np.diff(level[order])) + 1
     return np.split(order, cuts)
-
-
-def runs(n: int, k: int) -> list[np.ndarray]:
-    """Positions ``0..n-1`` in runs of ``k`` consecutive ones (the last may be shorter).
-
-    >>> [r.tolist() for r in runs(5, 2)]
-    [[0, 1], [2, 3], [4]]
-    """
-    return [np.arange(s, min(n, s + k)) for s in range(0, n, k)]
 
 
 class Negotiator:
@@ -215,6 +208,17 @@ class Negotiator:
         self.state.add_many(nets, flats)
         self._clock = max(self._clock, int(max(when))) + 1
 
+    def _reserve(self, nets, cells: list[np.ndarray]) -> None:
+        """Give each of ``nets`` its ``cells`` in the search's owners, in one call."""
+        if len(nets):
+            self.search.set_owner(np.concatenate(cells).reshape(-1, 2), np.repeat(
+                np.asarray(nets, np.int32), [len(c) for c in cells]))
+
+    def _reserve_wires(self) -> None:
+        """Every wire reserved for its net in the search (no other net enters it)."""
+        nets = [i for i, c in enumerate(self.cells) if c is not None]
+        self._reserve(nets, [self.cells[i] for i in nets])
+
     def _rip(self, nets: list[int]) -> None:
         """Rip up every net of ``nets`` at once."""
         self.state.remove_many(nets)
@@ -222,11 +226,11 @@ class Negotiator:
             self.routes[i] = self.cells[i] = None
 
     def reroute(self, nets: list[int]) -> int:
-        """Rip up and reroute ``nets`` in order, run by run or batch by batch (module
-        notes); a net whose search fails gets a larger box and goes again after the
-        others, until its box is the whole grid, or until its pins prove to lie in
-        different pieces of the cells it may enter (:meth:`_cut_off`; then it is
-        enclosed, and left out of negotiation). Returns the number of searches.
+        """Rip up and reroute ``nets`` in order, batch by batch (module notes); a net whose search
+        fails gets a larger box and goes again after the others, until its box is the whole
+        grid, or until its pins prove to lie in different pieces of the cells it may enter
+        (:meth:`_cut_off`; then it is enclosed, and left out of negotiation). Returns the
+        number of searches.
 
         While ``pres_fac`` is 0 a cell's cost does not depend on who uses it, so the
         order of the searches cannot change a route: then all of them are one call
@@ -239,12 +243,8 @@ class Negotiator:
             boxes = self.boxes(pending)
             clock = self._clock             # stamps follow the order, not the batches
             failed = []
-            if self.state.order_free():
-                groups = [np.arange(pending.size)]
-            elif self.options.snapshot_nets:
-                groups = runs(pending.size, self.options.snapshot_nets)
-            else:
-                groups = batches(boxes, self.shape)
+            groups = ([np.arange(pending.size)] if self.state.order_free()
+                      else batches(boxes, self.shape, self.options.snapshot_nets))
             for batch in groups:
                 start = time.perf_counter()
                 group = pending[batch].tolist()
@@ -398,9 +398,7 @@ class Negotiator:
             self._set_route(i, None)
         if not dropped:
             return
-        for i, xy in enumerate(self.cells):
-            if xy is not None:
-                self.search.set_owner(xy, i)
+        self._reserve_wires()
         self.state.set_pres_fac(0.0)
         rank = {int(i): k for k, i in enumerate(self.order)}
         for i in sorted(dropped, key=rank.__getitem__):
@@ -433,7 +431,7 @@ class Negotiator:
         for i, r in enumerate(self.routes):
             if r is not None:
                 own[r] = i
-                self.search.set_owner(self.cells[i], i)
+        self._reserve_wires()
         push = make_net_search(self.backend, self.free, self.owner)
         uniform = np.full(self.shape, COST_SCALE, COST_DTYPE)
         dear = np.where(own >= 0, WIRE_COST * COST_SCALE, COST_SCALE).astype(COST_DTYPE)
@@ -516,9 +514,7 @@ class Negotiator:
         again on uniform costs with every other wire fixed, and keeps the new wire when it
         is shorter (for two pins it is never longer: the old wire is still there). Nets
         go in order-keeping batches of disjoint boxes, as in :meth:`reroute`."""
-        for i, xy in enumerate(self.cells):
-            if xy is not None:
-                self.search.set_owner(xy, i)
+        self._reserve_wires()
         uniform = np.full(self.shape, COST_SCALE, COST_DTYPE)
         changed = None
         nets = [int(i) for i in self.order if self.cells[int(i)] is not None]
@@ -526,9 +522,9 @@ class Negotiator:
         for batch in batches(boxes, self.shape):
             start = time.perf_counter()
             group = [nets[k] for k in batch]
-            for i in group:
-                self.search.set_owner(self.cells[i], -1)
-                self.search.set_owner(self.pins[i], i)
+            # the group's wires are lifted, its pins kept (wires of one group are disjoint)
+            self._reserve(np.full(len(group), -1), [self.cells[i] for i in group])
+            self._reserve(group, [self.pins[i] for i in group])
             found = self.search.route(
                 uniform, [NetRequest(i, self.pins[i], tuple(boxes[k]))
                           for i, k in zip(group, batch)], changed)
@@ -536,7 +532,7 @@ class Negotiator:
             for i, new in zip(group, found):
                 if new is not None and len(new) < len(self.cells[i]):
                     self._set_route(i, new, int(self.stamp[i]))
-                self.search.set_owner(self.cells[i], i)
+            self._reserve(group, [self.cells[i] for i in group])
             self.seconds[group] += (time.perf_counter() - start) / len(group)
 
     def run(self, progress: Callable[[IterationStats], None] | None = None) -> RouteResult:
@@ -767,5 +763,5 @@ def negotiate(layout: Layout, backend: str = "auto", *, max_iterations: int | No
         return result
 
 
-__all__ = ["Negotiator", "PathFinderOptions", "batches", "negotiate", "runs",
-           "sequential_routes", "COST_SCALE"]
+__all__ = ["Negotiator", "PathFinderOptions", "batches", "negotiate", "sequential_routes",
+           "COST_SCALE"]
