@@ -321,12 +321,14 @@ def route_layout(layout: Layout, folder: Path, args, picture: Picture, *,
     every output must stay inside. ``progress(k, n, "nets")`` follows the nets.
     """
     if getattr(args, "mode", DEFAULT_MODE) == "negotiate":
-        fill = getattr(args, "fill_steps", None)
+        # the PathFinder options the command line sets (the others keep their defaults)
+        given = {name: getattr(args, name, None) for name in ("fill_steps", "snapshot_nets")}
+        given = {name: value for name, value in given.items() if value is not None}
         result = route(layout, backend=args.backend, mode="negotiate",
                        max_iterations=getattr(args, "max_iterations", None),
                        time_limit=getattr(args, "time_limit", None),
                        progress=iteration_line if progress else None,
-                       options=None if fill is None else PathFinderOptions(fill_steps=fill))
+                       options=PathFinderOptions(**given) if given else None)
     else:
         router = Router(layout, args.backend, args.strategy)
         result = router.run(args.order or "file",
@@ -353,6 +355,7 @@ class BatchOptions:
     max_iterations: int | None = None
     time_limit: float | None = None
     fill_steps: int | None = None
+    snapshot_nets: int | None = None
     format: str = "auto"
     no_png: bool = False
     html: bool = False

@@ -113,6 +113,11 @@ def _mode_options(p: argparse.ArgumentParser) -> None:
                    help="negotiate: choices the exact space-filling search may try when "
                         "nets stay unrouted and every net has two pins (0: never; "
                         "default 400000000, about 8 s on one core)")
+    g.add_argument("--snapshot-nets", type=int, metavar="K",
+                   help="negotiate: a net waits only for the overlapping nets at least K "
+                        "places before it; nearer ones are searched together on the same "
+                        "costs: sooner on a GPU, but congested layouts may end with fewer "
+                        "nets routed (default 1: PathFinder's order)")
 
 
 def _check_engine(args) -> str | None:
@@ -127,7 +132,8 @@ def _check_engine(args) -> str | None:
     for option, name, ok, bound in (
             ("max_iterations", "--max-iterations", lambda v: v >= 1, ">= 1"),
             ("time_limit", "--time-limit", lambda v: v > 0, "> 0 seconds"),  # NaN too
-            ("fill_steps", "--fill-steps", lambda v: v >= 0, ">= 0")):
+            ("fill_steps", "--fill-steps", lambda v: v >= 0, ">= 0"),
+            ("snapshot_nets", "--snapshot-nets", lambda v: v >= 1, ">= 1")):
         value = getattr(args, option, None)
         if value is None:
             continue

@@ -1033,6 +1033,8 @@ def test_mode_negotiate_connects_what_sequential_walls_off(tmp_path, capsys):
     (["--time-limit", "5", *SEQ], "--time-limit"),
     (["--fill-steps", "-1", "--mode", "negotiate"], "--fill-steps"),
     (["--fill-steps", "5", *SEQ], "--fill-steps"),
+    (["--snapshot-nets", "0", "--mode", "negotiate"], "--snapshot-nets"),
+    (["--snapshot-nets", "4", *SEQ], "--snapshot-nets"),
     (["--congestion", "c.png", *SEQ], "--congestion"),
     (["--order", "hpwl"], "--order"),                          # sequential only
     (["--strategy", "cpu/grid", "--mode", "negotiate"], "--strategy"),
@@ -1090,6 +1092,29 @@ def test_default_mode_is_negotiate_and_sequential_is_unchanged(tmp_path):
     row, = json.loads((out / "summary.json").read_text())
     assert int(row["routed"]) == 2
     assert json.loads((out / row["folder"] / "routes.json").read_text())["mode"] == "negotiate"
+
+
+def test_snapshot_nets_reach_the_negotiation_of_route_and_batch(tmp_path):
+    """``--snapshot-nets 8`` routes as the API's ``snapshot_nets=8`` (which differs from
+    PathFinder's order on this layout), in ``route`` and in ``batch``."""
+    import yaml
+
+    from mazeroute.generate import random_layout
+    from mazeroute.router import PathFinderOptions, route
+    lay = random_layout(72, 64, density=0.25, nets=110, pins=2, seed=0, span=20)
+    path = tmp_path / "lay.yaml"
+    path.write_text(yaml.safe_dump(lay.to_dict()))
+    want = [route(lay, backend="cpu", mode="negotiate",
+                  options=PathFinderOptions(snapshot_nets=k)).to_json()["nets"] for k in (8, 1)]
+    assert want[0] != want[1]
+    one, many = tmp_path / "one", tmp_path / "many"
+    assert main(["route", str(path), "-o", str(one), "--backend", "cpu", "--snapshot-nets",
+                 "8", "--no-png"]) == 0
+    assert json.loads((one / "routes.json").read_text())["nets"] == want[0]
+    assert main(["batch", str(path), "-o", str(many), "--backend", "cpu", "--snapshot-nets",
+                 "8", "--no-png", "--quiet"]) == 0
+    got = next(many.rglob("routes.json"))
+    assert json.loads(got.read_text())["nets"] == want[0]
 
 
 def test_fill_steps_turn_the_space_filling_search_off_or_on(tmp_path, capsys):

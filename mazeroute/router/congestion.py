@@ -97,10 +97,12 @@ class PathFinderOptions:
     snapshot_nets : from iteration 2 on, a net waits only for the overlapping nets at
         least this many places before it in the routing order; nets closer than that
         are searched in one call on one snapshot of the costs, blind to each other's new
-        wires (1: PathFinder's order, where each net sees every net rerouted before it).
-        Calls are what a device waits on, one after another: this bounds them to one
-        per ``snapshot_nets`` nets rerouted; nets of one call that take the same cell
-        meet again as a conflict of the next iteration (not in VPR; its parallel router
+        wires (1, the default: PathFinder's order, where each net sees every net
+        rerouted before it). Calls are what a device waits on, one after another: more
+        than 1 bounds them to one per ``snapshot_nets`` nets rerouted, and so routes
+        sooner on a GPU, but nets of one call that take the same cell meet again as a
+        conflict of the next iteration, and congested layouts end with fewer nets
+        routed (benchmarks/RESULTS.md measures both; not in VPR, whose parallel router
         also routes nets at once on stale costs)
     """
 
@@ -120,7 +122,7 @@ class PathFinderOptions:
     stall_improvement: float = 0.05
     stall_min_conflicts: int = 32
     fill_steps: int = 400_000_000
-    snapshot_nets: int = 32
+    snapshot_nets: int = 1
 
     def __post_init__(self):
         checks = [("max_iterations", self.max_iterations >= 1),

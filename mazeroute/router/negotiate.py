@@ -32,9 +32,9 @@ up together and searched in one :meth:`~mazeroute.engines.weighted.NetSearch.rou
 (one launch on a device) on one snapshot of the costs; a net's route, old or new, never
 leaves its box (boxes only grow), so a net sees the new wires of every overlapping net
 that far before it, and nets closer than that in the order search blind to each other
-(those that take the same cell meet again as a conflict of the next iteration). A
-device then waits on a short chain of calls: at most one per ``snapshot_nets`` nets,
-fewer where boxes lie apart. With ``snapshot_nets=1`` the order is PathFinder's
+(those that take the same cell meet again as a conflict of the next iteration). A device
+then waits on a short chain of calls: at most one per ``snapshot_nets`` nets, fewer
+where boxes lie apart. With ``snapshot_nets=1`` (the default) the order is PathFinder's
 exactly: the boxes of a batch are pairwise disjoint, and the result is that of routing
 the nets one after another in order. Occupancy and costs are updated between calls, and
 only the cells that changed are passed on as ``changed``. While ``pres_fac`` is 0 (the
