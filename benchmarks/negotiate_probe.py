@@ -15,7 +15,8 @@ CUDA events) and the calls the CPU engine took, which says what bounds the GPU's
 negotiation. ``--snapshots K ...``: each run once per
 ``PathFinderOptions.snapshot_nets`` value (0: PathFinder's order; the runs of K nets a
 call otherwise). ``--cpu-box-cells N``: the GPU engine hands boxes of more than N cells
-to the CPU engine.
+to the CPU engine. ``--sizes SIDE ... [--puzzles FILE ...]``: whole routes of SIDE x
+SIDE layouts (and of numberlink files) on the CPU, the GPU and ``auto``, per seed.
 """
 
 from __future__ import annotations
@@ -53,6 +54,11 @@ def main() -> None:
     ap.add_argument("--snapshots", type=int, nargs="+", default=[None], metavar="K",
                     help="PathFinderOptions.snapshot_nets to run (default: the option's "
                          "default; 0: PathFinder's order)")
+    ap.add_argument("--sizes", type=int, nargs="+", metavar="SIDE",
+                    help="whole negotiated routes on SIDE x SIDE layouts (one net per 512 "
+                         "cells, span 32) on each backend, per seed")
+    ap.add_argument("--puzzles", metavar="FILE", nargs="*", default=[],
+                    help="with --sizes: numberlink files too, every puzzle of each")
     ap.add_argument("--cpu-box-cells", type=int, metavar="N",
                     help="the GPU engine's cpu_box_cells (boxes of more cells go to the "
                          "CPU engine; default gpu_weighted.CPU_BOX_CELLS)")
@@ -68,6 +74,9 @@ def main() -> None:
     if args.calls:
         for k, options in schedules:
             calls(args.seeds[0], k, options)
+        return
+    if args.sizes:
+        sizes(args.sizes, args.seeds, args.puzzles)
         return
     for seed, (k, options) in [] if args.profile else [
             (s, o) for s in args.seeds for o in schedules]:
@@ -111,6 +120,31 @@ def main() -> None:
         print(f"  loop {loop:.2f} s, after it {took - loop:.2f} s; iterations (rerouted, "
               "overused, ms): " + " ".join(f"{i.rerouted}/{i.overused}/{i.seconds * 1e3:.0f}"
                                            for i in res.iterations), flush=True)
+
+
+def sizes(sides: list[int], seeds: list[int], puzzles: list[str]) -> None:
+    """Whole negotiated routes of small to middling layouts on both backends (and on
+    ``auto``): where the device's cost a call outweighs its searches."""
+    from mazeroute.readers import load_layouts
+    warm = random_layout(128, 128, density=0.25, nets=30, span=32, seed=9)
+    for backend in ("cpu", "gpu", "auto"):
+        route(warm, backend=backend, mode="negotiate")
+    cases = [(f"{side}^2 s{seed}", [random_layout(side, side, density=0.25,
+                                                  nets=max(2, side * side // 512), pins=2,
+                                                  seed=seed, span=32)])
+             for side in sides for seed in seeds]
+    cases += [(Path(f).name, load_layouts(f)) for f in puzzles]
+    for name, lays in cases:
+        times = {}
+        for backend in ("cpu", "gpu", "auto"):
+            start = time.perf_counter()
+            got = [route(lay, backend=backend, mode="negotiate") for lay in lays]
+            times[backend] = time.perf_counter() - start
+            routed = sum(r.routed for r in got)
+        print(f"{name}: {len(lays)} layouts, {sum(len(x.nets) for x in lays)} nets, "
+              f"{routed} routed; cpu {times['cpu']:.3f} s, gpu {times['gpu']:.3f} s, auto "
+              f"{times['auto']:.3f} s ({got[0].engine}); gpu/cpu "
+              f"{times['gpu'] / times['cpu']:.2f}", flush=True)
 
 
 def _name(k: int | None) -> str:

@@ -419,3 +419,19 @@ def test_surplus_is_edges_less_cells_on_either_path(seed, monkeypatch):
     assert auto._surplus(free) == (edges - cells, cells)
     monkeypatch.setattr(auto, "PARALLEL_SURPLUS_CELLS", 0)       # the compiled pass
     assert auto._surplus(free) == (edges - cells, cells)
+
+
+def test_auto_negotiates_small_grids_on_the_cpus_search(monkeypatch):
+    """Under ``auto`` with a device present, a grid under MIN_GPU_CELLS cells gets the
+    CPU's weighted search and a bigger one the GPU's (here a stand-in registered as the
+    GPU's, so that no device is needed)."""
+    import mazeroute.engines as engines
+    from mazeroute.engines.auto import MIN_GPU_CELLS
+
+    monkeypatch.setattr(engines, "gpu_available", lambda: True)
+    monkeypatch.setitem(engines.NET_SEARCHES, "gpu", "mazeroute.engines.weighted:CPUNetSearch")
+    side = int(np.sqrt(MIN_GPU_CELLS))
+    for h, w, want in ((side - 1, side, "cpu"), (side, side, "gpu"), (40, 20, "cpu")):
+        free = np.ones((h, w), bool)
+        search = engines.make_net_search("auto", free, np.full((h, w), -1, np.int32))
+        assert search.backend == want, (h, w)

@@ -100,11 +100,14 @@ NET_SEARCHES: dict[str, str] = {"cpu": "mazeroute.engines.weighted:CPUNetSearch"
 
 def make_net_search(backend: str, free: np.ndarray, owner: np.ndarray, via_cost: int = 0,
                     adaptive: bool = False):
-    """The weighted net search of ``backend`` (``auto``: the GPU's when it has one and a
-    device is present, else the CPU's) for one layout; see :mod:`.weighted`
-    (``adaptive``: see :class:`~.weighted.NetSearch`)."""
+    """The weighted net search of ``backend`` (``auto``: the GPU's when it has one, a
+    device is present and the grid is not small, :func:`.auto.negotiation_prefers_cpu`;
+    else the CPU's) for one layout; see :mod:`.weighted` (``adaptive``: see
+    :class:`~.weighted.NetSearch`)."""
     if backend == "auto":
-        backend = "gpu" if "gpu" in NET_SEARCHES and gpu_available() else "cpu"
+        from .auto import negotiation_prefers_cpu
+        backend = "gpu" if ("gpu" in NET_SEARCHES and not negotiation_prefers_cpu(free)
+                            and gpu_available()) else "cpu"
     if backend not in NET_SEARCHES:
         raise InputError(f"backend {backend!r} has no weighted search; choose from "
                          + ", ".join(NET_SEARCHES), field="backend")

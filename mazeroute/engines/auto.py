@@ -682,6 +682,22 @@ TREE_CELLS = 1 << 19
 GROUP_SPAN = 128
 
 
+def negotiation_prefers_cpu(free: np.ndarray) -> bool:
+    """True where negotiated routing is expected to be faster on the CPU's weighted
+    search: on a grid of fewer than :data:`MIN_GPU_CELLS` cells, where a device call
+    (an upload, launches, a read-back) costs more than the CPU's searches of its nets,
+    and the device's set-up more than the whole route (RESULTS.md, issue 13, second
+    session of 2026-11-25: the GPU 1.1-2.1x slower from 64^2 to 192^2, level at 256^2
+    to 512^2, faster from 1024^2 on).
+
+    >>> negotiation_prefers_cpu(np.ones((50, 50), bool))
+    True
+    >>> negotiation_prefers_cpu(np.ones((1024, 1024), bool))
+    False
+    """
+    return np.asarray(free).size < MIN_GPU_CELLS
+
+
 def routing_prefers_cpu(free: np.ndarray, pin_counts: np.ndarray,
                         spans: np.ndarray) -> bool:
     """True where sequential routing is expected to be faster on the CPU engine.
