@@ -686,9 +686,8 @@ def negotiation_prefers_cpu(free: np.ndarray) -> bool:
     """True where negotiated routing is expected to be faster on the CPU's weighted
     search: on a grid of fewer than :data:`MIN_GPU_CELLS` cells, where a device call
     (an upload, launches, a read-back) costs more than the CPU's searches of its nets,
-    and the device's set-up more than the whole route (RESULTS.md, issue 13, second
-    session of 2026-11-25: the GPU 1.1-2.1x slower from 64^2 to 192^2, level at 256^2
-    to 512^2, faster from 1024^2 on).
+    and the device's set-up more than the whole route (measured by size in RESULTS.md,
+    issue 13, second session of 2026-11-25: "auto's negotiation on small grids").
 
     >>> negotiation_prefers_cpu(np.ones((50, 50), bool))
     True
