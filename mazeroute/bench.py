@@ -27,7 +27,10 @@ The suites:
     Layouts: ``generate rects`` 25 %, span 64, seed ``1 + --seed`` at 1024^2 x 2000 and
     4000 nets and 2048^2 x 8000; puzzles: numberlink ``inputs9.txt``, ``inputs10.txt``,
     ``inputs6.txt`` from ``--puzzles`` (default: the shared data next to the checkout).
-    One run each (negotiation is deterministic).
+    One run each (negotiation is deterministic). With a GPU, the speed targets too: the
+    GPU's whole negotiation of the 1024^2 x 2000 layout against the CPU engine's (same
+    run), and a 4096^2 x 32,000-net layout on the GPU alone (time, CuPy's pool peak,
+    contract check).
 ``classes``
     issue 14: the whole wavefront on the CPU engine, the GPU engine (without and with
     the levels read back to the host) and under ``auto`` with its decision inside the
@@ -809,6 +812,17 @@ NEGOTIATE_GOALS = {(1024, 2000): 1960, (1024, 4000): 3200, (2048, 8000): 7600}
 WIRELENGTH_GOAL = 1.03
 #: Seconds a puzzle of inputs6.txt may take on the CPU.
 PUZZLE_SECONDS = 10.0
+#: The speed targets (issue 13, on a GPU): the layout of :data:`NEGOTIATE_LAYOUTS` whose
+#: whole negotiation the GPU should finish ``NEGOTIATE_SPEEDUP`` times sooner than the
+#: CPU engine, and in under ``NEGOTIATE_SECONDS``;
+NEGOTIATE_SPEED_CASE = (1024, 2000)
+NEGOTIATE_SPEEDUP = 20.0
+NEGOTIATE_SECONDS = 1.0
+#: and ``(side, nets)`` of the big layout (25 % blocked, span 64) the GPU should route
+#: in under ``BIG_SECONDS`` with CuPy's memory pool under ``BIG_MEMORY`` bytes.
+NEGOTIATE_BIG = (4096, 32000)
+BIG_SECONDS = 10.0
+BIG_MEMORY = 4 << 30
 
 
 @dataclass
@@ -890,13 +904,67 @@ def _warm_negotiation(backends: Sequence[str]) -> None:
                                         np.array([[0, 2], [2, 2]])])
 
 
+def speed_targets(rows: Sequence[NegotiateRow],
+                  case: tuple[int, int] = NEGOTIATE_SPEED_CASE) -> list[Target]:
+    """The GPU's speed targets on ``case`` from the rows of the same run: its whole
+    negotiation against the CPU engine's, and in seconds (none without a GPU row)."""
+    name = f"rects {case[0]}^2 {case[1]} nets"
+    got = {r.backend: r for r in rows if r.case.startswith(name)}
+    if "cpu" not in got or "gpu" not in got:
+        return []
+    cpu, gpu = got["cpu"].seconds, got["gpu"].seconds
+    speedup = cpu / gpu if gpu > 0 else float("inf")
+    return [Target("n-speedup", f"GPU over the CPU engine, {got['gpu'].case}",
+                   f"{speedup:.1f}x ({_secs(gpu)} against {_secs(cpu)})",
+                   f">= {NEGOTIATE_SPEEDUP:g}x", _met(NEGOTIATE_SPEEDUP, speedup), speedup),
+            Target("n-seconds", f"GPU negotiation, {got['gpu'].case}", _secs(gpu),
+                   f"< {NEGOTIATE_SECONDS:g} s", _met(gpu, NEGOTIATE_SECONDS), gpu)]
+
+
+def negotiate_big(side: int, nets: int, seed: int = 1) -> tuple[float, int, int, str]:
+    """The big layout negotiated on the GPU: seconds, nets routed, the peak of CuPy's
+    memory pool (bytes held when it ends; the pool keeps what it took), and the contract
+    check ("ok" or the first broken promise)."""
+    import cupy
+
+    from .contract import check_routes
+    from .generate import random_layout
+    from .router import route
+
+    lay = random_layout(side, side, density=0.25, nets=nets, pins=2, seed=seed, span=64)
+    pool = cupy.get_default_memory_pool()
+    pool.free_all_blocks()
+    start = time.perf_counter()
+    res = route(lay, backend="gpu", mode="negotiate")
+    took = time.perf_counter() - start
+    peak = pool.total_bytes()
+    problems = check_routes(lay, res.to_json())
+    return took, res.routed, peak, f"{lay.name}: {problems[0]}" if problems else "ok"
+
+
+def big_targets(side: int, nets: int, seed: int = 1) -> list[Target]:
+    """:func:`negotiate_big`'s run as targets: time, memory, and the contract."""
+    took, routed, peak, legal = negotiate_big(side, nets, seed)
+    case = f"rects {side}^2 {nets} nets s{seed} [gpu]"
+    return [Target("n-big-seconds", f"GPU negotiation, {case}",
+                   f"{_secs(took)}, {routed} of {nets} routed", f"< {BIG_SECONDS:g} s",
+                   _met(took, BIG_SECONDS), took),
+            Target("n-big-memory", f"CuPy pool peak, {case}", f"{peak / 2**20:.0f} MiB",
+                   f"< {BIG_MEMORY / 2**30:g} GiB", _met(peak, BIG_MEMORY), peak),
+            Target("n-legal", f"contract check, {case}", legal, "ok",
+                   "yes" if legal == "ok" else "no (WRONG)")]
+
+
 def negotiate_suite(seed: int = 1, puzzles_dir: str | Path | None = None,
                     layouts: Sequence[tuple[int, int]] = NEGOTIATE_LAYOUTS,
                     puzzles: Sequence[tuple[str, int]] = NEGOTIATE_PUZZLES,
                     backends: Sequence[str] | None = None,
-                    log: Callable[[str], None] | None = None
+                    log: Callable[[str], None] | None = None,
+                    big: tuple[int, int] | None = NEGOTIATE_BIG
                     ) -> tuple[list[Target], list[NegotiateRow]]:
-    """Issue 13's quality targets: the rows of every case and backend, and the targets."""
+    """Issue 13's targets: the rows of every case and backend, and the targets (quality
+    everywhere; speed where a GPU runs: :func:`speed_targets`, and ``big`` on the GPU
+    alone, :func:`big_targets`)."""
     from .generate import random_layout
     from .readers import read_numberlink
 
@@ -945,6 +1013,10 @@ def negotiate_suite(seed: int = 1, puzzles_dir: str | Path | None = None,
                               _met(row.wirelength, WIRELENGTH_GOAL), row.wirelength))
         targets.append(Target("n-legal", f"contract check, {tid}", row.legal, "ok",
                               "yes" if row.legal == "ok" else "no (WRONG)"))
+    targets += speed_targets(rows)
+    if big is not None and "gpu" in backends:
+        log(f"negotiate: rects {big[0]}^2, {big[1]} nets, gpu")
+        targets += big_targets(*big, seed=seed)
     return targets, rows
 
 

@@ -501,3 +501,32 @@ def test_classes_suite_on_the_gpu_agrees_with_the_cpu():
     for case in bench.ROUTING_CASES:
         rrow = bench.measure_routing(case, [0], scale=0.08)
         assert rrow.check == "ok", (case.name, rrow.note)
+
+
+def test_speed_targets_from_the_rows_of_one_run():
+    from mazeroute.bench import NegotiateRow, speed_targets
+
+    def row(backend, seconds, side=1024, nets=2000):
+        return NegotiateRow(f"rects {side}^2 {nets} nets s1", backend, nets, 0, 0, "-", 1.0,
+                            seconds, seconds, "ok")
+    assert speed_targets([row("cpu", 5.0)]) == []           # no GPU row: no speed targets
+    got = {t.id: t for t in speed_targets([row("cpu", 5.0), row("cpu", 9.0, nets=4000),
+                                           row("gpu", 0.2), row("gpu", 9.0, nets=4000)])}
+    assert got["n-speedup"].value == pytest.approx(25.0) and got["n-speedup"].met == "yes"
+    assert got["n-seconds"].value == pytest.approx(0.2) and got["n-seconds"].met == "yes"
+    slow = {t.id: t for t in speed_targets([row("cpu", 5.0), row("gpu", 2.5)])}
+    assert (slow["n-speedup"].met, slow["n-seconds"].met) == ("no", "no")
+    assert slow["n-speedup"].value == pytest.approx(2.0)
+
+
+@pytest.mark.gpu
+def test_big_negotiation_targets_time_memory_and_contract():
+    from mazeroute.bench import big_targets
+    from mazeroute.generate import random_layout
+    from mazeroute.router import route
+
+    got = {t.id: t for t in big_targets(256, 150, seed=2)}
+    want = route(random_layout(256, 256, density=0.25, nets=150, pins=2, seed=2, span=64),
+                 backend="cpu", mode="negotiate")
+    assert f"{want.routed} of 150 routed" in got["n-big-seconds"].measured
+    assert got["n-big-memory"].value > 0 and got["n-legal"].met == "yes"
