@@ -49,6 +49,8 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--big", action="store_true")
     ap.add_argument("--seeds", type=int, nargs="+", default=[1])
+    ap.add_argument("--nets", type=int, default=2000,
+                    help="nets of the 1024^2 layout (default 2000)")
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--calls", action="store_true")
     ap.add_argument("--snapshots", type=int, nargs="+", default=[None], metavar="K",
@@ -80,13 +82,14 @@ def main() -> None:
         return
     for seed, (k, options) in [] if args.profile else [
             (s, o) for s in args.seeds for o in schedules]:
-        lay = random_layout(1024, 1024, density=0.25, nets=2000, pins=2, seed=seed, span=64)
+        lay = random_layout(1024, 1024, density=0.25, nets=args.nets, pins=2, seed=seed,
+                            span=64)
         route(lay, backend="gpu", mode="negotiate", max_iterations=2)     # compile, warm up
         tg, rg = timed(lay, "gpu", args.repeats, options)
         tc, rc = timed(lay, "cpu", 1, options)
         same = all(a.cells == b.cells for a, b in zip(rg.nets, rc.nets))
         wl = sum(n.length for n in rg.nets if n.routed)
-        print(f"1024^2 2000 nets seed {seed} snapshot {_name(k)}: cpu {tc:.2f} s "
+        print(f"1024^2 {args.nets} nets seed {seed} snapshot {_name(k)}: cpu {tc:.2f} s "
               f"({rc.routed} routed, "
               f"{len(rc.iterations)} its) | gpu {tg:.3f} s ({rg.routed} routed, "
               f"{len(rg.iterations)} its, wirelength {wl}) | {tc / tg:.1f}x | same routes: "
