@@ -281,6 +281,14 @@ def test_emulated_tiles_equal_the_oracle(emu_small_tiles, case):
     assert search._emu_tiled[1].calls > 0 and not search._emu.calls
 
 
+def test_tile_sides_past_the_kernels_bound_are_refused(emu_lib):
+    free = np.ones((8, 8), bool)
+    owner = np.full((8, 8), -1, np.int32)
+    for tile in (0, gw.TILE + 1):
+        with pytest.raises(ValueError, match="tile"):
+            EmuNetSearch(free, owner, emu_lib, tile=tile)
+
+
 class _Alias:
     """Another Python object for the same kernel (as CuPy may hand out for one compiled
     function): attributes are the kernel's own."""
