@@ -136,6 +136,20 @@ _ARG_TYPES = [np.int64, None, np.int32, np.uint16, np.uint32, np.int32, None, No
               np.int32, np.int32, np.int32, np.int32]
 
 
+def _c_args(args, types) -> list:
+    """A kernel's arguments for ctypes, each checked against ``types`` (an array's
+    dtype, contiguous; None: an int32 scalar)."""
+    out = []
+    for a, want in zip(args, types, strict=True):
+        if want is None:
+            assert isinstance(a, np.int32)
+            out.append(ctypes.c_int(int(a)))
+        else:
+            assert isinstance(a, np.ndarray) and a.dtype == want and a.flags.c_contiguous
+            out.append(ctypes.c_void_p(a.ctypes.data))
+    return out
+
+
 class _EmuKernel:
     """kernels/weighted.cu's ``weighted_route`` run by tests/weighted_emu.cpp."""
 
@@ -151,14 +165,7 @@ class _EmuKernel:
         assert shared_mem + self.shared_size_bytes <= max(
             48 << 10, self.max_dynamic_shared_size_bytes + self.shared_size_bytes)
         assert 1 <= block[0] <= 1024
-        c_args = []
-        for a, want in zip(args, _ARG_TYPES, strict=True):
-            if want is None:
-                assert isinstance(a, np.int32)
-                c_args.append(ctypes.c_int(int(a)))
-            else:
-                assert isinstance(a, np.ndarray) and a.dtype == want and a.flags.c_contiguous
-                c_args.append(ctypes.c_void_p(a.ctypes.data))
+        c_args = _c_args(args, _ARG_TYPES)
         self.calls.append((grid[0], block[0], shared_mem, int(args[7])))
         rc = self.lib.emulate(ctypes.c_int(min(self.threads, block[0])),
                               ctypes.c_int(grid[0]), ctypes.c_int(shared_mem), *c_args)
@@ -203,14 +210,7 @@ class _EmuTiled:
 
     def __call__(self, grid, block, args):
         assert 1 <= block[0] <= self.bound
-        c_args = []
-        for a, want in zip(args, self.types, strict=True):
-            if want is None:
-                assert isinstance(a, np.int32)
-                c_args.append(ctypes.c_int(int(a)))
-            else:
-                assert isinstance(a, np.ndarray) and a.dtype == want and a.flags.c_contiguous
-                c_args.append(ctypes.c_void_p(a.ctypes.data))
+        c_args = _c_args(args, self.types)
         self.calls += 1
         assert self.fn(min(self.threads, block[0]), grid[0], *c_args) == 0
 
