@@ -196,6 +196,62 @@ __device__ __forceinline__ u64 stepWord(Window& win, const u64* curr, u64* next,
     return fresh;
 }
 
+// The level loop shared by both kinds of net: from the frontier in front0 (level 0), one
+// level after another over this thread's words (row[j], col[j]), labelling levels mod 4
+// when `labels`; found(i, r, k, fresh, level) sees each word's fresh cells and sets
+// s_found[level & 1] when a target is among them. Stops after the level that found one
+// (returns it, *numLevels = level + 1) or after a level that labels nothing (returns -1,
+// *numLevels = level). The caller clears s_found; every thread must call it.
+template <class Found>
+__device__ int levels(Window& win, const int* row, const int* col, bool labels,
+                      int* numLevels, Found found) {
+    int level = 0;
+    u64* curr = win.front0;
+    u64* next = win.front1;
+    while (true) {
+        int currLevel = ++level;
+        if (threadIdx.x == 0) s_found[(currLevel + 1) & 1] = 0;
+        int any = 0;
+#pragma unroll
+        for (int j = 0; j < WORDS_PER_THREAD; ++j) {
+            int i = threadIdx.x + j * blockDim.x;
+            if (i >= win.n) break;
+            int r = row[j], k = col[j];
+            u64 fresh = stepWord(win, curr, next, i, r, k);
+            if (fresh) {
+                any = 1;
+                if (labels) {
+                    if (currLevel & 1) win.lv0[i] |= fresh;
+                    if (currLevel & 2) win.lv1[i] |= fresh;
+                }
+                found(i, r, k, fresh, currLevel);
+            }
+        }
+        any = __syncthreads_or(any);
+        if (s_found[currLevel & 1]) {
+            *numLevels = currLevel + 1;
+            return currLevel;
+        }
+        if (!any) {
+            *numLevels = currLevel;
+            return -1;
+        }
+        u64* t = curr;
+        curr = next;
+        next = t;
+    }
+}
+
+// This thread's words of the window: the row and column of each, computed once.
+__device__ __forceinline__ void ownWords(const Window& win, int* row, int* col) {
+#pragma unroll
+    for (int j = 0; j < WORDS_PER_THREAD; ++j) {
+        int i = threadIdx.x + j * blockDim.x;
+        row[j] = i / win.wd;
+        col[j] = i - row[j] * win.wd;
+    }
+}
+
 // Level-synchronous BFS from local cell (sx, sy) with both pins free; labels levels mod 4
 // when `labels`. Stops after the level that labels (tx, ty) (tx < 0: no target). Returns
 // that level or -1; *numLevels is the number of levels labelled; *escaped as above.
@@ -220,52 +276,15 @@ __device__ int bfs(Window& win, const Grid& g, int pos, int sx, int sy, int ox, 
         s_found[0] = s_found[1] = 0;
     }
     __syncthreads();
-    // this thread's words, row and column of each, computed once
     int row[WORDS_PER_THREAD], col[WORDS_PER_THREAD];
-#pragma unroll
-    for (int j = 0; j < WORDS_PER_THREAD; ++j) {
-        int i = threadIdx.x + j * blockDim.x;
-        row[j] = i / win.wd;
-        col[j] = i - row[j] * win.wd;
-    }
-    int level = 0;
-    u64* curr = win.front0;
-    u64* next = win.front1;
-    while (true) {
-        int currLevel = ++level;
-        if (threadIdx.x == 0) s_found[(currLevel + 1) & 1] = 0;
-        int any = 0;
-#pragma unroll
-        for (int j = 0; j < WORDS_PER_THREAD; ++j) {
-            int i = threadIdx.x + j * blockDim.x;
-            if (i >= win.n) break;
-            int r = row[j], k = col[j];
-            u64 fresh = stepWord(win, curr, next, i, r, k);
-            if (fresh) {
-                any = 1;
-                if (labels) {
-                    if (currLevel & 1) win.lv0[i] |= fresh;
-                    if (currLevel & 2) win.lv1[i] |= fresh;
-                }
-                if (i == tWord && (fresh & tBit)) s_found[currLevel & 1] = 1;
-                if (fresh & win.exits(r, k)) s_escaped = 1;
-            }
-        }
-        any = __syncthreads_or(any);
-        if (s_found[currLevel & 1]) {
-            *numLevels = currLevel + 1;
-            *escaped = s_escaped != 0;
-            return currLevel;
-        }
-        if (!any) {
-            *numLevels = currLevel;
-            *escaped = s_escaped != 0;
-            return -1;
-        }
-        u64* t = curr;
-        curr = next;
-        next = t;
-    }
+    ownWords(win, row, col);
+    int T = levels(win, row, col, labels, numLevels,
+                   [&](int i, int r, int k, u64 fresh, int level) {
+                       if (i == tWord && (fresh & tBit)) s_found[level & 1] = 1;
+                       if (fresh & win.exits(r, k)) s_escaped = 1;
+                   });
+    *escaped = s_escaped != 0;
+    return T;
 }
 
 // Directions 0-3: up, left, right, down (backtrace.py's order).
@@ -274,6 +293,31 @@ __device__ __forceinline__ int stepY(int d) { return d == 0 ? -1 : d == 3 ? 1 : 
 
 __constant__ int c_dx[4] = {0, -1, 1, 0};   // up, left, right, down
 __constant__ int c_dy[4] = {-1, 0, 0, 1};
+
+// The backtrace of Fig. 15.5 (B) with backtrace.py's rule (keep the heading, else up, left,
+// right, down; a straight step probes one cell) from local cell (x, y) on level T down to
+// level 0: the cell reached after `step` steps goes to cells[T - step] (vertex ids; the
+// one on level 0 only when `last`), each turn adds to *bends. Returns false if a step
+// finds no cell, which exact levels never allow. One thread runs it. (A warp voting on
+// the five candidates per step measured no faster on the H100: ~600 cycles a step.)
+__device__ __forceinline__ bool traceBack(const Window& win, int x, int y, int T,
+                                          bool last, int width, int* cells, int* bends) {
+    int heading = -1;
+    for (int step = 1; step <= T; ++step) {
+        int want = (T - step) & 3;
+        int go = heading >= 0 && win.holds(x + stepX(heading), y + stepY(heading), want)
+                     ? heading : -1;
+        for (int d = 0; d < 4 && go < 0; ++d)
+            if (d != heading && win.holds(x + stepX(d), y + stepY(d), want)) go = d;
+        if (go < 0) return false;
+        if (heading >= 0 && go != heading) ++*bends;
+        heading = go;
+        x += stepX(go);
+        y += stepY(go);
+        if (step < T || last) cells[T - step] = (win.y0 + y) * width + win.x0 + x;
+    }
+    return true;
+}
 
 __shared__ int s_px[MAX_PINS], s_py[MAX_PINS];   // a tree net's pins, window-local
 __shared__ int s_bound;        // B of the notes at the top (INT_MAX: nothing touches outside)
@@ -378,12 +422,7 @@ __device__ void routeTree(Window& win, const Grid& g, const int* rec, const int*
         s_status = OK;
     }
     int row[WORDS_PER_THREAD], col[WORDS_PER_THREAD];
-#pragma unroll
-    for (int j = 0; j < WORDS_PER_THREAD; ++j) {
-        int i = threadIdx.x + j * blockDim.x;
-        row[j] = i / win.wd;
-        col[j] = i - row[j] * win.wd;
-    }
+    ownWords(win, row, col);
     unsigned joined = 1u;       // pins in the tree
     int steps = 0;
     for (int stage = 1; stage < npins; ++stage) {
@@ -409,45 +448,17 @@ __device__ void routeTree(Window& win, const Grid& g, const int* rec, const int*
             lowerBound(win, y, x >> 6, win.exits(y, x >> 6) & b, 0, npins, joined);
         }
         __syncthreads();
-        int lvl = 0, T = -1, numLevels = 0;
-        u64* curr = win.front0;
-        u64* next = win.front1;
-        while (true) {
-            int currLevel = ++lvl;
-            if (threadIdx.x == 0) s_found[(currLevel + 1) & 1] = 0;
-            int any = 0;
-#pragma unroll
-            for (int j = 0; j < WORDS_PER_THREAD; ++j) {
-                int i = threadIdx.x + j * blockDim.x;
-                if (i >= win.n) break;
-                int r = row[j], k = col[j];
-                u64 fresh = stepWord(win, curr, next, i, r, k);
-                if (fresh) {
-                    any = 1;
-                    if (currLevel & 1) win.lv0[i] |= fresh;
-                    if (currLevel & 2) win.lv1[i] |= fresh;
-                    u64 ex = fresh & win.exits(r, k);
-                    if (ex) lowerBound(win, r, k, ex, currLevel, npins, joined);
-                    for (int q = 0; q < npins; ++q)
-                        if (!((joined >> q) & 1u) && s_py[q] == r && (s_px[q] >> 6) == k
-                            && ((fresh >> (s_px[q] & 63)) & 1ull))
-                            s_found[currLevel & 1] = 1;
-                }
-            }
-            any = __syncthreads_or(any);
-            if (s_found[currLevel & 1]) {
-                T = currLevel;
-                numLevels = currLevel + 1;
-                break;
-            }
-            if (!any) {
-                numLevels = currLevel;
-                break;
-            }
-            u64* t = curr;
-            curr = next;
-            next = t;
-        }
+        int numLevels = 0;
+        const int T = levels(win, row, col, true, &numLevels,
+                             [&](int i, int r, int k, u64 fresh, int level) {
+                                 u64 ex = fresh & win.exits(r, k);
+                                 if (ex) lowerBound(win, r, k, ex, level, npins, joined);
+                                 for (int q = 0; q < npins; ++q)
+                                     if (!((joined >> q) & 1u) && s_py[q] == r
+                                         && (s_px[q] >> 6) == k
+                                         && ((fresh >> (s_px[q] & 63)) & 1ull))
+                                         s_found[level & 1] = 1;
+                             });
         steps += numLevels;
         // no pin reached, and the wave touched the outside: are the pins enclosed?
         const bool flood = T < 0 && s_bound != NO_BOUND;
@@ -464,26 +475,11 @@ __device__ void routeTree(Window& win, const Grid& g, const int* rec, const int*
                 s_levels += numLevels;
                 int q = 0;       // the first pin not in the tree that is labelled
                 while ((joined >> q) & 1u || !win.holds(s_px[q], s_py[q], T & 3)) ++q;
-                int x = s_px[q], y = s_py[q], heading = -1;
-                int at = off + s_tree - 1;          // the branch's cell on level L: at + L
-                paths[at + T] = (win.y0 + y) * g.width + win.x0 + x;
-                for (int step = 1; step <= T; ++step) {
-                    int want = (T - step) & 3;
-                    int go = heading >= 0
-                                     && win.holds(x + stepX(heading), y + stepY(heading), want)
-                                 ? heading : -1;
-                    for (int d = 0; d < 4 && go < 0; ++d)
-                        if (d != heading && win.holds(x + stepX(d), y + stepY(d), want)) go = d;
-                    if (go < 0) {     // cannot happen with exact levels; commit nothing
-                        s_status = 0;
-                        break;
-                    }
-                    if (heading >= 0 && go != heading) ++s_bends;
-                    heading = go;
-                    x += stepX(go);
-                    y += stepY(go);
-                    if (step < T) paths[at + T - step] = (win.y0 + y) * g.width + win.x0 + x;
-                }
+                int* at = paths + off + s_tree - 1;   // the branch's cell on level L: at[L]
+                at[T] = (win.y0 + s_py[q]) * g.width + win.x0 + s_px[q];
+                // level 0 is the tree's cell already; a failed step commits nothing
+                if (!traceBack(win, s_px[q], s_py[q], T, false, g.width, at, &s_bends))
+                    s_status = 0;
                 s_tree += T;
                 s_target = q;
             }
@@ -559,31 +555,14 @@ route_batch(const int* recs, int numNets, const int* pinXY, u64* freeBits, u64* 
         status = escaped ? ESCAPED : UNROUTED_TARGET;
         numLevels = 0;
     }
-    // backtrace by thread 0, with backtrace.py's rule (keep the heading, else up, left,
-    // right, down); a straight step probes one cell. (A warp voting on the five
-    // candidates per step measured no faster on the H100: ~600 cycles a step either way.)
     if (threadIdx.x == 0) {
         int cells = 0;
         if (status == OK) {
-            int x = tx, y = ty, heading = -1;
             paths[off + T] = (win.y0 + ty) * width + win.x0 + tx;
-            for (int step = 1; step <= T; ++step) {
-                int want = (T - step) & 3;
-                int go = heading >= 0 && win.holds(x + stepX(heading), y + stepY(heading), want)
-                             ? heading : -1;
-                for (int d = 0; d < 4 && go < 0; ++d)
-                    if (d != heading && win.holds(x + stepX(d), y + stepY(d), want)) go = d;
-                if (go < 0) {         // cannot happen with exact levels; commit nothing
-                    status = 0;
-                    break;
-                }
-                if (heading >= 0 && go != heading) ++bends;
-                heading = go;
-                x += stepX(go);
-                y += stepY(go);
-                paths[off + T - step] = (win.y0 + y) * width + win.x0 + x;
-            }
-            if (status == OK) cells = T + 1;
+            if (traceBack(win, tx, ty, T, true, width, paths + off, &bends))
+                cells = T + 1;
+            else
+                status = 0;          // commit nothing
         }
         s_cells = cells;
         int* h = hdr + (size_t)blockIdx.x * HDR;

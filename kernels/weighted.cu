@@ -266,6 +266,26 @@ __device__ int connect(const Box& b, const int* pins, long long p0, long long p1
     return ST_OK;
 }
 
+// The result of request r: its header (status, cells, offset taken by one atomicAdd on
+// *used) and its tree copied to out. Every thread of the block calls it; the barrier first
+// lets status and cells be read from shared memory that thread 0 then rewrites.
+__device__ void writeResult(const long long* r, int status, int cells, const int* tree,
+                            int* out, int* hdr, int* used) {
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        const int n = status == ST_OK ? cells : 0;
+        const int start = n ? atomicAdd(used, n) : 0;
+        int* h = hdr + r[R_ROW] * HDR;
+        h[0] = status;
+        h[1] = n;
+        h[2] = start;
+        s_cells = n;
+        s_start = start;
+    }
+    __syncthreads();
+    for (int i = threadIdx.x; i < s_cells; i += blockDim.x) out[s_start + i] = tree[i];
+}
+
 template <class Box>
 __device__ void routeNet(const Box& b, const long long* r, const int* code,
                          const unsigned short* cost, const int* pins, int width, int* seg,
@@ -296,19 +316,8 @@ __device__ void routeNet(const Box& b, const long long* r, const int* code,
         }
         __syncthreads();
     }
-    if (threadIdx.x == 0) {
-        const int n = s_status == ST_OK ? s_cells : 0;
-        const int start = n ? atomicAdd(used, n) : 0;
-        int* h = hdr + r[R_ROW] * HDR;
-        h[0] = s_status;
-        h[1] = n;
-        h[2] = start;
-        s_cells = n;
-        s_start = start;
-        PROBE_ADD(3, clock64() - t0);
-    }
-    __syncthreads();
-    for (int i = threadIdx.x; i < s_cells; i += blockDim.x) out[s_start + i] = tree[i];
+    if (threadIdx.x == 0) PROBE_ADD(3, clock64() - t0);
+    writeResult(r, s_status, s_cells, tree, out, hdr, used);
 }
 
 // rec: count records; code: per cell BLOCKED_CODE or its owner (-1: nobody); cost: per
@@ -508,18 +517,5 @@ tiled_finish(const long long* rec, int count, const int* seg, const int* state, 
     const int k = blockIdx.x;
     if (k >= count) return;
     const long long* r = rec + (long long)k * REC;
-    if (threadIdx.x == 0) {
-        const int status = state[2 * k];
-        const int n = status == ST_OK ? state[2 * k + 1] : 0;
-        const int start = n ? atomicAdd(used, n) : 0;
-        int* h = hdr + r[R_ROW] * HDR;
-        h[0] = status;
-        h[1] = n;
-        h[2] = start;
-        s_cells = n;
-        s_start = start;
-    }
-    __syncthreads();
-    const int* tree = seg + r[R_SEG];
-    for (int i = threadIdx.x; i < s_cells; i += blockDim.x) out[s_start + i] = tree[i];
+    writeResult(r, state[2 * k], state[2 * k + 1], seg + r[R_SEG], out, hdr, used);
 }
