@@ -235,11 +235,13 @@ _NUMPY = types.SimpleNamespace(
 class EmuNetSearch(gw.GPUNetSearch):
     """GPUNetSearch whole, on NumPy arrays, with the kernels' code run on the CPU."""
 
-    def __init__(self, free, owner, lib, threads=3, smem_limit=None, tile=gw.TILE):
+    def __init__(self, free, owner, lib, threads=3, smem_limit=None, tile=gw.TILE,
+                 cpu_box_cells=None):
         self._emu = _EmuKernel(lib, threads)
         self._emu_set = _EmuSetCosts(lib)
         self._emu_tiled = [_EmuTiled(lib, k, threads, tile) for k in gw.KERNELS[2:]]
-        super().__init__(free, owner, smem_limit=smem_limit, cpu_box_cells=None, tile=tile)
+        super().__init__(free, owner, smem_limit=smem_limit, cpu_box_cells=cpu_box_cells,
+                         tile=tile)
 
     def _device(self):
         return _NUMPY, (self._emu, self._emu_set, *self._emu_tiled), 227 << 10
@@ -279,6 +281,17 @@ def test_emulated_tiles_equal_the_oracle(emu_small_tiles, case):
     search = EmuNetSearch(case.free, case.owner, emu_small_tiles, 3, 0, tile=SMALL_TILE)
     _check(case, search)
     assert search._emu_tiled[1].calls > 0 and not search._emu.calls
+
+
+@pytest.mark.parametrize("case", random_weighted_cases(30, 24, seed=29), ids=lambda c: c.id)
+def test_calls_split_by_box_size_equal_the_oracle(emu_lib, case):
+    """Boxes over ``cpu_box_cells`` go to the CPU engine, the others to the device in the
+    same call: every wire is the oracle's."""
+    search = EmuNetSearch(case.free, case.owner, emu_lib, 3, [None, 0][len(case.id) % 2],
+                          cpu_box_cells=60)
+    _check(case, search)
+    areas = [(r.box[2] - r.box[0] + 1) * (r.box[3] - r.box[1] + 1) for r in case.requests]
+    assert (search._cpu is not None) == (max(areas) > 60)
 
 
 def test_tile_sides_past_the_kernels_bound_are_refused(emu_lib):

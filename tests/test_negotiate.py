@@ -349,6 +349,20 @@ def test_sequential_floor_equals_the_sequential_router(lay):
     assert floor == want
 
 
+@given(lay=layouts())
+@settings(max_examples=40, deadline=None)
+def test_sequential_floor_stops_once_it_cannot_beat(lay):
+    """``beat``: None exactly when the floor routes at most ``beat`` nets, the same
+    routes otherwise."""
+    floor = sequential_routes(lay, "cpu")
+    for beat in {max(0, floor.routed - 1), floor.routed}:
+        got = sequential_routes(lay, "cpu", beat=beat)
+        if floor.routed <= beat:
+            assert got is None
+        else:
+            assert [n.cells for n in got.nets] == [n.cells for n in floor.nets]
+
+
 def test_options_reach_the_negotiation():
     lay = corridor_layout()
     res = route(lay, backend="cpu", mode="negotiate",
@@ -371,6 +385,10 @@ def test_negotiation_on_the_gpu_equals_the_cpu(seed):
     assert check_routes(lay, gpu.to_json()) == []
     floor_cpu, floor_gpu = sequential_routes(lay, "cpu"), sequential_routes(lay, "gpu")
     assert [n.cells for n in floor_gpu.nets] == [n.cells for n in floor_cpu.nets]
+    assert sequential_routes(lay, "gpu", beat=floor_cpu.routed) is None
+    if floor_cpu.routed:
+        got = sequential_routes(lay, "gpu", beat=floor_cpu.routed - 1)
+        assert [n.cells for n in got.nets] == [n.cells for n in floor_cpu.nets]
 
 
 def test_route_negotiates_by_default_and_sequential_is_the_router():

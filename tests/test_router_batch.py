@@ -471,7 +471,11 @@ def test_lazy_cells_read_as_tuples_and_write_as_lists():
     r = NetRoute("a", [(0, 0), (2, 0)], routed=True)
     r.set_cells(np.array([[0, 0], [1, 0], [2, 0]], np.int32))
     assert r.to_json()["cells"] == [[0, 0], [1, 0], [2, 0]]
+    got = r.cell_array()             # read as an array, the cells stay lazy
+    assert got.dtype == np.int64 and got.tolist() == [[0, 0], [1, 0], [2, 0]]
+    assert r.__dict__["_xy"] is not None
     assert r.cells == [(0, 0), (1, 0), (2, 0)] and type(r.cells[0][0]) is int
+    assert r.cell_array().tolist() == [[0, 0], [1, 0], [2, 0]]      # from the tuples
     assert r == NetRoute("a", [(0, 0), (2, 0)], routed=True, cells=[(0, 0), (1, 0), (2, 0)])
     r.cells = [(5, 5)]
     assert r.cells == [(5, 5)] and r.to_json()["cells"] == [[5, 5]]
@@ -487,6 +491,31 @@ def test_batched_routing_equals_sequential(seed):
     limit = int(rng.choice([gb.window_bytes(6, 6), gb.window_bytes(20, 20), 1 << 30]))
     got, _ = _emu_route(lay, order, margin=margin, smem_limit=limit)    # small: routed alone
     _same(got, Router(lay, "cpu").run(order))
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_a_run_gives_up_exactly_when_more_than_max_unrouted_nets_stay_unrouted(seed):
+    """``max_unrouted``: None exactly when more nets stay unrouted, the same routes
+    otherwise, and no more launches than the whole run (the batched loop through
+    ``EmuBatch``, and the router one net at a time)."""
+    lay = _random_layout(3000 + seed)
+    want = Router(lay, "cpu").run()
+    lost = len(lay.nets) - want.routed
+    r = Router(lay, "cpu")
+    r.batch = EmuBatch(r.problem, margin=seed % 3)
+    r.run()
+    launches = r.batches
+    for m in sorted({max(0, lost - 1), lost, lost + 1}):
+        alone = Router(lay, "cpu").run(max_unrouted=m)
+        r = Router(lay, "cpu")
+        r.batch = EmuBatch(r.problem, margin=seed % 3)
+        batched = r.run(max_unrouted=m)
+        assert r.batches <= launches
+        for got in (alone, batched):
+            if lost > m:
+                assert got is None
+            else:
+                _same(got, want)
 
 
 def test_every_outcome_occurs_and_still_matches():
@@ -683,6 +712,20 @@ def test_gpu_batched_routing_equals_cpu(seed):
     assert r.batch is not None
     r.batch.margin = (0, 1, 2, 4, 16)[seed % 5]
     _same(r.run(order), Router(lay, "cpu").run(order))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("seed", range(12))
+def test_gpu_run_gives_up_exactly_when_more_than_max_unrouted_nets_stay_unrouted(seed):
+    lay = _random_layout(3000 + seed)
+    want = Router(lay, "cpu").run()
+    lost = len(lay.nets) - want.routed
+    for m in sorted({max(0, lost - 1), lost}):
+        got = Router(lay, "gpu").run(max_unrouted=m)
+        if lost > m:
+            assert got is None
+        else:
+            _same(got, want)
 
 
 @pytest.mark.gpu

@@ -781,13 +781,17 @@ class BatchRun:
         once every earlier net is final, which commits the wire through the engine's
         problem and returns the vertex ids of the wire and of the net's pins (None:
         unrouted)
+    max_unrouted : :meth:`run` gives up (returns None) as soon as more than this many
+        nets are final and unrouted (None: never)
     """
 
     def __init__(self, dev: GridBatch, shape: tuple[int, int], pin_xy: np.ndarray,
                  pin_start: np.ndarray, pin_count: np.ndarray, barrier: np.ndarray,
-                 route_alone):
+                 route_alone, max_unrouted: int | None = None):
         self.dev, self.shape = dev, shape
         self.route_alone = route_alone
+        self.max_unrouted = max_unrouted
+        self.lost_alone = 0           # nets routed alone that stayed unrouted
         n = self.n = len(pin_count)
         self.npins = np.asarray(pin_count, np.int64)
         self.multi = self.npins > 2                       # nets of more than two pins
@@ -854,13 +858,25 @@ class BatchRun:
         book[2, gone] = book[3, gone] = book[5, gone] = 0
         self.proven += gone.size
 
-    def run(self) -> BatchOutcome:
+    def lost(self, p: int) -> int:
+        """Nets certain to stay unrouted while ``p`` is the first ``TODO`` position:
+        the unrouted ones before it (final in effect), those proven apart, and those
+        routed alone without a wire."""
+        state, status = self.book[0], self.book[1]
+        unrouted = (status == UNROUTED_SOURCE) | (status == UNROUTED_TARGET)
+        return (int(np.count_nonzero(unrouted[:p]))
+                + int(np.count_nonzero(unrouted[p:] & (state[p:] == FINAL))) + self.lost_alone)
+
+    def run(self) -> BatchOutcome | None:
+        """Route every position; None when the run gave up (``max_unrouted``)."""
         h, w = self.shape
         state, status = self.book[0], self.book[1]
         todo = np.flatnonzero(state == TODO)
         counting = np.zeros(self.n, bool)
         while todo.size:
             p = int(todo[0])
+            if self.max_unrouted is not None and self.lost(p) > self.max_unrouted:
+                return None
             # level counts of unroutable nets whose turn is final start at once, and run
             # on the device while the loop goes on
             ready = np.flatnonzero((status[:p] == UNROUTED_TARGET) & ~counting[:p])
@@ -899,6 +915,8 @@ class BatchRun:
                     self.book[5, redo] = 0
                 self.seconds[batch] += (time.perf_counter() - start) / batch.size
             todo = np.flatnonzero(state == TODO)
+        if self.max_unrouted is not None and self.lost(self.n) > self.max_unrouted:
+            return None
         ready = np.flatnonzero((status == UNROUTED_TARGET) & ~counting)
         if ready.size:
             self._count(ready)
@@ -935,6 +953,7 @@ class BatchRun:
         routed = self.route_alone(p)
         state[p] = FINAL
         self.book[1, p] = 0
+        self.lost_alone += routed is None
         redo = np.zeros(0, np.int64)
         if routed is not None:
             wire, pins = (np.asarray(a, dtype=np.int32) for a in routed)

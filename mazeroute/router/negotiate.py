@@ -73,6 +73,7 @@ from .fill import fill_routes
 from .result import IterationStats, NetRoute, RouteResult
 from .sequential import Router
 
+_NO_CELLS = np.zeros(0, np.int64)
 #: Nets named in a reason before "and N more".
 _NAMES = 4
 #: Base costs to cross another net's wire in :meth:`Negotiator.repair`'s search.
@@ -138,6 +139,7 @@ class Negotiator:
         self.seconds = np.zeros(n)
         self.enclosed: set[int] = set()          # no route even through other nets' wires
         self._pieces: np.ndarray | None = None   # see _cut_off
+        self._pinned = None                      # see _pin_search
         self.conflicts: dict[int, set[int]] = {}  # nets dropped by legalise, and why
         self.iterations: list[IterationStats] = []
         self._clock = 0
@@ -416,6 +418,14 @@ class Negotiator:
                 del self.conflicts[i]
             self.seconds[i] += time.perf_counter() - start
 
+    def _pin_search(self):
+        """A second search engine whose cells belong only to the nets' pins (wires pass,
+        at whatever cost the caller gives them), made once: repair and the reasons of
+        unrouted nets use it, and a grid-sized engine costs a pass over the grid."""
+        if self._pinned is None:
+            self._pinned = make_net_search(self.backend, self.free, self.owner)
+        return self._pinned
+
     def repair(self, max_victims: int = 2, passes: int = 3) -> int:
         """Rip-up and reroute for the nets legalisation left unrouted: a net takes the
         way that crosses the fewest other wires (a wire costs :data:`WIRE_COST` base costs
@@ -427,12 +437,13 @@ class Negotiator:
             return 0            # nothing to repair: spare the grid-sized set-up below
         h, w = self.shape
         whole = (0, 0, w - 1, h - 1)
-        own = np.full(h * w, -1, np.int64)
-        for i, r in enumerate(self.routes):
-            if r is not None:
-                own[r] = i
+        own = np.full(h * w, -1, np.int32)
+        nets = [i for i, r in enumerate(self.routes) if r is not None]
+        if nets:
+            own[np.concatenate([self.routes[i] for i in nets])] = np.repeat(
+                np.asarray(nets, np.int32), [self.routes[i].size for i in nets])
         self._reserve_wires()
-        push = make_net_search(self.backend, self.free, self.owner)
+        push = self._pin_search()
         uniform = np.full(self.shape, COST_SCALE, COST_DTYPE)
         dear = np.where(own >= 0, WIRE_COST * COST_SCALE, COST_SCALE).astype(COST_DTYPE)
         dirty: list[np.ndarray] | None = None         # cells of dear changed; None: all
@@ -529,9 +540,13 @@ class Negotiator:
                 uniform, [NetRequest(i, self.pins[i], tuple(boxes[k]))
                           for i, k in zip(group, batch)], changed)
             changed = np.zeros(0, np.int64)
-            for i, new in zip(group, found):
-                if new is not None and len(new) < len(self.cells[i]):
-                    self._set_route(i, new, int(self.stamp[i]))
+            shorter = [(i, new) for i, new in zip(group, found)
+                       if new is not None and len(new) < len(self.cells[i])]
+            if shorter:
+                moved = [i for i, _ in shorter]
+                self._rip(moved)
+                self._commit(moved, [new for _, new in shorter],
+                             [int(self.stamp[i]) for i in moved])
             self._reserve(group, [self.cells[i] for i in group])
             self.seconds[group] += (time.perf_counter() - start) / len(group)
 
@@ -554,9 +569,9 @@ class Negotiator:
         if result.routed < len(self.layout.nets) - len(self.enclosed):
             # the weighted search on unit costs is the fast floor on the CPU; a device
             # engine has the batched BFS router for it (whole-grid boxes one net at a
-            # time would be its slowest case)
-            floor = sequential_routes(self.layout, self.backend)
-            if floor.routed > result.routed:
+            # time would be its slowest case); it stops once it cannot route more
+            floor = sequential_routes(self.layout, self.backend, beat=result.routed)
+            if floor is not None and floor.routed > result.routed:
                 floor.notice = (f"sequential routing connected more nets ({floor.routed}) "
                                 f"than negotiation ({result.routed}); its routes are kept")
                 floor.engine, floor.order, floor.mode = result.engine, "file", "negotiate"
@@ -607,21 +622,26 @@ class Negotiator:
         h, w = self.shape
         whole = (0, 0, w - 1, h - 1)
         wires = np.full(self.shape, -1, np.int32)
-        for i, r in enumerate(result.nets):
-            if r.routed:
-                c = np.array(r.cells, np.int64).reshape(-1, 2)
-                wires[c[:, 1], c[:, 0]] = i
+        routed = [i for i, r in enumerate(result.nets) if r.routed]
+        if routed:
+            cells = [result.nets[i].cell_array() for i in routed]
+            xy = np.concatenate(cells)
+            wires[xy[:, 1], xy[:, 0]] = np.repeat(np.asarray(routed, np.int32),
+                                                   [len(c) for c in cells])
         # wires passable but dear, pins as always: which wires wall a net off
-        wire_search = make_net_search(self.backend, self.free, self.owner)
+        wire_search = self._pin_search()
         wire_cost = np.ones(self.shape, COST_DTYPE)
         wire_cost[wires >= 0] = COST_MAX
+        changed = None                  # the costs are sent at the first search only
         for i in todo:
             if negotiated and i in self.conflicts:
                 result.nets[i].reason = (f"still in conflict with nets "
                                          f"{_names(self.layout, self.conflicts[i])} after "
                                          f"{iterations} iterations")
                 continue
-            xy = wire_search.route(wire_cost, [NetRequest(i, self.pins[i], whole)])[0]
+            xy = wire_search.route(wire_cost, [NetRequest(i, self.pins[i], whole)],
+                                   changed)[0]
+            changed = _NO_CELLS
             if xy is not None:
                 by = set(wires[xy[:, 1], xy[:, 0]].tolist()) - {-1, i}
                 result.nets[i].reason = ("walled off by the wires of nets "
@@ -688,9 +708,14 @@ class Negotiator:
         return count, ((fy + y0) * w + fx + x0, mask, (ex0, ey0))
 
 
-def sequential_routes(layout: Layout, backend: str = "auto") -> RouteResult:
+def sequential_routes(layout: Layout, backend: str = "auto",
+                      beat: int | None = None) -> RouteResult | None:
     """Sequential mode's routes (file order, each wire a blockage for the nets after it),
     computed by the weighted search on unit costs over the whole grid.
+
+    ``beat``: the routes are wanted only if they connect more than ``beat`` nets: None
+    is returned when they do not, and the run stops as soon as so many nets are
+    certain to stay unrouted that they cannot (None: always a result).
 
     Unit costs make the weighted search a BFS with the BFS backtrace, so the wires are
     exactly those of :class:`mazeroute.router.Router` (a test holds them equal); the
@@ -700,8 +725,9 @@ def sequential_routes(layout: Layout, backend: str = "auto") -> RouteResult:
     many nets a launch), whose wires are the same; the weighted search would take each
     net's whole-grid box alone.
     """
+    give_up = None if beat is None else len(layout.nets) - beat - 1
     if backend == "gpu" or (backend == "auto" and gpu_available()):
-        return Router(layout, "gpu", "grid").run()
+        return Router(layout, "gpu", "grid").run(max_unrouted=give_up)
     start = time.perf_counter()
     h, w = layout.height, layout.width
     owner = np.full((h, w), -1, np.int32)
@@ -725,6 +751,8 @@ def sequential_routes(layout: Layout, backend: str = "auto") -> RouteResult:
             order += 1
         r.seconds = time.perf_counter() - t0
         nets.append(r)
+        if give_up is not None and len(nets) - order > give_up:
+            return None
     engine = f"{getattr(search, 'backend', backend)}/weighted"
     return RouteResult(layout, nets, engine, "file", time.perf_counter() - start)
 

@@ -39,6 +39,14 @@ class NetRoute:
         """
         self.__dict__["_cells"], self.__dict__["_xy"] = None, xy
 
+    def cell_array(self) -> np.ndarray:
+        """``cells`` as a ``(k, 2)`` int64 array of ``x, y``; a route set by
+        :meth:`set_cells` is not turned into tuples on the way."""
+        xy = self.__dict__.get("_xy")
+        if xy is None:
+            xy = self.cells
+        return np.asarray(xy, np.int64).reshape(-1, 2)
+
     def to_json(self) -> dict:
         xy = self.__dict__.get("_xy")
         cells = xy.tolist() if xy is not None else [list(c) for c in self.cells]

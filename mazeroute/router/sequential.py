@@ -215,8 +215,13 @@ class Router:
             self.problem.set_blocked(pins)
 
     def run(self, order: str = "file",
-            progress: Callable[[int, int, NetRoute], None] | None = None) -> RouteResult:
+            progress: Callable[[int, int, NetRoute], None] | None = None,
+            max_unrouted: int | None = None) -> RouteResult | None:
         """Route every net in ``order``; results come back in file order.
+
+        ``max_unrouted``: give up, returning None, as soon as more than this many nets
+        are certain to stay unrouted (a caller that only needs the result when it
+        routes enough nets is spared the rest of the run; None: never).
 
         A GPU fault under ``backend="auto"`` restarts the run on the CPU engine (see
         :attr:`notice`); with ``backend="gpu"`` it is an
@@ -226,30 +231,43 @@ class Router:
         sequence = net_order(self.layout, order)
         committed, wires = self.committed, len(self._wires)
         try:
-            results = self._run(sequence, progress)
+            results = self._run(sequence, progress, max_unrouted)
         except device_errors() as e:
             self.committed = committed
             del self._wires[wires:]
             self._device_failed(e)
-            results = self._run(sequence, progress)
+            results = self._run(sequence, progress, max_unrouted)
+        if results is None:
+            return None
         return RouteResult(self.layout, [results[i] for i in range(len(self.layout.nets))],
                            self.engine, order, time.perf_counter() - start, self.notice)
 
-    def _run(self, sequence: list[int], progress) -> dict[int, NetRoute]:
+    def _run(self, sequence: list[int], progress,
+             max_unrouted: int | None = None) -> dict[int, NetRoute] | None:
         self.batches = 0
-        batched = _batched(self, sequence) if self.batch is not None and sequence else None
+        batched = None
+        if self.batch is not None and sequence:
+            batched = _batched(self, sequence, max_unrouted)
+            if batched is None:
+                return None
         results: dict[int, NetRoute] = {}
+        lost = 0
         for k, i in enumerate(sequence):
             results[i] = batched[i] if batched is not None else self._route_net(i)
+            lost += not results[i].routed
+            if max_unrouted is not None and lost > max_unrouted:
+                return None
             if progress:
                 progress(k + 1, len(sequence), results[i])
         return results
 
 
-def _batched(router: Router, sequence: list[int]) -> dict[int, NetRoute]:
+def _batched(router: Router, sequence: list[int],
+             max_unrouted: int | None = None) -> dict[int, NetRoute] | None:
     """Route ``sequence`` through the engine's batched search
     (:class:`~mazeroute.engines.gpu_batch.BatchRun`): nets many per launch, barriers
-    (nets of more pins than it takes) routed here, alone, when the run reaches them."""
+    (nets of more pins than it takes) routed here, alone, when the run reaches them.
+    None: the run gave up past ``max_unrouted`` nets certain to stay unrouted."""
     seq = np.asarray(sequence, dtype=np.int64)
     count = router.pin_count[seq]
     barrier = count > (gb.MAX_PINS if router.batch_trees else 2)
@@ -273,11 +291,13 @@ def _batched(router: Router, sequence: list[int]) -> dict[int, NetRoute]:
         return grid.vertices(np.array(result.cells)), grid.vertices(np.array(result.pins))
 
     run = gb.BatchRun(router.batch, router.grid.shape, router.pin_xy,
-                      router.pin_start[seq], count, barrier, route_alone)
+                      router.pin_start[seq], count, barrier, route_alone, max_unrouted)
     out = run.run()
     router.batches = run.batches
     router.proven = run.proven
     router.grouped = groups.taken if groups is not None else 0
+    if out is None:
+        return None
     nets = router.layout.nets
     results: dict[int, NetRoute] = {}
     order = 0
