@@ -26,14 +26,14 @@
 // Boxes too big for one block's shared memory are searched in tiles (GAMER's sweeps
 // again, over the tiles of many nets at once, each box's distances in a region of its own
 // at gdist[R_SEG ..], rows bw apart): tiled_init sets a box's distances (INF, the root 0);
-// each tiled_relax launch is one round: every tile that changed in the round before, or
-// beside one that did, loads its distances with a one-cell halo of its neighbours'
-// (sources it may not enter), relaxes them to the tile's fixpoint in shared memory and
-// writes back what fell; the rounds end when one changes nothing, which is the box's
-// exact fixpoint (a tile's last run saw its neighbours' final values: a later change
-// beside it would have woken it). tiled_connect then joins a pin as weighted_route does
-// (the same connect()); nets with pins left wake all their tiles and the rounds resume.
-// tiled_finish writes the results as weighted_route does.
+// tiled_rounds runs rounds in one cooperative launch: in each, every tile that changed in
+// the round before, or beside one that did, loads its distances with a one-cell halo of
+// its neighbours' (sources it may not enter), relaxes them to the tile's fixpoint in
+// shared memory and writes back what fell; the rounds end when one changes nothing, which
+// is the box's exact fixpoint (a tile's last run saw its neighbours' final values: a later
+// change beside it would have woken it). tiled_connect then joins a pin as weighted_route
+// does (the same connect()); nets with pins left wake all their tiles and the rounds
+// resume. tiled_finish writes the results as weighted_route does.
 
 // The host passes these from mazeroute/engines/weighted.py and gpu_weighted.py; the
 // fallbacks serve a plain compile check, and tests/test_gpu_weighted_host.py ties them.
@@ -364,6 +364,11 @@ extern "C" __global__ void set_costs(const int* __restrict__ idx, const int* __r
 #define TILE 62                 // cells of a tile's side; with the halo, a thread a line
 #endif
 #define TILE_LINES (TILE + 2)
+#ifndef MAX_ROUNDS
+#define MAX_ROUNDS 16384        // round counters of tiled_rounds (gpu_weighted.py MAX_ROUNDS)
+#endif
+static_assert(MAX_ROUNDS >= 4, "tiled_rounds clears a counter two rounds ahead of its use, "
+              "while the one of the round before may still be read");
 #define TILE_PITCH (TILE_LINES | 1)
 
 // a tile's distances with their halo, and its costs (0: not to be entered), in the shared
@@ -414,14 +419,15 @@ tiled_init(const long long* rec, const int* tiles, int ntiles, const int* __rest
     }
 }
 
-extern "C" __global__ void __launch_bounds__(TILE_LINES)
-tiled_relax(const long long* rec, const int* tiles, int ntiles, const int* __restrict__ code,
-            const unsigned short* __restrict__ cost, unsigned* gdist, int width,
-            const int* prev, int* cur, int* moved) {
+// One round's work on tile t: if it or a neighbour changed in the round before (prev), its
+// distances with a one-cell halo of its neighbours' are relaxed to the tile's fixpoint in
+// shared memory and what fell is written back; cur[t] tells whether anything fell, and
+// *moved counts the tiles where something did. Every thread of the block calls it.
+__device__ void relaxTile(int t, const long long* rec, const int* tiles,
+                          const int* __restrict__ code, const unsigned short* __restrict__ cost,
+                          unsigned* gdist, int width, const int* prev, int* cur, int* moved) {
     unsigned* sd = s_tileD;
     unsigned short* sc = s_tileC;
-    const int t = blockIdx.x;
-    if (t >= ntiles) return;
     const TileAt a = tileAt(rec, tiles, t);
     const int i = a.x / TILE, j = a.y / TILE;
     const bool awake = prev[t] || (i > 0 && prev[t - 1]) || (i + 1 < a.ntx && prev[t + 1])
@@ -472,6 +478,45 @@ tiled_relax(const long long* rec, const int* tiles, int ntiles, const int* __res
         if (fell) atomicAdd(moved, 1);
     }
 }
+
+#ifndef MAZEROUTE_EMU
+#include <cooperative_groups.h>
+
+// Rounds of relaxTile in one cooperative launch (blocks stride over the tiles and meet at
+// a grid barrier after each round) until a round changes nothing: the boxes' exact
+// fixpoint, without a look from the host between rounds. flagsA holds the tiles to wake
+// in the first round (tiled_init, tiled_connect) and is left all 0 for the next; the
+// round counters moved[k % MAX_ROUNDS] are 0 at the start and left so: the lead thread
+// clears each two rounds before its use (two barriers before anyone adds to it, long after
+// its last reader) and the first two after the last barrier.
+extern "C" __global__ void __launch_bounds__(TILE_LINES)
+tiled_rounds(const long long* rec, const int* tiles, int ntiles, const int* __restrict__ code,
+             const unsigned short* __restrict__ cost, unsigned* gdist, int width,
+             int* flagsA, int* flagsB, int* moved) {
+    cooperative_groups::grid_group grid = cooperative_groups::this_grid();
+    const bool lead = blockIdx.x == 0 && threadIdx.x == 0;
+    int* prev = flagsA;
+    int* cur = flagsB;
+    for (int k = 0;; ++k) {
+        int* count = moved + k % MAX_ROUNDS;
+        if (lead) moved[(k + 2) % MAX_ROUNDS] = 0;
+        for (int t = blockIdx.x; t < ntiles; t += gridDim.x)
+            relaxTile(t, rec, tiles, code, cost, gdist, width, prev, cur, count);
+        grid.sync();
+        const bool still = __ldcg(count) != 0;
+        int* swap = prev;
+        prev = cur;
+        cur = swap;
+        if (!still) break;
+    }
+    grid.sync();                 // every block has read the last counter and flags
+    if (prev != flagsA)          // prev: the last round's flags, all 0
+        for (int t = blockIdx.x * blockDim.x + threadIdx.x; t < ntiles;
+             t += gridDim.x * blockDim.x)
+            flagsA[t] = 0;
+    if (lead) moved[0] = moved[1] = 0;
+}
+#endif
 
 // A block a request: join the next pin (connect()); a tree with pins left wakes its tiles
 // and counts itself in *growing.

@@ -53,6 +53,7 @@ def test_kernel_constants_are_the_hosts():
     assert int(opts["DIST_MAX"].rstrip("u")) == weighted.DIST_MAX
     assert eval(opts["BLOCKED_CODE"]) == gw.BLOCKED_CODE
     assert int(d["TILE"]) == int(opts["TILE"]) == gw.TILE
+    assert int(d["MAX_ROUNDS"]) == int(opts["MAX_ROUNDS"]) == gw.MAX_ROUNDS
 
 
 def _random_boxes(rng, n, side):
@@ -126,9 +127,13 @@ def emu_lib(tmp_path_factory):
 SMALL_TILE = 5
 
 
+#: A ring of round counters small enough that the searches in small tiles wrap it.
+SMALL_RING = 4
+
+
 @pytest.fixture(scope="module")
 def emu_small_tiles(tmp_path_factory):
-    return _build_emu(tmp_path_factory, f"-DTILE={SMALL_TILE}")
+    return _build_emu(tmp_path_factory, f"-DTILE={SMALL_TILE}", f"-DMAX_ROUNDS={SMALL_RING}")
 
 
 _KEEP: list = []
@@ -191,8 +196,8 @@ class _EmuSetCosts:
 _TILED_ARGS = {
     "tiled_init": [np.int64, np.int32, None, np.int32, None, np.uint32, np.int32, np.int32,
                    np.int32],
-    "tiled_relax": [np.int64, np.int32, None, np.int32, np.uint16, np.uint32, None, np.int32,
-                    np.int32, np.int32],
+    "tiled_rounds": [np.int64, np.int32, None, np.int32, np.uint16, np.uint32, None,
+                     np.int32, np.int32, np.int32],
     "tiled_connect": [np.int64, None, np.int32, None, np.int32, np.uint16, np.uint32,
                       np.int32, np.int32, np.int32, np.int32, np.int32],
     "tiled_finish": [np.int64, None, np.int32, np.int32, np.int32, np.int32, np.int32],
@@ -244,7 +249,8 @@ class EmuNetSearch(gw.GPUNetSearch):
                          tile=tile)
 
     def _device(self):
-        return _NUMPY, (self._emu, self._emu_set, *self._emu_tiled), 227 << 10
+        # 2 multiprocessors: a tiled_rounds launch of 8 blocks strides over the tiles
+        return _NUMPY, (self._emu, self._emu_set, *self._emu_tiled), 227 << 10, 2
 
 
 # shared memory as the device allows, all in global memory, a mix

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <barrier>
 #include <thread>
+#include <utility>
 #include <vector>
 
 struct Dim {
@@ -46,6 +47,7 @@ static inline int min(int a, int b) { return a < b ? a : b; }
 
 unsigned smem[1 << 16];   // 256 kB: more than any device's shared memory per block
 
+#define MAZEROUTE_EMU 1   // the cooperative tiled_rounds is emulated below
 #include "../kernels/weighted.cu"
 
 #ifdef PROBE
@@ -94,13 +96,31 @@ extern "C" int emulate_tiled_init(int threads, int blocks, const long long* rec,
     });
 }
 
-extern "C" int emulate_tiled_relax(int threads, int blocks, const long long* rec,
-                                   const int* tiles, int ntiles, const int* code,
-                                   const unsigned short* cost, unsigned* gdist, int width,
-                                   const int* prev, int* cur, int* moved) {
-    return runBlocks(threads, blocks, [=] {
-        tiled_relax(rec, tiles, ntiles, code, cost, gdist, width, prev, cur, moved);
-    });
+// tiled_rounds needs its blocks resident together (a grid barrier after each round): here
+// each round is a run of every block in turn, and its loop, written out again, is the
+// kernel's (the same counters, flags and clearing).
+extern "C" int emulate_tiled_rounds(int threads, int blocks, const long long* rec,
+                                    const int* tiles, int ntiles, const int* code,
+                                    const unsigned short* cost, unsigned* gdist, int width,
+                                    int* flagsA, int* flagsB, int* moved) {
+    int* prev = flagsA;
+    int* cur = flagsB;
+    for (int k = 0;; ++k) {
+        int* count = moved + k % MAX_ROUNDS;
+        moved[(k + 2) % MAX_ROUNDS] = 0;
+        const int rc = runBlocks(threads, blocks, [=] {
+            for (int t = blockIdx.x; t < ntiles; t += gridDim.x)
+                relaxTile(t, rec, tiles, code, cost, gdist, width, prev, cur, count);
+        });
+        if (rc) return rc;
+        const bool still = *count != 0;
+        std::swap(prev, cur);
+        if (!still) break;
+    }
+    if (prev != flagsA)
+        for (int t = 0; t < ntiles; ++t) flagsA[t] = 0;
+    moved[0] = moved[1] = 0;
+    return 0;
 }
 
 extern "C" int emulate_tiled_connect(int threads, int blocks, const long long* rec, int count,

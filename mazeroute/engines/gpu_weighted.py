@@ -20,9 +20,10 @@ One call
     and, unless the trees are unusually long, every cell); requests whose box areas sum
     to more than the grid's cells (only overlapping boxes do) run in several such rounds.
     Boxes too big for a block's shared memory are searched in tiles of :data:`TILE`
-    cells a side, every tile of every such box a block (:meth:`GPUNetSearch._tiled`):
-    rounds of launches until one changes nothing, with a look at one counter every few
-    rounds, so a big box takes many SMs instead of one block sweeping it line by line.
+    cells a side (:meth:`GPUNetSearch._tiled`): rounds until one changes nothing, in one
+    cooperative launch whose blocks stride over every tile of every such box, so a big
+    box takes many SMs instead of one block sweeping it line by line, and the host
+    waits for none of the rounds.
 
 Why the wires are the CPU engine's
     The CPU engine and this one share one rule (module notes of
@@ -69,18 +70,20 @@ ST_OK, ST_UNREACHABLE, ST_ERROR = 1, 2, 3
 #: Bytes of shared memory a box cell takes (a uint32 distance and a uint16 cost).
 CELL_BYTES = 6
 #: The kernels of kernels/weighted.cu, in the order :meth:`GPUNetSearch._device` gives them.
-KERNELS = ("weighted_route", "set_costs", "tiled_init", "tiled_relax", "tiled_connect",
+KERNELS = ("weighted_route", "set_costs", "tiled_init", "tiled_rounds", "tiled_connect",
            "tiled_finish")
+#: The kernels launched as cooperative grids (their blocks meet at grid barriers).
+COOPERATIVE = ("tiled_rounds",)
 #: Cells of a tile's side in the tiled search of boxes too big for shared memory
 #: (kernels/weighted.cu TILE, passed to it); a tile's block has a thread per line of the
 #: tile and its halo (64 in all: two warps).
 TILE = 62
-#: Rounds of the tiled search at most, per call, between two looks at whether the last
-#: changed something (the first burst after a search starts is shorter: trees near
-#: their fixpoint need few rounds). A round with nothing to do costs a launch.
-ROUND_BURST = (2, 16)
-#: Rounds counted before the counters start again (kernels/weighted.cu's ``moved``).
+#: Round counters of the tiled search (kernels/weighted.cu's ``moved``, a ring).
 MAX_ROUNDS = 1 << 14
+#: Blocks of a tiled_rounds launch per multiprocessor: all of its blocks must be resident
+#: at once (a block of TILE + 2 threads and about 25 kB of shared memory; four fit on
+#: any multiprocessor whatever its registers), and they stride over the tiles.
+ROUND_BLOCKS_PER_SM = 4
 #: Upper bounds of the shared-memory size classes: boxes of one class share a launch, so
 #: that a few big boxes do not cut the occupancy of the many small ones.
 SMEM_CLASSES = (8 << 10, 16 << 10, 32 << 10, 64 << 10, 128 << 10)
@@ -123,7 +126,8 @@ def fits(height: int, width: int) -> bool:
 def kernel_options(tile: int = TILE) -> tuple[str, ...]:
     """NVRTC flags carrying the constants that the kernel shares with the Python side."""
     return (f"-DCOST_MAX={COST_MAX}", f"-DDIST_MAX={DIST_MAX}u",
-            f"-DBLOCKED_CODE=({BLOCKED_CODE + 1}-1)", f"-DTILE={tile}")
+            f"-DBLOCKED_CODE=({BLOCKED_CODE + 1}-1)", f"-DTILE={tile}",
+            f"-DMAX_ROUNDS={MAX_ROUNDS}")
 
 
 def cell_codes(free: np.ndarray, owner: np.ndarray) -> np.ndarray:
@@ -284,8 +288,9 @@ class GPUNetSearch(NetSearch):
             raise ValueError(f"a {h} x {w} grid has more cells than the weighted kernel's "
                              f"int32 indices reach ({MAX_CELLS})")
         _check_owner_value(self.owner)
-        xp, kernels, optin = self._device()
-        (self._kernel, self._set_costs, self._tiled_init, self._tiled_relax,
+        xp, kernels, optin, sms = self._device()
+        self._round_blocks = sms * ROUND_BLOCKS_PER_SM
+        (self._kernel, self._set_costs, self._tiled_init, self._tiled_rounds,
          self._tiled_connect, self._tiled_finish) = kernels
         self._xp = xp
         self._code = xp.empty(h * w, dtype=xp.int32)
@@ -304,15 +309,17 @@ class GPUNetSearch(NetSearch):
         self.launches = 0
 
     def _device(self):
-        """The array module (CuPy), the kernels (:data:`KERNELS`), and the shared memory
-        a block may opt in to: the seam where tests/test_gpu_weighted_host.py runs the
-        kernels' code on the CPU."""
+        """The array module (CuPy), the kernels (:data:`KERNELS`), the shared memory a
+        block may opt in to and the multiprocessors: the seam where
+        tests/test_gpu_weighted_host.py runs the kernels' code on the CPU."""
         import cupy
 
         from .cuda import device_attributes, get_kernel
-        optin = device_attributes().get("MaxSharedMemoryPerBlockOptin", 48 << 10)
-        kernels = tuple(get_kernel("weighted", k, self.options) for k in KERNELS)
-        return cupy, kernels, optin
+        attributes = device_attributes()
+        optin = attributes.get("MaxSharedMemoryPerBlockOptin", 48 << 10)
+        kernels = tuple(get_kernel("weighted", k, self.options, k in COOPERATIVE)
+                        for k in KERNELS)
+        return cupy, kernels, optin, attributes["MultiProcessorCount"]
 
     def set_owner(self, cells: np.ndarray, owner: int | np.ndarray) -> None:
         c = np.asarray(cells, dtype=np.int64).reshape(-1, 2)
@@ -518,8 +525,11 @@ class GPUNetSearch(NetSearch):
             else self._none
         for start, count, smem, threads in launches.tolist():
             if smem == 0:
-                self._tiled(rec_d[start * REC:], boxes[order[start:start + count]], pins,
-                            dist, scratch, out, hdr, used)
+                members = order[start:start + count]
+                trees = bool(((packed.pin_ptr[lo + members + 1]
+                               - packed.pin_ptr[lo + members]) > 2).any())
+                self._tiled(rec_d[start * REC:], boxes[members], pins, dist, scratch, out,
+                            hdr, used, trees)
                 continue
             self._allow(smem)
             self._kernel((count,), (threads,), (
@@ -544,11 +554,14 @@ class GPUNetSearch(NetSearch):
             results[lo + k] = xy[head[k, 2]:head[k, 2] + head[k, 1]]
 
 
-    def _tiled(self, rec, boxes: np.ndarray, pins, dist, scratch, out, hdr, used) -> None:
+    def _tiled(self, rec, boxes: np.ndarray, pins, dist, scratch, out, hdr, used,
+               trees: bool = True) -> None:
         """The requests of records ``rec`` (boxes ``boxes``, too big for shared memory)
-        searched in tiles (kernels/weighted.cu's tiled_*): rounds of tiled_relax until
-        one changes nothing, a pin joined to each tree by tiled_connect, again while a
-        tree has pins left; the results written as weighted_route writes them."""
+        searched in tiles (kernels/weighted.cu's tiled_*): rounds until one changes
+        nothing (one cooperative launch), a pin joined to each tree by tiled_connect,
+        again while a tree has pins left; the results written as weighted_route writes
+        them. Without ``trees`` (every request has two pins) one join ends every search,
+        so the host launches it all without waiting for the device."""
         xp = self._xp
         _, h, w = self.shape
         count = len(boxes)
@@ -566,35 +579,25 @@ class GPUNetSearch(NetSearch):
         tiles, tfirst = ws[:3 * ntiles], ws[3 * ntiles:table.size]
         state = ws[table.size:table.size + 2 * count]
         flags = table.size + 2 * count
-        prev, cur = ws[flags:flags + ntiles], ws[flags + ntiles:flags + 2 * ntiles]
-        ctl = self._ctl
+        # flag_a: the tiles to wake at the next round (left all 0 by each tiled_rounds)
+        flag_a, flag_b = ws[flags:flags + ntiles], ws[flags + ntiles:flags + 2 * ntiles]
+        ctl = self._ctl                 # growing trees; the ring of round counters
         ctl.fill(0)
         n, width, m = np.int32(ntiles), np.int32(w), np.int32(count)
         threads = self.tile + 2         # every tiled kernel's __launch_bounds__
         self._tiled_init((ntiles,), (threads,),
-                         (rec, tiles, n, pins, width, dist, scratch, state, prev))
-        rounds, burst, joined = 0, ROUND_BURST[0], False
+                         (rec, tiles, n, pins, width, dist, scratch, state, flag_a))
         while True:
-            for _ in range(burst):
-                if rounds == MAX_ROUNDS:
-                    ctl[1:].fill(0)
-                    rounds = 0
-                self._tiled_relax((ntiles,), (threads,), (
-                    rec, tiles, n, self._code, self._cost, dist, width, prev, cur,
-                    ctl[1 + rounds:]))
-                prev, cur = cur, prev
-                rounds += 1
-            self.launches += burst
-            if int(ctl[rounds:rounds + 1].get()[0]):
-                burst = ROUND_BURST[1]
-                continue
-            if joined and not int(ctl[:1].get()[0]):
-                break
+            self._tiled_rounds((min(ntiles, self._round_blocks),), (threads,), (
+                rec, tiles, n, self._code, self._cost, dist, width, flag_a, flag_b,
+                ctl[1:]))
             ctl[:1].fill(0)
             self._tiled_connect((count,), (threads,), (
                 rec, m, pins, width, self._code, self._cost, dist, scratch, state, tfirst,
-                prev, ctl))
-            joined, burst = True, ROUND_BURST[0]
+                flag_a, ctl))
+            self.launches += 2
+            if not trees or not int(ctl[:1].get()[0]):
+                break
         self._tiled_finish((count,), (threads,), (rec, m, scratch, state, out, hdr, used))
         self.launches += 2
 
