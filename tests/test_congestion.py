@@ -150,3 +150,17 @@ def test_overused_cells_and_users_follow_adds_and_removes(seed):
         else:
             assert found is not None
             assert sorted(zip(found[0].tolist(), found[1].tolist())) == truth
+
+
+def test_add_many_with_the_routes_laid_flat_equals_without():
+    rng = np.random.default_rng(4)
+    free = np.ones((6, 6), bool)
+    routes = [rng.choice(36, int(rng.integers(1, 8)), replace=False) for _ in range(5)]
+    a, b = Congestion(free, 5), Congestion(free, 5)
+    a.add_many(range(5), routes)
+    flat = np.concatenate(routes).astype(np.int64)
+    b.add_many(range(5), routes, (flat, np.repeat(np.arange(5), [r.size for r in routes])))
+    for field in ("occupancy", "load", "id_sum"):
+        np.testing.assert_array_equal(getattr(a, field), getattr(b, field))
+    np.testing.assert_array_equal(a.overused(), b.overused())
+    np.testing.assert_array_equal(a.costs()[0], b.costs()[0])

@@ -267,16 +267,19 @@ class Congestion:
         """Net ``net`` now uses ``cells`` (flat indices, no repeats)."""
         self.add_many([net], [cells])
 
-    def add_many(self, nets: Sequence[int], routes: Sequence[np.ndarray]) -> None:
+    def add_many(self, nets: Sequence[int], routes: Sequence[np.ndarray],
+                 flat: tuple[np.ndarray, np.ndarray] | None = None) -> None:
         """Each net of ``nets`` now uses its cells in ``routes`` (flat indices, no repeats
         within a route); one compiled pass for all of them (a router commits a batch of
-        nets at a time, and thousands of small array updates cost more than the search)."""
+        nets at a time, and thousands of small array updates cost more than the search).
+        ``flat``: the routes already laid end to end with the net of each cell (int64),
+        when the caller has them."""
         for net in nets:
             if self.routes[net] is not None:
                 raise ValueError(f"net {net} is routed already; remove it first")
         if not len(nets):
             return
-        cells, owners = self._flatten(nets, routes)
+        cells, owners = self._flatten(nets, routes) if flat is None else flat
         for net, r in zip(nets, routes):
             self.routes[net] = r
         two = _apply(cells, owners, self.weight, self.occupancy, self.load, self.id_sum, 1)

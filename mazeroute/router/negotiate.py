@@ -199,7 +199,7 @@ class Negotiator:
         starts = np.zeros(len(found), np.int64)
         np.cumsum(sizes[:-1], out=starts[1:])
         every = np.concatenate(found)
-        flat = every[:, 1] * w + every[:, 0]
+        flat = (every[:, 1] * w + every[:, 0]).astype(np.int64, copy=False)
         flats = np.split(flat, starts[1:])
         idx = np.asarray(nets, np.int64)
         self.rlo[idx] = np.minimum.reduceat(every, starts)
@@ -207,7 +207,7 @@ class Negotiator:
         self.stamp[idx] = when
         for i, xy, f in zip(nets, found, flats):
             self.routes[i], self.cells[i] = f, xy
-        self.state.add_many(nets, flats)
+        self.state.add_many(nets, flats, (flat, np.repeat(idx, sizes)))
         self._clock = max(self._clock, int(max(when))) + 1
 
     def _reserve(self, nets, cells: list[np.ndarray]) -> None:
