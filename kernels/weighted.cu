@@ -8,9 +8,8 @@
 // engine's. Host side, and why the results are exact: mazeroute/engines/gpu_weighted.py.
 //
 // weighted_route: per block, request rec[blockIdx.x] (fields R_* below):
-//   * its box's distances: in shared memory (launches with useShared: distances, and
-//     costs with 0 for a cell the net may not enter), or in global memory at gdist[R_SEG
-//     ..], a box-sized region of its own (so overlapping boxes share a launch);
+//   * its box's distances and costs (0 for a cell the net may not enter) in shared
+//     memory (boxes too big for it are searched in tiles, below);
 //   * sources at 0, every other cell INF; sweeps until nothing changes, which is the exact
 //     fixpoint: every value is the cost of a real path, and no edge can lower any;
 //   * the cheapest pin not yet in the tree (the first of equals) is joined by the
@@ -107,7 +106,7 @@ struct SharedBox {
 };
 
 // A box's distances in a region of global memory of its own (rows bw apart); costs and
-// codes read from the grid's arrays.
+// codes read from the grid's arrays (the tiled search's connect()).
 struct GlobalBox {
     unsigned* d;
     const unsigned short* c;
@@ -123,13 +122,18 @@ struct GlobalBox {
         return passable(__ldg(code + g), net) ? __ldg(c + g) : 0u;
     }
 
-    __device__ void init(const int*, const unsigned short*, long long, int, int, int bw,
-                         int bh) const {
-        const long long area = (long long)bw * bh;
-        for (long long i = threadIdx.x; i < area; i += blockDim.x) {
-            const int y = (int)(i / bw), x = (int)(i - (long long)y * bw);
-            *at(x, y) = INF;
-        }
+    // The box of request r: its distances at gdist[R_SEG ..], rows as wide as the box.
+    __device__ static GlobalBox of(const long long* r, const int* code,
+                                   const unsigned short* cost, unsigned* gdist, int width) {
+        GlobalBox b;
+        b.d = gdist + r[R_SEG];
+        b.c = cost;
+        b.code = code;
+        b.base = r[R_Y0] * width + r[R_X0];
+        b.width = width;
+        b.pitch = (int)(r[R_X1] - r[R_X0]) + 1;
+        b.net = (int)r[R_NET];
+        return b;
     }
 };
 
@@ -321,33 +325,20 @@ __device__ void routeNet(const Box& b, const long long* r, const int* code,
 }
 
 // rec: count records; code: per cell BLOCKED_CODE or its owner (-1: nobody); cost: per
-// cell; gdist: distances of global launches (each box at its R_SEG); pins: vertex ids.
+// cell; pins: vertex ids; dynamic shared memory: the largest box's distances and costs.
 extern "C" __global__ void __launch_bounds__(1024)
 weighted_route(const long long* rec, int count, const int* __restrict__ code,
-               const unsigned short* __restrict__ cost, unsigned* gdist,
-               const int* __restrict__ pins, int width, int useShared, int* seg, int* out,
-               int* hdr, int* used) {
+               const unsigned short* __restrict__ cost, const int* __restrict__ pins,
+               int width, int* seg, int* out, int* hdr, int* used) {
     if ((int)blockIdx.x >= count) return;
     const long long* r = rec + (long long)blockIdx.x * REC;
-    if (useShared) {
-        extern __shared__ unsigned smem[];
-        const int bw = (int)(r[R_X1] - r[R_X0]) + 1, bh = (int)(r[R_Y1] - r[R_Y0]) + 1;
-        SharedBox b;
-        b.pitch = bw | 1;
-        b.d = smem;
-        b.c = (unsigned short*)(smem + bh * b.pitch);
-        routeNet(b, r, code, cost, pins, width, seg, out, hdr, used);
-    } else {
-        GlobalBox b;
-        b.d = gdist + r[R_SEG];
-        b.c = cost;
-        b.code = code;
-        b.base = r[R_Y0] * width + r[R_X0];
-        b.width = width;
-        b.pitch = (int)(r[R_X1] - r[R_X0]) + 1;
-        b.net = (int)r[R_NET];
-        routeNet(b, r, code, cost, pins, width, seg, out, hdr, used);
-    }
+    extern __shared__ unsigned smem[];
+    const int bw = (int)(r[R_X1] - r[R_X0]) + 1, bh = (int)(r[R_Y1] - r[R_Y0]) + 1;
+    SharedBox b;
+    b.pitch = bw | 1;
+    b.d = smem;
+    b.c = (unsigned short*)(smem + bh * b.pitch);
+    routeNet(b, r, code, cost, pins, width, seg, out, hdr, used);
 }
 
 extern "C" __global__ void set_costs(const int* __restrict__ idx, const int* __restrict__ val,
@@ -533,14 +524,7 @@ tiled_connect(const long long* rec, int count, const int* __restrict__ pins, int
     const long long* r = rec + (long long)k * REC;
     const int x0 = (int)r[R_X0], y0 = (int)r[R_Y0];
     const int bw = (int)r[R_X1] - x0 + 1, bh = (int)r[R_Y1] - y0 + 1;
-    GlobalBox b;
-    b.d = gdist + r[R_SEG];
-    b.c = cost;
-    b.code = code;
-    b.base = (long long)y0 * width + x0;
-    b.width = width;
-    b.pitch = bw;
-    b.net = (int)r[R_NET];
+    const GlobalBox b = GlobalBox::of(r, code, cost, gdist, width);
     if (threadIdx.x == 0) {
         s_cells = state[2 * k + 1];
         s_status = connect(b, pins, r[R_PIN0], r[R_PIN1], width, x0, y0, bw, bh,

@@ -137,8 +137,8 @@ def emu_small_tiles(tmp_path_factory):
 
 
 _KEEP: list = []
-_ARG_TYPES = [np.int64, None, np.int32, np.uint16, np.uint32, np.int32, None, None,
-              np.int32, np.int32, np.int32, np.int32]
+_ARG_TYPES = [np.int64, None, np.int32, np.uint16, np.int32, None, np.int32, np.int32,
+              np.int32, np.int32]
 
 
 def _c_args(args, types) -> list:
@@ -171,7 +171,7 @@ class _EmuKernel:
             48 << 10, self.max_dynamic_shared_size_bytes + self.shared_size_bytes)
         assert 1 <= block[0] <= 1024
         c_args = _c_args(args, _ARG_TYPES)
-        self.calls.append((grid[0], block[0], shared_mem, int(args[7])))
+        self.calls.append((grid[0], block[0], shared_mem))
         rc = self.lib.emulate(ctypes.c_int(min(self.threads, block[0])),
                               ctypes.c_int(grid[0]), ctypes.c_int(shared_mem), *c_args)
         assert rc == 0
@@ -515,7 +515,7 @@ def test_emulated_kernel_routes_many_requests_in_one_call(emu_lib):
     case = grid_of_boxes_case(np.random.default_rng(4), 48, 64, 12, 16)
     search = EmuNetSearch(case.free, case.owner, emu_lib, smem_limit=1000)
     search.route(case.cost, list(case.requests))
-    assert {c[3] for c in search._emu.calls} == {1}      # shared-memory launches ran,
+    assert search._emu.calls and all(c[2] > 0 for c in search._emu.calls)  # shared memory,
     assert search._emu_tiled[1].calls > 0                 # and the tiled search
 
 

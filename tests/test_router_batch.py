@@ -493,6 +493,15 @@ def test_batched_routing_equals_sequential(seed):
     _same(got, Router(lay, "cpu").run(order))
 
 
+def _gave_up_or_same(got, want, m: int) -> None:
+    """A run under ``max_unrouted=m`` against the whole run ``want``: None exactly when
+    more than ``m`` nets stay unrouted, else the same routes."""
+    if len(want.nets) - want.routed > m:
+        assert got is None
+    else:
+        _same(got, want)
+
+
 @pytest.mark.parametrize("seed", range(24))
 def test_a_run_gives_up_exactly_when_more_than_max_unrouted_nets_stay_unrouted(seed):
     """``max_unrouted``: None exactly when more nets stay unrouted, the same routes
@@ -511,11 +520,8 @@ def test_a_run_gives_up_exactly_when_more_than_max_unrouted_nets_stay_unrouted(s
         r.batch = EmuBatch(r.problem, margin=seed % 3)
         batched = r.run(max_unrouted=m)
         assert r.batches <= launches
-        for got in (alone, batched):
-            if lost > m:
-                assert got is None
-            else:
-                _same(got, want)
+        _gave_up_or_same(alone, want, m)
+        _gave_up_or_same(batched, want, m)
 
 
 def test_every_outcome_occurs_and_still_matches():
@@ -721,11 +727,7 @@ def test_gpu_run_gives_up_exactly_when_more_than_max_unrouted_nets_stay_unrouted
     want = Router(lay, "cpu").run()
     lost = len(lay.nets) - want.routed
     for m in sorted({max(0, lost - 1), lost}):
-        got = Router(lay, "gpu").run(max_unrouted=m)
-        if lost > m:
-            assert got is None
-        else:
-            _same(got, want)
+        _gave_up_or_same(Router(lay, "gpu").run(max_unrouted=m), want, m)
 
 
 @pytest.mark.gpu

@@ -79,12 +79,10 @@ static int runBlocks(int threads, int blocks, F kernel) {
 
 extern "C" int emulate(int threads, int blocks, int smemBytes, const long long* rec,
                        int count, const int* code, const unsigned short* cost,
-                       unsigned* gdist, const int* pins, int width, int useShared, int* seg,
-                       int* out, int* hdr, int* used) {
+                       const int* pins, int width, int* seg, int* out, int* hdr, int* used) {
     if (smemBytes > (int)sizeof(smem)) return -1;
     return runBlocks(threads, blocks, [=] {
-        weighted_route(rec, count, code, cost, gdist, pins, width, useShared, seg, out, hdr,
-                       used);
+        weighted_route(rec, count, code, cost, pins, width, seg, out, hdr, used);
     });
 }
 

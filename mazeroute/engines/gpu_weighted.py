@@ -303,7 +303,6 @@ class GPUNetSearch(NetSearch):
         self._ctl = xp.empty(1 + MAX_ROUNDS, dtype=xp.int32)   # growing; moved by round
         self._ws = xp.empty(1, dtype=xp.int32)  # one call's uploads and results (_run)
         self._seg = xp.empty(1, dtype=xp.int32)
-        self._none = xp.empty(1, dtype=xp.uint32)
         self.smem_limit = int(smem_limit) if smem_limit is not None else optin - 1024
         self._static = self._kernel.shared_size_bytes
         self.launches = 0
@@ -519,10 +518,10 @@ class GPUNetSearch(NetSearch):
         used = hdr[m * HDR:]
         out = ws[off[5]:off[5] + room]
         scratch = self._buffer("_seg", room, xp.int32)
-        # global-memory boxes keep their distances at their scratch offsets, in a region
-        # of their own, so that overlapping boxes share a launch
+        # boxes searched in tiles keep their distances at their scratch offsets, in a
+        # region of their own, so that overlapping boxes share a launch
         dist = self._buffer("_dist", room, xp.uint32) if (launches[:, 2] == 0).any() \
-            else self._none
+            else None
         for start, count, smem, threads in launches.tolist():
             if smem == 0:
                 members = order[start:start + count]
@@ -533,8 +532,8 @@ class GPUNetSearch(NetSearch):
                 continue
             self._allow(smem)
             self._kernel((count,), (threads,), (
-                rec_d[start * REC:], np.int32(count), self._code, self._cost, dist, pins,
-                np.int32(w), np.int32(smem > 0), scratch, out, hdr, used), shared_mem=smem)
+                rec_d[start * REC:], np.int32(count), self._code, self._cost, pins,
+                np.int32(w), scratch, out, hdr, used), shared_mem=smem)
             self.launches += 1
         bw = boxes[:, 2] - boxes[:, 0] + 1
         bh = boxes[:, 3] - boxes[:, 1] + 1
@@ -553,7 +552,6 @@ class GPUNetSearch(NetSearch):
         for k in np.flatnonzero(head[:, 0] == ST_OK):
             results[lo + k] = xy[head[k, 2]:head[k, 2] + head[k, 1]]
 
-
     def _tiled(self, rec, boxes: np.ndarray, pins, dist, scratch, out, hdr, used,
                trees: bool = True) -> None:
         """The requests of records ``rec`` (boxes ``boxes``, too big for shared memory)
@@ -563,7 +561,7 @@ class GPUNetSearch(NetSearch):
         them. Without ``trees`` (every request has two pins) one join ends every search,
         so the host launches it all without waiting for the device."""
         xp = self._xp
-        _, h, w = self.shape
+        w = self.shape[2]
         count = len(boxes)
         ntx = -(-(boxes[:, 2] - boxes[:, 0] + 1) // self.tile)
         per = ntx * -(-(boxes[:, 3] - boxes[:, 1] + 1) // self.tile)
