@@ -25,7 +25,8 @@ def test_pres_fac_schedule_follows_vpr():
                                           ("bb_patience", 0), ("net_acc", -1),
                                           ("stall_iterations", 0), ("bb_grow_limit", -1),
                                           ("stall_improvement", 1.0),
-                                          ("stall_min_conflicts", -1)])
+                                          ("stall_min_conflicts", -1),
+                                          ("stall_min_cells", -1)])
 def test_options_out_of_range_are_refused(field, value):
     with pytest.raises(ValueError, match=field):
         PathFinderOptions(**{field: value})
@@ -119,6 +120,14 @@ def test_stall_rule_looks_at_the_best_of_a_window_whatever_nets_conflict():
     # few nets in conflict: no stall, however long the plateau
     few = PathFinderOptions(stall_iterations=3, stall_min_conflicts=6)
     assert not few.stalled([8, 9, 8, 8], [5, 5, 5, 5]) and few.stalled([8, 9, 8, 8], [6] * 4)
+    # ... unless each iteration of the window searched many cells
+    dear = PathFinderOptions(stall_iterations=3, stall_min_conflicts=6, stall_min_cells=100)
+    assert dear.stalled([8, 9, 8, 8], [5] * 4, [10, 100, 100, 100])
+    assert not dear.stalled([8, 9, 8, 8], [5] * 4, [100, 100, 99, 100])   # one was cheap
+    assert not dear.stalled([8, 9, 8, 8], [5] * 4)                        # none counted
+    assert not dear.stalled([8, 9, 8, 7], [5] * 4, [100] * 4)             # 7 is a new best
+    off = PathFinderOptions(stall_iterations=3, stall_min_conflicts=6, stall_min_cells=None)
+    assert not off.stalled([8, 9, 8, 8], [5] * 4, [10 ** 9] * 4)
 
 
 @pytest.mark.parametrize("seed", range(4))

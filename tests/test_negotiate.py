@@ -97,8 +97,36 @@ def test_a_conflict_nothing_changes_stops_negotiation():
     full = _negotiate(lay, options=PathFinderOptions(stall_iterations=None, max_iterations=20))
     assert len(full.iterations) == 20
     assert [n.routed for n in stalled.nets] == [n.routed for n in full.nets]
-    # by default a plateau of two nets in conflict is no stall (too few to give up on)
+    # by default a plateau of two nets in conflict is no stall (too few to give up on)...
     assert len(_negotiate(lay, options=PathFinderOptions(max_iterations=15)).iterations) == 15
+    # ... unless its iterations search many cells (here: any at all)
+    dear = _negotiate(lay, options=PathFinderOptions(stall_iterations=5, stall_min_cells=1))
+    assert len(dear.iterations) == 6
+    assert [n.routed for n in dear.nets] == [n.routed for n in full.nets]
+
+
+def test_searched_cells_are_the_box_areas_of_each_iteration():
+    lay = unroutable_layout()
+    ng = Negotiator(lay, "cpu", PathFinderOptions(max_iterations=4, stall_iterations=None))
+    areas = []
+    real = ng.search.route
+
+    def route(cost, requests, changed=None):
+        areas.append(sum((r.box[2] - r.box[0] + 1) * (r.box[3] - r.box[1] + 1)
+                         for r in requests))
+        return real(cost, requests, changed)
+
+    ng.search.route = route
+    per = []
+    for k in range(4):
+        before = len(areas)
+        ng.reroute(ng.order if k == 0 else [0, 1])
+        per.append(sum(areas[before:]))
+    assert ng.cells_searched == sum(per) > 0
+    ng2 = Negotiator(lay, "cpu", PathFinderOptions(max_iterations=4, stall_iterations=None))
+    ng2.negotiate()
+    assert len(ng2.searched) == 4 and ng2.searched[0] == per[0]
+    assert sum(ng2.searched) == ng2.cells_searched
 
 
 @pytest.mark.parametrize("seed", range(3))

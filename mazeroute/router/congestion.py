@@ -86,11 +86,15 @@ class PathFinderOptions:
         ``--routing_failure_predictor``, which gives up on a route whose overuse no
         longer falls fast enough to converge
     stall_improvement : see ``stall_iterations``
-    stall_min_conflicts : the stall rule applies only while at least this many nets are
-        in conflict: with few, an iteration is cheap and a long plateau still ends in a
-        legal route often enough (numberlink puzzles do, after 20 iterations and more),
-        while hundreds of nets in conflict on a plateau mean more demand than room,
-        which legalisation must settle anyway
+    stall_min_conflicts : the stall rule applies while at least this many nets are in
+        conflict: hundreds of nets in conflict on a plateau mean more demand than room,
+        which legalisation must settle anyway, while with few a long plateau still ends
+        in a legal route often enough (numberlink puzzles do, after 20 iterations and
+        more) for its cheap iterations to be worth running
+    stall_min_cells : ... or while each of the last ``stall_iterations`` iterations
+        searched at least this many cells (the box areas of its searches, summed): a
+        few nets in conflict can still cost whole-grid searches on a big grid, where a
+        plateau costs as much as a congested layout's (None: never)
     fill_steps : when nets stay unrouted and every net has two pins, the space-filling
         search (:mod:`.fill`) may try this many choices to connect them all (0: never);
         it needs no clock, about 50 million choices a second
@@ -121,6 +125,7 @@ class PathFinderOptions:
     stall_iterations: int | None = 10
     stall_improvement: float = 0.05
     stall_min_conflicts: int = 32
+    stall_min_cells: int | None = 1 << 18
     fill_steps: int = 400_000_000
     snapshot_nets: int = 1
 
@@ -141,15 +146,19 @@ class PathFinderOptions:
                    or self.stall_iterations >= 1),
                   ("stall_improvement", 0 <= self.stall_improvement < 1),
                   ("stall_min_conflicts", self.stall_min_conflicts >= 0),
+                  ("stall_min_cells", self.stall_min_cells is None
+                   or self.stall_min_cells >= 0),
                   ("fill_steps", self.fill_steps >= 0),
                   ("snapshot_nets", self.snapshot_nets >= 1)]
         for name, ok in checks:
             if not ok:
                 raise ValueError(f"{name} = {getattr(self, name)!r} is out of range")
 
-    def stalled(self, overused: list[int], conflicts: list[int]) -> bool:
+    def stalled(self, overused: list[int], conflicts: list[int],
+                searched: list[int] | None = None) -> bool:
         """Whether negotiation has stalled after the iterations whose overused cells and
-        nets in conflict are ``overused`` and ``conflicts`` (see ``stall_iterations``).
+        nets in conflict are ``overused`` and ``conflicts``, and which searched
+        ``searched`` cells (see ``stall_iterations``).
 
         >>> opt = PathFinderOptions(stall_iterations=3, stall_improvement=0.1,
         ...                         stall_min_conflicts=0)
@@ -157,9 +166,18 @@ class PathFinderOptions:
         True
         >>> opt.stalled([50, 40, 41, 40, 35], [90, 80, 79, 78, 77])   # 35 <= 0.9 * 40
         False
+        >>> opt = PathFinderOptions(stall_iterations=3, stall_min_cells=1000)
+        >>> opt.stalled([2, 1, 1, 1, 1], [3, 2, 2, 2, 2], [9000, 3000, 3000, 3000, 3000])
+        True
+        >>> opt.stalled([2, 1, 1, 1, 1], [3, 2, 2, 2, 2], [9000, 3000, 3000, 3000, 300])
+        False
         """
         k = self.stall_iterations
-        if k is None or len(overused) <= k or min(conflicts) < self.stall_min_conflicts:
+        if k is None or len(overused) <= k:
+            return False
+        dear = (self.stall_min_cells is not None and searched is not None
+                and min(searched[-k:]) >= self.stall_min_cells)
+        if min(conflicts) < self.stall_min_conflicts and not dear:
             return False
 
         def fell(seq):

@@ -142,6 +142,8 @@ class Negotiator:
         self._pinned = None                      # see _pin_search
         self.conflicts: dict[int, set[int]] = {}  # nets dropped by legalise, and why
         self.iterations: list[IterationStats] = []
+        self.cells_searched = 0                  # box areas of reroute's searches, summed
+        self.searched: list[int] = []            # ... of each iteration
         self._clock = 0
         hpwl = (self.hi - self.lo).sum(axis=1)
         #: Routing order within an iteration: smallest pin box first, then file order.
@@ -237,12 +239,13 @@ class Negotiator:
         While ``pres_fac`` is 0 a cell's cost does not depend on who uses it, so the
         order of the searches cannot change a route: then all of them are one call
         (the first iteration, where every net is routed)."""
-        searches = 0
+        searches = cells = 0
         pending = np.asarray(nets, np.int64)
         while pending.size:
             rank = np.empty(len(self.layout.nets), np.int64)
             rank[pending] = np.arange(pending.size)
             boxes = self.boxes(pending)
+            areas = (boxes[:, 2] - boxes[:, 0] + 1) * (boxes[:, 3] - boxes[:, 1] + 1)
             clock = self._clock             # stamps follow the order, not the batches
             failed = []
             groups = ([np.arange(pending.size)] if self.state.order_free()
@@ -256,6 +259,7 @@ class Negotiator:
                     cost, [NetRequest(i, self.pins[i], tuple(b))
                            for i, b in zip(group, boxes[batch].tolist())], changed)
                 searches += len(group)
+                cells += int(areas[batch].sum())
                 ok = [k for k, xy in enumerate(found) if xy is not None]
                 failed += [group[k] for k, xy in enumerate(found) if xy is None]
                 self._commit([group[k] for k in ok], [found[k] for k in ok],
@@ -270,6 +274,7 @@ class Negotiator:
                     self._grow(i)
                     retry.append(i)
             pending = np.asarray(retry, np.int64)
+        self.cells_searched += cells
         return searches
 
     def _cut_off(self, i: int) -> bool:
@@ -354,7 +359,9 @@ class Negotiator:
             iteration += 1
             t0 = time.perf_counter()
             self.state.set_pres_fac(opt.pres_fac(iteration))
+            before = self.cells_searched
             self.reroute(todo)
+            self.searched.append(self.cells_searched - before)
             conflicts = self.conflicting(todo.tolist())
             stats = IterationStats(iteration, int(self.state.overused().size), len(conflicts),
                                    len(todo), time.perf_counter() - t0, self.state.pres_fac)
@@ -364,7 +371,7 @@ class Negotiator:
             if not conflicts.size or iteration >= opt.max_iterations:
                 break
             if opt.stalled([s.overused for s in self.iterations],
-                           [s.conflicts for s in self.iterations]):
+                           [s.conflicts for s in self.iterations], self.searched):
                 break
             if opt.time_limit is not None and time.perf_counter() - start >= opt.time_limit:
                 break
