@@ -1055,6 +1055,8 @@ CLASS_GOALS = {
     "open_big_s": 1.5e-3,       # the open layout at --big, GPU wavefront alone (an H200)
 }
 ROUTING_SEEDS = 5
+#: Runs of each backend per routing seed (a seed's time is their median).
+ROUTING_REPEATS = 3
 NA = float("nan")
 
 
@@ -1359,7 +1361,10 @@ def _warm_routing(backends: Sequence[str]) -> None:
             random_layout(48, 48, density=0.15, nets=3, pins=3, seed=1, span=12),
             random_layout(64, 64, density=0.25, nets=4, pins=2, seed=2),
             # pins far apart: nets go alone, and are checked for pins apart first
-            random_layout(700, 700, density=0.2, nets=12, pins=2, seed=3)]
+            random_layout(700, 700, density=0.2, nets=12, pins=2, seed=3),
+            # mazes with few and many loops, big enough for auto to count their cycles
+            # (in parallel past auto.PARALLEL_CELLS): that decision's compiled code
+            _maze_routing(0.005)(767, 4, 2, 40, 3), _maze_routing(0.2)(767, 4, 2, 40, 3)]
     for backend in backends:
         for layout in warm:
             Router(layout, backend).run()
@@ -1371,10 +1376,14 @@ def _wires(result) -> list:
 
 
 def measure_routing(case: RoutingCase, seeds: Sequence[int], scale: float = 1.0,
-                    log: Callable[[str], None] | None = None) -> RoutingRow:
+                    log: Callable[[str], None] | None = None,
+                    repeats: int = ROUTING_REPEATS) -> RoutingRow:
     """Sequential routing of ``case`` on the CPU engine, the GPU engine and under
     ``auto`` for each seed: wall time of building the router (auto decides there) and
-    routing every net, the device synchronised; medians over the seeds."""
+    routing every net, the device synchronised. Each seed runs ``repeats`` times, the
+    backends taking turns; a seed's time is the median of its runs (a first use of a
+    memory pool or of a kernel's variant lands in one run, not in the figure), and a
+    case's the median over the seeds."""
     from .engines.auto import forget
 
     log = log or (lambda s: None)
@@ -1387,31 +1396,43 @@ def measure_routing(case: RoutingCase, seeds: Sequence[int], scale: float = 1.0,
     layout = None
     for seed in seeds:
         layout = case.layout(seed, scale)
-        results = {}
-        for backend in backends:
-            if backend == "auto":
-                forget()                # decide as on a layout never seen
-            try:
-                _sync("gpu" if gpu else "cpu")
-                start = time.perf_counter()
-                results[backend] = Router(layout, backend).run()
-                _sync("gpu" if gpu else "cpu")
-                times[backend].append(time.perf_counter() - start)
-            except Exception as e:      # a failing backend is a note, not a crash
-                check = "ERROR"
-                notes.append(f"{backend}, seed {seed}: {_error(e)}")
-        if "cpu" in results:
-            routed.append(results["cpu"].routed)
-            ref = _wires(results["cpu"])
-            for backend in ("gpu", "auto"):
-                if backend in results and _wires(results[backend]) != ref:
+        runs: dict[str, list[float]] = {b: [] for b in backends}
+        failed: set[str] = set()
+        ref = None
+        for _ in range(repeats):
+            for backend in backends:
+                if backend in failed:
+                    continue
+                if backend == "auto":
+                    forget()                # decide as on a layout never seen
+                try:
+                    _sync("gpu" if gpu else "cpu")
+                    start = time.perf_counter()
+                    result = Router(layout, backend).run()
+                    _sync("gpu" if gpu else "cpu")
+                    runs[backend].append(time.perf_counter() - start)
+                except Exception as e:      # a failing backend is a note, not a crash
+                    check = "ERROR"
+                    failed.add(backend)
+                    notes.append(f"{backend}, seed {seed}: {_error(e)}")
+                    continue
+                if backend == "auto":
+                    engines.add(result.engine)
+                if backend == "cpu":
+                    if ref is None:
+                        ref = _wires(result)
+                        routed.append(result.routed)
+                elif ref is not None and _wires(result) != ref and check != "WRONG":
                     check = "WRONG"
                     notes.append(f"{backend}, seed {seed}: wires differ from the CPU's")
-        if "auto" in results:
-            engines.add(results["auto"].engine)
+                result = None
+        for backend in backends:
+            if runs[backend] and backend not in failed:
+                times[backend].append(statistics.median(runs[backend]))
         _release("gpu" if gpu else "cpu")
         log(f"routing {case.name} seed {seed}: " + ", ".join(
-            f"{b} {times[b][-1]:.3g} s" for b in backends if b in results))
+            f"{b} {times[b][-1]:.3g} s (runs " + " ".join(f"{t:.3g}" for t in runs[b]) + ")"
+            for b in backends if b not in failed and runs[b]))
     t = {b: _median(times[b]) for b in backends}
     t_gpu = t.get("gpu", NA)
     valid = {"cpu/grid": t["cpu"]}
@@ -1554,7 +1575,8 @@ CLASSES_LEGEND = (
     "auto/best compare those. check: CPU and GPU levels equal.")
 ROUTING_LEGEND = (
     "Sequential routing, Router(layout, backend).run() (router built, every net routed, "
-    "device synchronised), medians over the seeds; under auto the router decides "
+    "device synchronised), each seed's time the median of its runs, medians over the "
+    "seeds; under auto the router decides "
     "(auto.routing_prefers_cpu). gpu speed-up = cpu / gpu. check: every net's wire "
     "equal on every backend.")
 
@@ -1579,7 +1601,8 @@ def classes_suite(names: Sequence[str] = CLASS_SUITE, maps: Sequence[Path] = (),
                   routing: Sequence[RoutingCase] = ROUTING_CASES,
                   seeds: int = ROUTING_SEEDS, scale: float = 1.0,
                   log: Callable[[str], None] | None = None,
-                  on_row: Callable[[list[ClassRow], list[RoutingRow]], None] | None = None
+                  on_row: Callable[[list[ClassRow], list[RoutingRow]], None] | None = None,
+                  route_repeats: int = ROUTING_REPEATS
                   ) -> tuple[list[ClassRow], list[RoutingRow], list[Target]]:
     """Issue 14's tables: every layout class (see :func:`measure_class`), then every
     routing case over ``seeds`` seeds from ``seed`` (see :func:`measure_routing`), then
@@ -1614,7 +1637,7 @@ def classes_suite(names: Sequence[str] = CLASS_SUITE, maps: Sequence[Path] = (),
         seed_list = list(range(seed, seed + seeds))
         for case in routing:
             try:
-                rrows.append(measure_routing(case, seed_list, scale, log))
+                rrows.append(measure_routing(case, seed_list, scale, log, route_repeats))
             except Exception as e:
                 rrows.append(RoutingRow(
                     case.name, "?", case.nets, case.pins, f"{seed_list[0]}-{seed_list[-1]}",
@@ -1699,6 +1722,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seeds", type=int, default=ROUTING_SEEDS,
                         help="classes suite: routing seeds, from --seed on (default: "
                              f"{ROUTING_SEEDS}; medians over them)")
+    parser.add_argument("--route-repeats", type=int, default=ROUTING_REPEATS,
+                        help="classes suite: runs of each backend per routing seed, the "
+                             f"backends taking turns; the median counts (default: "
+                             f"{ROUTING_REPEATS})")
     parser.add_argument("--route-scale", type=float, default=1.0,
                         help="classes suite: shrink the routing cases' sides and spans by "
                              "this factor and their net counts by its square (for a quick "
@@ -1744,6 +1771,9 @@ def _check_args(args: argparse.Namespace) -> None:
                              field="--big")
         if args.seeds < 1:
             raise InputError(f"must be at least 1, got {args.seeds}", field="--seeds")
+        if args.route_repeats < 1:
+            raise InputError(f"must be at least 1, got {args.route_repeats}",
+                             field="--route-repeats")
         if not 0 < args.route_scale <= 1:
             raise InputError(f"must be in (0, 1], got {args.route_scale}",
                              field="--route-scale")
@@ -1817,8 +1847,8 @@ def run(args: argparse.Namespace) -> int:
         say(f"# sizes {', '.join(map(str, args.sizes))}"
             + (f" ({', '.join(BIG_CLASSES)} also at {args.big})" if args.big else "")
             + f", seed {args.seed}, repeats {args.repeats}, at most {args.max_seconds:g} s "
-            f"a column; routing seeds {args.seed}-{args.seed + args.seeds - 1}, scale "
-            f"{args.route_scale:g}")
+            f"a column; routing seeds {args.seed}-{args.seed + args.seeds - 1}, "
+            f"{args.route_repeats} runs each, scale {args.route_scale:g}")
         head = "".join(printed)
 
         def partial(rows: list[ClassRow], rrows: list[RoutingRow]) -> None:
@@ -1830,7 +1860,7 @@ def run(args: argparse.Namespace) -> int:
 
         crows, rrows, targets = classes_suite(
             names, maps, args.sizes, args.big, args.seed, args.repeats, args.max_seconds,
-            cases, args.seeds, args.route_scale, log, partial)
+            cases, args.seeds, args.route_scale, log, partial, args.route_repeats)
         say(format_classes_report(crows, rrows, targets), end="")
         wrong = any(r.check in ("WRONG", "ERROR") for r in [*crows, *rrows])
         unmet = any(t.met.startswith("no") for t in targets)

@@ -20,6 +20,7 @@ from mazeroute.engines.oracle import oracle_levels
 from mazeroute.errors import EngineUnavailable, InputError
 from mazeroute.generate import random_nets
 from mazeroute.graph import GridGraph
+from mazeroute.layout import Layout
 from tests.corpus import hand_cases, random_cases
 
 CPU = [k for k in ENGINES if k[0] == "cpu"]
@@ -421,6 +422,40 @@ def test_classes_suite_with_a_gpu_measures_every_column(fake_gpu):
     assert by["r-gpu"].met in ("yes", "no") and by["w-gpu"].met == "skipped"  # < 1 M cells
 
 
+def test_routing_times_are_medians_of_each_seeds_runs(monkeypatch):
+    """A seed's time is the median of its runs (one slow first run does not count), a
+    case's the median over the seeds; every run's wires are checked against the CPU's."""
+    from types import SimpleNamespace
+
+    clock = SimpleNamespace(now=0.0)
+    monkeypatch.setattr(bench, "time", SimpleNamespace(perf_counter=lambda: clock.now))
+    monkeypatch.setattr(bench, "gpu_available", lambda: False)   # backends cpu, auto
+    took = {("cpu", 0): [9.0, 1.0, 2.0], ("auto", 0): [3.0, 5.0, 4.0],
+            ("cpu", 1): [4.0, 4.0, 6.0], ("auto", 1): [1.0, 8.0, 2.0]}
+    calls = []
+
+    class Timed:
+        def __init__(self, layout, backend):
+            self.seed, self.backend = int(layout.name), backend
+
+        def run(self):
+            calls.append((self.backend, self.seed))
+            clock.now += took[self.backend, self.seed].pop(0)
+            net = SimpleNamespace(routed=True, cells=[(0, self.seed)])
+            return SimpleNamespace(routed=1, nets=[net], engine=f"{self.backend}/grid")
+
+    monkeypatch.setattr(bench, "Router", Timed)
+    case = bench.RoutingCase("fake", "fake", 5, 16, 1, 2, 4,
+                             lambda side, nets, pins, span, seed: Layout(str(seed), 4, 4))
+    lines = []
+    row = bench.measure_routing(case, [0, 1], log=lines.append, repeats=3)
+    assert calls[:6] == [("cpu", 0), ("auto", 0)] * 3            # the backends take turns
+    assert row.cpu_s == pytest.approx((2.0 + 4.0) / 2)            # medians 2 and 4
+    assert row.auto_s == pytest.approx((4.0 + 2.0) / 2)           # medians 4 and 2
+    assert row.check == "-" and row.routed == 1
+    assert "runs 9 1 2" in lines[0]
+
+
 def test_classes_suite_flags_wrong_gpu_levels(fake_gpu, monkeypatch, tmp_path, capsys):
     monkeypatch.setitem(ENGINES, ("gpu", "grid"), EngineSpec(
         "gpu", "grid", "grid", "tests.test_bench:OffByOneGrid", "broken stand-in"))
@@ -481,6 +516,7 @@ def test_classes_option_lists_are_parsed(tmp_path):
     (["--sizes", "4"], "--sizes"), (["--sizes", "1024,x"], "--sizes"),
     (["--big", "5"], "--big"), (["--seeds", "0"], "--seeds"),
     (["--route-scale", "0"], "--route-scale"), (["--routing", "nope"], "--routing"),
+    (["--route-repeats", "0"], "--route-repeats"),
     (["--classes", "swamp:1"], "--classes"), (["--classes", "maze:2"], "--classes"),
 ])
 def test_bad_classes_options_are_input_errors(argv, field, tmp_path):
