@@ -65,6 +65,37 @@ def test_random_layouts_equal_oracle(free, data):
         np.testing.assert_array_equal(_levels(make_problem(g, *key), case), case.expected())
 
 
+@given(free=st.integers(1, 20).flatmap(lambda w: st.integers(1, 20).flatmap(
+           lambda h: st.lists(st.booleans(), min_size=w * h, max_size=w * h).map(
+               lambda b: np.array(b, bool).reshape(h, w)))),
+       data=st.data())
+@settings(max_examples=150, deadline=None)
+def test_bfs_on_a_mask_equals_oracle_up_to_its_targets(free, data):
+    """cpu.bfs_on_mask (a device engine's host searches): blocked cells from the mask,
+    levels exact up to the targets' level, only the queued cells touched."""
+    from mazeroute.engines.cpu import _reset, bfs_on_mask
+    from mazeroute.engines.oracle import oracle_levels
+    h, w = free.shape
+    cells = data.draw(st.lists(st.integers(0, h * w - 1), min_size=1, max_size=3, unique=True))
+    free = free.copy()
+    free.ravel()[cells] = True
+    src, targets = np.array(cells[:1], np.int32), np.array(cells[1:], np.int64)
+    want = oracle_levels(GridGraph(free).csr, src.tolist(), ~free.ravel())
+    level = np.full(h * w, UNREACHED, np.uint32)
+    queue = np.empty(h * w, np.int32)
+    is_target = np.zeros(h * w, bool)
+    is_target[targets] = True
+    touched = bfs_on_mask(free.ravel(), w, h, level, queue, src, is_target)
+    reached = targets[want[targets] < UNREACHED]
+    stop = int(want[reached].min()) if reached.size else int(want[want < UNREACHED].max())
+    near = want <= stop
+    np.testing.assert_array_equal(level[near], want[near])
+    assert (level[~near] == UNREACHED).all()
+    assert sorted(queue[:touched].tolist()) == np.flatnonzero(near).tolist()
+    _reset(level, queue, touched)
+    assert (level == UNREACHED).all()
+
+
 @pytest.mark.parametrize("key", CPU, ids="/".join)
 def test_early_exit_labels_every_level_up_to_the_target(key):
     for case in random_cases(30, max_side=40, seed=7):

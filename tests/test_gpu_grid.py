@@ -54,6 +54,66 @@ def test_auto_mode_picks_tree_tiles_sweep_or_lines_by_layout():
     assert _problem(GridGraph(_rects(256, 256, 0.25, 1))).mode == "sweep"
     with pytest.raises(ValueError, match="forest"):
         _problem(GridGraph(braid), mode="tree")
+    # searches with targets go to the host on the maze with loops only
+    assert _problem(GridGraph(braid)).host_targets
+    for free in (perfect, _rects(256, 256, 0.25, 1), ~serpentine_mask(512, 3)):
+        assert not _problem(GridGraph(free)).host_targets
+    assert not _problem(GridGraph(braid), mode="tiles").host_targets
+    assert _problem(GridGraph(perfect), mode="tiles", host_targets=True).host_targets
+
+
+def _loopy(side, seed, loops=0.05):
+    from mazeroute.generate import class_mask
+    return ~class_mask(f"maze:{loops}", side, seed)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_host_targets_read_like_the_device_windows(seed):
+    """host_targets: the CPU's queue BFS on the host mirror. Every read of a search with
+    targets (target, its level, the level count, the levels of the grid and of a window,
+    the targets' levels) equals the device's windows and the oracle's up to the target's
+    level, before and after cells are blocked and freed between searches."""
+    rng = np.random.default_rng(seed)
+    frees = [c.graph.free for c in random_cases(12, max_side=300, seed=40 + seed)]
+    frees += [_loopy(121, seed), _loopy(255, seed, 0.01)]
+    for free in frees:
+        g = GridGraph(free)
+        cells = np.flatnonzero(free.ravel())
+        if cells.size < 5:          # a source, two of them, and three targets
+            continue
+        # the windows are the tiles mode's (a forest's one-root search takes the tree path)
+        dev = _problem(g, mode="tiles", host_targets=False)
+        host = _problem(g, mode="tiles", host_targets=True)
+        blocked = np.zeros(free.size, bool)
+        for step in range(3):
+            open_ = np.flatnonzero(free.ravel() & ~blocked)
+            src = rng.choice(open_, 1 + step % 2, replace=False)
+            tgt = rng.choice(np.setdiff1d(open_, src), 3, replace=False)
+            wd, wh = dev.wavefront(src, tgt), host.wavefront(src, tgt)
+            assert (wh.target, wh.target_level, wh.num_levels) == \
+                (wd.target, wd.target_level, wd.num_levels)
+            np.testing.assert_array_equal(wh.levels(), wd.levels())
+            h, w = free.shape
+            window = (h // 4, h // 2 + 1, w // 3, w - 1)
+            np.testing.assert_array_equal(wh.levels(window), wd.levels(window))
+            np.testing.assert_array_equal(host._read_vertices(tgt), dev._read_vertices(tgt))
+            want = _oracle(free & ~blocked.reshape(free.shape), src).ravel()
+            stop = wh.target_level if wh.target is not None else want[want < UNREACHED].max()
+            inside = want <= stop
+            np.testing.assert_array_equal(wh.levels().ravel()[inside], want[inside])
+            assert host.host_runs == step + 1 and dev.host_runs == 0
+            # a wire blocked, an earlier one freed, in both
+            wire = rng.choice(np.setdiff1d(open_, np.concatenate([src, tgt])),
+                              min(40, max(0, open_.size - 6)), replace=False)
+            for p in (dev, host):
+                p.set_blocked(np.flatnonzero(blocked), False)
+                p.set_blocked(wire)
+            blocked[:] = False
+            blocked[wire] = True
+        whole = host.wavefront(src)          # a whole wavefront still runs on the device
+        assert host.host_runs == 3
+        np.testing.assert_array_equal(whole.levels(), _oracle(free & ~blocked.reshape(
+            free.shape), src))
 
 
 def _forest_cases():
@@ -366,6 +426,29 @@ def test_router_on_a_perfect_maze_equals_the_cpu_router(pins, span, nets):
     cpu = Router(lay, backend="cpu").run()
     assert res.routed > 0
     assert [n.cells for n in res.nets] == [n.cells for n in cpu.nets]
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_router_on_a_maze_with_loops_searches_nets_alone_on_the_host(seed):
+    """Nets whose windows cannot hold their detours go alone; on a maze with loops their
+    searches run on the host mirror, which must know every wire the batches committed
+    and lifted: the routes equal the CPU router's, field by field."""
+    from mazeroute.contract import check_routes
+    from mazeroute.generate import random_nets
+    from mazeroute.layout import Layout
+    from mazeroute.router import Router
+
+    free = _loopy(701, seed, 0.02)          # whole-grid windows exceed shared memory
+    lay = Layout("loopy", 701, 701, [], [], ~free)
+    lay.nets = random_nets(~free, 40, 2, np.random.default_rng(seed), span=250)
+    router = Router(lay, backend="gpu", strategy="grid")
+    res = router.run()
+    assert router.problem.host_targets and router.problem.host_runs > 0
+    assert check_routes(lay, res.to_json(), sequential=True) == []
+    cpu = Router(lay, backend="cpu").run()
+    assert res.routed > 0
+    assert [(n.routed, n.cells, n.levels, n.bends) for n in res.nets] == \
+        [(n.routed, n.cells, n.levels, n.bends) for n in cpu.nets]
 
 
 def test_tree_path_is_guarded_like_the_sweep_kernel(monkeypatch):

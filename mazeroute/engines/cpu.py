@@ -59,6 +59,19 @@ def _bfs_csr(srcPtrs, dst, level, queue, sources, is_target):
     return tail
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _grid_neighbour(vertex, k, width, height):
+    """Neighbour ``k`` (up, left, right, down) of ``vertex`` on the grid, or -1."""
+    y, x = divmod(vertex, width)
+    if k == 0:
+        return vertex - width if y > 0 else -1
+    if k == 1:
+        return vertex - 1 if x > 0 else -1
+    if k == 2:
+        return vertex + 1 if x < width - 1 else -1
+    return vertex + width if y < height - 1 else -1
+
+
 @numba.njit(cache=True, nogil=True)
 def _bfs_grid(width, height, level, queue, sources, is_target):
     tail, stop = _seed(level, queue, sources, is_target)
@@ -69,25 +82,34 @@ def _bfs_grid(width, height, level, queue, sources, is_target):
         if currLevel > stop:
             break
         head += 1
-        y, x = divmod(vertex, width)
         for k in range(4):   # up, left, right, down
-            if k == 0:
-                if y == 0:
-                    continue
-                neighbor = vertex - width
-            elif k == 1:
-                if x == 0:
-                    continue
-                neighbor = vertex - 1
-            elif k == 2:
-                if x == width - 1:
-                    continue
-                neighbor = vertex + 1
-            else:
-                if y == height - 1:
-                    continue
-                neighbor = vertex + width
-            if level[neighbor] == _UNREACHED:
+            neighbor = _grid_neighbour(vertex, k, width, height)
+            if neighbor >= 0 and level[neighbor] == _UNREACHED:
+                level[neighbor] = currLevel
+                queue[tail] = neighbor
+                tail += 1
+                if is_target[neighbor] and stop == _NO_STOP:
+                    stop = currLevel
+    return tail
+
+
+@numba.njit(cache=True, nogil=True)
+def bfs_on_mask(free, width, height, level, queue, sources, is_target):
+    """The grid BFS of :class:`GridQueueProblem` where ``free`` (flat bool), not the level
+    array, says which cells are blocked: ``level`` is ``UNREACHED`` everywhere before, and
+    after it only the ``queue[:returned]`` cells it labelled need a reset (``_reset``).
+    A device engine runs it on its host mirror of the blockages, with no copy to sync."""
+    tail, stop = _seed(level, queue, sources, is_target)
+    head = 0
+    while head < tail:
+        vertex = queue[head]
+        currLevel = level[vertex] + np.uint32(1)
+        if currLevel > stop:
+            break
+        head += 1
+        for k in range(4):
+            neighbor = _grid_neighbour(vertex, k, width, height)
+            if neighbor >= 0 and free[neighbor] and level[neighbor] == _UNREACHED:
                 level[neighbor] = currLevel
                 queue[tail] = neighbor
                 tail += 1

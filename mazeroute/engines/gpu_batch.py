@@ -950,6 +950,9 @@ class BatchRun:
         later = later[later > p]
         cells, pos = wire_cells(later, self.book[4], self.book[5], self.store, self.is_pin)
         self.dev.uncommit(cells, pos)
+        # the host mirror learns the lifted cells now: a search with targets may read it
+        # (gpu_grid's host_targets), and a net alone costs far more than this wait
+        self.dev.quiesce()
         routed = self.route_alone(p)
         state[p] = FINAL
         self.book[1, p] = 0

@@ -40,6 +40,12 @@ Per net the host does one small upload (blockage changes queued since the last r
 sources, targets), three launches and one small download; blockage changes are kept on
 the host until then, and a source's "is it blocked" check is answered from a host copy of
 the mask.
+
+Searches with targets on a maze with loops run on the host instead (``host_targets``):
+the CPU's queue BFS (:func:`~.cpu.bfs_on_mask`) over that host copy of the mask, with
+nothing to upload or sync, since the windows walk such corridors a level a step (a router
+searches nets there alone when their windows cannot hold their detours; whole
+wavefronts, and a router's batched searches, stay on the device).
 """
 
 from __future__ import annotations
@@ -50,6 +56,7 @@ import numpy as np
 from ..graph import GridGraph
 from .auto import features, is_forest, is_maze_like, winding
 from .base import BLOCKED, UNREACHED
+from .cpu import _reset, bfs_on_mask
 from .cuda import device_attributes, get_kernel
 from .gpu_base import DeviceProblem
 from .gpu_lines import LinesWavefront
@@ -98,6 +105,9 @@ class GridRelaxProblem(DeviceProblem):
         (:func:`~.auto.winding`), ``"sweep"`` unless the layout is maze-like (or has more
         than ``2**29`` cells, more than the sweep kernel counts), then ``"tree"`` for a
         forest, else ``"tiles"``.
+    host_targets : whether searches with targets run on the host (module notes); None:
+        where ``mode`` is ``"auto"`` and picks ``"tiles"`` for a maze-like layout (a maze
+        with loops), decided with the mode.
 
     Examples
     --------
@@ -110,7 +120,7 @@ class GridRelaxProblem(DeviceProblem):
 
     def __init__(self, graph: GridGraph, tile_rows: int = 32, margin: int = 16,
                  flush_every: int = 32, block_levels: int = 8, linger: int = 80000,
-                 stats: bool = False, mode: str = "auto"):
+                 stats: bool = False, mode: str = "auto", host_targets: bool | None = None):
         if not isinstance(graph, GridGraph):
             raise TypeError("the gpu/grid engine needs a GridGraph")
         if tile_rows not in (32, 64):
@@ -156,6 +166,11 @@ class GridRelaxProblem(DeviceProblem):
         if mode == "tree" and not tree_fits(h, w):
             raise ValueError(f"mode 'tree' numbers arcs in int32: {h} x {w} is too large")
         self._mode = None if mode == "auto" else mode     # auto: chosen when first needed
+        self._host_targets = host_targets if host_targets is not None or mode == "auto" \
+            else False
+        self._host: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None  # see _run_host
+        self._host_touched = -1          # cells the last host run labelled; -1: none ran
+        self.host_runs = 0
         self._tree: TreeWavefront | None = None
         self._sweep: SweepWavefront | None = None     # built by the first whole wavefront
         self._lines: LinesWavefront | None = None     # the same
@@ -178,7 +193,18 @@ class GridRelaxProblem(DeviceProblem):
             else:
                 self._mode = ("tree" if tree_fits(*self.shape) and is_forest(free)
                               else "tiles")
+                if self._host_targets is None:
+                    self._host_targets = self._mode == "tiles"
         return self._mode
+
+    @property
+    def host_targets(self) -> bool:
+        """Whether searches with targets run on the host (see ``host_targets`` above)."""
+        if self._host_targets is None:
+            self.mode                   # noqa: B018 -- decides both
+            if self._host_targets is None:
+                self._host_targets = False
+        return self._host_targets
 
     # -- Problem interface -------------------------------------------------------------
     def free_view(self) -> np.ndarray:
@@ -187,6 +213,10 @@ class GridRelaxProblem(DeviceProblem):
         return self.host_free
 
     def _clear(self) -> None:
+        if self._host_touched >= 0:
+            level, queue, _ = self._host
+            _reset(level, queue, self._host_touched)
+            self._host_touched = -1
         if self.dirty:
             y0, y1, x0, x1 = self._box
             h, w = self.shape
@@ -206,8 +236,23 @@ class GridRelaxProblem(DeviceProblem):
         self._pending.append((v, bool(blocked)))
 
     def _read_levels(self, window):
+        if self._host_touched >= 0:
+            return np.where(self._window(self.host_free, window),
+                            self._window(self._host[0].reshape(self.shape), window), BLOCKED)
         self._apply_writes()
         return self._hide_deeper(super()._read_levels(window))
+
+    def _levels_out(self, window) -> np.ndarray:
+        if self._host_touched >= 0:     # no deeper level was labelled, blocked are unreached
+            return self._window(self._host[0].reshape(self.shape), window).copy()
+        return super()._levels_out(window)
+
+    @staticmethod
+    def _window(a: np.ndarray, window) -> np.ndarray:
+        if window is None:
+            return a
+        y0, y1, x0, x1 = window
+        return a[y0:y1, x0:x1]
 
     def _device_levels(self, window):
         self._apply_writes()
@@ -228,6 +273,8 @@ class GridRelaxProblem(DeviceProblem):
         if self._targets is not None and np.array_equal(v, self._targets[0]):
             return self._targets[1].copy()
         free = self.host_free.ravel()[v]
+        if self._host_touched >= 0:
+            return np.where(free, self._host[0][v], BLOCKED).astype(np.uint32)
         rest = np.where(free, UNREACHED, BLOCKED).astype(np.uint32)
         if not self.dirty:
             return rest
@@ -249,6 +296,8 @@ class GridRelaxProblem(DeviceProblem):
             self._launch(sources, None, (0, self.tiles_y, 0, self.tiles_x))
             return self._max_level() + 1
         targets = np.asarray(targets, dtype=np.int32)
+        if self.host_targets:
+            return self._run_host(sources, targets)
         sy, sx = np.divmod(sources.astype(np.int64), w)
         ty, tx = np.divmod(targets.astype(np.int64), w)
         ylo, yhi, xlo, xhi = sy.min(), sy.max(), sx.min(), sx.max()
@@ -278,6 +327,31 @@ class GridRelaxProblem(DeviceProblem):
                 self._targets = (targets, got)
                 return self._max_level() + 1
             radius = best if best is not None else 4 * radius + 64
+
+    def _run_host(self, sources: np.ndarray, targets: np.ndarray) -> int:
+        """A search with targets by the CPU's queue BFS on the host mirror (module notes):
+        it stops after the targets' level, as the windows do, so the levels, the level
+        count and every read are those of the device's search."""
+        if self._host is None:
+            n = self.num_vertices
+            self._host = (np.full(n, UNREACHED, np.uint32), np.empty(n, np.int32),
+                          np.zeros(n, np.bool_))
+        level, queue, is_target = self._host
+        h, w = self.shape
+        is_target[targets] = True
+        try:
+            self._host_touched = int(bfs_on_mask(self.host_free.reshape(-1), w, h, level,
+                                                 queue, sources, is_target))
+        finally:
+            is_target[targets] = False
+        self.host_runs += 1
+        got = level[targets]
+        reached = got < BLOCKED
+        self._targets = (targets, np.where(self.host_free.reshape(-1)[targets], got,
+                                           BLOCKED).astype(np.uint32))
+        if reached.any():
+            self._clamp = int(got[reached].min())
+        return int(level[queue[self._host_touched - 1]]) + 1
 
     def _run_tree(self, root: int, targets: np.ndarray | None) -> int:
         """Every level from ``root`` at once; with targets, read as an early exit would be."""
