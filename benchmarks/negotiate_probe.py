@@ -15,7 +15,9 @@ CUDA events) and the calls the CPU engine took, which says what bounds the GPU's
 negotiation. ``--snapshots K ...``: each run once per
 ``PathFinderOptions.snapshot_nets`` value (0: PathFinder's order; the runs of K nets a
 call otherwise). ``--cpu-box-cells N``: the GPU engine hands boxes of more than N cells
-to the CPU engine. ``--sizes SIDE ... [--puzzles FILE ...]``: whole routes of SIDE x
+to the CPU engine. ``--kernel-options FLAG ...``: extra NVRTC flags of the GPU engine's
+kernels (``-DNO_BOUND``: the weighted search without its A* bound, for an A/B run).
+``--sizes SIDE ... [--puzzles FILE ...]``: whole routes of SIDE x
 SIDE layouts (and of numberlink files) on the CPU, the GPU and ``auto``, per seed.
 """
 
@@ -64,13 +66,17 @@ def main() -> None:
     ap.add_argument("--cpu-box-cells", type=int, metavar="N",
                     help="the GPU engine's cpu_box_cells (boxes of more cells go to the "
                          "CPU engine; default gpu_weighted.CPU_BOX_CELLS)")
+    ap.add_argument("--kernel-options", nargs="+", default=[], metavar="FLAG",
+                    help="extra NVRTC flags of the GPU engine's kernels (-DNO_BOUND: no A* "
+                         "bound)")
     args = ap.parse_args()
-    if args.cpu_box_cells is not None:
+    if args.cpu_box_cells is not None or args.kernel_options:
         import functools
 
         from mazeroute.engines import gpu_weighted as gw
         gw.GPUNetSearch.__init__ = functools.partialmethod(
-            gw.GPUNetSearch.__init__, cpu_box_cells=args.cpu_box_cells)
+            gw.GPUNetSearch.__init__, options=tuple(args.kernel_options),
+            **({} if args.cpu_box_cells is None else {"cpu_box_cells": args.cpu_box_cells}))
     schedules = [(k, None if k is None else PathFinderOptions(snapshot_nets=k))
                  for k in args.snapshots]
     if args.calls:

@@ -33,6 +33,19 @@
 // change beside it would have woken it). tiled_connect then joins a pin as weighted_route
 // does (the same connect()); nets with pins left wake all their tiles and the rounds
 // resume. tiled_finish writes the results as weighted_route does.
+//
+// The A* bound (Hart, Nilsson and Raphael, IEEE TSSC 1968; the CPU engine's A* uses the
+// same lower bound): with f a lower bound of the cell costs, a cell at distance d whose
+// Manhattan gap to the targets' box is g starts no path to a target cheaper than d + f * g.
+// Once a target holds u (a real path's cost: every value the sweeps write is one), a cell
+// with d + f * g > u lies on no path to the cheapest target and hands nothing on, and a
+// line is swept only over the cells whose gaps to the sources' and the targets' boxes,
+// times f, come within u (a path from the tree to any other costs more). The fixpoint is
+// then exact on every cell of a path costing at most u: every cheapest path to the chosen
+// target, and every cell the backtrace steps to (a value equal to its `want` is a real
+// path's cost no more than the exact distance, so it is exact); the other cells keep costs
+// of real paths, from which a tree's next search resumes. Tiles whose cells all lie beyond
+// u are not relaxed. -DNO_BOUND turns the bound off (for A/B runs).
 
 // The host passes these from mazeroute/engines/weighted.py and gpu_weighted.py; the
 // fallbacks serve a plain compile check, and tests/test_gpu_weighted_host.py ties them.
@@ -68,9 +81,9 @@ static_assert((unsigned long long)DIST_MAX <= 0xFFFFFFFEull,
 #define ST_ERROR 3   // the backtrace found no predecessor (distances not exact: a bug)
 
 // -DPROBE: counters in g_probe (searches, sweeps, backtrace steps, clock cycles of the
-// blocks), read by benchmarks/weighted_probe.py
+// blocks, cells swept, tiles relaxed), read by benchmarks/weighted_probe.py
 #ifdef PROBE
-__device__ unsigned long long g_probe[4];
+__device__ unsigned long long g_probe[6];
 #define PROBE_ADD(k, x) atomicAdd(g_probe + (k), (unsigned long long)(x))
 #else
 #define PROBE_ADD(k, x)
@@ -83,6 +96,119 @@ __device__ __forceinline__ unsigned satAdd(unsigned d, unsigned c) {
 __device__ __forceinline__ bool passable(int code, int net) {
     return code == -1 || code == net;
 }
+
+__device__ __forceinline__ int gap(int v, int a, int b) {
+    return v < a ? a - v : (v > b ? v - b : 0);
+}
+
+// The least of gap(v, a1, b1) + gap(v, a2, b2) over v in [lo, hi] (a convex function,
+// least between the two intervals).
+__device__ __forceinline__ int leastGaps(int lo, int hi, int a1, int b1, int a2, int b2) {
+    const int p = max(a1, a2), q = min(b1, b2);
+    const int v = min(max(min(p, q), lo), hi);
+    return gap(v, a1, b1) + gap(v, a2, b2);
+}
+
+// The A* bound of one search (notes above), in the coordinates of the box being relaxed.
+struct Bound {
+    unsigned u;                 // the least cost of a path to a target found yet (INF: none)
+    unsigned least;             // a lower bound of every cell cost (0: none known)
+    int sx0, sy0, sx1, sy1;     // the sources' box (the tree so far)
+    int tx0, ty0, tx1, ty1;     // the targets' box (pins not in the tree)
+
+    __device__ __forceinline__ bool on() const {
+#ifdef NO_BOUND
+        return false;
+#else
+        return u != INF;
+#endif
+    }
+    // whether a cell (x, y) at distance d may hand d on
+    __device__ __forceinline__ bool keeps(unsigned d, int x, int y) const {
+        return !on() || (unsigned long long)d + (unsigned long long)least
+                                                    * (gap(x, tx0, tx1) + gap(y, ty0, ty1)) <= u;
+    }
+    // The cells [lo, hi] of line `line` (a row, else a column) of n cells that may lie on
+    // a path of cost at most u: least * (gap to the sources + gap to the targets) <= u.
+    __device__ void span(bool row, int line, int n, int& lo, int& hi) const {
+        lo = 0;
+        hi = n - 1;
+        if (!on() || least == 0) return;
+        const int a1 = row ? sx0 : sy0, b1 = row ? sx1 : sy1;
+        const int a2 = row ? tx0 : ty0, b2 = row ? tx1 : ty1;
+        const long long k = (long long)(u / least)
+            - (row ? gap(line, sy0, sy1) + gap(line, ty0, ty1)
+                   : gap(line, sx0, sx1) + gap(line, tx0, tx1));
+        if (k < max(0, max(a1, a2) - min(b1, b2))) {
+            hi = -1;
+            return;
+        }
+        // before both intervals the gaps total a1 + a2 - 2v, after both 2v - b1 - b2
+        const long long left = -((k - a1 - a2) >> 1), right = (k + b1 + b2) >> 1;
+        lo = (int)max(0ll, min((long long)min(a1, a2), left));
+        hi = (int)min((long long)n - 1, max((long long)max(b1, b2), right));
+    }
+    // whether no cell of [x0, x1] x [y0, y1] may lie on a path of cost at most u
+    __device__ bool beyond(int x0, int y0, int x1, int y1) const {
+        if (!on() || least == 0) return false;
+        const long long g = leastGaps(x0, x1, sx0, sx1, tx0, tx1)
+                            + leastGaps(y0, y1, sy0, sy1, ty0, ty1);
+        return (unsigned long long)least * g > u;
+    }
+    // the same bound in coordinates whose origin is (dx, dy) here
+    __device__ void shift(int dx, int dy) {
+        sx0 -= dx; sx1 -= dx; tx0 -= dx; tx1 -= dx;
+        sy0 -= dy; sy1 -= dy; ty0 -= dy; ty1 -= dy;
+    }
+    // The sources are the n cells (vertex ids) of a box whose origin in the grid is x0, y0.
+    __device__ void source(const int* cells, int n, int width, int x0, int y0) {
+        for (int i = 0; i < n; ++i) {
+            const int x = cells[i] % width - x0, y = cells[i] / width - y0;
+            sx0 = min(sx0, x); sx1 = max(sx1, x);
+            sy0 = min(sy0, y); sy1 = max(sy1, y);
+        }
+    }
+    // Aim at the pins pins[p0 + 1 .. p1) not in the tree (distance not 0; dist(x, y) gives
+    // a pin's, in a box whose origin in the grid is x0, y0): their box, and u the least of
+    // their distances. Returns how many pins are left.
+    template <class Dist>
+    __device__ int aim(Dist dist, const int* pins, long long p0, long long p1, int width,
+                       int x0, int y0) {
+        u = INF;
+        tx0 = ty0 = 0x7fffffff;
+        tx1 = ty1 = -1;
+        int left = 0;
+        for (long long j = p0 + 1; j < p1; ++j) {
+            const int x = pins[j] % width - x0, y = pins[j] / width - y0;
+            const unsigned dv = dist(x, y);
+            if (dv == 0) continue;
+            ++left;
+            u = min(u, dv);
+            tx0 = min(tx0, x); tx1 = max(tx1, x);
+            ty0 = min(ty0, y); ty1 = max(ty1, y);
+        }
+        if (!left) {                // no search follows
+            tx0 = tx1 = sx0;
+            ty0 = ty1 = sy0;
+        }
+        return left;
+    }
+    // u lowered to what the pins inside [0, bw) x [0, bh) of b (origin x0, y0 in the grid)
+    // hold now, while other threads may be lowering them: each value read is a real path's
+    // cost. Distance 0 marks a pin in the tree.
+    template <class Box>
+    __device__ void tighten(const Box& b, const int* pins, long long p0, long long p1,
+                            int width, int x0, int y0, int bw, int bh) {
+        unsigned best = u;
+        for (long long j = p0 + 1; j < p1; ++j) {
+            const int x = pins[j] % width - x0, y = pins[j] / width - y0;
+            if (x < 0 || x >= bw || y < 0 || y >= bh) continue;
+            const unsigned dv = *(volatile unsigned*)b.at(x, y);
+            if (dv != 0) best = min(best, dv);
+        }
+        u = best;
+    }
+};
 
 // A box in shared memory: distances, then costs (0: the net may not enter the cell).
 // Rows are `pitch` (odd) apart, so that a thread per row touches distinct banks.
@@ -139,13 +265,16 @@ struct GlobalBox {
 
 // One way of a min-plus sweep over the n cells (x + i dx, y + i dy), i = first, first +
 // step, ...: a cell the net may enter takes min(its value, carry + its cost), and every
-// cell hands its value on as the carry (a source the net may not enter still starts
-// paths, at 0); the carry starts at INF. Cells are read SWEEP_CHUNK at a time, so that
-// their loads overlap and only the carry chain runs one cell after another.
+// cell the bound keeps hands its value on as the carry (a source the net may not enter
+// still starts paths, at 0); the carry starts at INF. Returns whether a cell the bound
+// keeps fell (a cell beyond it hands nothing on, so its fall wakes nothing). Cells are read
+// SWEEP_CHUNK at a time, so that their loads overlap and only the carry chain runs one
+// cell after another.
 #define SWEEP_CHUNK 8
 template <class Box>
-__device__ bool sweepWay(const Box& b, int x, int y, int dx, int dy, int n, int first,
-                         int step) {
+__device__ bool sweepWay(const Box& b, const Bound& g, int x, int y, int dx, int dy, int n,
+                         int first, int step) {
+    PROBE_ADD(4, n);
     bool changed = false;
     unsigned carry = INF;
     for (int k0 = 0; k0 < n; k0 += SWEEP_CHUNK) {
@@ -161,41 +290,55 @@ __device__ bool sweepWay(const Box& b, int x, int y, int dx, int dy, int n, int 
 #pragma unroll
         for (int k = 0; k < SWEEP_CHUNK; ++k) {
             if (k0 + k < n) {
+                const int i = first + (k0 + k) * step;
                 const unsigned nv = c[k] ? min(v[k], satAdd(carry, c[k])) : v[k];
+                const bool keep = g.keeps(nv, x + i * dx, y + i * dy);
                 if (nv != v[k]) {
-                    const int i = first + (k0 + k) * step;
                     *b.at(x + i * dx, y + i * dy) = nv;
-                    changed = true;
+                    changed |= keep;
                 }
-                carry = nv;
+                carry = keep ? nv : INF;
             }
         }
     }
     return changed;
 }
 
-// A two-way sweep of a line: left to right (top to bottom), then back.
+// A two-way sweep of the cells [lo, hi] of a row (column) of n cells that the bound
+// spans: left to right (top to bottom), then back.
 template <class Box>
-__device__ bool sweepLine(const Box& b, int x, int y, int dx, int dy, int n) {
-    const bool fwd = sweepWay(b, x, y, dx, dy, n, 0, 1);
-    return sweepWay(b, x, y, dx, dy, n, n - 1, -1) || fwd;
+__device__ bool sweepLine(const Box& b, const Bound& g, bool row, int line, int n) {
+    int lo, hi;
+    g.span(row, line, n, lo, hi);
+    if (lo > hi) return false;
+    const int x = row ? lo : line, y = row ? line : lo, dx = row, dy = !row;
+    const bool fwd = sweepWay(b, g, x, y, dx, dy, hi - lo + 1, 0, 1);
+    return sweepWay(b, g, x, y, dx, dy, hi - lo + 1, hi - lo, -1) || fwd;
 }
 
-// Bellman-Ford to the fixpoint: row sweeps, column sweeps, alternately, a thread a line,
-// until a sweep other than the first changes nothing (after a full two-way sweep of every
-// row, every row edge holds; if the column sweep after it changes nothing, every edge
-// holds). Every thread must call it; it ends with a barrier.
+// Bellman-Ford to the fixpoint under the bound g: row sweeps, column sweeps, alternately,
+// a thread a line, until a sweep other than the first changes nothing (after a full
+// two-way sweep of every row, every row edge from a cell the bound keeps holds; if the
+// column sweep after it changes nothing, every such edge holds; u only falls, and a
+// lower u keeps fewer cells). After each sweep thread 0 lowers g.u to what the pins
+// pins[p0 + 1 .. p1) hold (the box's origin in the grid: x0, y0), while the others copy g
+// as the next sweep begins: any u they read is a real path's cost, so a copy from before
+// or after is a valid bound. Every thread must call it; it ends with a barrier.
 template <class Box>
-__device__ void relax(const Box& b, int bw, int bh) {
+__device__ void relax(const Box& b, int bw, int bh, Bound& g, const int* pins, long long p0,
+                      long long p1, int width, int x0, int y0) {
     for (int pass = 0;; ++pass) {
+        Bound now = g;
+        now.u = *(volatile unsigned*)&g.u;
         bool changed = false;
         if (pass & 1) {
             for (int x = threadIdx.x; x < bw; x += blockDim.x)
-                changed |= sweepLine(b, x, 0, 0, 1, bh);
+                changed |= sweepLine(b, now, false, x, bh);
         } else {
             for (int y = threadIdx.x; y < bh; y += blockDim.x)
-                changed |= sweepLine(b, 0, y, 1, 0, bw);
+                changed |= sweepLine(b, now, true, y, bw);
         }
+        if (threadIdx.x == 0) g.tighten(b, pins, p0, p1, width, x0, y0, bw, bh);
         if (!__syncthreads_or(changed) && pass > 0) {
             if (threadIdx.x == 0) PROBE_ADD(1, pass + 1);
             break;
@@ -206,15 +349,16 @@ __device__ void relax(const Box& b, int bw, int bh) {
 __shared__ int s_status;   // 0 while the tree grows, then ST_*
 __shared__ int s_cells;    // cells in the tree
 __shared__ int s_start;    // offset of the tree in out
+__shared__ Bound s_bound;  // the search's bound (weighted_route; a tile's, relaxTile)
 
 // Thread 0, after a search: join the cheapest pin not yet in the tree (the first of
 // equals) by the backtrace: from it, step to a neighbour n in the box with
 // d[n] + cost[cur] == d[cur], the current heading first, else up, left, right, down;
 // stop at a cell of distance 0 (the tree). Returns 0 (search again: a pin is still not
-// in the tree) or the final status.
+// in the tree, and g is aimed at the pins left from the grown tree) or the final status.
 template <class Box>
-__device__ int connect(const Box& b, const int* pins, long long p0, long long p1, int width,
-                       int x0, int y0, int bw, int bh, int* tree) {
+__device__ int connect(const Box& b, Bound& g, const int* pins, long long p0, long long p1,
+                       int width, int x0, int y0, int bw, int bh, int* tree) {
     unsigned best = INF;
     int t = -1;
     bool unreached = false;
@@ -263,11 +407,10 @@ __device__ int connect(const Box& b, const int* pins, long long p0, long long p1
     }
     for (int i = n; i < n + m; ++i) *b.at(tree[i] % width - x0, tree[i] / width - y0) = 0;
     s_cells = n + m;
-    for (long long j = p0 + 1; j < p1; ++j) {   // another search only if a pin is left
-        const int p = pins[j];
-        if (*b.at(p % width - x0, p / width - y0) != 0) return 0;
-    }
-    return ST_OK;
+    g.source(tree + n, m, width, x0, y0);
+    // another search only if a pin is left
+    return g.aim([&](int x, int y) { return *b.at(x, y); }, pins, p0, p1, width, x0, y0)
+           ? 0 : ST_OK;
 }
 
 // The result of request r: its header (status, cells, offset taken by one atomicAdd on
@@ -292,8 +435,8 @@ __device__ void writeResult(const long long* r, int status, int cells, const int
 
 template <class Box>
 __device__ void routeNet(const Box& b, const long long* r, const int* code,
-                         const unsigned short* cost, const int* pins, int width, int* seg,
-                         int* out, int* hdr, int* used) {
+                         const unsigned short* cost, const int* pins, int width,
+                         unsigned least, int* seg, int* out, int* hdr, int* used) {
     const int net = (int)r[R_NET];
     const int x0 = (int)r[R_X0], y0 = (int)r[R_Y0];
     const int bw = (int)r[R_X1] - x0 + 1, bh = (int)r[R_Y1] - y0 + 1;
@@ -310,13 +453,17 @@ __device__ void routeNet(const Box& b, const long long* r, const int* code,
         tree[0] = root;
         s_cells = 1;
         s_status = p1 - p0 > 1 ? 0 : ST_OK;
+        s_bound.least = least;
+        s_bound.sx0 = s_bound.sx1 = root % width - x0;
+        s_bound.sy0 = s_bound.sy1 = root / width - y0;
+        s_bound.aim([&](int x, int y) { return *b.at(x, y); }, pins, p0, p1, width, x0, y0);
     }
     __syncthreads();
     while (s_status == 0) {
-        relax(b, bw, bh);
+        relax(b, bw, bh, s_bound, pins, p0, p1, width, x0, y0);
         if (threadIdx.x == 0) {
             PROBE_ADD(0, 1);
-            s_status = connect(b, pins, p0, p1, width, x0, y0, bw, bh, tree);
+            s_status = connect(b, s_bound, pins, p0, p1, width, x0, y0, bw, bh, tree);
         }
         __syncthreads();
     }
@@ -325,11 +472,12 @@ __device__ void routeNet(const Box& b, const long long* r, const int* code,
 }
 
 // rec: count records; code: per cell BLOCKED_CODE or its owner (-1: nobody); cost: per
-// cell; pins: vertex ids; dynamic shared memory: the largest box's distances and costs.
+// cell; pins: vertex ids; least: a lower bound of every cost (0: none); dynamic shared
+// memory: the largest box's distances and costs.
 extern "C" __global__ void __launch_bounds__(1024)
 weighted_route(const long long* rec, int count, const int* __restrict__ code,
                const unsigned short* __restrict__ cost, const int* __restrict__ pins,
-               int width, int* seg, int* out, int* hdr, int* used) {
+               int width, int least, int* seg, int* out, int* hdr, int* used) {
     if ((int)blockIdx.x >= count) return;
     const long long* r = rec + (long long)blockIdx.x * REC;
     extern __shared__ unsigned smem[];
@@ -338,7 +486,7 @@ weighted_route(const long long* rec, int count, const int* __restrict__ code,
     b.pitch = bw | 1;
     b.d = smem;
     b.c = (unsigned short*)(smem + bh * b.pitch);
-    routeNet(b, r, code, cost, pins, width, seg, out, hdr, used);
+    routeNet(b, r, code, cost, pins, width, (unsigned)least, seg, out, hdr, used);
 }
 
 extern "C" __global__ void set_costs(const int* __restrict__ idx, const int* __restrict__ val,
@@ -351,6 +499,9 @@ extern "C" __global__ void set_costs(const int* __restrict__ idx, const int* __r
 // tiles: (k, i, j) int32 triples, tile column i and row j of request k (its record at
 // rec + k * REC); a request's tiles are consecutive, row by row, from tfirst[k].
 // state: per request (status: 0 while its tree grows, then ST_*; cells in its tree).
+// bnd: per request its Bound (BND int32 words, box coordinates; u lowered by the tiles).
+#define BND 10
+static_assert(sizeof(Bound) == BND * sizeof(int), "gpu_weighted.py sizes bnd by BND");
 #ifndef TILE
 #define TILE 62                 // cells of a tile's side; with the halo, a thread a line
 #endif
@@ -388,7 +539,8 @@ __device__ __forceinline__ TileAt tileAt(const long long* rec, const int* tiles,
 
 extern "C" __global__ void __launch_bounds__(TILE_LINES)
 tiled_init(const long long* rec, const int* tiles, int ntiles, const int* __restrict__ pins,
-           int width, unsigned* gdist, int* seg, int* state, int* prev) {
+           int width, int least, unsigned* gdist, int* seg, int* state, int* bnd,
+           int* prev) {
     const int t = blockIdx.x;
     if (t >= ntiles) return;
     const TileAt a = tileAt(rec, tiles, t);
@@ -406,17 +558,27 @@ tiled_init(const long long* rec, const int* tiles, int ntiles, const int* __rest
             seg[r[R_SEG]] = root;
             state[2 * a.k] = r[R_PIN1] - r[R_PIN0] > 1 ? 0 : ST_OK;
             state[2 * a.k + 1] = 1;
+            Bound g;
+            g.least = (unsigned)least;
+            g.sx0 = g.sx1 = rx;
+            g.sy0 = g.sy1 = ry;
+            g.aim([&](int x, int y) { return x == rx && y == ry ? 0u : INF; }, pins,
+                  r[R_PIN0], r[R_PIN1], width, (int)r[R_X0], (int)r[R_Y0]);
+            ((Bound*)bnd)[a.k] = g;
         }
     }
 }
 
-// One round's work on tile t: if it or a neighbour changed in the round before (prev), its
-// distances with a one-cell halo of its neighbours' are relaxed to the tile's fixpoint in
-// shared memory and what fell is written back; cur[t] tells whether anything fell, and
-// *moved counts the tiles where something did. Every thread of the block calls it.
+// One round's work on tile t: if it or a neighbour changed in the round before (prev) and
+// some cell of it lies within its request's bound, its distances with a one-cell halo of
+// its neighbours' are relaxed to the tile's fixpoint in shared memory under that bound
+// and what fell is written back; cur[t] tells whether a cell the bound keeps fell, and
+// *moved counts the tiles where one did; the request's u takes what its pins in the tile
+// hold. Every thread of the block calls it.
 __device__ void relaxTile(int t, const long long* rec, const int* tiles,
-                          const int* __restrict__ code, const unsigned short* __restrict__ cost,
-                          unsigned* gdist, int width, const int* prev, int* cur, int* moved) {
+                          const int* __restrict__ pins, const int* __restrict__ code,
+                          const unsigned short* __restrict__ cost, unsigned* gdist, int width,
+                          Bound* bnd, const int* prev, int* cur, int* moved) {
     unsigned* sd = s_tileD;
     unsigned short* sc = s_tileC;
     const TileAt a = tileAt(rec, tiles, t);
@@ -427,6 +589,18 @@ __device__ void relaxTile(int t, const long long* rec, const int* tiles,
         if (threadIdx.x == 0) cur[t] = 0;
         return;
     }
+    bool skip = false;
+    if (threadIdx.x == 0) {         // the bound in the tile's coordinates (halo at 0)
+        s_bound = bnd[a.k];
+        s_bound.u = __ldcg(&bnd[a.k].u);
+        s_bound.shift(a.x - 1, a.y - 1);
+        skip = s_bound.beyond(1, 1, a.w, a.h);
+    }
+    if (__syncthreads_or(skip)) {
+        if (threadIdx.x == 0) cur[t] = 0;
+        return;
+    }
+    if (threadIdx.x == 0) PROBE_ADD(5, 1);
     const long long* r = rec + (long long)a.k * REC;
     const int net = (int)r[R_NET];
     unsigned* d = gdist + r[R_SEG];
@@ -452,7 +626,9 @@ __device__ void relaxTile(int t, const long long* rec, const int* tiles,
     b.d = sd;
     b.c = sc;
     b.pitch = TILE_PITCH;
-    relax(b, lw, lh);
+    const unsigned u0 = s_bound.u;
+    relax(b, lw, lh, s_bound, pins, r[R_PIN0], r[R_PIN1], width, (int)r[R_X0] + a.x - 1,
+          (int)r[R_Y0] + a.y - 1);
     bool fell = false;
     for (int c = threadIdx.x; c < a.w * a.h; c += blockDim.x) {
         const int lx = 1 + c % a.w, ly = 1 + c / a.w;
@@ -460,13 +636,14 @@ __device__ void relaxTile(int t, const long long* rec, const int* tiles,
         const unsigned v = sd[ly * TILE_PITCH + lx];
         if (v < *g) {
             *g = v;
-            fell = true;
+            fell |= s_bound.keeps(v, lx, ly);
         }
     }
     fell = __syncthreads_or(fell);
     if (threadIdx.x == 0) {
         cur[t] = fell;
         if (fell) atomicAdd(moved, 1);
+        if (s_bound.u < u0) atomicMin(&bnd[a.k].u, s_bound.u);
     }
 }
 
@@ -481,9 +658,9 @@ __device__ void relaxTile(int t, const long long* rec, const int* tiles,
 // clears each two rounds before its use (two barriers before anyone adds to it, long after
 // its last reader) and the first two after the last barrier.
 extern "C" __global__ void __launch_bounds__(TILE_LINES)
-tiled_rounds(const long long* rec, const int* tiles, int ntiles, const int* __restrict__ code,
-             const unsigned short* __restrict__ cost, unsigned* gdist, int width,
-             int* flagsA, int* flagsB, int* moved) {
+tiled_rounds(const long long* rec, const int* tiles, int ntiles, const int* __restrict__ pins,
+             const int* __restrict__ code, const unsigned short* __restrict__ cost,
+             unsigned* gdist, int width, int* bnd, int* flagsA, int* flagsB, int* moved) {
     cooperative_groups::grid_group grid = cooperative_groups::this_grid();
     const bool lead = blockIdx.x == 0 && threadIdx.x == 0;
     int* prev = flagsA;
@@ -492,7 +669,8 @@ tiled_rounds(const long long* rec, const int* tiles, int ntiles, const int* __re
         int* count = moved + k % MAX_ROUNDS;
         if (lead) moved[(k + 2) % MAX_ROUNDS] = 0;
         for (int t = blockIdx.x; t < ntiles; t += gridDim.x)
-            relaxTile(t, rec, tiles, code, cost, gdist, width, prev, cur, count);
+            relaxTile(t, rec, tiles, pins, code, cost, gdist, width, (Bound*)bnd, prev, cur,
+                      count);
         grid.sync();
         const bool still = __ldcg(count) != 0;
         int* swap = prev;
@@ -509,12 +687,12 @@ tiled_rounds(const long long* rec, const int* tiles, int ntiles, const int* __re
 }
 #endif
 
-// A block a request: join the next pin (connect()); a tree with pins left wakes its tiles
-// and counts itself in *growing.
+// A block a request: join the next pin (connect()); a tree with pins left, its bound aimed
+// at them, wakes its tiles and counts itself in *growing.
 extern "C" __global__ void __launch_bounds__(TILE_LINES)
 tiled_connect(const long long* rec, int count, const int* __restrict__ pins, int width,
               const int* __restrict__ code, const unsigned short* __restrict__ cost,
-              unsigned* gdist, int* seg, int* state, const int* tfirst, int* prev,
+              unsigned* gdist, int* seg, int* state, int* bnd, const int* tfirst, int* prev,
               int* growing) {
     const int k = blockIdx.x;
     if (k >= count) return;
@@ -527,8 +705,10 @@ tiled_connect(const long long* rec, int count, const int* __restrict__ pins, int
     const GlobalBox b = GlobalBox::of(r, code, cost, gdist, width);
     if (threadIdx.x == 0) {
         s_cells = state[2 * k + 1];
-        s_status = connect(b, pins, r[R_PIN0], r[R_PIN1], width, x0, y0, bw, bh,
+        Bound g = ((Bound*)bnd)[k];
+        s_status = connect(b, g, pins, r[R_PIN0], r[R_PIN1], width, x0, y0, bw, bh,
                            seg + r[R_SEG]);
+        ((Bound*)bnd)[k] = g;
         state[2 * k] = s_status;
         state[2 * k + 1] = s_cells;
         if (s_status == 0) atomicAdd(growing, 1);

@@ -25,6 +25,7 @@ from mazeroute.engines.weighted import COST_DTYPE, COST_MAX, DIST_MAX, CPUNetSea
 from mazeroute.generate import maze_mask
 from tests.corpus import (
     WeightedCase,
+    _weighted,
     grid_of_boxes_case,
     random_weighted_cases,
     two_net_case,
@@ -46,7 +47,7 @@ def test_kernel_constants_are_the_hosts():
     assert int(d["DIST_MAX"].rstrip("u")) == weighted.DIST_MAX
     assert eval(d["BLOCKED_CODE"]) == gw.BLOCKED_CODE
     names = ["R_ROW", "R_NET", "R_X0", "R_Y0", "R_X1", "R_Y1", "R_PIN0", "R_PIN1", "R_SEG",
-             "REC", "HDR", "ST_OK", "ST_UNREACHABLE", "ST_ERROR"]
+             "REC", "HDR", "BND", "ST_OK", "ST_UNREACHABLE", "ST_ERROR"]
     assert {n: int(d[n]) for n in names} == {n: getattr(gw, n) for n in names}
     opts = dict(o[2:].split("=", 1) for o in gw.kernel_options())
     assert int(opts["COST_MAX"]) == weighted.COST_MAX
@@ -137,7 +138,7 @@ def emu_small_tiles(tmp_path_factory):
 
 
 _KEEP: list = []
-_ARG_TYPES = [np.int64, None, np.int32, np.uint16, np.int32, None, np.int32, np.int32,
+_ARG_TYPES = [np.int64, None, np.int32, np.uint16, np.int32, None, None, np.int32, np.int32,
               np.int32, np.int32]
 
 
@@ -194,12 +195,12 @@ class _EmuSetCosts:
 
 #: The tiled kernels' arguments: an array's dtype, or None for an int32 scalar.
 _TILED_ARGS = {
-    "tiled_init": [np.int64, np.int32, None, np.int32, None, np.uint32, np.int32, np.int32,
-                   np.int32],
-    "tiled_rounds": [np.int64, np.int32, None, np.int32, np.uint16, np.uint32, None,
-                     np.int32, np.int32, np.int32],
+    "tiled_init": [np.int64, np.int32, None, np.int32, None, None, np.uint32, np.int32,
+                   np.int32, np.int32, np.int32],
+    "tiled_rounds": [np.int64, np.int32, None, np.int32, np.int32, np.uint16, np.uint32, None,
+                     np.int32, np.int32, np.int32, np.int32],
     "tiled_connect": [np.int64, None, np.int32, None, np.int32, np.uint16, np.uint32,
-                      np.int32, np.int32, np.int32, np.int32, np.int32],
+                      np.int32, np.int32, np.int32, np.int32, np.int32, np.int32],
     "tiled_finish": [np.int64, None, np.int32, np.int32, np.int32, np.int32, np.int32],
 }
 
@@ -287,6 +288,83 @@ def test_emulated_tiles_equal_the_oracle(emu_small_tiles, case):
     search = EmuNetSearch(case.free, case.owner, emu_small_tiles, 3, 0, tile=SMALL_TILE)
     _check(case, search)
     assert search._emu_tiled[1].calls > 0 and not search._emu.calls
+
+
+@pytest.fixture(scope="module")
+def emu_probes(tmp_path_factory):
+    """The kernel's emulation with its probe counters, with and without the A* bound,
+    tiles of SMALL_TILE cells."""
+    libs = {}
+    for bound in (True, False):
+        lib = _build_emu(tmp_path_factory, "-DPROBE", f"-DTILE={SMALL_TILE}",
+                         *(() if bound else ("-DNO_BOUND",)))
+        lib.probe.restype = ctypes.POINTER(ctypes.c_ulonglong)
+        libs[bound] = lib
+    return libs
+
+
+def _probe(lib) -> np.ndarray:
+    """searches, sweeps, backtrace steps, cycles, cells swept, tiles relaxed"""
+    p = lib.probe()
+    return np.array([p[i] for i in range(6)], np.int64)
+
+
+def _far_box_case(rng) -> WeightedCase:
+    """Nets whose pins lie close together in a box that is the whole 60 x 60 grid, on
+    costs as negotiation makes them (a base of 16, some cells dearer): most of the box
+    lies beyond any cheapest path."""
+    free = rng.random((60, 60)) >= 0.15
+    cost = np.full((60, 60), 16) + 16 * rng.integers(0, 3, (60, 60))
+    cost[rng.random((60, 60)) < 0.05] = 900
+    nets = [[(6, 6), (15, 11)], [(40, 44), (50, 40), (44, 52)]]
+    for pins in nets:
+        for x, y in pins:
+            free[y, x] = True
+    return _weighted("far-box", free, nets, cost.astype(COST_DTYPE),
+                     boxes=[(0, 0, 59, 59), None]), \
+        _weighted("far-box-tree", free, nets, cost.astype(COST_DTYPE),
+                  boxes=[None, (0, 0, 59, 59)])
+
+
+@pytest.mark.parametrize("limit", [None, 0], ids=["shared", "tiles"])
+def test_the_bound_spares_cells_beyond_the_cheapest_paths(emu_probes, limit):
+    """The A* bound (kernels/weighted.cu): the same wires as the oracle with and without
+    it, and with it far fewer cells swept (and tiles relaxed) where the box is much
+    bigger than the paths: a bound that never prunes fails here."""
+    rng = np.random.default_rng(4)
+    for case in _far_box_case(rng):
+        counts = {}
+        for bound, lib in emu_probes.items():
+            before = _probe(lib)
+            _check(case, EmuNetSearch(case.free, case.owner, lib, 3, limit, tile=SMALL_TILE))
+            counts[bound] = _probe(lib) - before
+        assert counts[True][4] * 2 < counts[False][4], (case.id, counts)
+        if limit == 0:
+            assert counts[True][5] * 2 < counts[False][5], (case.id, counts)
+
+
+@pytest.mark.parametrize("limit", [None, 0], ids=["shared", "tiles"])
+def test_the_bound_follows_costs_that_fall(emu_probes, limit):
+    """The bound's least cost is every cost's lower bound, through ``changed``: costs all
+    16 and more, then a long detour made cheap (1 a cell) by a call that lists only
+    those cells. A least cost left at 16 would prune the detour (its cells lie far from
+    the straight line) and miss the cheapest path."""
+    free = np.ones((30, 40), bool)
+    owner = np.full((30, 40), -1, np.int32)
+    owner[15, 2] = owner[15, 37] = 0
+    cost = np.full((30, 40), 16, COST_DTYPE)
+    cost[10:21, 20] = 200                           # a dear wall across the straight line
+    req = NetRequest(0, np.array([[2, 15], [37, 15]]), (0, 0, 39, 29))
+    search = EmuNetSearch(free, owner, emu_probes[True], 3, limit, tile=SMALL_TILE)
+    cpu = CPUNetSearch(free, owner)
+    assert same_wires(search.route(cost, [req]), cpu.route(cost, [req]))
+    detour = np.zeros((30, 40), bool)
+    detour[0, 2:38] = detour[0:16, 2] = detour[0:16, 37] = True
+    cost[detour] = 1
+    changed = np.flatnonzero(detour.ravel())
+    got = search.route(cost, [req], changed)[0]
+    assert same_wires([got], cpu.route(cost, [req]))
+    assert (got[:, 1] == 0).sum() > 30                # the wire takes the detour
 
 
 @pytest.mark.parametrize("case", random_weighted_cases(30, 24, seed=29), ids=lambda c: c.id)

@@ -41,9 +41,20 @@ template <class T>
 static inline T atomicAdd(T* p, T v) {
     return std::atomic_ref<T>(*p).fetch_add(v);
 }
+template <class T>
+static inline T atomicMin(T* p, T v) {
+    std::atomic_ref<T> a(*p);
+    T old = a.load();
+    while (v < old && !a.compare_exchange_weak(old, v)) {
+    }
+    return old;
+}
 static inline long long clock64() { return 0; }
 static inline unsigned min(unsigned a, unsigned b) { return a < b ? a : b; }
 static inline int min(int a, int b) { return a < b ? a : b; }
+static inline long long min(long long a, long long b) { return a < b ? a : b; }
+static inline int max(int a, int b) { return a > b ? a : b; }
+static inline long long max(long long a, long long b) { return a > b ? a : b; }
 
 unsigned smem[1 << 16];   // 256 kB: more than any device's shared memory per block
 
@@ -79,18 +90,20 @@ static int runBlocks(int threads, int blocks, F kernel) {
 
 extern "C" int emulate(int threads, int blocks, int smemBytes, const long long* rec,
                        int count, const int* code, const unsigned short* cost,
-                       const int* pins, int width, int* seg, int* out, int* hdr, int* used) {
+                       const int* pins, int width, int least, int* seg, int* out, int* hdr,
+                       int* used) {
     if (smemBytes > (int)sizeof(smem)) return -1;
     return runBlocks(threads, blocks, [=] {
-        weighted_route(rec, count, code, cost, pins, width, seg, out, hdr, used);
+        weighted_route(rec, count, code, cost, pins, width, least, seg, out, hdr, used);
     });
 }
 
 extern "C" int emulate_tiled_init(int threads, int blocks, const long long* rec,
                                   const int* tiles, int ntiles, const int* pins, int width,
-                                  unsigned* gdist, int* seg, int* state, int* prev) {
+                                  int least, unsigned* gdist, int* seg, int* state, int* bnd,
+                                  int* prev) {
     return runBlocks(threads, blocks, [=] {
-        tiled_init(rec, tiles, ntiles, pins, width, gdist, seg, state, prev);
+        tiled_init(rec, tiles, ntiles, pins, width, least, gdist, seg, state, bnd, prev);
     });
 }
 
@@ -98,9 +111,10 @@ extern "C" int emulate_tiled_init(int threads, int blocks, const long long* rec,
 // each round is a run of every block in turn, and its loop, written out again, is the
 // kernel's (the same counters, flags and clearing).
 extern "C" int emulate_tiled_rounds(int threads, int blocks, const long long* rec,
-                                    const int* tiles, int ntiles, const int* code,
-                                    const unsigned short* cost, unsigned* gdist, int width,
-                                    int* flagsA, int* flagsB, int* moved) {
+                                    const int* tiles, int ntiles, const int* pins,
+                                    const int* code, const unsigned short* cost,
+                                    unsigned* gdist, int width, int* bnd, int* flagsA,
+                                    int* flagsB, int* moved) {
     int* prev = flagsA;
     int* cur = flagsB;
     for (int k = 0;; ++k) {
@@ -108,7 +122,8 @@ extern "C" int emulate_tiled_rounds(int threads, int blocks, const long long* re
         moved[(k + 2) % MAX_ROUNDS] = 0;
         const int rc = runBlocks(threads, blocks, [=] {
             for (int t = blockIdx.x; t < ntiles; t += gridDim.x)
-                relaxTile(t, rec, tiles, code, cost, gdist, width, prev, cur, count);
+                relaxTile(t, rec, tiles, pins, code, cost, gdist, width, (Bound*)bnd, prev,
+                          cur, count);
         });
         if (rc) return rc;
         const bool still = *count != 0;
@@ -124,10 +139,11 @@ extern "C" int emulate_tiled_rounds(int threads, int blocks, const long long* re
 extern "C" int emulate_tiled_connect(int threads, int blocks, const long long* rec, int count,
                                      const int* pins, int width, const int* code,
                                      const unsigned short* cost, unsigned* gdist, int* seg,
-                                     int* state, const int* tfirst, int* prev, int* growing) {
+                                     int* state, int* bnd, const int* tfirst, int* prev,
+                                     int* growing) {
     return runBlocks(threads, blocks, [=] {
-        tiled_connect(rec, count, pins, width, code, cost, gdist, seg, state, tfirst, prev,
-                      growing);
+        tiled_connect(rec, count, pins, width, code, cost, gdist, seg, state, bnd, tfirst,
+                      prev, growing);
     });
 }
 

@@ -31,10 +31,15 @@ Why the wires are the CPU engine's
     so whoever computes exact distances draws the same wire. Here every distance the
     sweeps hold is the cost of a real path from the tree (or INF), saturating at
     ``DIST_MAX + 1`` exactly where the CPU gives a path up as unreachable; and the sweeps
-    stop only when no edge can lower any cell, which, costs being positive, is the exact
-    shortest distance everywhere in the box. A multi-pin net's next search starts from
-    the previous distances with the new branch's cells set to 0: still real path costs
-    from the grown tree, so its fixpoint is exact too. The target (cheapest pin not yet in
+    stop only when no edge from a cell within the search's A* bound can lower a cell
+    (kernels/weighted.cu: once a pin holds a real path's cost ``u``, a cell whose
+    distance plus the least cell cost times its gap to the pins left exceeds ``u`` hands
+    nothing on; the least cost is tracked through the ``changed`` hints). Costs being
+    positive, that is the exact shortest distance on every cell of a path costing at
+    most ``u``: every cheapest path to the next pin and every cell the backtrace reads
+    as a step. A multi-pin net's next search starts from the previous distances with the
+    new branch's cells set to 0: still real path costs from the grown tree, so its
+    fixpoint is exact too. The target (cheapest pin not yet in
     the tree, first of equals) and the backtrace (heading first, then up, left, right,
     down, inside the box) are the CPU's, on the device. Pins that are already tree cells
     add nothing on either side; as on the CPU, a net fails only when no pin left is
@@ -66,6 +71,8 @@ REC = 9
 R_ROW, R_NET, R_X0, R_Y0, R_X1, R_Y1, R_PIN0, R_PIN1, R_SEG = range(REC)
 #: int32 fields of a request's result: status, cells, offset in the output.
 HDR = 3
+#: int32 words of a request's bound in the tiled search (kernels/weighted.cu ``Bound``).
+BND = 10
 ST_OK, ST_UNREACHABLE, ST_ERROR = 1, 2, 3
 #: Bytes of shared memory a box cell takes (a uint32 distance and a uint16 cost).
 CELL_BYTES = 6
@@ -298,6 +305,8 @@ class GPUNetSearch(NetSearch):
         self._owned: list[np.ndarray] = []      # cells whose owner changed since (flat)
         self._cost = xp.empty(h * w, dtype=xp.uint16)
         self._loaded = False
+        #: A lower bound of every cost on the device (the kernels' A* bound).
+        self._least = 0
         self._dist = xp.empty(1, dtype=xp.uint32)  # distances of global-memory boxes
         self._tws = xp.empty(1, dtype=xp.int32)    # the tiled search's tables and flags
         self._ctl = xp.empty(1 + MAX_ROUNDS, dtype=xp.int32)   # growing; moved by round
@@ -442,10 +451,12 @@ class GPUNetSearch(NetSearch):
         uploaded here; else the ``changed`` cells' indices and costs (int32) are returned,
         to travel with the call's one upload (cells not listed keep their last upload)."""
         if changed is None or not self._loaded:
-            if flat.size and int(flat.min()) < 1:
+            least = int(flat.min()) if flat.size else 1
+            if least < 1:
                 raise ValueError("cell costs must be at least 1")
             self._cost.set(flat)
             self._loaded = True
+            self._least = least
             return None
         ch = np.asarray(changed, dtype=np.int64).ravel()
         if not ch.size:
@@ -453,8 +464,10 @@ class GPUNetSearch(NetSearch):
         if int(ch.min()) < 0 or int(ch.max()) >= flat.size:
             raise ValueError(f"changed holds a cell index outside the {flat.size} cells")
         values = flat[ch]
-        if int(values.min()) < 1:
+        least = int(values.min())
+        if least < 1:
             raise ValueError("cell costs must be at least 1")
+        self._least = min(self._least, least)
         return ch.astype(np.int32), values.astype(np.int32)
 
     def _upload(self, parts: list[np.ndarray], extra: int):
@@ -533,7 +546,8 @@ class GPUNetSearch(NetSearch):
             self._allow(smem)
             self._kernel((count,), (threads,), (
                 rec_d[start * REC:], np.int32(count), self._code, self._cost, pins,
-                np.int32(w), scratch, out, hdr, used), shared_mem=smem)
+                np.int32(w), np.int32(self._least), scratch, out, hdr, used),
+                shared_mem=smem)
             self.launches += 1
         bw = boxes[:, 2] - boxes[:, 0] + 1
         bh = boxes[:, 3] - boxes[:, 1] + 1
@@ -572,27 +586,29 @@ class GPUNetSearch(NetSearch):
         across = np.repeat(ntx, per)
         table = np.concatenate([np.stack([np.repeat(np.arange(count), per), local % across,
                                           local // across], axis=1).ravel(), first[:-1]])
-        ws = self._buffer("_tws", table.size + 2 * count + 2 * ntiles, xp.int32)
+        ws = self._buffer("_tws", table.size + (2 + BND) * count + 2 * ntiles, xp.int32)
         ws[:table.size].set(table.astype(np.int32))
         tiles, tfirst = ws[:3 * ntiles], ws[3 * ntiles:table.size]
         state = ws[table.size:table.size + 2 * count]
-        flags = table.size + 2 * count
+        bnd = ws[table.size + 2 * count:table.size + (2 + BND) * count]
+        flags = table.size + (2 + BND) * count
         # flag_a: the tiles to wake at the next round (left all 0 by each tiled_rounds)
         flag_a, flag_b = ws[flags:flags + ntiles], ws[flags + ntiles:flags + 2 * ntiles]
         ctl = self._ctl                 # growing trees; the ring of round counters
         ctl.fill(0)
         n, width, m = np.int32(ntiles), np.int32(w), np.int32(count)
         threads = self.tile + 2         # every tiled kernel's __launch_bounds__
-        self._tiled_init((ntiles,), (threads,),
-                         (rec, tiles, n, pins, width, dist, scratch, state, flag_a))
+        self._tiled_init((ntiles,), (threads,), (rec, tiles, n, pins, width,
+                                                 np.int32(self._least), dist, scratch, state,
+                                                 bnd, flag_a))
         while True:
             self._tiled_rounds((min(ntiles, self._round_blocks),), (threads,), (
-                rec, tiles, n, self._code, self._cost, dist, width, flag_a, flag_b,
+                rec, tiles, n, pins, self._code, self._cost, dist, width, bnd, flag_a, flag_b,
                 ctl[1:]))
             ctl[:1].fill(0)
             self._tiled_connect((count,), (threads,), (
-                rec, m, pins, width, self._code, self._cost, dist, scratch, state, tfirst,
-                flag_a, ctl))
+                rec, m, pins, width, self._code, self._cost, dist, scratch, state, bnd,
+                tfirst, flag_a, ctl))
             self.launches += 2
             if not trees or not int(ctl[:1].get()[0]):
                 break
