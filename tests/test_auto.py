@@ -286,14 +286,24 @@ def test_routing_goes_to_the_cpu_for_mazes_and_nets_spanning_much_of_the_grid():
     loopy[1:-1:2, 2:-1:4] = True                      # a loop every few cells
     assert cycle_rank(loopy) > 0.05 * loopy.sum()
     assert not routing_prefers_cpu(loopy, two, np.full(300, 64))         # short detours
-    # a few loops: the CPU on a small maze, the GPU on a big one (walled-off nets)
-    from mazeroute.engines.auto import BIG_MAZE_CELLS
+    # a few loops: the CPU on a small maze, the GPU on a big one (walled-off nets);
+    # very few: the GPU on a huge maze only
+    from mazeroute.engines.auto import BIG_MAZE_CELLS, HUGE_MAZE_CELLS
     from mazeroute.generate import class_mask
     for side, cpu in ((511, True), (1023, False)):
         few = ~class_mask("maze:0.02", side, 9)
         assert 0.01 < cycle_rank(few) / few.sum() < 0.03
         assert (few.sum() >= BIG_MAZE_CELLS) == (not cpu)
         assert routing_prefers_cpu(few, two, np.full(300, 64)) == cpu
+    for side, cpu in ((767, True), (1023, False)):
+        rare = ~class_mask("maze:0.002", side, 9)
+        assert 0.0002 < cycle_rank(rare) / rare.sum() < 0.006
+        assert BIG_MAZE_CELLS <= rare.sum() and (rare.sum() >= HUGE_MAZE_CELLS) == (not cpu)
+        assert routing_prefers_cpu(rare, two, np.full(300, 64)) == cpu
+    assert routing_prefers_cpu(perfect, two, np.full(300, 64))   # no loop, however big
+    # too few loops for a wavefront on the GPU, enough for routing on a huge maze
+    sparse = ~class_mask("maze:0.001", 1023, 9)
+    assert prefers_cpu(sparse) and not routing_prefers_cpu(sparse, two, np.full(300, 64))
     assert routing_prefers_cpu(np.ones((64, 64), bool), two, np.full(300, 8))  # small
     assert not routing_prefers_cpu(open_grid, np.zeros(0), np.zeros(0))
 

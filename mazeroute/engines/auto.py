@@ -659,15 +659,20 @@ def _decided(free: np.ndarray) -> tuple[bool, dict | None]:
 
 
 #: A maze of one-cell corridors routes on the GPU from this many cycles per free cell on
-#: (detours round a wall stay within a window), and from :data:`MIN_ROUTING_LOOPS_BIG`
-#: on when it has :data:`BIG_MAZE_CELLS` free cells or more: there the nets that wires
-#: wall off, which cost the CPU a search of their whole piece of the maze and the GPU a
-#: share of one labelling (gpu_batch's components check), outweigh the GPU's longer
-#: searches of winding detours. Measured on mazes of 0-10 % walls removed, two sizes,
+#: (detours round a wall stay within a window), from :data:`MIN_ROUTING_LOOPS_BIG` on
+#: when it has :data:`BIG_MAZE_CELLS` free cells or more, and from
+#: :data:`MIN_ROUTING_LOOPS_HUGE` (any loops at all) from :data:`HUGE_MAZE_CELLS` on:
+#: the bigger the maze, the more nets that wires wall off (they cost the CPU a search of
+#: their whole piece of the maze and the GPU a share of one labelling, gpu_batch's
+#: components check) and the longer the detours of the nets that go alone (searched on
+#: the host mirror, gpu_grid's ``host_targets``), against the GPU's windows that grow
+#: round winding detours. Measured on mazes of 0-10 % walls removed, sides 511 to 1535,
 #: three net mixes, seeds that no suite uses: RESULTS.md, issue 14.
 MIN_ROUTING_LOOPS = 0.03
-MIN_ROUTING_LOOPS_BIG = 0.01
+MIN_ROUTING_LOOPS_BIG = 0.006
+MIN_ROUTING_LOOPS_HUGE = 0.0002
 BIG_MAZE_CELLS = 1 << 18
+HUGE_MAZE_CELLS = 400_000
 #: Nets of 3 to ``MAX_PINS`` pins (trees in the batched search) route on the CPU when
 #: the median one's pin box half-perimeter exceeds :data:`TREE_SPAN` cells on a grid of
 #: fewer than :data:`TREE_CELLS` free cells: wide windows overlap, so batches hold few
@@ -711,8 +716,8 @@ def routing_prefers_cpu(free: np.ndarray, pin_counts: np.ndarray,
       scanning whole lines for a whole wavefront, and a router's windowed searches walk
       the corridors tile by tile;
     * a maze of one-cell corridors with few loops (under :data:`MIN_ROUTING_LOOPS` a
-      free cell, or :data:`MIN_ROUTING_LOOPS_BIG` for a big maze) goes to the CPU: its
-      detours make windows grow;
+      free cell, :data:`MIN_ROUTING_LOOPS_BIG` for a big maze, :data:`MIN_ROUTING_LOOPS_HUGE`
+      for a huge one) goes to the CPU: its detours make windows grow;
     * so does a layout where most nets have more than two pins and span much of a
       small grid (:data:`TREE_SPAN`, :data:`TREE_CELLS`), or have more pins than the batched
       search takes and are not local (:data:`GROUP_SPAN`; the GPU searches those in
@@ -731,15 +736,19 @@ def routing_prefers_cpu(free: np.ndarray, pin_counts: np.ndarray,
     """
     free = np.asarray(free, dtype=bool)
     cpu, f = _decide(free)
+    if f is not None and f["corridor"] >= MAX_GPU_CORRIDOR and len(pin_counts):
+        # a maze: its loops decide by the routing thresholds, not the wavefront's (the
+        # routes' detours and walled-off nets set the pace, not one wavefront's levels)
+        need = (MIN_ROUTING_LOOPS_HUGE if f["cells"] >= HUGE_MAZE_CELLS
+                else MIN_ROUTING_LOOPS_BIG if f["cells"] >= BIG_MAZE_CELLS
+                else MIN_ROUTING_LOOPS)
+        return cycle_rank(free, int(np.ceil(need * f["cells"]))) < need * f["cells"]
     if cpu:
         return True
     if len(pin_counts) == 0:
         return False
     if f.get("run", 0) >= MIN_LINES_RUN:
         return True          # winding corridors: the router's windows walk them by tiles
-    if f["corridor"] >= MAX_GPU_CORRIDOR:
-        need = MIN_ROUTING_LOOPS_BIG if f["cells"] >= BIG_MAZE_CELLS else MIN_ROUTING_LOOPS
-        return cycle_rank(free, int(np.ceil(need * f["cells"]))) < need * f["cells"]
     pins, spans = np.asarray(pin_counts), np.asarray(spans)
     groups = pins > MAX_PINS
     if np.count_nonzero(groups) * 2 > len(pins):
