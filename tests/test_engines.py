@@ -48,10 +48,14 @@ def test_unobstructed_root_grows_a_diamond(key):
     assert [(lv == k).sum() for k in range(1, 4)] == [4, 8, 12]
 
 
-@given(free=st.integers(1, 24).flatmap(lambda w: st.integers(1, 24).flatmap(
-           lambda h: st.lists(st.booleans(), min_size=w * h, max_size=w * h).map(
-               lambda b: np.array(b, bool).reshape(h, w)))),
-       data=st.data())
+def _masks(side: int):
+    """Random free masks of 1 to ``side`` cells a side."""
+    return st.integers(1, side).flatmap(lambda w: st.integers(1, side).flatmap(
+        lambda h: st.lists(st.booleans(), min_size=w * h, max_size=w * h).map(
+            lambda b: np.array(b, bool).reshape(h, w))))
+
+
+@given(free=_masks(24), data=st.data())
 @settings(max_examples=150, deadline=None)
 def test_random_layouts_equal_oracle(free, data):
     from tests.corpus import Case
@@ -65,10 +69,7 @@ def test_random_layouts_equal_oracle(free, data):
         np.testing.assert_array_equal(_levels(make_problem(g, *key), case), case.expected())
 
 
-@given(free=st.integers(1, 20).flatmap(lambda w: st.integers(1, 20).flatmap(
-           lambda h: st.lists(st.booleans(), min_size=w * h, max_size=w * h).map(
-               lambda b: np.array(b, bool).reshape(h, w)))),
-       data=st.data())
+@given(free=_masks(20), data=st.data())
 @settings(max_examples=150, deadline=None)
 def test_bfs_on_a_mask_equals_oracle_up_to_its_targets(free, data):
     """cpu.bfs_on_mask (a device engine's host searches): blocked cells from the mask,

@@ -73,7 +73,11 @@ def _grid_neighbour(vertex, k, width, height):
 
 
 @numba.njit(cache=True, nogil=True)
-def _bfs_grid(width, height, level, queue, sources, is_target):
+def _bfs_grid(width, height, level, queue, sources, is_target, free):
+    """The queue BFS on the grid; blocked cells are those whose level is ``BLOCKED``, and
+    where ``free`` holds a cell each (flat bool; empty: none), also those it marks not
+    free."""
+    masked = free.size > 0
     tail, stop = _seed(level, queue, sources, is_target)
     head = 0
     while head < tail:
@@ -84,7 +88,8 @@ def _bfs_grid(width, height, level, queue, sources, is_target):
         head += 1
         for k in range(4):   # up, left, right, down
             neighbor = _grid_neighbour(vertex, k, width, height)
-            if neighbor >= 0 and level[neighbor] == _UNREACHED:
+            if neighbor >= 0 and (not masked or free[neighbor]) \
+                    and level[neighbor] == _UNREACHED:
                 level[neighbor] = currLevel
                 queue[tail] = neighbor
                 tail += 1
@@ -93,29 +98,16 @@ def _bfs_grid(width, height, level, queue, sources, is_target):
     return tail
 
 
-@numba.njit(cache=True, nogil=True)
-def bfs_on_mask(free, width, height, level, queue, sources, is_target):
+_NO_MASK = np.zeros(0, np.bool_)
+
+
+def bfs_on_mask(free: np.ndarray, width: int, height: int, level: np.ndarray,
+                queue: np.ndarray, sources: np.ndarray, is_target: np.ndarray) -> int:
     """The grid BFS of :class:`GridQueueProblem` where ``free`` (flat bool), not the level
     array, says which cells are blocked: ``level`` is ``UNREACHED`` everywhere before, and
     after it only the ``queue[:returned]`` cells it labelled need a reset (``_reset``).
     A device engine runs it on its host mirror of the blockages, with no copy to sync."""
-    tail, stop = _seed(level, queue, sources, is_target)
-    head = 0
-    while head < tail:
-        vertex = queue[head]
-        currLevel = level[vertex] + np.uint32(1)
-        if currLevel > stop:
-            break
-        head += 1
-        for k in range(4):
-            neighbor = _grid_neighbour(vertex, k, width, height)
-            if neighbor >= 0 and free[neighbor] and level[neighbor] == _UNREACHED:
-                level[neighbor] = currLevel
-                queue[tail] = neighbor
-                tail += 1
-                if is_target[neighbor] and stop == _NO_STOP:
-                    stop = currLevel
-    return tail
+    return _bfs_grid(width, height, level, queue, sources, is_target, free)
 
 
 class _QueueProblem(Problem):
@@ -177,4 +169,4 @@ class GridQueueProblem(_QueueProblem):
 
     def _search(self, sources):
         return _bfs_grid(self.graph.width, self.graph.height, self.level, self.queue,
-                         sources, self.is_target)
+                         sources, self.is_target, _NO_MASK)
