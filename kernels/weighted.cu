@@ -155,6 +155,16 @@ struct Bound {
                             + leastGaps(y0, y1, sy0, sy1, ty0, ty1);
         return (unsigned long long)least * g > u;
     }
+    // A search from the root at (x, y) alone, costs at least `lower`: aimed at the pins
+    // pins[p0 + 1 .. p1) by aim() (dist as there).
+    template <class Dist>
+    __device__ void begin(unsigned lower, int x, int y, Dist dist, const int* pins,
+                          long long p0, long long p1, int width, int x0, int y0) {
+        least = lower;
+        sx0 = sx1 = x;
+        sy0 = sy1 = y;
+        aim(dist, pins, p0, p1, width, x0, y0);
+    }
     // the same bound in coordinates whose origin is (dx, dy) here
     __device__ void shift(int dx, int dy) {
         sx0 -= dx; sx1 -= dx; tx0 -= dx; tx1 -= dx;
@@ -453,10 +463,8 @@ __device__ void routeNet(const Box& b, const long long* r, const int* code,
         tree[0] = root;
         s_cells = 1;
         s_status = p1 - p0 > 1 ? 0 : ST_OK;
-        s_bound.least = least;
-        s_bound.sx0 = s_bound.sx1 = root % width - x0;
-        s_bound.sy0 = s_bound.sy1 = root / width - y0;
-        s_bound.aim([&](int x, int y) { return *b.at(x, y); }, pins, p0, p1, width, x0, y0);
+        s_bound.begin(least, root % width - x0, root / width - y0,
+                      [&](int x, int y) { return *b.at(x, y); }, pins, p0, p1, width, x0, y0);
     }
     __syncthreads();
     while (s_status == 0) {
@@ -559,11 +567,9 @@ tiled_init(const long long* rec, const int* tiles, int ntiles, const int* __rest
             state[2 * a.k] = r[R_PIN1] - r[R_PIN0] > 1 ? 0 : ST_OK;
             state[2 * a.k + 1] = 1;
             Bound g;
-            g.least = (unsigned)least;
-            g.sx0 = g.sx1 = rx;
-            g.sy0 = g.sy1 = ry;
-            g.aim([&](int x, int y) { return x == rx && y == ry ? 0u : INF; }, pins,
-                  r[R_PIN0], r[R_PIN1], width, (int)r[R_X0], (int)r[R_Y0]);
+            g.begin((unsigned)least, rx, ry,
+                    [&](int x, int y) { return x == rx && y == ry ? 0u : INF; }, pins,
+                    r[R_PIN0], r[R_PIN1], width, (int)r[R_X0], (int)r[R_Y0]);
             ((Bound*)bnd)[a.k] = g;
         }
     }

@@ -890,7 +890,6 @@ class BatchRun:
                 # issue 14, fifth session of 2026-11-24)
                 self._check(todo)
             if self.barrier[p] and state[p] == TODO:
-                self.dev.quiesce()
                 self._alone(p)
             elif not self.barrier[p]:
                 start = time.perf_counter()
@@ -950,8 +949,8 @@ class BatchRun:
         later = later[later > p]
         cells, pos = wire_cells(later, self.book[4], self.book[5], self.store, self.is_pin)
         self.dev.uncommit(cells, pos)
-        # the host mirror learns the lifted cells now: a search with targets may read it
-        # (gpu_grid's host_targets), and a net alone costs far more than this wait
+        # the host mirror learns every lifted cell, these included, before the search
+        # reads it (gpu_grid's host_targets search on it); a net alone costs far more
         self.dev.quiesce()
         routed = self.route_alone(p)
         state[p] = FINAL

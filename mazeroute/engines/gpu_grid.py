@@ -184,7 +184,8 @@ class GridRelaxProblem(DeviceProblem):
         if self._mode is None:
             free = self.graph.free
             f = features(free)     # one sample for both questions (auto's, if it decided)
-            if not is_maze_like(free, f):
+            maze = is_maze_like(free, f)
+            if not maze:
                 h, w = self.shape
                 if lines_fits(h, w) and winding(free, f):
                     self._mode = "lines"
@@ -193,17 +194,15 @@ class GridRelaxProblem(DeviceProblem):
             else:
                 self._mode = ("tree" if tree_fits(*self.shape) and is_forest(free)
                               else "tiles")
-                if self._host_targets is None:
-                    self._host_targets = self._mode == "tiles"
+            if self._host_targets is None:          # a maze with loops
+                self._host_targets = maze and self._mode == "tiles"
         return self._mode
 
     @property
     def host_targets(self) -> bool:
         """Whether searches with targets run on the host (see ``host_targets`` above)."""
         if self._host_targets is None:
-            self.mode                   # noqa: B018 -- decides both
-            if self._host_targets is None:
-                self._host_targets = False
+            self.mode                   # noqa: B018 -- auto decides both
         return self._host_targets
 
     # -- Problem interface -------------------------------------------------------------
@@ -345,10 +344,8 @@ class GridRelaxProblem(DeviceProblem):
         finally:
             is_target[targets] = False
         self.host_runs += 1
-        got = level[targets]
+        got = level[targets]        # the targets' reads come from _read_vertices' host branch
         reached = got < BLOCKED
-        self._targets = (targets, np.where(self.host_free.reshape(-1)[targets], got,
-                                           BLOCKED).astype(np.uint32))
         if reached.any():
             self._clamp = int(got[reached].min())
         return int(level[queue[self._host_touched - 1]]) + 1
