@@ -6,17 +6,19 @@ benchmarks/negotiate_probe.py [--big] [--snapshots K ...]``. 1024 x 1024, 25 %
 rectangles, 2000 local nets (span 64), negotiated to the end on each backend: wall time
 of ``route(..., mode="negotiate")`` (median of ``--repeats``), nets routed, iterations,
 and whether both backends give the same routes. ``--big``: 4096 x 4096, 32,000 local
-nets on the GPU only, its time and the peak of CuPy's memory pool. ``--profile`` (with
-``--big``): the GPU run under cProfile, its functions by own time and by cumulative time
-(where the phases after the loop, the CPU engine's share and the device's waits show).
+nets on the GPU only, its time and the peak of CuPy's memory pool. ``--profile``: the GPU
+run (4096^2 with ``--big``, else 1024^2, after a warm-up) under cProfile, its functions by
+own time and by cumulative time (where the phases after the loop, the CPU engine's share
+and the device's waits show).
 ``--calls``: one GPU run of the 1024^2 layout (first seed) with every search call of the
 weighted engine recorded: device calls (nets, largest box, wall time, kernel time by
 CUDA events) and the calls the CPU engine took, which says what bounds the GPU's
-negotiation. ``--snapshots K ...``: each run once per
-``PathFinderOptions.snapshot_nets`` value (0: PathFinder's order; the runs of K nets a
-call otherwise). ``--cpu-box-cells N``: the GPU engine hands boxes of more than N cells
-to the CPU engine. ``--kernel-options FLAG ...``: extra NVRTC flags of the GPU engine's
-kernels (``-DNO_BOUND``: the weighted search without its A* bound, for an A/B run).
+negotiation. ``--snapshots K ...`` and ``--orders ORDER ...``: each run once per
+``PathFinderOptions.snapshot_nets`` value (1: PathFinder's order; nets fewer than K apart
+share a call otherwise) and ``reroute_order`` value. ``--cpu-box-cells N``: the GPU
+engine hands boxes of more than N cells to the CPU engine. ``--kernel-options FLAG ...``:
+extra NVRTC flags of the GPU engine's kernels (``-DNO_BOUND``: the weighted search without
+its A* bound, for an A/B run).
 ``--sizes SIDE ... [--puzzles FILE ...]``: whole routes of SIDE x
 SIDE layouts (and of numberlink files) on the CPU, the GPU and ``auto``, per seed.
 """
@@ -57,7 +59,10 @@ def main() -> None:
     ap.add_argument("--calls", action="store_true")
     ap.add_argument("--snapshots", type=int, nargs="+", default=[None], metavar="K",
                     help="PathFinderOptions.snapshot_nets to run (default: the option's "
-                         "default; 0: PathFinder's order)")
+                         "default; 1: PathFinder's order)")
+    ap.add_argument("--orders", nargs="+", default=[None], metavar="ORDER",
+                    help="PathFinderOptions.reroute_order to run (default: the option's "
+                         "default), each with every --snapshots value")
     ap.add_argument("--sizes", type=int, nargs="+", metavar="SIDE",
                     help="whole negotiated routes on SIDE x SIDE layouts (one net per 512 "
                          "cells, span 32) on each backend, per seed")
@@ -77,14 +82,19 @@ def main() -> None:
         gw.GPUNetSearch.__init__ = functools.partialmethod(
             gw.GPUNetSearch.__init__, options=tuple(args.kernel_options),
             **({} if args.cpu_box_cells is None else {"cpu_box_cells": args.cpu_box_cells}))
-    schedules = [(k, None if k is None else PathFinderOptions(snapshot_nets=k))
-                 for k in args.snapshots]
+    schedules = [(_name(k, o), None if k is None and o is None else PathFinderOptions(
+        **({} if k is None else {"snapshot_nets": k}),
+        **({} if o is None else {"reroute_order": o})))
+        for k in args.snapshots for o in args.orders]
     if args.calls:
         for k, options in schedules:
             calls(args.seeds[0], k, options)
         return
     if args.sizes:
         sizes(args.sizes, args.seeds, args.puzzles)
+        return
+    if args.profile and not args.big:
+        profile_small(args.seeds[0], args.nets, schedules[0][1])
         return
     for seed, (k, options) in [] if args.profile else [
             (s, o) for s in args.seeds for o in schedules]:
@@ -95,7 +105,7 @@ def main() -> None:
         tc, rc = timed(lay, "cpu", 1, options)
         same = all(a.cells == b.cells for a, b in zip(rg.nets, rc.nets))
         wl = sum(n.length for n in rg.nets if n.routed)
-        print(f"1024^2 {args.nets} nets seed {seed} snapshot {_name(k)}: cpu {tc:.2f} s "
+        print(f"1024^2 {args.nets} nets seed {seed} {k}: cpu {tc:.2f} s "
               f"({rc.routed} routed, "
               f"{len(rc.iterations)} its) | gpu {tg:.3f} s ({rg.routed} routed, "
               f"{len(rg.iterations)} its, wirelength {wl}) | {tc / tg:.1f}x | same routes: "
@@ -122,13 +132,31 @@ def main() -> None:
             stats = pstats.Stats(profile, stream=sys.stdout)
             stats.sort_stats("tottime").print_stats(25)
             stats.sort_stats("cumulative").print_stats(40)
-        print(f"4096^2 32000 nets snapshot {_name(k)}: gpu {took:.2f} s, {res.routed} routed, "
+        print(f"4096^2 32000 nets {k}: gpu {took:.2f} s, {res.routed} routed, "
               f"{len(res.iterations)} its, CuPy pool peak {pool.total_bytes() / 2**20:.0f} MiB "
               f"(used now {pool.used_bytes() / 2**20:.0f} MiB)", flush=True)
         loop = sum(i.seconds for i in res.iterations)
         print(f"  loop {loop:.2f} s, after it {took - loop:.2f} s; iterations (rerouted, "
               "overused, ms): " + " ".join(f"{i.rerouted}/{i.overused}/{i.seconds * 1e3:.0f}"
                                            for i in res.iterations), flush=True)
+
+
+def profile_small(seed: int, nets: int, options=None) -> None:
+    """One GPU negotiation of the 1024^2 layout under cProfile (after a warm-up)."""
+    lay = random_layout(1024, 1024, density=0.25, nets=nets, pins=2, seed=seed, span=64)
+    route(lay, backend="gpu", mode="negotiate", max_iterations=2, options=options)
+    profile = cProfile.Profile()
+    start = time.perf_counter()
+    profile.enable()
+    res = route(lay, backend="gpu", mode="negotiate", options=options)
+    profile.disable()
+    took = time.perf_counter() - start
+    stats = pstats.Stats(profile, stream=sys.stdout)
+    stats.sort_stats("tottime").print_stats(30)
+    stats.sort_stats("cumulative").print_stats(50)
+    loop = sum(i.seconds for i in res.iterations)
+    print(f"1024^2 {nets} nets seed {seed} under cProfile: gpu {took:.2f} s, {res.routed} "
+          f"routed, {len(res.iterations)} its, loop {loop:.2f} s", flush=True)
 
 
 def sizes(sides: list[int], seeds: list[int], puzzles: list[str]) -> None:
@@ -156,11 +184,12 @@ def sizes(sides: list[int], seeds: list[int], puzzles: list[str]) -> None:
               f"{times['gpu'] / times['cpu']:.2f}", flush=True)
 
 
-def _name(k: int | None) -> str:
-    return "default" if k is None else str(k)
+def _name(k: int | None, order: str | None) -> str:
+    return (f"snapshot {'default' if k is None else k}, order "
+            f"{'default' if order is None else order}")
 
 
-def calls(seed: int, k: int | None = None, options=None) -> None:
+def calls(seed: int, k: str = "default", options=None) -> None:
     """Every weighted search call of one GPU negotiation, recorded (see the module notes)."""
     import cupy
 
@@ -205,7 +234,7 @@ def calls(seed: int, k: int | None = None, options=None) -> None:
         gw.GPUNetSearch._route_device, gw.GPUNetSearch._run = device, launch
         wt.CPUNetSearch.route = on_cpu
     took = time.perf_counter() - start
-    print(f"1024^2 2000 nets seed {seed} snapshot {_name(k)}, GPU: {took:.2f} s (calls "
+    print(f"1024^2 2000 nets seed {seed} {k}, GPU: {took:.2f} s (calls "
           f"recorded), {res.routed} "
           f"routed, {len(res.iterations)} iterations")
     nets = [d[0] for d in dev]

@@ -322,7 +322,8 @@ def route_layout(layout: Layout, folder: Path, args, picture: Picture, *,
     """
     if getattr(args, "mode", DEFAULT_MODE) == "negotiate":
         # the PathFinder options the command line sets (the others keep their defaults)
-        given = {name: getattr(args, name, None) for name in ("fill_steps", "snapshot_nets")}
+        given = {name: getattr(args, name, None) for name in ("fill_steps", "snapshot_nets",
+                                                          "reroute_order")}
         given = {name: value for name, value in given.items() if value is not None}
         result = route(layout, backend=args.backend, mode="negotiate",
                        max_iterations=getattr(args, "max_iterations", None),
@@ -356,6 +357,7 @@ class BatchOptions:
     time_limit: float | None = None
     fill_steps: int | None = None
     snapshot_nets: int | None = None
+    reroute_order: str | None = None
     format: str = "auto"
     no_png: bool = False
     html: bool = False

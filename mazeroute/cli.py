@@ -64,6 +64,7 @@ from .layout import MAX_CELLS, Layout, save_layout
 from .readers import FORMATS
 from .report import format_report, safe_text
 from .router import DEFAULT_MODE, MODES, ORDERS, Router, net_order
+from .router.congestion import REROUTE_ORDERS
 
 #: Per-net rows printed to the terminal; the report file always has every net.
 PRINTED_ROWS = 40
@@ -118,6 +119,11 @@ def _mode_options(p: argparse.ArgumentParser) -> None:
                         "places before it; nearer ones are searched together on the same "
                         "costs: sooner on a GPU, but congested layouts may end with fewer "
                         "nets routed (default 1: PathFinder's order)")
+    g.add_argument("--reroute-order", choices=REROUTE_ORDERS, metavar="ORDER",
+                   help="negotiate: the order of the nets rerouted in an iteration: colour "
+                        "(by first-fit colour of their search boxes' overlap, then hpwl: "
+                        "fewer dependent searches, which a GPU waits on) or hpwl (smallest "
+                        "pin box first) (default: colour)")
 
 
 def _check_engine(args) -> str | None:
@@ -133,7 +139,9 @@ def _check_engine(args) -> str | None:
             ("max_iterations", "--max-iterations", lambda v: v >= 1, ">= 1"),
             ("time_limit", "--time-limit", lambda v: v > 0, "> 0 seconds"),  # NaN too
             ("fill_steps", "--fill-steps", lambda v: v >= 0, ">= 0"),
-            ("snapshot_nets", "--snapshot-nets", lambda v: v >= 1, ">= 1")):
+            ("snapshot_nets", "--snapshot-nets", lambda v: v >= 1, ">= 1"),
+            ("reroute_order", "--reroute-order", lambda v: v in REROUTE_ORDERS,
+             " or ".join(REROUTE_ORDERS))):
         value = getattr(args, option, None)
         if value is None:
             continue

@@ -1035,6 +1035,7 @@ def test_mode_negotiate_connects_what_sequential_walls_off(tmp_path, capsys):
     (["--fill-steps", "5", *SEQ], "--fill-steps"),
     (["--snapshot-nets", "0", "--mode", "negotiate"], "--snapshot-nets"),
     (["--snapshot-nets", "4", *SEQ], "--snapshot-nets"),
+    (["--reroute-order", "hpwl", *SEQ], "--reroute-order"),
     (["--congestion", "c.png", *SEQ], "--congestion"),
     (["--order", "hpwl"], "--order"),                          # sequential only
     (["--strategy", "cpu/grid", "--mode", "negotiate"], "--strategy"),
@@ -1115,6 +1116,34 @@ def test_snapshot_nets_reach_the_negotiation_of_route_and_batch(tmp_path):
                  "8", "--no-png", "--quiet"]) == 0
     got = next(many.rglob("routes.json"))
     assert json.loads(got.read_text())["nets"] == want[0]
+
+
+def test_reroute_order_reaches_the_negotiation_of_route_and_batch(tmp_path):
+    """``--reroute-order hpwl`` routes as the API's ``reroute_order="hpwl"`` (which
+    differs from the default colour order on this layout), in ``route`` and ``batch``;
+    an unknown order is refused."""
+    import yaml
+
+    from mazeroute.generate import random_layout
+    from mazeroute.router import PathFinderOptions, route
+    lay = random_layout(72, 64, density=0.25, nets=110, pins=2, seed=0, span=20)
+    path = tmp_path / "lay.yaml"
+    path.write_text(yaml.safe_dump(lay.to_dict()))
+    want = [route(lay, backend="cpu", mode="negotiate",
+                  options=PathFinderOptions(reroute_order=k)).to_json()["nets"]
+            for k in ("hpwl", "colour")]
+    assert want[0] != want[1]
+    one, many = tmp_path / "one", tmp_path / "many"
+    assert main(["route", str(path), "-o", str(one), "--backend", "cpu", "--reroute-order",
+                 "hpwl", "--no-png"]) == 0
+    assert json.loads((one / "routes.json").read_text())["nets"] == want[0]
+    assert main(["batch", str(path), "-o", str(many), "--backend", "cpu", "--reroute-order",
+                 "hpwl", "--no-png", "--quiet"]) == 0
+    got = next(many.rglob("routes.json"))
+    assert json.loads(got.read_text())["nets"] == want[0]
+    with pytest.raises(SystemExit) as bad:
+        main(["route", str(path), "-o", str(tmp_path / "x"), "--reroute-order", "random"])
+    assert bad.value.code == 2
 
 
 def test_fill_steps_turn_the_space_filling_search_off_or_on(tmp_path, capsys):

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import mazeroute.router.negotiate as neg
 from mazeroute.contract import check_routes
-from mazeroute.engines.weighted import LEVEL_TILE, box_levels
+from mazeroute.engines.weighted import LEVEL_TILE, box_colours, box_levels, colour_order
 from mazeroute.generate import random_layout
 from mazeroute.router import PathFinderOptions, Router, route
 from mazeroute.router.congestion import Congestion
@@ -211,6 +211,87 @@ def test_box_levels_follow_the_overlapping_boxes_lag_places_before(seed, lag):
             for i, p in enumerate(members):
                 for q in members[i + 1:]:
                     assert p[2] < q[0] or q[2] < p[0] or p[3] < q[1] or q[3] < p[1]
+
+
+def _random_boxes(rng, n, h, w, most):
+    x0, y0 = rng.integers(0, w, n), rng.integers(0, h, n)
+    return np.stack([x0, y0, np.minimum(w - 1, x0 + rng.integers(0, most, n)),
+                     np.minimum(h - 1, y0 + rng.integers(0, most, n))], axis=1)
+
+
+def _tiles(boxes):
+    t = LEVEL_TILE
+    return [{(tx, ty) for tx in range(b[0] // t, b[2] // t + 1)
+             for ty in range(b[1] // t, b[3] // t + 1)} for b in boxes.tolist()]
+
+
+@pytest.mark.parametrize("most", [10, 30, 200])
+@pytest.mark.parametrize("seed", range(3))
+def test_box_colours_are_first_fit(seed, most):
+    """Each box's colour is the least colour no earlier box sharing a tile with it has
+    (a direct statement of the rule; boxes up to the whole grid need more than one
+    64-colour word), never above its level; the order by colour keeps the position
+    order within a colour."""
+    rng = np.random.default_rng(seed)
+    h, w = 120, 160
+    boxes = _random_boxes(rng, 300, h, w, most)
+    got = box_colours(boxes, (h, w))
+    tiles = _tiles(boxes)
+    want = []
+    for i in range(len(boxes)):
+        taken = {want[j] for j in range(i) if tiles[i] & tiles[j]}
+        want.append(min(set(range(len(boxes) + 1)) - taken))
+    assert got.tolist() == want
+    assert (got <= box_levels(boxes, (h, w))).all()
+    assert (most < 200) or got.max() >= 64
+    order = colour_order(boxes, (h, w))
+    assert sorted(order.tolist()) == list(range(len(boxes)))
+    key = [(want[i], i) for i in order.tolist()]
+    assert key == sorted(key)
+
+
+@pytest.mark.parametrize("reroute_order", ["colour", "hpwl"])
+def test_nets_go_in_reroute_order(monkeypatch, reroute_order):
+    """From iteration 2 on the nets reach the batches in ``reroute_order``: by first-fit
+    colour of their boxes in hpwl order, then hpwl order (each batch then holds one
+    colour's boxes, or fewer), or in hpwl order alone; the routes are legal and never
+    fewer than sequential's either way."""
+    lay = random_layout(96, 96, density=0.25, nets=150, pins=2, seed=5, span=24)
+    ng = Negotiator(lay, "cpu", PathFinderOptions(reroute_order=reroute_order))
+    rank = np.empty(len(lay.nets), np.int64)
+    rank[ng.order] = np.arange(len(lay.nets))
+    real_order, real_batches = ng._in_order, neg.batches
+    seen, counts = [], []
+
+    def ordered(nets, boxes):
+        assert (np.diff(rank[nets]) > 0).all()          # they come in hpwl order
+        got = real_order(nets, boxes)
+        seen.append((nets, boxes.copy(), *got))
+        return got
+
+    def batched(boxes, shape, lag=1):
+        out = real_batches(boxes, shape, lag)
+        counts.append(len(out))
+        return out
+
+    ng._in_order = ordered
+    monkeypatch.setattr(neg, "batches", batched)
+    res = ng.run()
+    assert check_routes(lay, res.to_json()) == []
+    assert res.routed >= route(lay, backend="cpu", mode="sequential").routed
+    assert len(seen) > 3
+    reordered = False
+    for (before, asked, after, boxes), count in zip(seen, counts):
+        colours = box_colours(asked, ng.shape)
+        if reroute_order == "hpwl":
+            assert after.tolist() == before.tolist()
+            continue
+        want = [before[k] for k in sorted(range(len(before)), key=lambda k: (colours[k], k))]
+        assert after.tolist() == want
+        assert boxes.tolist() == [asked[before.tolist().index(i)].tolist() for i in after]
+        assert count <= colours.max() + 1 <= box_levels(asked, ng.shape).max() + 1
+        reordered |= after.tolist() != before.tolist()
+    assert reordered or reroute_order == "hpwl"
 
 
 @pytest.mark.parametrize("seed", range(4))

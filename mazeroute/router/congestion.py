@@ -46,6 +46,8 @@ import numpy as np
 
 from ..engines.weighted import COST_DTYPE, COST_MAX
 
+#: Values of :attr:`PathFinderOptions.reroute_order`.
+REROUTE_ORDERS = ("colour", "hpwl")
 #: Fixed-point unit of cost: the cost of an ordinary cell (base cost 1, no congestion).
 COST_SCALE = 16
 
@@ -108,6 +110,14 @@ class PathFinderOptions:
         conflict of the next iteration, and congested layouts end with fewer nets
         routed (benchmarks/RESULTS.md measures both; not in VPR, whose parallel router
         also routes nets at once on stale costs)
+    reroute_order : the order of the nets rerouted in an iteration (from iteration 2 on) and
+        tidied at the end: ``colour`` (the default) takes them by first-fit colour of
+        their boxes' overlap in ``hpwl`` order, then in ``hpwl`` order
+        (:func:`~mazeroute.engines.weighted.colour_order`); ``hpwl`` takes them smallest
+        pin box first, then in file order. Either is an order of PathFinder, each net
+        seeing every net rerouted before it; ``colour`` needs fewer calls of disjoint
+        boxes, which is what a device waits on (a chain of boxes each overlapping the
+        next takes two calls instead of one a box)
     """
 
     max_iterations: int = 50
@@ -128,6 +138,7 @@ class PathFinderOptions:
     stall_min_cells: int | None = 1 << 18
     fill_steps: int = 400_000_000
     snapshot_nets: int = 1
+    reroute_order: str = "colour"
 
     def __post_init__(self):
         checks = [("max_iterations", self.max_iterations >= 1),
@@ -149,7 +160,8 @@ class PathFinderOptions:
                   ("stall_min_cells", self.stall_min_cells is None
                    or self.stall_min_cells >= 0),
                   ("fill_steps", self.fill_steps >= 0),
-                  ("snapshot_nets", self.snapshot_nets >= 1)]
+                  ("snapshot_nets", self.snapshot_nets >= 1),
+                  ("reroute_order", self.reroute_order in REROUTE_ORDERS)]
         for name, ok in checks:
             if not ok:
                 raise ValueError(f"{name} = {getattr(self, name)!r} is out of range")

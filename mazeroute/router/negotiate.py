@@ -24,8 +24,11 @@ connects every net. The result never has fewer routed nets than sequential
 mode's: :func:`sequential_routes` is computed as a floor whenever some net that could
 be routed alone stays unrouted, and the better result is kept.
 
-Batches. The nets rerouted in an iteration go in a fixed order (``hpwl``: smallest pin
-box first, as sequential mode's ``--order hpwl``), cut into batches by level: a net's
+Batches. The nets rerouted in an iteration go in a fixed order: by first-fit colour of
+their boxes' overlap, taken in ``hpwl`` order (smallest pin box first, as sequential
+mode's ``--order hpwl``), then in that order (``reroute_order``, :func:`~mazeroute.engines.
+weighted.colour_order`), so that boxes that overlap in a chain need two calls and not one
+a box; the order is cut into batches by level: a net's
 batch comes after the batch of every net at least ``snapshot_nets`` places before it
 whose box overlaps its box (:class:`~.congestion.PathFinderOptions`). A batch is ripped
 up together and searched in one :meth:`~mazeroute.engines.weighted.NetSearch.route` call
@@ -65,7 +68,7 @@ import scipy.ndimage
 
 from ..backtrace import bends
 from ..engines import device_errors, first_line, gpu_available, make_net_search
-from ..engines.weighted import COST_DTYPE, COST_MAX, NetRequest, box_levels
+from ..engines.weighted import COST_DTYPE, COST_MAX, NetRequest, box_levels, colour_order
 from ..errors import EngineUnavailable
 from ..layout import Layout
 from .congestion import COST_SCALE, Congestion, PathFinderOptions
@@ -242,13 +245,16 @@ class Negotiator:
         searches = cells = 0
         pending = np.asarray(nets, np.int64)
         while pending.size:
+            boxes = self.boxes(pending)
+            free_order = self.state.order_free()
+            if not free_order:
+                pending, boxes = self._in_order(pending, boxes)
             rank = np.empty(len(self.layout.nets), np.int64)
             rank[pending] = np.arange(pending.size)
-            boxes = self.boxes(pending)
             areas = (boxes[:, 2] - boxes[:, 0] + 1) * (boxes[:, 3] - boxes[:, 1] + 1)
             clock = self._clock             # stamps follow the order, not the batches
             failed = []
-            groups = ([np.arange(pending.size)] if self.state.order_free()
+            groups = ([np.arange(pending.size)] if free_order
                       else batches(boxes, self.shape, self.options.snapshot_nets))
             for batch in groups:
                 start = time.perf_counter()
@@ -276,6 +282,14 @@ class Negotiator:
             pending = np.asarray(retry, np.int64)
         self.cells_searched += cells
         return searches
+
+    def _in_order(self, nets: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``nets`` (in ``hpwl`` order) and their ``boxes`` in the routing order of
+        ``reroute_order`` (:class:`~.congestion.PathFinderOptions`)."""
+        if self.options.reroute_order == "hpwl":
+            return nets, boxes
+        perm = colour_order(boxes, self.shape)
+        return nets[perm], boxes[perm]
 
     def _cut_off(self, i: int) -> bool:
         """Whether net ``i``'s pins lie in different pieces of the cells it may enter
@@ -531,12 +545,14 @@ class Negotiator:
         """Shorten the legal wires: each routed net in turn (routing order) is searched
         again on uniform costs with every other wire fixed, and keeps the new wire when it
         is shorter (for two pins it is never longer: the old wire is still there). Nets
-        go in order-keeping batches of disjoint boxes, as in :meth:`reroute`."""
+        go in ``reroute_order``, in order-keeping batches of disjoint boxes, as in
+        :meth:`reroute`."""
         self._reserve_wires()
         uniform = np.full(self.shape, COST_SCALE, COST_DTYPE)
         changed = None
-        nets = [int(i) for i in self.order if self.cells[int(i)] is not None]
-        boxes = self.boxes(np.array(nets, np.int64))
+        nets = np.array([i for i in self.order if self.cells[int(i)] is not None], np.int64)
+        nets, boxes = self._in_order(nets, self.boxes(nets))
+        nets = nets.tolist()
         for batch in batches(boxes, self.shape):
             start = time.perf_counter()
             group = [nets[k] for k in batch]
