@@ -258,40 +258,64 @@ def test_nets_go_in_reroute_order(monkeypatch, reroute_order):
     fewer than sequential's either way."""
     lay = random_layout(96, 96, density=0.25, nets=150, pins=2, seed=5, span=24)
     ng = Negotiator(lay, "cpu", PathFinderOptions(reroute_order=reroute_order))
-    rank = np.empty(len(lay.nets), np.int64)
-    rank[ng.order] = np.arange(len(lay.nets))
-    real_order, real_batches = ng._in_order, neg.batches
+    real_order, real_batches = ng._order, neg.batches
     seen, counts = [], []
 
-    def ordered(nets, boxes):
-        assert (np.diff(rank[nets]) > 0).all()          # they come in hpwl order
-        got = real_order(nets, boxes)
-        seen.append((nets, boxes.copy(), *got))
-        return got
+    def ordered(boxes):
+        perm = real_order(boxes)
+        seen.append((boxes.copy(), perm))
+        return perm
 
     def batched(boxes, shape, lag=1):
         out = real_batches(boxes, shape, lag)
-        counts.append(len(out))
+        counts.append((boxes.copy(), len(out)))
         return out
 
-    ng._in_order = ordered
+    ng._order = ordered
     monkeypatch.setattr(neg, "batches", batched)
     res = ng.run()
     assert check_routes(lay, res.to_json()) == []
     assert res.routed >= route(lay, backend="cpu", mode="sequential").routed
-    assert len(seen) > 3
+    assert len(seen) > 3 and len(counts) >= len(seen)
     reordered = False
-    for (before, asked, after, boxes), count in zip(seen, counts):
+    for (asked, perm), (boxes, count) in zip(seen, counts):
         colours = box_colours(asked, ng.shape)
         if reroute_order == "hpwl":
-            assert after.tolist() == before.tolist()
-            continue
-        want = [before[k] for k in sorted(range(len(before)), key=lambda k: (colours[k], k))]
-        assert after.tolist() == want
-        assert boxes.tolist() == [asked[before.tolist().index(i)].tolist() for i in after]
-        assert count <= colours.max() + 1 <= box_levels(asked, ng.shape).max() + 1
-        reordered |= after.tolist() != before.tolist()
+            assert perm.tolist() == list(range(len(asked)))
+        else:
+            assert perm.tolist() == sorted(range(len(asked)), key=lambda k: (colours[k], k))
+            assert count <= colours.max() + 1 <= box_levels(asked, ng.shape).max() + 1
+            reordered |= perm.tolist() != list(range(len(asked)))
+        assert boxes.tolist() == asked[perm].tolist()
     assert reordered or reroute_order == "hpwl"
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_tidy_in_batches_equals_one_net_at_a_time(monkeypatch, seed):
+    """Tidying in batches gives the wires of one net a call, and legal ones, even where
+    wires run outside their nets' boxes (here every box is cut down to its pins' after
+    repair): a batch's regions, box and wire, are disjoint."""
+    lay = random_layout(64, 64, density=0.25, nets=90, pins=2, seed=seed, span=24)
+
+    def tidied():
+        ng = Negotiator(lay, "cpu")
+        ng.negotiate()
+        ng.legalise()
+        ng.repair()
+        ng.margin[:] = 0
+        outside = sum(c is not None and bool(((c < ng.lo[i]) | (c > ng.hi[i])).any())
+                      for i, c in enumerate(ng.cells))
+        ng.tidy()
+        return ng, outside
+
+    batched, outside = tidied()
+    assert outside > 10
+    assert check_routes(lay, batched._result().to_json()) == []
+    monkeypatch.setattr(neg, "batches",
+                        lambda boxes, shape, lag=1: [np.array([k]) for k in range(len(boxes))])
+    alone, _ = tidied()
+    assert [None if c is None else c.tolist() for c in batched.cells] == \
+        [None if c is None else c.tolist() for c in alone.cells]
 
 
 @pytest.mark.parametrize("seed", range(4))

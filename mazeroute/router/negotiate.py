@@ -248,7 +248,8 @@ class Negotiator:
             boxes = self.boxes(pending)
             free_order = self.state.order_free()
             if not free_order:
-                pending, boxes = self._in_order(pending, boxes)
+                perm = self._order(boxes)
+                pending, boxes = pending[perm], boxes[perm]
             rank = np.empty(len(self.layout.nets), np.int64)
             rank[pending] = np.arange(pending.size)
             areas = (boxes[:, 2] - boxes[:, 0] + 1) * (boxes[:, 3] - boxes[:, 1] + 1)
@@ -283,13 +284,12 @@ class Negotiator:
         self.cells_searched += cells
         return searches
 
-    def _in_order(self, nets: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``nets`` (in ``hpwl`` order) and their ``boxes`` in the routing order of
-        ``reroute_order`` (:class:`~.congestion.PathFinderOptions`)."""
+    def _order(self, boxes: np.ndarray) -> np.ndarray:
+        """The routing order of ``reroute_order`` (:class:`~.congestion.PathFinderOptions`)
+        of nets in ``hpwl`` order whose searches reach ``boxes``: their positions."""
         if self.options.reroute_order == "hpwl":
-            return nets, boxes
-        perm = colour_order(boxes, self.shape)
-        return nets[perm], boxes[perm]
+            return np.arange(len(boxes))
+        return colour_order(boxes, self.shape)
 
     def _cut_off(self, i: int) -> bool:
         """Whether net ``i``'s pins lie in different pieces of the cells it may enter
@@ -545,15 +545,20 @@ class Negotiator:
         """Shorten the legal wires: each routed net in turn (routing order) is searched
         again on uniform costs with every other wire fixed, and keeps the new wire when it
         is shorter (for two pins it is never longer: the old wire is still there). Nets
-        go in ``reroute_order``, in order-keeping batches of disjoint boxes, as in
-        :meth:`reroute`."""
+        go in ``reroute_order``, in order-keeping batches, as in :meth:`reroute`, of
+        disjoint regions: a net's region holds its box and its wire, which legalise and
+        repair may have routed outside the box (a net of the batch must not enter the
+        lifted wire of another that then keeps it)."""
         self._reserve_wires()
         uniform = np.full(self.shape, COST_SCALE, COST_DTYPE)
         changed = None
         nets = np.array([i for i in self.order if self.cells[int(i)] is not None], np.int64)
-        nets, boxes = self._in_order(nets, self.boxes(nets))
-        nets = nets.tolist()
-        for batch in batches(boxes, self.shape):
+        boxes = self.boxes(nets)
+        regions = np.concatenate([np.minimum(boxes[:, :2], self.rlo[nets]),
+                                  np.maximum(boxes[:, 2:], self.rhi[nets])], axis=1)
+        order = self._order(regions)
+        nets, boxes, regions = nets[order].tolist(), boxes[order], regions[order]
+        for batch in batches(regions, self.shape):
             start = time.perf_counter()
             group = [nets[k] for k in batch]
             # the group's wires are lifted, its pins kept (wires of one group are disjoint)
