@@ -1095,9 +1095,15 @@ def test_default_mode_is_negotiate_and_sequential_is_unchanged(tmp_path):
     assert json.loads((out / row["folder"] / "routes.json").read_text())["mode"] == "negotiate"
 
 
-def test_snapshot_nets_reach_the_negotiation_of_route_and_batch(tmp_path):
-    """``--snapshot-nets 8`` routes as the API's ``snapshot_nets=8`` (which differs from
-    PathFinder's order on this layout), in ``route`` and in ``batch``."""
+@pytest.mark.parametrize("flag, field, value, default", [
+    ("--snapshot-nets", "snapshot_nets", 8, 1),
+    ("--reroute-order", "reroute_order", "hpwl", "colour"),
+])
+def test_pathfinder_options_reach_the_negotiation_of_route_and_batch(tmp_path, flag, field,
+                                                                      value, default):
+    """``--snapshot-nets 8`` and ``--reroute-order hpwl`` route as the API's option of
+    that value (which differs from the default's routes on this layout), in ``route``
+    and in ``batch``."""
     import yaml
 
     from mazeroute.generate import random_layout
@@ -1106,43 +1112,22 @@ def test_snapshot_nets_reach_the_negotiation_of_route_and_batch(tmp_path):
     path = tmp_path / "lay.yaml"
     path.write_text(yaml.safe_dump(lay.to_dict()))
     want = [route(lay, backend="cpu", mode="negotiate",
-                  options=PathFinderOptions(snapshot_nets=k)).to_json()["nets"] for k in (8, 1)]
+                  options=PathFinderOptions(**{field: v})).to_json()["nets"]
+            for v in (value, default)]
     assert want[0] != want[1]
     one, many = tmp_path / "one", tmp_path / "many"
-    assert main(["route", str(path), "-o", str(one), "--backend", "cpu", "--snapshot-nets",
-                 "8", "--no-png"]) == 0
+    assert main(["route", str(path), "-o", str(one), "--backend", "cpu", flag, str(value),
+                 "--no-png"]) == 0
     assert json.loads((one / "routes.json").read_text())["nets"] == want[0]
-    assert main(["batch", str(path), "-o", str(many), "--backend", "cpu", "--snapshot-nets",
-                 "8", "--no-png", "--quiet"]) == 0
+    assert main(["batch", str(path), "-o", str(many), "--backend", "cpu", flag, str(value),
+                 "--no-png", "--quiet"]) == 0
     got = next(many.rglob("routes.json"))
     assert json.loads(got.read_text())["nets"] == want[0]
 
 
-def test_reroute_order_reaches_the_negotiation_of_route_and_batch(tmp_path):
-    """``--reroute-order hpwl`` routes as the API's ``reroute_order="hpwl"`` (which
-    differs from the default colour order on this layout), in ``route`` and ``batch``;
-    an unknown order is refused."""
-    import yaml
-
-    from mazeroute.generate import random_layout
-    from mazeroute.router import PathFinderOptions, route
-    lay = random_layout(72, 64, density=0.25, nets=110, pins=2, seed=0, span=20)
-    path = tmp_path / "lay.yaml"
-    path.write_text(yaml.safe_dump(lay.to_dict()))
-    want = [route(lay, backend="cpu", mode="negotiate",
-                  options=PathFinderOptions(reroute_order=k)).to_json()["nets"]
-            for k in ("hpwl", "colour")]
-    assert want[0] != want[1]
-    one, many = tmp_path / "one", tmp_path / "many"
-    assert main(["route", str(path), "-o", str(one), "--backend", "cpu", "--reroute-order",
-                 "hpwl", "--no-png"]) == 0
-    assert json.loads((one / "routes.json").read_text())["nets"] == want[0]
-    assert main(["batch", str(path), "-o", str(many), "--backend", "cpu", "--reroute-order",
-                 "hpwl", "--no-png", "--quiet"]) == 0
-    got = next(many.rglob("routes.json"))
-    assert json.loads(got.read_text())["nets"] == want[0]
+def test_an_unknown_reroute_order_is_refused(tmp_path, good):
     with pytest.raises(SystemExit) as bad:
-        main(["route", str(path), "-o", str(tmp_path / "x"), "--reroute-order", "random"])
+        main(["route", str(good), "-o", str(tmp_path / "x"), "--reroute-order", "random"])
     assert bad.value.code == 2
 
 
