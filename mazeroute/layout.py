@@ -86,8 +86,11 @@ class Layout:
             self.blocked = paint(self.width, self.height, self.rects)
 
     def grid(self) -> GridGraph:
-        """The routing grid as a graph (free = not blocked)."""
-        return GridGraph(~self.blocked)
+        """The routing grid as a graph (free = not blocked; its mask read-only, so that
+        what is learnt of it can be kept while it lives, see ``engines.auto``)."""
+        free = ~self.blocked
+        free.flags.writeable = False
+        return GridGraph(free)
 
     def pin_owner(self) -> dict[Cell, int]:
         """Map from each pin cell to the index of its net."""

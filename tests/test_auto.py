@@ -237,6 +237,40 @@ def test_fingerprint_tells_masks_apart():
             assert _fingerprint(np.roll(m, 1)) != fp or np.array_equal(np.roll(m, 1), m)
 
 
+def test_a_read_only_mask_is_fingerprinted_once(monkeypatch):
+    """A read-only mask that owns its memory (a layout's grid) is hashed once while it
+    is the last one asked about; a writable mask, a read-only view of a writable one,
+    and another object with the same cells are hashed each time."""
+    from mazeroute.engines import auto
+    from mazeroute.layout import parse_layout
+    real, hashed = auto._hash_words, []
+
+    def counted(words, tail):
+        hashed.append(words.size)
+        return real(words, tail)
+
+    monkeypatch.setattr(auto, "_hash_words", counted)
+    auto.forget()
+    lay = parse_layout({"width": 40, "height": 30, "blockages": [[3, 3, 9, 20]],
+                        "nets": []})
+    grid = lay.grid()
+    assert not grid.free.flags.writeable
+    fp = auto._fingerprint(grid.free)
+    assert auto._fingerprint(grid.free) == fp and len(hashed) == 1
+    again = lay.grid().free                        # the same cells, another object
+    assert auto._fingerprint(again) == fp and len(hashed) == 2
+    writable = np.array(again)
+    view = writable[:]
+    view.flags.writeable = False
+    for mask in (writable, writable, view, view):
+        assert auto._fingerprint(mask) == fp
+    assert len(hashed) == 6
+    writable[0, 0] = ~writable[0, 0]               # the view changes with it
+    assert auto._fingerprint(view) != fp
+    auto.forget()
+    assert auto._fingerprint(again) == fp and len(hashed) == 8
+
+
 def test_the_decision_and_its_features_are_remembered_for_the_same_mask(monkeypatch):
     from mazeroute.engines import auto
     from mazeroute.generate import serpentine_mask

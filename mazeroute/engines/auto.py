@@ -42,6 +42,8 @@ True
 
 from __future__ import annotations
 
+import weakref
+
 import numba
 import numpy as np
 
@@ -432,11 +434,17 @@ PARALLEL_CELLS = 1 << 18
 _MEMO: tuple | None = None
 
 
+#: The last read-only mask that owns its memory to be fingerprinted (a weak reference)
+#: and its fingerprint: such a mask cannot change, so the same object asked about again
+#: (by a router's decision, then ``resolve``'s) needs no second pass.
+_LAST_FP: tuple | None = None
+
+
 def forget() -> None:
     """Drop what was learnt of the last mask (a benchmark timing a first decision calls
     it)."""
-    global _MEMO
-    _MEMO = None
+    global _MEMO, _LAST_FP
+    _MEMO = _LAST_FP = None
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -468,9 +476,15 @@ def _hash_words(words, tail):
 
 def _fingerprint(free: np.ndarray) -> tuple[int, int]:
     """A 128-bit fingerprint of a contiguous bool mask."""
+    global _LAST_FP
+    frozen = not free.flags.writeable and free.base is None
+    if frozen and _LAST_FP is not None and _LAST_FP[0]() is free:
+        return _LAST_FP[1]
     raw = free.reshape(-1).view(np.uint8)
     k = raw.size // 8 * 8
     a, b = _hash_words(raw[:k].view(np.uint64), raw[k:])
+    if frozen:
+        _LAST_FP = (weakref.ref(free), (int(a), int(b)))
     return int(a), int(b)
 
 
