@@ -170,6 +170,15 @@ def test_negotiation_completes_the_puzzle_with_the_search_and_not_without():
     assert check_routes(lay, res.to_json()) == []
     assert "space-filling" in res.notice and f"{plain.routed} of 18" in res.notice
     assert all(n.reason is None for n in res.nets)
+    # the search's wires as they came, and then shortened in pairs and threes
+    raw = Negotiator(lay, "cpu", PathFinderOptions(shorten_group=0)).run()
+    pairs = Negotiator(lay, "cpu", PathFinderOptions(shorten_group=2)).run()
+    assert raw.routed == pairs.routed == res.routed
+    assert check_routes(lay, raw.to_json()) == [] == check_routes(lay, pairs.to_json())
+    lengths = [sum(n.length for n in r.nets) for r in (raw, pairs, res)]
+    assert lengths[0] - lengths[2] > 0
+    assert f"wires then {lengths[0] - lengths[2]} cells shorter" in res.notice
+    assert "shorter" not in raw.notice
 
 
 def test_negotiation_keeps_its_routes_when_there_is_no_filling():

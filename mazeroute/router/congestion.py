@@ -110,6 +110,10 @@ class PathFinderOptions:
         conflict of the next iteration, and congested layouts end with fewer nets
         routed (benchmarks/RESULTS.md measures both; not in VPR, whose parallel router
         also routes nets at once on stale costs)
+    shorten_group : after the space-filling search connected every net, up to this many
+        touching wires are rerouted together for shorter wires (:mod:`.shorten`; 0 or
+        1: its wires are kept as they are; each group is tried in all of its
+        ``shorten_group!`` orders)
     reroute_order : the order of the nets rerouted in an iteration (from iteration 2 on) and
         tidied at the end: ``colour`` (the default) takes them by first-fit colour of
         their boxes' overlap in ``hpwl`` order, then in ``hpwl`` order
@@ -139,6 +143,7 @@ class PathFinderOptions:
     fill_steps: int = 400_000_000
     snapshot_nets: int = 1
     reroute_order: str = "colour"
+    shorten_group: int = 3
 
     def __post_init__(self):
         checks = [("max_iterations", self.max_iterations >= 1),
@@ -161,7 +166,8 @@ class PathFinderOptions:
                    or self.stall_min_cells >= 0),
                   ("fill_steps", self.fill_steps >= 0),
                   ("snapshot_nets", self.snapshot_nets >= 1),
-                  ("reroute_order", self.reroute_order in REROUTE_ORDERS)]
+                  ("reroute_order", self.reroute_order in REROUTE_ORDERS),
+                  ("shorten_group", self.shorten_group >= 0)]
         for name, ok in checks:
             if not ok:
                 raise ValueError(f"{name} = {getattr(self, name)!r} is out of range")

@@ -20,7 +20,8 @@ where it gets shorter. When nets still stay unrouted and every net has two pins,
 space-filling search of :mod:`.fill` tries to connect them all by wires that cover
 every free cell (dense layouts such as numberlink puzzles need such long, winding
 wires, which cost gradients seldom find); its routes replace negotiation's when it
-connects every net. The result never has fewer routed nets than sequential
+connects every net, after touching wires were rerouted in pairs for shorter ones
+(:mod:`.shorten`). The result never has fewer routed nets than sequential
 mode's: :func:`sequential_routes` is computed as a floor whenever some net that could
 be routed alone stays unrouted, and the better result is kept.
 
@@ -75,6 +76,7 @@ from .congestion import COST_SCALE, Congestion, PathFinderOptions
 from .fill import fill_routes
 from .result import IterationStats, NetRoute, RouteResult
 from .sequential import Router
+from .shorten import shorten_wires
 
 _NO_CELLS = np.zeros(0, np.int64)
 #: Nets named in a reason before "and N more".
@@ -144,6 +146,7 @@ class Negotiator:
         self._pieces: np.ndarray | None = None   # see _cut_off
         self._pinned = None                      # see _pin_search
         self.conflicts: dict[int, set[int]] = {}  # nets dropped by legalise, and why
+        self.filled_gain = 0                     # cells shorten_wires took off fill's wires
         self.iterations: list[IterationStats] = []
         self.cells_searched = 0                  # box areas of reroute's searches, summed
         self.searched: list[int] = []            # ... of each iteration
@@ -591,7 +594,10 @@ class Negotiator:
             filled = self._result()
             filled.notice = (f"negotiation connected {result.routed} of "
                              f"{len(self.layout.nets)} nets; a space-filling search "
-                             "connected them all")
+                             "connected them all" + (
+                                 f" (wires then {self.filled_gain} cells shorter, "
+                                 "neighbours rerouted in pairs)" if self.filled_gain
+                                 else ""))
             result = filled
         self._explain(result, iterations)
         if result.routed < len(self.layout.nets) - len(self.enclosed):
@@ -621,6 +627,14 @@ class Negotiator:
             return False
         for i in self.order:
             self._set_route(int(i), got.routes[i])
+        # its wires cover every free cell: neighbours trade cells for shorter wires
+        w = self.shape[1]
+        flat = list(self.routes)
+        shorter, self.filled_gain = shorten_wires(self.free, self.pins, flat,
+                                                  self.options.shorten_group)
+        for i in self.order.tolist():
+            if shorter[i] is not flat[i]:
+                self._set_route(i, np.stack([shorter[i] % w, shorter[i] // w], axis=1))
         self.seconds += (time.perf_counter() - start) / max(1, len(self.pins))
         return True
 
