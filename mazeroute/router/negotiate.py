@@ -596,7 +596,7 @@ class Negotiator:
                              f"{len(self.layout.nets)} nets; a space-filling search "
                              "connected them all" + (
                                  f" (wires then {self.filled_gain} cells shorter, "
-                                 "neighbours rerouted in pairs)" if self.filled_gain
+                                 "touching wires rerouted together)" if self.filled_gain
                                  else ""))
             result = filled
         self._explain(result, iterations)
