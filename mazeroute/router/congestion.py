@@ -110,10 +110,6 @@ class PathFinderOptions:
         conflict of the next iteration, and congested layouts end with fewer nets
         routed (benchmarks/RESULTS.md measures both; not in VPR, whose parallel router
         also routes nets at once on stale costs)
-    shorten_group : after the space-filling search connected every net, up to this many
-        touching wires are rerouted together for shorter wires (:mod:`.shorten`; 0 or
-        1: its wires are kept as they are; each group is tried in all of its
-        ``shorten_group!`` orders)
     reroute_order : the order of the nets rerouted in an iteration (from iteration 2 on) and
         tidied at the end: ``colour`` (the default) takes them by first-fit colour of
         their boxes' overlap in ``hpwl`` order, then in ``hpwl`` order
@@ -122,6 +118,10 @@ class PathFinderOptions:
         seeing every net rerouted before it; ``colour`` needs fewer calls of disjoint
         boxes, which is what a device waits on (a chain of boxes each overlapping the
         next takes two calls instead of one a box)
+    shorten_group : after the space-filling search connected every net, up to this many
+        touching wires are rerouted together for shorter wires (:mod:`.shorten`; 0 or
+        1: its wires are kept as they are; each group is tried in all of its
+        ``shorten_group!`` orders)
     """
 
     max_iterations: int = 50

@@ -20,16 +20,16 @@ where it gets shorter. When nets still stay unrouted and every net has two pins,
 space-filling search of :mod:`.fill` tries to connect them all by wires that cover
 every free cell (dense layouts such as numberlink puzzles need such long, winding
 wires, which cost gradients seldom find); its routes replace negotiation's when it
-connects every net, after touching wires were rerouted in pairs for shorter ones
-(:mod:`.shorten`). The result never has fewer routed nets than sequential
+connects every net, after touching wires were rerouted in pairs and threes for shorter
+ones (:mod:`.shorten`). The result never has fewer routed nets than sequential
 mode's: :func:`sequential_routes` is computed as a floor whenever some net that could
 be routed alone stays unrouted, and the better result is kept.
 
 Batches. The nets rerouted in an iteration go in a fixed order: by first-fit colour of
 their boxes' overlap, taken in ``hpwl`` order (smallest pin box first, as sequential
-mode's ``--order hpwl``), then in that order (``reroute_order``, :func:`~mazeroute.engines.
-weighted.colour_order`), so that boxes that overlap in a chain need two calls and not one
-a box; the order is cut into batches by level: a net's
+mode's ``--order hpwl``), then in that order (``reroute_order``;
+:func:`~mazeroute.engines.weighted.colour_order`), so that boxes that overlap in a chain
+need two calls and not one a box; the order is cut into batches by level: a net's
 batch comes after the batch of every net at least ``snapshot_nets`` places before it
 whose box overlaps its box (:class:`~.congestion.PathFinderOptions`). A batch is ripped
 up together and searched in one :meth:`~mazeroute.engines.weighted.NetSearch.route` call
