@@ -14,7 +14,12 @@ rectangles, span 64). Schedules:
   up together and searched on one snapshot whatever its boxes (K nets a call; the
   schedule measured before ``snapshot_nets``);
 * ``ripall``: every net of an iteration ripped up before any is searched, then
-  PathFinder's order.
+  PathFinder's order;
+* ``order:NAME``: ``PathFinderOptions(reroute_order=NAME)`` (``colour``, the default,
+  or ``hpwl``), PathFinder's order either way: the calls of disjoint boxes each order
+  needs.
+
+The other schedules take the default ``reroute_order``.
 
 Prints nets routed after legalisation, repair and tidying, iterations, search calls of
 the loop (the chain of dependent calls a device would wait for), wirelength and the
@@ -23,7 +28,7 @@ each net with the others fixed, in calls of disjoint boxes, whatever the schedul
 
 ``--suite PUZZLES_DIR`` runs issue 13's quality suite (``mazeroute bench --suite
 negotiate``, CPU engine, the numberlink files from ``PUZZLES_DIR``) under each schedule
-(``lag:K`` or ``chunks:K``) instead, with its contract check.
+(``lag:K``, ``chunks:K`` or ``order:NAME``) instead, with its contract check.
 """
 
 from __future__ import annotations
@@ -72,6 +77,8 @@ def chunks(n: int, k: int) -> list[np.ndarray]:
 
 
 def _options(schedule: str) -> PathFinderOptions:
+    if schedule.startswith("order:"):
+        return PathFinderOptions(reroute_order=schedule.split(":")[1])
     return PathFinderOptions(snapshot_nets=_k(schedule, "lag") or 1)
 
 
