@@ -160,3 +160,16 @@ def test_a_space_filling_routing_of_the_search_gets_shorter():
     new, gained = shorten_wires(free, pins, routes)
     _check(free, pins, routes, new)
     assert sum(r.size for r in routes) == 12 and gained == 4
+
+
+def test_a_work_budget_stops_the_rounds_and_keeps_the_routing_legal():
+    free, pins, routes = _snakes(np.random.default_rng(7))
+    whole, gained = shorten_wires(free, pins, routes)
+    assert gained > 0
+    none, nothing = shorten_wires(free, pins, routes, max_work=-1)
+    assert nothing == 0 and all(a is b for a, b in zip(none, routes))
+    some, part = shorten_wires(free, pins, routes, max_work=free.size)
+    routed = [i for i, r in enumerate(routes) if r is not None]
+    _check(free, [pins[i] for i in routed], [routes[i] for i in routed],
+           [some[i] for i in routed])
+    assert 0 <= part <= gained

@@ -30,6 +30,7 @@ Examples
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Sequence
 
 import numba
@@ -111,7 +112,8 @@ def _groups(pairs: list[tuple[int, int]], size: int) -> list[tuple[int, ...]]:
 
 def shorten_wires(free: np.ndarray, pins: Sequence[np.ndarray],
                   routes: Sequence[np.ndarray | None], group: int = 3,
-                  max_passes: int = 50) -> tuple[list[np.ndarray | None], int]:
+                  max_passes: int = 50,
+                  max_work: int = 1 << 28) -> tuple[list[np.ndarray | None], int]:
     """Shorter wires for the two-pin nets of a legal routing (see the module notes).
 
     Parameters
@@ -123,6 +125,9 @@ def shorten_wires(free: np.ndarray, pins: Sequence[np.ndarray],
     group : most wires rerouted together: touching pairs, then (from 3) sets of that
         many wires joined by touching, in every order (``group!`` orders a set)
     max_passes : most rounds over the groups
+    max_work : cells that the searches' windows may hold in all, each window counted
+        once per order tried; past it no set is tried any more, so that the work on a
+        big grid of long wires stays bounded (and the result deterministic)
 
     Returns
     -------
@@ -145,24 +150,29 @@ def shorten_wires(free: np.ndarray, pins: Sequence[np.ndarray],
     open_cells = free.reshape(-1) & (pin_of < 0)
     parent = np.full(h * w, -1, np.int64)
     queue = np.empty(h * w, np.int64)
-    gained = 0
+    gained = work = 0
     for _ in range(max_passes):
         before = gained
         for size in range(2, group + 1):
             for nets in _groups(_touching(owner.reshape(h, w), w), size):
-                gained += _reroute(nets, routes, owner, open_cells, ends, w, h, parent,
-                                   queue)
+                if work > max_work:
+                    return routes, gained
+                got, area = _reroute(nets, routes, owner, open_cells, ends, w, h, parent,
+                                     queue)
+                gained += got
+                work += area * math.factorial(size)
         if gained == before:
             break
     return routes, gained
 
 
-def _reroute(nets, routes, owner, open_cells, ends, w, h, parent, queue) -> int:
+def _reroute(nets, routes, owner, open_cells, ends, w, h, parent,
+             queue) -> tuple[int, int]:
     """Rip up ``nets`` and route them again, one after another, in the order that makes
     them shortest together, through their cells and the cells nobody uses within the
     box of their cells grown by half its longer side (room for a way round, and the
     work stays local on a big grid); keep that when shorter than before. Returns the
-    cells gained."""
+    cells gained and the window's area."""
     old = sum(routes[i].size for i in nets)
     cells = np.concatenate([routes[i] for i in nets])
     xs, ys = cells % w, cells // w
@@ -195,13 +205,13 @@ def _reroute(nets, routes, owner, open_cells, ends, w, h, parent, queue) -> int:
         if len(got) == len(nets) and total < (old if best is None else best[0]):
             best = (total, got)
     if best is None:
-        return 0
+        return 0, bw * bh
     for i in nets:
         owner[routes[i]] = -1
     for i, path in best[1].items():
         routes[i] = (path // bw + y0) * w + path % bw + x0
         owner[routes[i]] = i
-    return old - best[0]
+    return old - best[0], bw * bh
 
 
 __all__ = ["shorten_wires"]
