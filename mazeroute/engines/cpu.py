@@ -60,7 +60,7 @@ def _bfs_csr(srcPtrs, dst, level, queue, sources, is_target):
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _grid_neighbour(vertex, k, width, height):
+def grid_neighbour(vertex, k, width, height):
     """Neighbour ``k`` (up, left, right, down) of ``vertex`` on the grid, or -1."""
     y, x = divmod(vertex, width)
     if k == 0:
@@ -87,7 +87,7 @@ def _bfs_grid(width, height, level, queue, sources, is_target, free):
             break
         head += 1
         for k in range(4):   # up, left, right, down
-            neighbor = _grid_neighbour(vertex, k, width, height)
+            neighbor = grid_neighbour(vertex, k, width, height)
             if neighbor >= 0 and (not masked or free[neighbor]) \
                     and level[neighbor] == _UNREACHED:
                 level[neighbor] = currLevel

@@ -36,6 +36,8 @@ from collections.abc import Sequence
 import numba
 import numpy as np
 
+from ..engines.cpu import grid_neighbour
+
 
 @numba.njit(cache=True, nogil=True)
 def _path(ok, w, h, src, dst, parent, queue):
@@ -49,16 +51,8 @@ def _path(ok, w, h, src, dst, parent, queue):
     while head < tail and not found:
         v = queue[head]
         head += 1
-        x, y = v % w, v // w
         for k in range(4):                      # up, left, right, down
-            if k == 0:
-                u = v - w if y > 0 else -1
-            elif k == 1:
-                u = v - 1 if x > 0 else -1
-            elif k == 2:
-                u = v + 1 if x < w - 1 else -1
-            else:
-                u = v + w if y < h - 1 else -1
+            u = grid_neighbour(v, k, w, h)
             if u >= 0 and ok[u] and parent[u] < 0:
                 parent[u] = v
                 queue[tail] = u
