@@ -18,7 +18,9 @@ negotiation. ``--snapshots K ...`` and ``--orders ORDER ...``: each run once per
 share a call otherwise) and ``reroute_order`` value. ``--cpu-box-cells N``: the GPU
 engine hands boxes of more than N cells to the CPU engine. ``--kernel-options FLAG ...``:
 extra NVRTC flags of the GPU engine's kernels (``-DNO_BOUND``: the weighted search without
-its A* bound, for an A/B run).
+its A* bound, for an A/B run). ``--chains on off``: each run with
+``PathFinderOptions.device_chains`` (``route_chain``: an iteration's batches routed on the
+device with no read back between them) and without (a call a batch), in turn.
 ``--sizes SIDE ... [--puzzles FILE ...]``: whole routes of SIDE x
 SIDE layouts (and of numberlink files) on the CPU, the GPU and ``auto``, per seed.
 """
@@ -74,6 +76,9 @@ def main() -> None:
     ap.add_argument("--kernel-options", nargs="+", default=[], metavar="FLAG",
                     help="extra NVRTC flags of the GPU engine's kernels (-DNO_BOUND: no A* "
                          "bound)")
+    ap.add_argument("--chains", nargs="+", default=["off"], choices=["on", "off"],
+                    help="PathFinderOptions.device_chains: on, off (the default), or both "
+                         "in turn")
     args = ap.parse_args()
     if args.cpu_box_cells is not None or args.kernel_options:
         import functools
@@ -82,10 +87,11 @@ def main() -> None:
         gw.GPUNetSearch.__init__ = functools.partialmethod(
             gw.GPUNetSearch.__init__, options=tuple(args.kernel_options),
             **({} if args.cpu_box_cells is None else {"cpu_box_cells": args.cpu_box_cells}))
-    schedules = [(_name(k, o), None if k is None and o is None else PathFinderOptions(
-        **({} if k is None else {"snapshot_nets": k}),
-        **({} if o is None else {"reroute_order": o})))
-        for k in args.snapshots for o in args.orders]
+    schedules = [(_name(k, o, c), None if k is None and o is None and c == "off"
+                  else PathFinderOptions(**({} if k is None else {"snapshot_nets": k}),
+                                         **({} if o is None else {"reroute_order": o}),
+                                         device_chains=c == "on"))
+                 for k in args.snapshots for o in args.orders for c in args.chains]
     if args.calls:
         for k, options in schedules:
             calls(args.seeds[0], k, options)
@@ -184,9 +190,9 @@ def sizes(sides: list[int], seeds: list[int], puzzles: list[str]) -> None:
               f"{times['gpu'] / times['cpu']:.2f}", flush=True)
 
 
-def _name(k: int | None, order: str | None) -> str:
+def _name(k: int | None, order: str | None, chains: str = "on") -> str:
     return (f"snapshot {'default' if k is None else k}, order "
-            f"{'default' if order is None else order}")
+            f"{'default' if order is None else order}, chains {chains}")
 
 
 def calls(seed: int, k: str = "default", options=None) -> None:

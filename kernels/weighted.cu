@@ -21,6 +21,7 @@
 //     `out` at an offset taken by one atomicAdd on *used; hdr[R_ROW] = status, cells,
 //     offset.
 // set_costs: cost[idx[i]] = val[i], the cells a route call names as changed.
+// chain_uses: loads and costs of the cells of routes ripped up and found (chains, below).
 //
 // Boxes too big for one block's shared memory are searched in tiles (GAMER's sweeps
 // again, over the tiles of many nets at once, each box's distances in a region of its own
@@ -501,6 +502,55 @@ extern "C" __global__ void set_costs(const int* __restrict__ idx, const int* __r
                                      int n, unsigned short* cost) {
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
         cost[idx[i]] = (unsigned short)val[i];
+}
+
+// -- chains --------------------------------------------------------------------------
+// A chain routes batches one after another with no look from the host between them
+// (gpu_weighted.py route_chain): before a batch, its nets' old routes leave the cells'
+// loads; after it, the routes it found join them; each time the cells touched are
+// repriced by negotiated congestion's rule (PathFinder: McMurchie and Ebeling, FPGA
+// 1995; mazeroute/engines/weighted.py Pricing, the host's form of the same rule):
+//   cost = clamp(bh * (COST_SCALE + pres * load) / COST_SCALE, 1, COST_MAX)
+// with bh a cell's base plus history cost. chain_uses runs over `count` routes, a block
+// a route: route j is cells[start[j] .. start[j + 1]) of net nets[j], or with from_hdr
+// the result of request row0 + j (hdr: status, cells, offset in cells), passed over
+// unless ST_OK. price 0 adds sign * weight[net] to each cell's load (atomically: boxes
+// of one batch may overlap when the caller lets them); price 1, launched after, prices
+// the same cells.
+#ifndef COST_SCALE
+#define COST_SCALE 16
+#endif
+
+extern "C" __global__ void chain_uses(const int* __restrict__ cells,
+                                      const int* __restrict__ start, const int* hdr,
+                                      int from_hdr, int row0, int count,
+                                      const int* __restrict__ nets, int sign, int price,
+                                      const long long* __restrict__ weight, long long* load,
+                                      const long long* __restrict__ bh, int pres,
+                                      unsigned short* cost) {
+    for (int j = blockIdx.x; j < count; j += gridDim.x) {
+        int s, n;
+        if (from_hdr) {
+            const int* h = hdr + (long long)(row0 + j) * HDR;
+            if (h[0] != ST_OK) continue;
+            n = h[1];
+            s = h[2];
+        } else {
+            s = start[j];
+            n = start[j + 1] - s;
+        }
+        const long long add = (long long)sign * weight[nets[j]];
+        for (int i = threadIdx.x; i < n; i += blockDim.x) {
+            const int c = cells[s + i];
+            if (price) {
+                const long long v = bh[c] * (COST_SCALE + (long long)pres * load[c])
+                                    / COST_SCALE;
+                cost[c] = (unsigned short)(v < 1 ? 1 : (v > COST_MAX ? COST_MAX : v));
+            } else {
+                atomicAdd((unsigned long long*)(load + c), (unsigned long long)add);
+            }
+        }
+    }
 }
 
 // -- tiles ---------------------------------------------------------------------------

@@ -371,3 +371,12 @@ def puzzle_layout():
         path = Path(tmp) / "puzzle.txt"
         path.write_text(PUZZLE)
         return read_numberlink(path)[0]
+
+
+def chain_layouts() -> list:
+    """Crowded layouts whose negotiation reroutes nets in chains of several batches
+    (router.negotiate, engines.gpu_weighted route_chain): two-pin and three-pin nets,
+    shared by the kernel's emulation and the device."""
+    from mazeroute.generate import random_layout
+    return [random_layout(40, 32, density=0.2, nets=36, seed=s, span=14, pins=1 + (s % 2 + 1),
+                          name=f"chain-{s}") for s in range(4)]

@@ -18,12 +18,14 @@ from mazeroute.engines.weighted import COST_DTYPE, COST_MAX, CPUNetSearch, NetRe
 from mazeroute.generate import random_layout
 from tests.corpus import (
     WeightedCase,
+    chain_layouts,
     grid_of_boxes_case,
     random_weighted_case,
     random_weighted_cases,
     weighted_hand_cases,
 )
 from tests.test_gpu_weighted_host import (
+    check_chain,
     check_dist_max,
     check_long_wires,
     check_many_requests,
@@ -250,3 +252,22 @@ def test_a_search_needing_less_shared_memory_never_lowers_anothers():
     for search, (x0, y0, x1, y1) in ((first, big), (second, small), (first, big)):
         req = [NetRequest(0, np.array([[x0, y0], [x1, y1]]), (x0, y0, x1, y1))]
         assert same_wires(search.route(cost, req), cpu.route(cost, req))
+
+
+@pytest.mark.parametrize("limit", LIMITS)
+@pytest.mark.parametrize("seed", range(4))
+def test_chain_equals_the_hosts_steps(seed, limit):
+    check_chain(lambda free, owner: _gpu(free, owner, smem_limit=limit), seed,
+                2 + (seed % 2 if limit is None else 0))
+
+
+@pytest.mark.parametrize("lay", chain_layouts(), ids=lambda lay: lay.name)
+def test_chains_negotiate_as_the_cpu_does(lay):
+    from mazeroute.router import PathFinderOptions
+    from mazeroute.router.negotiate import Negotiator
+    want = Negotiator(lay, "cpu").run()
+    ng = Negotiator(lay, "gpu", PathFinderOptions(device_chains=True))
+    ng.search.adaptive = False       # every batch on the device (its own test: adaptive)
+    got = ng.run()
+    assert [n.cells for n in got.nets] == [n.cells for n in want.nets]
+    assert ng.search.chains > 0

@@ -26,6 +26,7 @@ from mazeroute.generate import maze_mask
 from tests.corpus import (
     WeightedCase,
     _weighted,
+    chain_layouts,
     grid_of_boxes_case,
     random_weighted_cases,
     two_net_case,
@@ -54,6 +55,7 @@ def test_kernel_constants_are_the_hosts():
     assert int(opts["DIST_MAX"].rstrip("u")) == weighted.DIST_MAX
     assert eval(opts["BLOCKED_CODE"]) == gw.BLOCKED_CODE
     assert int(d["TILE"]) == int(opts["TILE"]) == gw.TILE
+    assert int(d["COST_SCALE"]) == int(opts["COST_SCALE"]) == weighted.COST_SCALE
     assert int(d["MAX_ROUNDS"]) == int(opts["MAX_ROUNDS"]) == gw.MAX_ROUNDS
 
 
@@ -221,6 +223,24 @@ class _EmuTiled:
         assert self.fn(min(self.threads, block[0]), grid[0], *c_args) == 0
 
 
+#: chain_uses's arguments, as _TILED_ARGS.
+_CHAIN_ARGS = [np.int32, np.int32, np.int32, None, None, None, np.int32, None, None,
+               np.int64, np.int64, np.int64, None, np.uint16]
+
+
+class _EmuChainUses:
+    """kernels/weighted.cu's ``chain_uses`` run by tests/weighted_emu.cpp."""
+
+    def __init__(self, lib):
+        self.lib = lib
+        self.calls = 0
+
+    def __call__(self, grid, block, args):
+        self.calls += 1
+        assert self.lib.emulate_chain_uses(block[0], grid[0],
+                                           *_c_args(args, _CHAIN_ARGS)) == 0
+
+
 class _DeviceArray(np.ndarray):
     """A NumPy array with CuPy's ``set`` (host to device) and ``get`` (back)."""
 
@@ -245,13 +265,15 @@ class EmuNetSearch(gw.GPUNetSearch):
                  cpu_box_cells=None):
         self._emu = _EmuKernel(lib, threads)
         self._emu_set = _EmuSetCosts(lib)
-        self._emu_tiled = [_EmuTiled(lib, k, threads, tile) for k in gw.KERNELS[2:]]
+        self._emu_tiled = [_EmuTiled(lib, k, threads, tile) for k in gw.KERNELS[2:6]]
+        self._emu_chain = _EmuChainUses(lib)
         super().__init__(free, owner, smem_limit=smem_limit, cpu_box_cells=cpu_box_cells,
                          tile=tile)
 
     def _device(self):
         # 2 multiprocessors: a tiled_rounds launch of 8 blocks strides over the tiles
-        return _NUMPY, (self._emu, self._emu_set, *self._emu_tiled), 227 << 10, 2
+        return (_NUMPY, (self._emu, self._emu_set, *self._emu_tiled, self._emu_chain),
+                227 << 10, 2)
 
 
 # shared memory as the device allows, all in global memory, a mix
@@ -570,6 +592,142 @@ def check_long_wires(make) -> None:
         _check(case, make(free, owner))
 
 
+def check_chain(make, seed: int, pins: int = 2) -> None:
+    """route_chain against the host's own steps: batches of disjoint boxes, each net's
+    old route ripped up, the batch searched by the CPU engine on the host's costs, its
+    routes committed (some nets fail in tight boxes, some had no route). The wires must
+    be the host's, and after the host replays the chain, the device's loads and costs
+    its own. ``make(free, owner)`` builds the search; nets of ``pins`` pins."""
+    import copy
+
+    from mazeroute.generate import random_layout
+    from mazeroute.router.congestion import Congestion
+    from mazeroute.router.negotiate import batches
+    rng = np.random.default_rng(seed)
+    lay = random_layout(48, 40, density=0.15, nets=40, seed=seed, span=16, pins=pins)
+    free = ~lay.blocked
+    owner = np.full(free.shape, -1, np.int32)
+    pins = [np.array(n.pins, np.int64).reshape(-1, 2) for n in lay.nets]
+    for i, p in enumerate(pins):
+        owner[p[:, 1], p[:, 0]] = i
+    n = len(pins)
+    margin = rng.integers(0, 6, n)
+    boxes = np.array([[max(0, p[:, 0].min() - m), max(0, p[:, 1].min() - m),
+                       min(47, p[:, 0].max() + m), min(39, p[:, 1].max() + m)]
+                      for p, m in zip(pins, margin)], np.int64)
+    reqs = [NetRequest(i, pins[i], tuple(b)) for i, b in enumerate(boxes.tolist())]
+    cpu = CPUNetSearch(free, owner)
+    state = Congestion(free, n)
+    cost, _ = state.costs()
+    first = cpu.route(cost, reqs)
+    flat = {i: xy[:, 1] * 48 + xy[:, 0] for i, xy in enumerate(first)
+            if xy is not None and rng.random() < 0.8}
+    state.add_many(list(flat), list(flat.values()))
+    state.set_pres_fac(float(rng.choice([0.5, 3.0])))
+    conflicts = rng.choice(n, 10, replace=False)
+    state.end_iteration(conflicts)          # history on the overused cells, weights
+    device = copy.deepcopy(state)
+    groups = batches(boxes, (40, 48))
+    nets = [g.tolist() for g in groups]
+    search = make(free, owner)
+    for chain in range(2):      # the second chain uploads only the cells changed since
+        cost, changed = device.costs()
+        got = search.route_chain(cost, changed, device.pricing(),
+                                 [[reqs[i] for i in g] for g in nets],
+                                 [[device.routes[i] for i in g] for g in nets])
+        want = []
+        for g in nets:
+            state.remove_many(g)
+            cost, _ = state.costs()
+            found = cpu.route(cost, [reqs[i] for i in g])
+            want.append(found)
+            ok = [k for k, xy in enumerate(found) if xy is not None]
+            state.add_many([g[k] for k in ok],
+                           [found[k][:, 1] * 48 + found[k][:, 0] for k in ok])
+        assert len(groups) > 3 and any(x is None for f in want for x in f)
+        for g, a, b in zip(nets, got, want):
+            assert same_wires(a, b), (seed, chain, g)
+        device.remove_many([i for g in nets for i in g])
+        done = [(i, xy) for g, f in zip(nets, got) for i, xy in zip(g, f) if xy is not None]
+        device.add_many([i for i, _ in done], [xy[:, 1] * 48 + xy[:, 0] for _, xy in done])
+        device.synced()             # the next chain gets only end_iteration's cells
+        np.testing.assert_array_equal(search._load.get(), device.load)
+        np.testing.assert_array_equal(search._cost.get(), device.costs()[0].ravel())
+        np.testing.assert_array_equal(device.load, state.load)
+        over = rng.choice(n, 12, replace=False)
+        for st in (state, device):          # the next iteration: dearer, more history
+            st.end_iteration(over)
+            st.set_pres_fac(st.pres_fac * 2)
+
+
+@pytest.mark.parametrize("limit", LIMITS)
+@pytest.mark.parametrize("seed", range(4))
+def test_emulated_chain_equals_the_hosts_steps(emu_lib, seed, limit):
+    check_chain(lambda free, owner: EmuNetSearch(free, owner, emu_lib, smem_limit=limit), seed,
+                2 + (seed % 2 if limit is None else 0))   # trees in tiles do not chain
+
+
+def test_a_chain_refuses_what_it_cannot_take(emu_lib):
+    """A tree too big for shared memory (its pins are joined round by round on the host)
+    and a box over ``cpu_box_cells`` are not chainable, and route_chain refuses them."""
+    free = np.ones((20, 20), bool)
+    owner = np.full((20, 20), -1, np.int32)
+    tree = NetRequest(0, np.array([[0, 0], [9, 9], [0, 9]]), (0, 0, 9, 9))
+    pair = NetRequest(1, np.array([[12, 12], [19, 19]]), (12, 12, 19, 19))
+    search = EmuNetSearch(free, owner, emu_lib, smem_limit=0, cpu_box_cells=80)
+    assert search.chainable([pair]) and not search.chainable([tree])
+    assert not search.chainable([pair._replace(box=(0, 0, 19, 19), pins=pair.pins)])
+    with pytest.raises(ValueError, match="not chainable"):
+        search.route_chain(np.ones((20, 20), COST_DTYPE), None, None, [[pair], [tree]],
+                           [[None], [None]])
+    assert not CPUNetSearch(free, owner).chainable([pair])
+
+
+@pytest.mark.parametrize("limit", [*LIMITS, "adaptive"])
+@pytest.mark.parametrize("lay", chain_layouts(), ids=lambda lay: lay.name)
+def test_emulated_chains_negotiate_as_the_cpu_does(emu_lib, lay, limit):
+    """Negotiation whose reroutes go in chains (the kernel's code on the CPU) routes
+    every net as the CPU engine's negotiation does; ``adaptive``: batches of a few nets
+    leave the chain for the CPU engine (timings made up so that they do)."""
+    from mazeroute.router import PathFinderOptions
+    from mazeroute.router.negotiate import Negotiator
+    want = Negotiator(lay, "cpu").run()
+    ng = Negotiator(lay, "cpu", PathFinderOptions(device_chains=True))
+    ng.search = EmuNetSearch(ng.free, ng.owner, emu_lib,
+                             smem_limit=None if limit == "adaptive" else limit)
+    if limit == "adaptive":
+        ng.search.adaptive = True
+        ng.search._device_call = ng.search._chain_batch = 0.002
+        ng.search._cpu_net = 0.001        # a batch of one net goes to the CPU
+        ng.search._timed_device = _frozen_times(ng.search, ng.search._timed_device)
+    got = ng.run()
+    assert [n.cells for n in got.nets] == [n.cells for n in want.nets]
+    if limit is None or lay.nets[0].pins.__len__() == 2 or limit == "adaptive":
+        assert ng.search.chains > 0
+    if limit == "adaptive":
+        assert ng.search._cpu is not None           # some batches went to the CPU
+
+
+def test_negotiation_chains_only_when_asked(emu_lib):
+    """``device_chains`` is off by default: the same negotiation then makes no chain."""
+    from mazeroute.router.negotiate import Negotiator
+    lay = chain_layouts()[0]
+    ng = Negotiator(lay, "cpu")
+    ng.search = EmuNetSearch(ng.free, ng.owner, emu_lib)
+    ng.run()
+    assert ng.search.chains == 0 and ng.search.launches > 0
+
+
+def _frozen_times(search, timed):
+    """``_timed_device`` that leaves the search's running time of a call as it was."""
+    def call(*args):
+        keep = search._device_call
+        out = timed(*args)
+        search._device_call = keep
+        return out
+    return call
+
+
 def test_emulated_kernel_long_wires(emu_lib):
     check_long_wires(lambda free, owner: EmuNetSearch(free, owner, emu_lib))
 
@@ -614,6 +772,27 @@ def test_adaptive_split_sends_small_calls_to_the_cpu_once_timed():
     assert not rule(s, 7)
     off = SimpleNamespace(adaptive=False, _device_call=0.004, _cpu_net=0.0005, _calls=1)
     assert not rule(off, 1)
+
+
+def test_a_chain_keeps_all_but_batches_of_a_few_nets_on_the_device():
+    """The rule of ``GPUNetSearch._device_sooner`` (chainable's adaptive part): a round
+    trip's time never sends a batch to the CPU; a batch of a few nets goes there when
+    the CPU searches it sooner than the device spends on such a batch in a chain."""
+    from types import SimpleNamespace
+    rule = gw.GPUNetSearch._device_sooner
+    s = SimpleNamespace(adaptive=True, _device_call=None, _cpu_net=None, _chain_batch=None)
+    assert rule(s, 1)                              # nothing timed yet
+    s._device_call = 0.8                           # iteration 1's huge call
+    assert not rule(s, gw.PROBE_NETS)              # a small batch measures the CPU once
+    assert rule(s, gw.PROBE_NETS + 1)
+    s._cpu_net = 0.0005
+    assert rule(s, 3)                              # no batch of a chain timed yet
+    s._chain_batch = 0.002                         # 4 nets take the CPU as long as it
+    assert not rule(s, 3) and rule(s, 4)
+    s._chain_batch = 1.0                           # only batches of a few nets leave
+    assert not rule(s, gw.SMALL_BATCH) and rule(s, gw.SMALL_BATCH + 1)
+    off = SimpleNamespace(adaptive=False, _device_call=0.8, _cpu_net=0.0005, _chain_batch=1.0)
+    assert rule(off, 1)
 
 
 def test_negotiation_with_calls_split_between_device_and_cpu_routes_as_the_cpu(

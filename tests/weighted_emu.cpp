@@ -155,16 +155,32 @@ extern "C" int emulate_tiled_finish(int threads, int blocks, const long long* re
     });
 }
 
-// set_costs has no barriers: every (block, thread) in turn on this thread.
-extern "C" int emulate_set_costs(int threads, int blocks, const int* idx, const int* val,
-                                 int n, unsigned short* cost) {
+// Kernels without barriers: every (block, thread) in turn on this thread.
+template <class F>
+static int runSerial(int threads, int blocks, F kernel) {
     blockDim.x = (unsigned)threads;
     gridDim.x = (unsigned)blocks;
     for (int b = 0; b < blocks; ++b)
         for (int t = 0; t < threads; ++t) {
             blockIdx.x = (unsigned)b;
             threadIdx.x = (unsigned)t;
-            set_costs(idx, val, n, cost);
+            kernel();
         }
     return 0;
+}
+
+extern "C" int emulate_set_costs(int threads, int blocks, const int* idx, const int* val,
+                                 int n, unsigned short* cost) {
+    return runSerial(threads, blocks, [=] { set_costs(idx, val, n, cost); });
+}
+
+extern "C" int emulate_chain_uses(int threads, int blocks, const int* cells, const int* start,
+                                  const int* hdr, int from_hdr, int row0, int count,
+                                  const int* nets, int sign, int price,
+                                  const long long* weight, long long* load,
+                                  const long long* bh, int pres, unsigned short* cost) {
+    return runSerial(threads, blocks, [=] {
+        chain_uses(cells, start, hdr, from_hdr, row0, count, nets, sign, price, weight, load,
+                   bh, pres, cost);
+    });
 }

@@ -57,10 +57,12 @@ import numpy as np
 from .base import allow_shared
 from .weighted import (
     COST_MAX,
+    COST_SCALE,
     DIST_MAX,
     CPUNetSearch,
     NetRequest,
     NetSearch,
+    Pricing,
     pack_requests,
 )
 
@@ -78,7 +80,7 @@ ST_OK, ST_UNREACHABLE, ST_ERROR = 1, 2, 3
 CELL_BYTES = 6
 #: The kernels of kernels/weighted.cu, in the order :meth:`GPUNetSearch._device` gives them.
 KERNELS = ("weighted_route", "set_costs", "tiled_init", "tiled_rounds", "tiled_connect",
-           "tiled_finish")
+           "tiled_finish", "chain_uses")
 #: The kernels launched as cooperative grids (their blocks meet at grid barriers).
 COOPERATIVE = ("tiled_rounds",)
 #: Cells of a tile's side in the tiled search of boxes too big for shared memory
@@ -96,6 +98,12 @@ ROUND_BLOCKS_PER_SM = 4
 SMEM_CLASSES = (8 << 10, 16 << 10, 32 << 10, 64 << 10, 128 << 10)
 #: Most blocks in one launch.
 MAX_BLOCKS = 1 << 20
+#: Batches of a chain with at most this many nets are timed for the adaptive split (see
+#: GPUNetSearch.chainable); larger ones always stay on the device.
+SMALL_BATCH = 64
+#: Most cells of boxes in one chain's read back (route_chain): the output holds each
+#: request's box area; a longer chain is cut into several, each read back once.
+CHAIN_ROOM = 1 << 26
 #: Largest grid: vertex ids, output offsets and counters are int32 on the device.
 MAX_CELLS = 2**31 - 1
 
@@ -132,7 +140,7 @@ def fits(height: int, width: int) -> bool:
 
 def kernel_options(tile: int = TILE) -> tuple[str, ...]:
     """NVRTC flags carrying the constants that the kernel shares with the Python side."""
-    return (f"-DCOST_MAX={COST_MAX}", f"-DDIST_MAX={DIST_MAX}u",
+    return (f"-DCOST_MAX={COST_MAX}", f"-DCOST_SCALE={COST_SCALE}", f"-DDIST_MAX={DIST_MAX}u",
             f"-DBLOCKED_CODE=({BLOCKED_CODE + 1}-1)", f"-DTILE={tile}",
             f"-DMAX_ROUNDS={MAX_ROUNDS}")
 
@@ -298,7 +306,7 @@ class GPUNetSearch(NetSearch):
         xp, kernels, optin, sms = self._device()
         self._round_blocks = sms * ROUND_BLOCKS_PER_SM
         (self._kernel, self._set_costs, self._tiled_init, self._tiled_rounds,
-         self._tiled_connect, self._tiled_finish) = kernels
+         self._tiled_connect, self._tiled_finish, self._chain_uses) = kernels
         self._xp = xp
         self._code = xp.empty(h * w, dtype=xp.int32)
         self._code.set(cell_codes(self.free, self.owner).ravel())
@@ -312,6 +320,15 @@ class GPUNetSearch(NetSearch):
         self._ctl = xp.empty(1 + MAX_ROUNDS, dtype=xp.int32)   # growing; moved by round
         self._ws = xp.empty(1, dtype=xp.int32)  # one call's uploads and results (_run)
         self._seg = xp.empty(1, dtype=xp.int32)
+        # a chain's pricing (route_chain): base plus history and load per cell, made at
+        # the first chain, and the least base plus history uploaded (no cost falls below)
+        self._bh = self._load = None
+        self._least_bh = COST_MAX
+        self.chains = 0
+        self.chain_seconds = 0.0
+        #: Running device seconds of a chain's batch of at most SMALL_BATCH nets (CUDA
+        #: events; None: none timed yet), what a batch of a few nets costs the device.
+        self._chain_batch: float | None = None
         self.smem_limit = int(smem_limit) if smem_limit is not None else optin - 1024
         self._static = self._kernel.shared_size_bytes
         self.launches = 0
@@ -367,11 +384,7 @@ class GPUNetSearch(NetSearch):
         they test the device). Both engines are exact with the same tie-breaking: the
         routes are the same either way, only the time differs.
         """
-        if self._cpu_changed is not None:
-            if changed is None:
-                self._cpu_changed = None
-            else:
-                self._cpu_changed.append(np.asarray(changed, np.int64).ravel())
+        self._note_changed(changed)
         big = [] if self.cpu_box_cells is None else [
             k for k, r in enumerate(requests)
             if (int(r.box[2]) - int(r.box[0]) + 1) * (int(r.box[3]) - int(r.box[1]) + 1)
@@ -398,6 +411,252 @@ class GPUNetSearch(NetSearch):
             self._cpu_net = _average(self._cpu_net,
                                      (time.perf_counter() - start) / len(requests))
         return out
+
+    def _note_changed(self, changed: np.ndarray | None) -> None:
+        """Keep ``changed`` for the CPU engine's next call."""
+        ch = None if changed is None else np.asarray(changed, np.int64).ravel()
+        if self._cpu_changed is not None:
+            if ch is None:
+                self._cpu_changed = None
+            else:
+                self._cpu_changed.append(ch)
+
+    # -- chains (kernels/weighted.cu chain_uses) -----------------------------------------
+    def chainable(self, requests: Sequence[NetRequest]) -> bool:
+        """Whether :meth:`route_chain` takes ``requests`` as a batch: every box within
+        ``cpu_box_cells`` (bigger ones are the CPU engine's), no tree searched in tiles
+        (the host joins their pins round by round), the boxes' areas within the grid's,
+        and (``adaptive``) the device expected to search them sooner than the CPU engine
+        would: a batch of a few nets whose searches would take the CPU engine less time
+        than the device spends on such a batch (timed by CUDA events, without the host's
+        share, which a chain hides) goes to the CPU (the first one measures it). A
+        round trip's time (:meth:`route`'s rule) would send the CPU batches of hundreds
+        of nets that the device searches far sooner within a chain."""
+        if not self._device_sooner(len(requests)):
+            return False
+        _, h, w = self.shape
+        total = 0
+        for r in requests:
+            bw = int(r.box[2]) - int(r.box[0]) + 1
+            bh = int(r.box[3]) - int(r.box[1]) + 1
+            if self.cpu_box_cells is not None and bw * bh > self.cpu_box_cells:
+                return False
+            if len(r.pins) > 2 and CELL_BYTES * bh * (bw | 1) > self.smem_limit:
+                return False
+            total += bw * bh
+        return total <= h * w
+
+    def _device_sooner(self, nets: int) -> bool:
+        """Whether a chain's batch of ``nets`` nets stays on the device (see chainable)."""
+        if not self.adaptive or self._device_call is None or nets > SMALL_BATCH:
+            return True
+        if self._cpu_net is None:
+            return nets > PROBE_NETS
+        return self._chain_batch is None or nets * self._cpu_net >= self._chain_batch
+
+    def route_chain(self, cost: np.ndarray, changed: np.ndarray | None, pricing: Pricing,
+                    batches: Sequence[Sequence[NetRequest]],
+                    ripped: Sequence[Sequence[np.ndarray | None]]
+                    ) -> list[list[np.ndarray | None]]:
+        """As :meth:`NetSearch.route_chain`, on the device: per batch, chain_uses takes
+        the old routes' loads off and reprices their cells, the batch's launches search
+        (those of :meth:`route`), chain_uses adds the new routes; the host reads back once
+        a chain (or once per :data:`CHAIN_ROOM` cells of boxes, the results' room)."""
+        started = time.perf_counter()
+        if len(batches) != len(ripped):
+            raise ValueError("route_chain needs one list of ripped routes a batch")
+        for b, (reqs, old) in enumerate(zip(batches, ripped)):
+            if len(reqs) != len(old):
+                raise ValueError(f"batch {b}: {len(reqs)} requests but {len(old)} old routes")
+            if not self.chainable(reqs):
+                raise ValueError(f"batch {b} is not chainable (see chainable)")
+        cost = self._check_cost(cost)
+        self._note_changed(changed)
+        self._sync_owner()
+        self._send_update(self._cost_update(cost.reshape(-1), changed))
+        self._sync_pricing(pricing)
+        self._least = min(self._least, max(1, min(COST_MAX, self._least_bh)))
+        flat = [r for reqs in batches for r in reqs]
+        results: list[list[np.ndarray | None]] = [[None] * len(reqs) for reqs in batches]
+        if not flat:
+            return results
+        packed = pack_requests(flat, self.shape)
+        if (packed.nets == BLOCKED_CODE).any():
+            raise ValueError(f"net index {BLOCKED_CODE} is reserved for blocked cells")
+        boxes = packed.boxes
+        areas = (boxes[:, 2] - boxes[:, 0] + 1) * (boxes[:, 3] - boxes[:, 1] + 1)
+        bounds = np.zeros(len(batches) + 1, np.int64)
+        np.cumsum([len(reqs) for reqs in batches], out=bounds[1:])
+        room = np.add.reduceat(areas, bounds[:-1]) if len(batches) else areas[:0]
+        room[bounds[:-1] == bounds[1:]] = 0
+        old = [r for o in ripped for r in o]
+        first = 0
+        while first < len(batches):
+            last, total = first, 0
+            while last < len(batches) and (last == first or total + room[last] <= CHAIN_ROOM):
+                total += int(room[last])
+                last += 1
+            found = self._chain(packed, areas, bounds[first:last + 1], old, pricing)
+            for b in range(first, last):
+                results[b] = found[int(bounds[b] - bounds[first]):
+                                   int(bounds[b + 1] - bounds[first])]
+            first = last
+        self.chains += 1
+        self.chain_seconds += time.perf_counter() - started
+        return results
+
+    def _sync_pricing(self, pricing: Pricing) -> None:
+        """The device's base plus history and loads brought up to ``pricing`` (every cell
+        at first or when ``pricing.changed`` is None, else those cells), and the nets'
+        weights."""
+        xp = self._xp
+        n = self.free.size
+        for name in ("base", "history", "load"):
+            a = getattr(pricing, name)
+            if a.shape != (n,) or a.dtype != np.int64:
+                raise ValueError(f"pricing.{name} must be int64 of the grid's {n} cells")
+        if self._bh is None or pricing.changed is None:
+            bh = pricing.base + pricing.history
+            self._bh = xp.empty(n, dtype=xp.int64)
+            self._bh.set(bh)
+            self._load = xp.empty(n, dtype=xp.int64)
+            self._load.set(pricing.load)
+            self._least_bh = min(self._least_bh, int(bh.min()))
+        elif pricing.changed.size:
+            idx = np.asarray(pricing.changed, np.int64)
+            bh = pricing.base[idx] + pricing.history[idx]
+            at = xp.asarray(idx)
+            self._bh[at] = xp.asarray(bh)
+            self._load[at] = xp.asarray(pricing.load[idx])
+            self._least_bh = min(self._least_bh, int(bh.min()))
+        self._weight = xp.asarray(np.ascontiguousarray(pricing.weight, np.int64))
+        self._pres = np.int32(pricing.pres)
+
+    def _uses(self, cells, start, hdr, from_hdr: int, row0: int, count: int, nets,
+              sign: int) -> None:
+        """chain_uses twice over ``count`` routes: their loads, then their costs."""
+        blocks = (min(count, 65535),)
+        for price in (0, 1):
+            self._chain_uses(blocks, (128,), (
+                cells, start, hdr, np.int32(from_hdr), np.int32(row0), np.int32(count), nets,
+                np.int32(sign), np.int32(price), self._weight, self._load, self._bh,
+                self._pres, self._cost))
+        self.launches += 2
+
+    def _chain(self, packed, areas: np.ndarray, bounds: np.ndarray, old: list,
+               pricing: Pricing) -> list[np.ndarray | None]:
+        """Requests ``bounds[0] .. bounds[-1]`` of ``packed`` (batches cut at ``bounds``)
+        chained on the device with one upload and one read back; their results."""
+        xp = self._xp
+        _, h, w = self.shape
+        lo, hi = int(bounds[0]), int(bounds[-1])
+        m = hi - lo
+        p0, p1 = int(packed.pin_ptr[lo]), int(packed.pin_ptr[hi])
+        pin_ptr = packed.pin_ptr[lo:hi + 1] - p0
+        nets = packed.nets[lo:hi]
+        seg_all = np.zeros(m + 1, np.int64)      # each request's room in the output
+        np.cumsum(areas[lo:hi], out=seg_all[1:])
+        room = int(seg_all[-1])
+        recs, plans, tables = [], [], []
+        rec_at = table_at = scratch_need = work_need = 0
+        for a, b in zip((bounds[:-1] - lo).tolist(), (bounds[1:] - lo).tolist()):
+            boxes = packed.boxes[lo + a:lo + b]
+            seg = np.zeros(b - a + 1, np.int64)
+            np.cumsum(areas[lo + a:lo + b], out=seg[1:])
+            scratch_need = max(scratch_need, int(seg[-1]))
+            order, launches = plan_launches(boxes, self.smem_limit)
+            rec = records(order, nets[a:b], pin_ptr[a:b + 1], boxes, seg)
+            rec[:, R_ROW] += a
+            tiled = []
+            for start, count, smem, _ in launches.tolist():
+                if smem == 0:
+                    table, ntiles = self._tile_table(boxes[order[start:start + count]])
+                    tiled.append((table_at, ntiles))
+                    tables.append(table)
+                    table_at += table.size
+                    work_need = max(work_need, self._tile_work(count, ntiles))
+                else:
+                    tiled.append(None)
+            plans.append((a, b, rec_at, launches, tiled))
+            recs.append(rec)
+            rec_at += len(rec)
+        rip = [old[lo + k] for k in range(m)]
+        rip_len = np.fromiter((0 if r is None else len(r) for r in rip), np.int64, m)
+        rip_start = np.zeros(m + 1, np.int64)
+        np.cumsum(rip_len, out=rip_start[1:])
+        rip_cells = (np.concatenate([r for r in rip if r is not None]) if rip_start[-1]
+                     else np.zeros(0, np.int64))
+        parts = [np.concatenate(recs).view(np.int32).ravel(), packed.pins[p0:p1],
+                 rip_cells.astype(np.int32), rip_start.astype(np.int32), nets,
+                 np.concatenate(tables) if tables else _NONE, np.zeros(m * HDR + 1, np.int32)]
+        ws, off = self._upload(parts, room)
+        rec_d = ws[:off[1]].view(xp.int64)
+        pins, rip_d, rip_start_d, nets_d = (ws[off[k]:off[k + 1]] for k in range(1, 5))
+        tables_d = ws[off[5]:off[6]]
+        hdr = ws[off[6]:off[7]]
+        used = hdr[m * HDR:]
+        out = ws[off[7]:off[7] + room]
+        scratch = self._buffer("_seg", scratch_need, xp.int32)
+        dist = self._buffer("_dist", scratch_need, xp.uint32) if tables else None
+        work = self._buffer("_tws", work_need, xp.int32) if tables else None
+        marks = [self._event()]
+        for a, b, at, launches, tiled in plans:
+            k = b - a
+            if not k:
+                continue
+            if rip_start[b] > rip_start[a]:
+                self._uses(rip_d, rip_start_d[a:], hdr, 0, 0, k, nets_d[a:], -1)
+            for (start, count, smem, threads), t in zip(launches.tolist(), tiled):
+                r = rec_d[(at + start) * REC:]
+                if t is not None:
+                    t_at, ntiles = t
+                    self._tiled_launch(r, count, ntiles, tables_d[t_at:], work, pins, dist,
+                                       scratch, out, hdr, used, False)
+                    continue
+                self._allow(smem)
+                self._kernel((count,), (threads,), (
+                    r, np.int32(count), self._code, self._cost, pins, np.int32(w),
+                    np.int32(self._least), scratch, out, hdr, used), shared_mem=smem)
+                self.launches += 1
+            self._uses(out, rip_start_d, hdr, 1, a, k, nets_d[a:], 1)
+            marks.append(self._event())
+        bw = packed.boxes[lo:hi, 2] - packed.boxes[lo:hi, 0] + 1
+        bh = packed.boxes[lo:hi, 3] - packed.boxes[lo:hi, 1] + 1
+        guess = min(room, int(np.minimum(bw * bh, 2 * (bw + bh)).sum()))
+        head = ws[off[6]:off[7] + guess].get()
+        total = int(head[m * HDR])
+        cells = head[m * HDR + 1:m * HDR + 1 + total] if total <= guess else \
+            out[:total].get()
+        if marks[0] is not None:
+            sizes = [b - a for a, b, *_ in plans if b > a]
+            for k, (e0, e1) in enumerate(zip(marks[:-1], marks[1:])):
+                if sizes[k] <= SMALL_BATCH:
+                    self._chain_batch = _average(
+                        self._chain_batch, self._xp.cuda.get_elapsed_time(e0, e1) / 1e3)
+        return self._results(head[:m * HDR].reshape(m, HDR), cells, w)
+
+    def _event(self):
+        """A CUDA event recorded now on the current stream (None off the device)."""
+        cuda = getattr(self._xp, "cuda", None)
+        if cuda is None:
+            return None
+        event = cuda.Event()
+        event.record()
+        return event
+
+    @staticmethod
+    def _results(head: np.ndarray, cells: np.ndarray, w: int) -> list[np.ndarray | None]:
+        """Each request's cells (``(n, 2)`` x, y) from the headers and the output read back."""
+        if (head[:, 0] == ST_ERROR).any():
+            raise RuntimeError("weighted backtrace found no predecessor")
+        if (head[:, 0] == 0).any():
+            raise RuntimeError("the weighted kernel left a request without a result")
+        cells = cells.astype(np.int64)
+        xy = np.stack([cells % w, cells // w], axis=1)
+        results: list[np.ndarray | None] = [None] * len(head)
+        for k in np.flatnonzero(head[:, 0] == ST_OK):
+            results[k] = xy[head[k, 2]:head[k, 2] + head[k, 1]]
+        return results
 
     def _cpu_sooner(self, nets: int) -> bool:
         """Whether a call of ``nets`` small-box nets should go to the CPU engine."""
@@ -556,26 +815,11 @@ class GPUNetSearch(NetSearch):
         total = int(head[m * HDR])
         cells = head[m * HDR + 1:m * HDR + 1 + total] if total <= guess else \
             out[:total].get()
-        cells = cells.astype(np.int64)
-        xy = np.stack([cells % w, cells // w], axis=1)
-        head = head[:m * HDR].reshape(m, HDR)
-        if (head[:, 0] == ST_ERROR).any():
-            raise RuntimeError("weighted backtrace found no predecessor")
-        if (head[:, 0] == 0).any():
-            raise RuntimeError("the weighted kernel left a request without a result")
-        for k in np.flatnonzero(head[:, 0] == ST_OK):
-            results[lo + k] = xy[head[k, 2]:head[k, 2] + head[k, 1]]
+        results[lo:hi] = self._results(head[:m * HDR].reshape(m, HDR), cells, w)
 
-    def _tiled(self, rec, boxes: np.ndarray, pins, dist, scratch, out, hdr, used,
-               trees: bool = True) -> None:
-        """The requests of records ``rec`` (boxes ``boxes``, too big for shared memory)
-        searched in tiles (kernels/weighted.cu's tiled_*): rounds until one changes
-        nothing (one cooperative launch), a pin joined to each tree by tiled_connect,
-        again while a tree has pins left; the results written as weighted_route writes
-        them. Without ``trees`` (every request has two pins) one join ends every search,
-        so the host launches it all without waiting for the device."""
-        xp = self._xp
-        w = self.shape[2]
+    def _tile_table(self, boxes: np.ndarray) -> tuple[np.ndarray, int]:
+        """The tiled search's table of ``boxes``: a ``(box, column, row)`` triple per tile,
+        then each box's first tile (int32); and the number of tiles."""
         count = len(boxes)
         ntx = -(-(boxes[:, 2] - boxes[:, 0] + 1) // self.tile)
         per = ntx * -(-(boxes[:, 3] - boxes[:, 1] + 1) // self.tile)
@@ -586,14 +830,39 @@ class GPUNetSearch(NetSearch):
         across = np.repeat(ntx, per)
         table = np.concatenate([np.stack([np.repeat(np.arange(count), per), local % across,
                                           local // across], axis=1).ravel(), first[:-1]])
-        ws = self._buffer("_tws", table.size + (2 + BND) * count + 2 * ntiles, xp.int32)
-        ws[:table.size].set(table.astype(np.int32))
-        tiles, tfirst = ws[:3 * ntiles], ws[3 * ntiles:table.size]
-        state = ws[table.size:table.size + 2 * count]
-        bnd = ws[table.size + 2 * count:table.size + (2 + BND) * count]
-        flags = table.size + (2 + BND) * count
+        return table.astype(np.int32), ntiles
+
+    @staticmethod
+    def _tile_work(count: int, ntiles: int) -> int:
+        """int32 words of a tiled search's state, bounds and flags."""
+        return (2 + BND) * count + 2 * ntiles
+
+    def _tiled(self, rec, boxes: np.ndarray, pins, dist, scratch, out, hdr, used,
+               trees: bool = True) -> None:
+        """The requests of records ``rec`` (boxes ``boxes``, too big for shared memory)
+        searched in tiles (kernels/weighted.cu's tiled_*): rounds until one changes
+        nothing (one cooperative launch), a pin joined to each tree by tiled_connect,
+        again while a tree has pins left; the results written as weighted_route writes
+        them. Without ``trees`` (every request has two pins) one join ends every search,
+        so the host launches it all without waiting for the device."""
+        table, ntiles = self._tile_table(boxes)
+        ws = self._buffer("_tws", table.size + self._tile_work(len(boxes), ntiles),
+                          self._xp.int32)
+        ws[:table.size].set(table)
+        self._tiled_launch(rec, len(boxes), ntiles, ws[:table.size], ws[table.size:], pins,
+                           dist, scratch, out, hdr, used, trees)
+
+    def _tiled_launch(self, rec, count: int, ntiles: int, table, work, pins, dist, scratch,
+                      out, hdr, used, trees: bool) -> None:
+        """:meth:`_tiled`'s launches, its table (:meth:`_tile_table`) on the device and
+        ``work`` (:meth:`_tile_work` words) to use."""
+        w = self.shape[2]
+        tiles, tfirst = table[:3 * ntiles], table[3 * ntiles:3 * ntiles + count]
+        state = work[:2 * count]
+        bnd = work[2 * count:(2 + BND) * count]
+        flags = (2 + BND) * count
         # flag_a: the tiles to wake at the next round (left all 0 by each tiled_rounds)
-        flag_a, flag_b = ws[flags:flags + ntiles], ws[flags + ntiles:flags + 2 * ntiles]
+        flag_a, flag_b = work[flags:flags + ntiles], work[flags + ntiles:flags + 2 * ntiles]
         ctl = self._ctl                 # growing trees; the ring of round counters
         ctl.fill(0)
         n, width, m = np.int32(ntiles), np.int32(w), np.int32(count)

@@ -89,6 +89,52 @@ PARALLEL_CORES = 4
 _INF = np.int64(2**62)
 _NO_CELLS = np.zeros(0, np.int64)
 
+#: Fixed-point unit of negotiated cost: the cost of an ordinary cell (base cost 1, no
+#: congestion). A device kernel that prices cells itself takes it as ``-DCOST_SCALE``.
+COST_SCALE = 16
+
+
+class Pricing(NamedTuple):
+    """Negotiated congestion's cost rule as arrays (the router's, read at the call), for
+    an engine that prices cells itself while it routes a chain (:meth:`NetSearch.route_chain`).
+
+    A cell ``c`` costs ``clamp((base[c] + history[c]) * (COST_SCALE + pres * load[c])
+    // COST_SCALE, 1, COST_MAX)`` (:func:`price_cells`); ``load[c]`` is the sum of
+    ``weight[net]`` over the nets using ``c``. ``base``, ``history`` and ``load`` are flat
+    int64 per cell, ``weight`` int64 per net, ``pres`` the present factor in units of
+    ``1 / COST_SCALE``; costs never fall below ``min(base + history)`` (``load`` and
+    ``pres`` are never negative). ``changed``: flat indices (repeats allowed) of the cells
+    whose ``base``, ``history`` or ``load`` changed since the previous Pricing handed to
+    the engine (None: unknown, all of them), so that a device need upload only those.
+    """
+
+    base: np.ndarray
+    history: np.ndarray
+    load: np.ndarray
+    weight: np.ndarray
+    pres: int
+    changed: np.ndarray | None = None
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _price(c, base, history, load, pres, cost):
+    value = (base[c] + history[c]) * (COST_SCALE + pres * load[c]) // COST_SCALE
+    cost[c] = min(max(value, 1), COST_MAX)
+
+
+@numba.njit(cache=True, nogil=True)
+def price_cells(cells, base, history, load, pres, cost):
+    """``cost[c]`` of every cell of ``cells`` by :class:`Pricing`'s rule (flat arrays)."""
+    for j in range(cells.size):
+        _price(cells[j], base, history, load, pres, cost)
+
+
+@numba.njit(cache=True, nogil=True)
+def price_all(base, history, load, pres, cost):
+    """:func:`price_cells` of every cell."""
+    for c in range(cost.size):
+        _price(c, base, history, load, pres, cost)
+
 
 class NetRequest(NamedTuple):
     """One net to search: its index (for ``owner``), pins ``(k, 2)`` as ``x, y`` with
@@ -197,6 +243,29 @@ class NetSearch(ABC):
         """Give ``cells`` (``(k, 2)`` x, y) to net ``owner`` (-1: to nobody), or each cell
         to its own of ``k`` owners, e.g. to reserve committed wires so that no other net
         enters them (one call for many wires)."""
+
+    def chainable(self, requests: Sequence[NetRequest]) -> bool:
+        """Whether :meth:`route_chain` takes ``requests`` as one of its batches (an engine
+        without chains takes none)."""
+        return False
+
+    def route_chain(self, cost: np.ndarray, changed: np.ndarray | None, pricing: Pricing,
+                    batches: Sequence[Sequence[NetRequest]],
+                    ripped: Sequence[Sequence[np.ndarray | None]]
+                    ) -> list[list[np.ndarray | None]]:
+        """Batches routed one after another, each on the costs the ones before left,
+        priced by the engine itself (a device then waits on none of them).
+
+        For each batch in turn: the uses of ``ripped[b]`` (each request's old route, flat
+        cell indices, or None) leave ``pricing.load`` (``weight`` of the request's net a
+        cell) and their cells are repriced; the batch is searched as :meth:`route`
+        searches it (its boxes pairwise disjoint); the routes found join the load and
+        their cells are repriced. ``cost`` (with ``changed`` as for :meth:`route`) holds
+        ``pricing``'s costs at the start. The caller's arrays are left as they are: it
+        replays the rip-ups and commits on its own state. Returns each batch's results.
+        Only engines whose :meth:`chainable` accepts every batch implement it.
+        """
+        raise NotImplementedError(f"{type(self).__name__} routes no chains")
 
     def _check_cost(self, cost: np.ndarray) -> np.ndarray:
         cost = as_layers(cost, "cost")

@@ -44,12 +44,10 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from ..engines.weighted import COST_DTYPE, COST_MAX
+from ..engines.weighted import COST_DTYPE, COST_SCALE, Pricing, price_all, price_cells
 
 #: Values of :attr:`PathFinderOptions.reroute_order`.
 REROUTE_ORDERS = ("colour", "hpwl")
-#: Fixed-point unit of cost: the cost of an ordinary cell (base cost 1, no congestion).
-COST_SCALE = 16
 
 
 @dataclass(frozen=True)
@@ -118,6 +116,12 @@ class PathFinderOptions:
         seeing every net rerouted before it; ``colour`` needs fewer calls of disjoint
         boxes, which is what a device waits on (a chain of boxes each overlapping the
         next takes two calls instead of one a box)
+    device_chains : on an engine that chains (the GPU's), the batches of an iteration
+        (from iteration 2 on) go in chains: the device rips up, searches, commits and
+        prices batch after batch with no look from the host between them
+        (:meth:`~mazeroute.engines.weighted.NetSearch.route_chain`); the routes are the
+        same. Off by default: on an H100 it made 1024^2 / 2000 nets 10-25 % sooner but
+        4096^2 / 32,000 nets 8-10 % later (benchmarks/RESULTS.md)
     shorten_group : after the space-filling search connected every net, up to this many
         touching wires are rerouted together for shorter wires (:mod:`.shorten`; 0 or
         1: its wires are kept as they are; each group is tried in all of its
@@ -144,6 +148,7 @@ class PathFinderOptions:
     snapshot_nets: int = 1
     reroute_order: str = "colour"
     shorten_group: int = 3
+    device_chains: bool = False
 
     def __post_init__(self):
         checks = [("max_iterations", self.max_iterations >= 1),
@@ -167,7 +172,8 @@ class PathFinderOptions:
                   ("fill_steps", self.fill_steps >= 0),
                   ("snapshot_nets", self.snapshot_nets >= 1),
                   ("reroute_order", self.reroute_order in REROUTE_ORDERS),
-                  ("shorten_group", self.shorten_group >= 0)]
+                  ("shorten_group", self.shorten_group >= 0),
+                  ("device_chains", isinstance(self.device_chains, bool))]
         for name, ok in checks:
             if not ok:
                 raise ValueError(f"{name} = {getattr(self, name)!r} is out of range")
@@ -239,25 +245,6 @@ def _bump(load, cells, amount):
         load[cells[j]] += amount
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
-def _price(c, base, history, load, pres, cost):
-    """``cost[c]`` by the rule (see the module notes), in fixed point."""
-    value = (base[c] + history[c]) * (COST_SCALE + pres * load[c]) // COST_SCALE
-    cost[c] = min(max(value, 1), COST_MAX)
-
-
-@numba.njit(cache=True, nogil=True)
-def _cost_of(cells, base, history, load, pres, cost):
-    for j in range(cells.size):
-        _price(cells[j], base, history, load, pres, cost)
-
-
-@numba.njit(cache=True, nogil=True)
-def _cost_all(base, history, load, pres, cost):
-    for c in range(cost.size):
-        _price(c, base, history, load, pres, cost)
-
-
 class Congestion:
     """Base, history and load of every cell of one grid, the nets' weights, and the
     costs they make.
@@ -298,6 +285,9 @@ class Congestion:
         self.cost = np.full(n, COST_SCALE, COST_DTYPE)
         self._dirty: list[np.ndarray] = []
         self._all_dirty = True
+        # cells whose base, history or load changed since the last pricing() (None: all;
+        # kept only once pricing() has been asked for, so that no list grows unread)
+        self._priced: list[np.ndarray] | None = None
 
     def add(self, net: int, cells: np.ndarray) -> None:
         """Net ``net`` now uses ``cells`` (flat indices, no repeats)."""
@@ -321,7 +311,7 @@ class Congestion:
         two = _apply(cells, owners, self.weight, self.occupancy, self.load, self.id_sum, 1)
         if two.size:
             self._over_new.append(two)
-        self._dirty.append(cells)
+        self._touch(cells)
 
     def remove(self, net: int) -> None:
         """Rip up net ``net`` (nothing happens if it has no route)."""
@@ -336,7 +326,13 @@ class Congestion:
         for n in nets:
             self.routes[n] = None
         _apply(cells, owners, self.weight, self.occupancy, self.load, self.id_sum, -1)
+        self._touch(cells)
+
+    def _touch(self, cells: np.ndarray) -> None:
+        """``cells``' history or load changed: their costs are to be recomputed."""
         self._dirty.append(cells)
+        if self._priced is not None:
+            self._priced.append(cells)
 
     @staticmethod
     def _flatten(nets, routes) -> tuple[np.ndarray, np.ndarray]:
@@ -362,7 +358,7 @@ class Congestion:
         ``net_acc`` more weight for each net of ``conflicts``."""
         over = self.overused()
         self.history[over] += self._acc * (self.occupancy[over].astype(np.int64) - 1)
-        self._dirty.append(over)
+        self._touch(over)
         if self._net_acc:
             nets = np.unique(np.asarray(list(conflicts), np.int64))
             self.weight[nets] += self._net_acc
@@ -370,7 +366,7 @@ class Congestion:
             if routed:
                 cells, _ = self._flatten(routed, [self.routes[n] for n in routed])
                 _bump(self.load, cells, self._net_acc)
-                self._dirty.append(cells)
+                self._touch(cells)
 
     def overused(self) -> np.ndarray:
         """Flat indices of the cells used by more than one net, ascending (kept up to
@@ -419,10 +415,27 @@ class Congestion:
         self._dirty = []
         self._all_dirty = False
         if changed is None:
-            _cost_all(self.base, self.history, self.load, self._pres, self.cost)
+            price_all(self.base, self.history, self.load, self._pres, self.cost)
         else:
-            _cost_of(changed, self.base, self.history, self.load, self._pres, self.cost)
+            price_cells(changed, self.base, self.history, self.load, self._pres, self.cost)
         return self.cost.reshape(self.shape), changed
+
+    def pricing(self) -> Pricing:
+        """The cost rule and its state as arrays (this state's own, not copies), for an
+        engine that prices cells itself
+        (:meth:`~mazeroute.engines.weighted.NetSearch.route_chain`), with the cells whose
+        base, history or load changed since the last call (None the first time)."""
+        changed = None if self._priced is None else (
+            np.concatenate(self._priced) if self._priced else np.zeros(0, np.int64))
+        self._priced = []
+        return Pricing(self.base, self.history, self.load, self.weight, self._pres, changed)
+
+    def synced(self) -> None:
+        """The engine that took the last :meth:`pricing` holds every value of this state
+        now (it applied the same changes itself, as ``route_chain`` does): the cells
+        changed since are not handed to it again."""
+        if self._priced is not None:
+            self._priced = []
 
     def history_cost(self) -> np.ndarray:
         """History cost of every cell, ``(H, W)``, in units of a base cost."""

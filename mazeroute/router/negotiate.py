@@ -43,8 +43,13 @@ exactly: the boxes of a batch are pairwise disjoint, and the result is that of r
 the nets one after another in order. Occupancy and costs are updated between calls, and
 only the cells that changed are passed on as ``changed``. While ``pres_fac`` is 0 (the
 first iteration) costs do not depend on who uses a cell, so the order cannot change a
-route and every net goes in one call, however the boxes overlap. The same layout and
-options give the same routes on every engine.
+route and every net goes in one call, however the boxes overlap. With
+``device_chains`` an engine that chains (the GPU's) takes each run of two batches or
+more that it accepts as one chain
+(:meth:`~mazeroute.engines.weighted.NetSearch.route_chain`): it rips up, searches,
+commits and reprices batch after batch itself, and the host replays the rip-ups and
+commits on :class:`~.congestion.Congestion` afterwards. The same layout and options give
+the same routes on every engine.
 
 Deterministic: the same layout and options give the same routes (a ``time_limit`` that
 stops negotiation early is the one exception: where it stops depends on the machine).
@@ -260,21 +265,46 @@ class Negotiator:
             failed = []
             groups = ([np.arange(pending.size)] if free_order
                       else batches(boxes, self.shape, self.options.snapshot_nets))
-            for batch in groups:
+            requests = [[NetRequest(i, self.pins[i], tuple(b))
+                         for i, b in zip(pending[batch].tolist(), boxes[batch].tolist())]
+                        for batch in groups]
+            # a run of two batches or more that the engine chains goes in one chain
+            chains = self.options.device_chains and len(groups) > 1
+            chain = [chains and self.search.chainable(r) for r in requests]
+            k = 0
+            while k < len(groups):
                 start = time.perf_counter()
-                group = pending[batch].tolist()
-                self._rip(group)
-                cost, changed = self.state.costs()
-                found = self.search.route(
-                    cost, [NetRequest(i, self.pins[i], tuple(b))
-                           for i, b in zip(group, boxes[batch].tolist())], changed)
-                searches += len(group)
-                cells += int(areas[batch].sum())
-                ok = [k for k, xy in enumerate(found) if xy is not None]
-                failed += [group[k] for k, xy in enumerate(found) if xy is None]
-                self._commit([group[k] for k in ok], [found[k] for k in ok],
-                             [clock + int(batch[k]) for k in ok])
-                self.seconds[group] += (time.perf_counter() - start) / len(group)
+                run = 1
+                while chain[k] and k + run < len(groups) and chain[k + run]:
+                    run += 1
+                part = groups[k:k + run]
+                nets = [pending[batch].tolist() for batch in part]
+                if run > 1:
+                    found_all = self.search.route_chain(
+                        *self.state.costs(), self.state.pricing(), requests[k:k + run],
+                        [[self.routes[i] for i in group] for group in nets])
+                    self._rip([i for group in nets for i in group])
+                else:
+                    self._rip(nets[0])
+                    cost, changed = self.state.costs()
+                    found_all = [self.search.route(cost, requests[k], changed)]
+                done, made, when = [], [], []
+                for batch, group, found in zip(part, nets, found_all):
+                    searches += len(group)
+                    cells += int(areas[batch].sum())
+                    for j, xy in enumerate(found):
+                        if xy is None:
+                            failed.append(group[j])
+                        else:
+                            done.append(group[j])
+                            made.append(xy)
+                            when.append(clock + int(batch[j]))
+                self._commit(done, made, when)
+                if run > 1:
+                    self.state.synced()     # the engine made these changes itself
+                every = np.concatenate(part)
+                self.seconds[pending[every]] += (time.perf_counter() - start) / every.size
+                k += run
             self._clock = clock + pending.size
             retry = []
             for i in sorted(failed, key=rank.__getitem__):
