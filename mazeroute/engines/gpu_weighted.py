@@ -430,8 +430,9 @@ class GPUNetSearch(NetSearch):
         would: a batch of a few nets whose searches would take the CPU engine less time
         than the device spends on such a batch (timed by CUDA events, without the host's
         share, which a chain hides) goes to the CPU (the first one measures it). A
-        round trip's time (:meth:`route`'s rule) would send the CPU batches of hundreds
-        of nets that the device searches far sooner within a chain."""
+        round trip's time (:meth:`route`'s rule) is the wrong yardstick here: a chained
+        batch makes none, and only calls move that average, which may stay where one
+        call of every net (iteration 1) put it."""
         if not self._device_sooner(len(requests)):
             return False
         _, h, w = self.shape

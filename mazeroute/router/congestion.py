@@ -120,8 +120,8 @@ class PathFinderOptions:
         (from iteration 2 on) go in chains: the device rips up, searches, commits and
         prices batch after batch with no look from the host between them
         (:meth:`~mazeroute.engines.weighted.NetSearch.route_chain`); the routes are the
-        same. Off by default: on an H100 it made 1024^2 / 2000 nets 10-25 % sooner but
-        4096^2 / 32,000 nets 8-10 % later (benchmarks/RESULTS.md)
+        same. Off by default: measured sooner on issue 13's 1024^2 layout but later on
+        its 4096^2 one (benchmarks/RESULTS.md, sixth session of 2026-11-25)
     shorten_group : after the space-filling search connected every net, up to this many
         touching wires are rerouted together for shorter wires (:mod:`.shorten`; 0 or
         1: its wires are kept as they are; each group is tried in all of its
