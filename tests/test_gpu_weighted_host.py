@@ -667,6 +667,23 @@ def test_emulated_chain_equals_the_hosts_steps(emu_lib, seed, limit):
                 2 + (seed % 2 if limit is None else 0))   # trees in tiles do not chain
 
 
+@pytest.mark.parametrize("seed", range(2))
+def test_a_long_chain_is_read_back_in_parts(emu_lib, monkeypatch, seed):
+    """Chains whose boxes hold more cells than CHAIN_ROOM are cut into parts, each read
+    back once; the device's state runs on from part to part."""
+    monkeypatch.setattr(gw, "CHAIN_ROOM", 1500)
+    calls = []
+    search_chain = gw.GPUNetSearch._chain
+
+    def counted(self, *args):
+        calls.append(1)
+        return search_chain(self, *args)
+
+    monkeypatch.setattr(gw.GPUNetSearch, "_chain", counted)
+    check_chain(lambda free, owner: EmuNetSearch(free, owner, emu_lib, smem_limit=3000), seed)
+    assert len(calls) > 4            # two chains, each in several parts
+
+
 def test_a_chain_refuses_what_it_cannot_take(emu_lib):
     """A tree too big for shared memory (its pins are joined round by round on the host)
     and a box over ``cpu_box_cells`` are not chainable, and route_chain refuses them."""
