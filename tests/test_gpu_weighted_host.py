@@ -21,7 +21,14 @@ import pytest
 
 from mazeroute.engines import gpu_weighted as gw
 from mazeroute.engines import weighted
-from mazeroute.engines.weighted import COST_DTYPE, COST_MAX, DIST_MAX, CPUNetSearch, NetRequest
+from mazeroute.engines.weighted import (
+    COST_DTYPE,
+    COST_MAX,
+    DIST_MAX,
+    CPUNetSearch,
+    NetRequest,
+    Pricing,
+)
 from mazeroute.generate import maze_mask
 from tests.corpus import (
     WeightedCase,
@@ -698,6 +705,15 @@ def test_a_chain_refuses_what_it_cannot_take(emu_lib):
         search.route_chain(np.ones((20, 20), COST_DTYPE), None, None, [[pair], [tree]],
                            [[None], [None]])
     assert not CPUNetSearch(free, owner).chainable([pair])
+    # the adaptive preference may turn between a caller's check and its chain (batches
+    # are timed as chains run): a batch checked before is still taken
+    search.adaptive = True
+    search._device_call, search._cpu_net, search._chain_batch = 0.01, 0.001, 0.01
+    assert not search.chainable([pair]) and search._fits_chain([pair])
+    got = search.route_chain(np.ones((20, 20), COST_DTYPE), None, Pricing(
+        np.full(400, 16, np.int64), np.zeros(400, np.int64), np.zeros(400, np.int64),
+        np.ones(2, np.int64), 8), [[pair], [pair]], [[None], [None]])
+    assert [len(g[0]) for g in got] == [15, 15]        # each a shortest path of its box
 
 
 @pytest.mark.parametrize("limit", [*LIMITS, "adaptive"])

@@ -433,8 +433,12 @@ class GPUNetSearch(NetSearch):
         round trip's time (:meth:`route`'s rule) is the wrong yardstick here: a chained
         batch makes none, and only calls move that average, which may stay where one
         call of every net (iteration 1) put it."""
-        if not self._device_sooner(len(requests)):
-            return False
+        return self._device_sooner(len(requests)) and self._fits_chain(requests)
+
+    def _fits_chain(self, requests: Sequence[NetRequest]) -> bool:
+        """:meth:`chainable` without its preference: what a chain can search at all
+        (the preference may change between a caller's check and its chain, as batches
+        are timed)."""
         _, h, w = self.shape
         total = 0
         for r in requests:
@@ -469,7 +473,7 @@ class GPUNetSearch(NetSearch):
         for b, (reqs, old) in enumerate(zip(batches, ripped)):
             if len(reqs) != len(old):
                 raise ValueError(f"batch {b}: {len(reqs)} requests but {len(old)} old routes")
-            if not self.chainable(reqs):
+            if not self._fits_chain(reqs):
                 raise ValueError(f"batch {b} is not chainable (see chainable)")
         cost = self._check_cost(cost)
         self._note_changed(changed)
