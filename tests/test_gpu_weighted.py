@@ -26,7 +26,9 @@ from tests.corpus import (
 )
 from tests.test_gpu_weighted_host import (
     check_chain,
+    check_chain_refusals,
     check_dist_max,
+    check_long_chain,
     check_long_wires,
     check_many_requests,
     check_overlapping_boxes,
@@ -271,3 +273,14 @@ def test_chains_negotiate_as_the_cpu_does(lay):
     got = ng.run()
     assert [n.cells for n in got.nets] == [n.cells for n in want.nets]
     assert ng.search.chains > 0
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_a_long_chain_is_read_back_in_parts(monkeypatch, seed):
+    check_long_chain(lambda free, owner: _gpu(free, owner, smem_limit=3000), monkeypatch, seed)
+
+
+def test_a_chain_refuses_what_it_cannot_take():
+    from mazeroute.engines.gpu_weighted import GPUNetSearch
+    check_chain_refusals(lambda free, owner, limit, cells: GPUNetSearch(
+        free, owner, smem_limit=limit, cpu_box_cells=cells))

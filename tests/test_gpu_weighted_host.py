@@ -674,10 +674,10 @@ def test_emulated_chain_equals_the_hosts_steps(emu_lib, seed, limit):
                 2 + (seed % 2 if limit is None else 0))   # trees in tiles do not chain
 
 
-@pytest.mark.parametrize("seed", range(2))
-def test_a_long_chain_is_read_back_in_parts(emu_lib, monkeypatch, seed):
+def check_long_chain(make, monkeypatch, seed: int) -> None:
     """Chains whose boxes hold more cells than CHAIN_ROOM are cut into parts, each read
-    back once; the device's state runs on from part to part."""
+    back once; the device's state runs on from part to part (check_chain's wires,
+    loads and costs). ``make(free, owner)`` builds the search."""
     monkeypatch.setattr(gw, "CHAIN_ROOM", 1500)
     calls = []
     search_chain = gw.GPUNetSearch._chain
@@ -687,18 +687,26 @@ def test_a_long_chain_is_read_back_in_parts(emu_lib, monkeypatch, seed):
         return search_chain(self, *args)
 
     monkeypatch.setattr(gw.GPUNetSearch, "_chain", counted)
-    check_chain(lambda free, owner: EmuNetSearch(free, owner, emu_lib, smem_limit=3000), seed)
+    check_chain(make, seed)
     assert len(calls) > 4            # two chains, each in several parts
 
 
-def test_a_chain_refuses_what_it_cannot_take(emu_lib):
+@pytest.mark.parametrize("seed", range(2))
+def test_a_long_chain_is_read_back_in_parts(emu_lib, monkeypatch, seed):
+    check_long_chain(lambda free, owner: EmuNetSearch(free, owner, emu_lib, smem_limit=3000),
+                     monkeypatch, seed)
+
+
+def check_chain_refusals(make) -> None:
     """A tree too big for shared memory (its pins are joined round by round on the host)
-    and a box over ``cpu_box_cells`` are not chainable, and route_chain refuses them."""
+    and a box over ``cpu_box_cells`` are not chainable, and route_chain refuses them;
+    a batch the adaptive preference turned against after the caller's check is still
+    taken. ``make(free, owner, smem_limit, cpu_box_cells)`` builds the search."""
     free = np.ones((20, 20), bool)
     owner = np.full((20, 20), -1, np.int32)
     tree = NetRequest(0, np.array([[0, 0], [9, 9], [0, 9]]), (0, 0, 9, 9))
     pair = NetRequest(1, np.array([[12, 12], [19, 19]]), (12, 12, 19, 19))
-    search = EmuNetSearch(free, owner, emu_lib, smem_limit=0, cpu_box_cells=80)
+    search = make(free, owner, 0, 80)
     assert search.chainable([pair]) and not search.chainable([tree])
     assert not search.chainable([pair._replace(box=(0, 0, 19, 19), pins=pair.pins)])
     with pytest.raises(ValueError, match="not chainable"):
@@ -714,6 +722,11 @@ def test_a_chain_refuses_what_it_cannot_take(emu_lib):
         np.full(400, 16, np.int64), np.zeros(400, np.int64), np.zeros(400, np.int64),
         np.ones(2, np.int64), 8), [[pair], [pair]], [[None], [None]])
     assert [len(g[0]) for g in got] == [15, 15]        # each a shortest path of its box
+
+
+def test_a_chain_refuses_what_it_cannot_take(emu_lib):
+    check_chain_refusals(lambda free, owner, limit, cells: EmuNetSearch(
+        free, owner, emu_lib, smem_limit=limit, cpu_box_cells=cells))
 
 
 @pytest.mark.parametrize("limit", [*LIMITS, "adaptive"])
