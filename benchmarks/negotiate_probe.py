@@ -190,7 +190,7 @@ def sizes(sides: list[int], seeds: list[int], puzzles: list[str]) -> None:
               f"{times['gpu'] / times['cpu']:.2f}", flush=True)
 
 
-def _name(k: int | None, order: str | None, chains: str = "on") -> str:
+def _name(k: int | None, order: str | None, chains: str) -> str:
     return (f"snapshot {'default' if k is None else k}, order "
             f"{'default' if order is None else order}, chains {chains}")
 
