@@ -87,6 +87,7 @@ def main() -> None:
         gw.GPUNetSearch.__init__ = functools.partialmethod(
             gw.GPUNetSearch.__init__, options=tuple(args.kernel_options),
             **({} if args.cpu_box_cells is None else {"cpu_box_cells": args.cpu_box_cells}))
+    _keep_engines()
     schedules = [(_name(k, o, c), None if k is None and o is None and c == "off"
                   else PathFinderOptions(**({} if k is None else {"snapshot_nets": k}),
                                          **({} if o is None else {"reroute_order": o}),
@@ -107,6 +108,7 @@ def main() -> None:
         lay = random_layout(1024, 1024, density=0.25, nets=args.nets, pins=2, seed=seed,
                             span=64)
         route(lay, backend="gpu", mode="negotiate", max_iterations=2)     # compile, warm up
+        _ENGINES.clear()
         tg, rg = timed(lay, "gpu", args.repeats, options)
         tc, rc = timed(lay, "cpu", 1, options)
         same = all(a.cells == b.cells for a, b in zip(rg.nets, rc.nets))
@@ -120,11 +122,13 @@ def main() -> None:
         print(f"  gpu iterations: first {its[0].seconds * 1e3:.1f} ms, median "
               f"{statistics.median(i.seconds for i in its) * 1e3:.1f} ms, sum "
               f"{sum(i.seconds for i in its):.3f} s of {tg:.3f} s", flush=True)
+        _print_spent()
     for k, options in schedules if args.big else []:
         import cupy
         pool = cupy.get_default_memory_pool()
         lay = random_layout(4096, 4096, density=0.25, nets=32000, pins=2, seed=1, span=64)
         pool.free_all_blocks()
+        _ENGINES.clear()
         if args.profile:
             warm = random_layout(256, 256, density=0.25, nets=300, span=32, seed=9)
             route(warm, backend="gpu", mode="negotiate")
@@ -145,6 +149,7 @@ def main() -> None:
         print(f"  loop {loop:.2f} s, after it {took - loop:.2f} s; iterations (rerouted, "
               "overused, ms): " + " ".join(f"{i.rerouted}/{i.overused}/{i.seconds * 1e3:.0f}"
                                            for i in res.iterations), flush=True)
+        _print_spent()
 
 
 def profile_small(seed: int, nets: int, options=None) -> None:
@@ -188,6 +193,31 @@ def sizes(sides: list[int], seeds: list[int], puzzles: list[str]) -> None:
               f"{routed} routed; cpu {times['cpu']:.3f} s, gpu {times['gpu']:.3f} s, auto "
               f"{times['auto']:.3f} s ({got[0].engine}); gpu/cpu "
               f"{times['gpu'] / times['cpu']:.2f}", flush=True)
+
+
+_ENGINES: list = []
+
+
+def _keep_engines() -> None:
+    """Keep each GPU engine made, so that its work (``GPUNetSearch.spent``) can be shown."""
+    from mazeroute.engines import gpu_weighted as gw
+    init = gw.GPUNetSearch.__init__
+
+    def keep(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        _ENGINES.append(self)
+    gw.GPUNetSearch.__init__ = keep
+
+
+def _print_spent() -> None:
+    """The work of the GPU engines made since the last call (the loop's, and those of
+    the phases after it), calls, nets and seconds per kind; the engines are then let go."""
+    if _ENGINES:
+        kinds = _ENGINES[0].spent
+        total = {k: [sum(e.spent[k][j] for e in _ENGINES) for j in range(3)] for k in kinds}
+        print(f"  work of {len(_ENGINES)} engines (calls / nets / s): " + "; ".join(
+            f"{kind} {c} / {n} / {t:.3f}" for kind, (c, n, t) in total.items()), flush=True)
+        _ENGINES.clear()
 
 
 def _name(k: int | None, order: str | None, chains: str) -> str:

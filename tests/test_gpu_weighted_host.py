@@ -716,7 +716,7 @@ def check_chain_refusals(make) -> None:
     # the adaptive preference may turn between a caller's check and its chain (batches
     # are timed as chains run): a batch checked before is still taken
     search.adaptive = True
-    search._device_call, search._cpu_net, search._chain_batch = 0.01, 0.001, 0.01
+    search._device_call, search._cpu_net, search._chain_batch = 0.01, 0.001, {1: 0.01}
     assert not search.chainable([pair]) and search._fits_chain([pair])
     got = search.route_chain(np.ones((20, 20), COST_DTYPE), None, Pricing(
         np.full(400, 16, np.int64), np.zeros(400, np.int64), np.zeros(400, np.int64),
@@ -743,7 +743,8 @@ def test_emulated_chains_negotiate_as_the_cpu_does(emu_lib, lay, limit):
                              smem_limit=None if limit == "adaptive" else limit)
     if limit == "adaptive":
         ng.search.adaptive = True
-        ng.search._device_call = ng.search._chain_batch = 0.002
+        ng.search._device_call = 0.002
+        ng.search._chain_batch = {c: 0.002 for c in range(1, 20)}
         ng.search._cpu_net = 0.001        # a batch of one net goes to the CPU
         ng.search._timed_device = _frozen_times(ng.search, ng.search._timed_device)
     got = ng.run()
@@ -820,25 +821,40 @@ def test_adaptive_split_sends_small_calls_to_the_cpu_once_timed():
     assert not rule(off, 1)
 
 
-def test_a_chain_keeps_all_but_batches_of_a_few_nets_on_the_device():
+def test_a_chain_sends_a_batch_to_the_cpu_when_its_class_takes_the_device_longer():
     """The rule of ``GPUNetSearch._device_sooner`` (chainable's adaptive part): a round
-    trip's time never sends a batch to the CPU; a batch of a few nets goes there when
-    the CPU searches it sooner than the device spends on such a batch in a chain."""
+    trip's time never sends a batch to the CPU; a batch of any size goes there when the
+    CPU searches it sooner than the device spends on a chained batch of its size class,
+    and one in REFRESH_CALLS of those stays to keep the class's time current."""
     from types import SimpleNamespace
     rule = gw.GPUNetSearch._device_sooner
-    s = SimpleNamespace(adaptive=True, _device_call=None, _cpu_net=None, _chain_batch=None)
+    s = SimpleNamespace(adaptive=True, _device_call=None, _cpu_net=None, _chain_batch={},
+                        _chain_asks=0)
     assert rule(s, 1)                              # nothing timed yet
     s._device_call = 0.8                           # iteration 1's huge call
     assert not rule(s, gw.PROBE_NETS)              # a small batch measures the CPU once
     assert rule(s, gw.PROBE_NETS + 1)
     s._cpu_net = 0.0005
-    assert rule(s, 3)                              # no batch of a chain timed yet
-    s._chain_batch = 0.002                         # 4 nets take the CPU as long as it
-    assert not rule(s, 3) and rule(s, 4)
-    s._chain_batch = 1.0                           # only batches of a few nets leave
-    assert not rule(s, gw.SMALL_BATCH) and rule(s, gw.SMALL_BATCH + 1)
-    off = SimpleNamespace(adaptive=False, _device_call=0.8, _cpu_net=0.0005, _chain_batch=1.0)
+    assert rule(s, 3)                              # no batch of its class timed yet
+    s._chain_batch = {gw.size_class(3): 0.002}     # 4 nets take the CPU as long as it
+    assert not rule(s, 3) and rule(s, 4)           # (4 is of the next class: untimed)
+    s._chain_batch[gw.size_class(200)] = 0.2       # big batches compare with their own
+    assert not rule(s, 200) and rule(s, 500)       # class, small ones with theirs
+    assert rule(s, 256)                            # another class, untimed: stays
+    s._chain_asks = gw.REFRESH_CALLS - 1           # one in REFRESH_CALLS stays
+    assert rule(s, 200) and not rule(s, 200)
+    off = SimpleNamespace(adaptive=False, _device_call=0.8, _cpu_net=0.0005,
+                          _chain_batch={1: 1.0}, _chain_asks=0)
     assert rule(off, 1)
+
+
+def test_size_classes_double():
+    sizes = np.arange(1, 5000)
+    classes = np.array([gw.size_class(int(n)) for n in sizes])
+    assert (np.diff(classes) >= 0).all()
+    for c in np.unique(classes):
+        members = sizes[classes == c]
+        assert members.max() < 2 * members.min()
 
 
 def test_negotiation_with_calls_split_between_device_and_cpu_routes_as_the_cpu(

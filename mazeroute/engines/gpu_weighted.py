@@ -98,9 +98,6 @@ ROUND_BLOCKS_PER_SM = 4
 SMEM_CLASSES = (8 << 10, 16 << 10, 32 << 10, 64 << 10, 128 << 10)
 #: Most blocks in one launch.
 MAX_BLOCKS = 1 << 20
-#: Batches of a chain with at most this many nets are timed for the adaptive split (see
-#: GPUNetSearch.chainable); larger ones always stay on the device.
-SMALL_BATCH = 64
 #: Most cells of boxes in one chain's read back (route_chain): the output holds each
 #: request's box area; a longer chain is cut into several, each read back once.
 CHAIN_ROOM = 1 << 26
@@ -127,6 +124,16 @@ TIME_WEIGHT = 0.25
 
 def _average(old: float | None, new: float) -> float:
     return new if old is None else (1 - TIME_WEIGHT) * old + TIME_WEIGHT * new
+
+
+def size_class(nets: int) -> int:
+    """The size class of a batch of ``nets`` nets for the adaptive split of chains: its
+    bit length, so that one class's batches differ at most twofold in nets.
+
+    >>> [size_class(n) for n in (1, 2, 3, 4, 64, 65, 200)]
+    [1, 2, 2, 3, 7, 7, 8]
+    """
+    return int(nets).bit_length()
 
 
 def fits(height: int, width: int) -> bool:
@@ -325,10 +332,15 @@ class GPUNetSearch(NetSearch):
         self._bh = self._load = None
         self._least_bh = COST_MAX
         self.chains = 0
-        self.chain_seconds = 0.0
-        #: Running device seconds of a chain's batch of at most SMALL_BATCH nets (CUDA
-        #: events; None: none timed yet), what a batch of a few nets costs the device.
-        self._chain_batch: float | None = None
+        #: Running device seconds of a chain's batch by its size class (see
+        #: :func:`size_class`; CUDA events): what such a batch costs the device.
+        self._chain_batch: dict[int, float] = {}
+        self._chain_asks = 0        # chained batches sent to the CPU engine (refresh)
+        #: Work done so far: per kind (``device calls``, ``cpu calls``, ``chained
+        #: batches``) the calls, their nets and seconds (wall time; a chained batch's
+        #: device time by events, its host share being the chain's).
+        self.spent = {k: [0, 0, 0.0] for k in ("device calls", "cpu calls",
+                                               "chained batches")}
         self.smem_limit = int(smem_limit) if smem_limit is not None else optin - 1024
         self._static = self._kernel.shared_size_bytes
         self.launches = 0
@@ -407,9 +419,10 @@ class GPUNetSearch(NetSearch):
         for k, xy in zip(big, self._cpu.route(cost, [requests[k] for k in big], since)):
             out[k] = xy
         self._cpu_changed = []
+        took = time.perf_counter() - start
         if on_cpu:
-            self._cpu_net = _average(self._cpu_net,
-                                     (time.perf_counter() - start) / len(requests))
+            self._cpu_net = _average(self._cpu_net, took / len(requests))
+        self._spend("cpu calls", len(big), took)
         return out
 
     def _note_changed(self, changed: np.ndarray | None) -> None:
@@ -427,12 +440,14 @@ class GPUNetSearch(NetSearch):
         ``cpu_box_cells`` (bigger ones are the CPU engine's), no tree searched in tiles
         (the host joins their pins round by round), the boxes' areas within the grid's,
         and (``adaptive``) the device expected to search them sooner than the CPU engine
-        would: a batch of a few nets whose searches would take the CPU engine less time
-        than the device spends on such a batch (timed by CUDA events, without the host's
-        share, which a chain hides) goes to the CPU (the first one measures it). A
-        round trip's time (:meth:`route`'s rule) is the wrong yardstick here: a chained
-        batch makes none, and only calls move that average, which may stay where one
-        call of every net (iteration 1) put it."""
+        would: a batch whose searches would take the CPU engine less time than the
+        device spends on a chained batch of its size class (:func:`size_class`; timed by
+        CUDA events, without the host's share, which a chain hides) goes to the CPU; the
+        first batch of a class stays to be timed, a small one measures the CPU once,
+        and one in :data:`REFRESH_CALLS` sent to the CPU stays to keep its class's
+        time current. A round trip's time (:meth:`route`'s rule) is the wrong
+        yardstick here: a chained batch makes none, and only calls move that average,
+        which may stay where one call of every net (iteration 1) put it."""
         return self._device_sooner(len(requests)) and self._fits_chain(requests)
 
     def _fits_chain(self, requests: Sequence[NetRequest]) -> bool:
@@ -453,11 +468,15 @@ class GPUNetSearch(NetSearch):
 
     def _device_sooner(self, nets: int) -> bool:
         """Whether a chain's batch of ``nets`` nets stays on the device (see chainable)."""
-        if not self.adaptive or self._device_call is None or nets > SMALL_BATCH:
+        if not self.adaptive or self._device_call is None:
             return True
         if self._cpu_net is None:
             return nets > PROBE_NETS
-        return self._chain_batch is None or nets * self._cpu_net >= self._chain_batch
+        device = self._chain_batch.get(size_class(nets))
+        if device is None or nets * self._cpu_net >= device:
+            return True
+        self._chain_asks += 1
+        return self._chain_asks % REFRESH_CALLS == 0
 
     def route_chain(self, cost: np.ndarray, changed: np.ndarray | None, pricing: Pricing,
                     batches: Sequence[Sequence[NetRequest]],
@@ -467,7 +486,6 @@ class GPUNetSearch(NetSearch):
         the old routes' loads off and reprices their cells, the batch's launches search
         (those of :meth:`route`), chain_uses adds the new routes; the host reads back once
         a chain (or once per :data:`CHAIN_ROOM` cells of boxes, the results' room)."""
-        started = time.perf_counter()
         if len(batches) != len(ripped):
             raise ValueError("route_chain needs one list of ripped routes a batch")
         for b, (reqs, old) in enumerate(zip(batches, ripped)):
@@ -485,9 +503,7 @@ class GPUNetSearch(NetSearch):
         results: list[list[np.ndarray | None]] = [[None] * len(reqs) for reqs in batches]
         if not flat:
             return results
-        packed = pack_requests(flat, self.shape)
-        if (packed.nets == BLOCKED_CODE).any():
-            raise ValueError(f"net index {BLOCKED_CODE} is reserved for blocked cells")
+        packed = self._pack(flat)
         boxes = packed.boxes
         areas = (boxes[:, 2] - boxes[:, 0] + 1) * (boxes[:, 3] - boxes[:, 1] + 1)
         bounds = np.zeros(len(batches) + 1, np.int64)
@@ -507,7 +523,6 @@ class GPUNetSearch(NetSearch):
                                    int(bounds[b + 1] - bounds[first])]
             first = last
         self.chains += 1
-        self.chain_seconds += time.perf_counter() - started
         return results
 
     def _sync_pricing(self, pricing: Pricing) -> None:
@@ -553,7 +568,6 @@ class GPUNetSearch(NetSearch):
         """Requests ``bounds[0] .. bounds[-1]`` of ``packed`` (batches cut at ``bounds``)
         chained on the device with one upload and one read back; their results."""
         xp = self._xp
-        _, h, w = self.shape
         lo, hi = int(bounds[0]), int(bounds[-1])
         m = hi - lo
         p0, p1 = int(packed.pin_ptr[lo]), int(packed.pin_ptr[hi])
@@ -618,27 +632,21 @@ class GPUNetSearch(NetSearch):
                     self._tiled_launch(r, count, ntiles, tables_d[t_at:], work, pins, dist,
                                        scratch, out, hdr, used, False)
                     continue
-                self._allow(smem)
-                self._kernel((count,), (threads,), (
-                    r, np.int32(count), self._code, self._cost, pins, np.int32(w),
-                    np.int32(self._least), scratch, out, hdr, used), shared_mem=smem)
-                self.launches += 1
+                self._shared_launch(r, count, smem, threads, pins, scratch, out, hdr, used)
             self._uses(out, rip_start_d, hdr, 1, a, k, nets_d[a:], 1)
             marks.append(self._event())
-        bw = packed.boxes[lo:hi, 2] - packed.boxes[lo:hi, 0] + 1
-        bh = packed.boxes[lo:hi, 3] - packed.boxes[lo:hi, 1] + 1
-        guess = min(room, int(np.minimum(bw * bh, 2 * (bw + bh)).sum()))
-        head = ws[off[6]:off[7] + guess].get()
-        total = int(head[m * HDR])
-        cells = head[m * HDR + 1:m * HDR + 1 + total] if total <= guess else \
-            out[:total].get()
+        found = self._read_back(ws[off[6]:], out, packed.boxes[lo:hi], room)
+        sizes = [b - a for a, b, *_ in plans if b > a]
+        spent = self.spent["chained batches"]
+        spent[0] += len(sizes)
+        spent[1] += m
         if marks[0] is not None:
-            sizes = [b - a for a, b, *_ in plans if b > a]
             for k, (e0, e1) in enumerate(zip(marks[:-1], marks[1:])):
-                if sizes[k] <= SMALL_BATCH:
-                    self._chain_batch = _average(
-                        self._chain_batch, self._xp.cuda.get_elapsed_time(e0, e1) / 1e3)
-        return self._results(head[:m * HDR].reshape(m, HDR), cells, w)
+                took = self._xp.cuda.get_elapsed_time(e0, e1) / 1e3
+                c = size_class(sizes[k])
+                self._chain_batch[c] = _average(self._chain_batch.get(c), took)
+                spent[2] += took
+        return found
 
     def _event(self):
         """A CUDA event recorded now on the current stream (None off the device)."""
@@ -681,8 +689,16 @@ class GPUNetSearch(NetSearch):
         start = time.perf_counter()
         out = self._route_device(cost, requests, changed)
         if requests:
-            self._device_call = _average(self._device_call, time.perf_counter() - start)
+            took = time.perf_counter() - start
+            self._device_call = _average(self._device_call, took)
+            self._spend("device calls", len(requests), took)
         return out
+
+    def _spend(self, kind: str, nets: int, seconds: float) -> None:
+        spent = self.spent[kind]
+        spent[0] += 1
+        spent[1] += nets
+        spent[2] += seconds
 
     def _route_device(self, cost: np.ndarray, requests: Sequence[NetRequest],
                       changed: np.ndarray | None = None) -> list[np.ndarray | None]:
@@ -690,9 +706,7 @@ class GPUNetSearch(NetSearch):
         self._sync_owner()
         update = self._cost_update(cost.reshape(-1), changed)
         try:
-            packed = pack_requests(requests, self.shape) if requests else None
-            if packed is not None and (packed.nets == BLOCKED_CODE).any():
-                raise ValueError(f"net index {BLOCKED_CODE} is reserved for blocked cells")
+            packed = self._pack(requests) if requests else None
         except ValueError:
             self._send_update(update)   # refused requests still bring the costs up
             raise
@@ -757,8 +771,37 @@ class GPUNetSearch(NetSearch):
             ws, off = self._upload(list(update), 0)
             self._scatter(ws, off[0], update[0].size)
 
-    def _allow(self, smem: int) -> None:
+    def _pack(self, requests: Sequence[NetRequest]):
+        """:func:`pack_requests` of ``requests``, refusing the net index that codes a
+        blocked cell on the device."""
+        packed = pack_requests(requests, self.shape)
+        if (packed.nets == BLOCKED_CODE).any():
+            raise ValueError(f"net index {BLOCKED_CODE} is reserved for blocked cells")
+        return packed
+
+    def _shared_launch(self, rec, count: int, smem: int, threads: int, pins, scratch, out,
+                       hdr, used) -> None:
+        """One weighted_route launch of ``count`` records' boxes in shared memory."""
         allow_shared(self._kernel, smem, self._static)
+        self._kernel((count,), (threads,), (
+            rec, np.int32(count), self._code, self._cost, pins, np.int32(self.shape[2]),
+            np.int32(self._least), scratch, out, hdr, used), shared_mem=smem)
+        self.launches += 1
+
+    def _read_back(self, tail, out, boxes: np.ndarray, room: int) -> list[np.ndarray | None]:
+        """The results of the requests of ``boxes``: ``tail`` starts with their headers
+        and the output's cell count, which ``out`` follows in the workspace, so one read
+        brings back the headers and (unless the trees are unusually long: a guess from
+        the boxes' sizes) every cell; a second read brings the rest."""
+        m = len(boxes)
+        bw = boxes[:, 2] - boxes[:, 0] + 1
+        bh = boxes[:, 3] - boxes[:, 1] + 1
+        guess = min(room, int(np.minimum(bw * bh, 2 * (bw + bh)).sum()))
+        head = tail[:m * HDR + 1 + guess].get()
+        total = int(head[m * HDR])
+        cells = head[m * HDR + 1:m * HDR + 1 + total] if total <= guess else \
+            out[:total].get()
+        return self._results(head[:m * HDR].reshape(m, HDR), cells, self.shape[2])
 
     def _buffer(self, name: str, size: int, dtype) -> object:
         buf = getattr(self, name)
@@ -775,7 +818,6 @@ class GPUNetSearch(NetSearch):
         headers and (unless the trees are unusually long) every cell.
         """
         xp = self._xp
-        _, h, w = self.shape
         m = hi - lo
         boxes = packed.boxes[lo:hi]
         seg = np.zeros(m + 1, np.int64)
@@ -807,20 +849,9 @@ class GPUNetSearch(NetSearch):
                 self._tiled(rec_d[start * REC:], boxes[members], pins, dist, scratch, out,
                             hdr, used, trees)
                 continue
-            self._allow(smem)
-            self._kernel((count,), (threads,), (
-                rec_d[start * REC:], np.int32(count), self._code, self._cost, pins,
-                np.int32(w), np.int32(self._least), scratch, out, hdr, used),
-                shared_mem=smem)
-            self.launches += 1
-        bw = boxes[:, 2] - boxes[:, 0] + 1
-        bh = boxes[:, 3] - boxes[:, 1] + 1
-        guess = min(room, int(np.minimum(bw * bh, 2 * (bw + bh)).sum()))
-        head = ws[off[4]:off[5] + guess].get()
-        total = int(head[m * HDR])
-        cells = head[m * HDR + 1:m * HDR + 1 + total] if total <= guess else \
-            out[:total].get()
-        results[lo:hi] = self._results(head[:m * HDR].reshape(m, HDR), cells, w)
+            self._shared_launch(rec_d[start * REC:], count, smem, threads, pins, scratch,
+                                out, hdr, used)
+        results[lo:hi] = self._read_back(ws[off[4]:], out, boxes, room)
 
     def _tile_table(self, boxes: np.ndarray) -> tuple[np.ndarray, int]:
         """The tiled search's table of ``boxes``: a ``(box, column, row)`` triple per tile,
