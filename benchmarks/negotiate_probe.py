@@ -108,6 +108,7 @@ def main() -> None:
         lay = random_layout(1024, 1024, density=0.25, nets=args.nets, pins=2, seed=seed,
                             span=64)
         route(lay, backend="gpu", mode="negotiate", max_iterations=2)     # compile, warm up
+        route(lay, backend="cpu", mode="negotiate", max_iterations=1)     # (the GPU's CPU share)
         _ENGINES.clear()
         tg, rg = timed(lay, "gpu", args.repeats, options)
         tc, rc = timed(lay, "cpu", 1, options)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mazeroute.backtrace import backtrace, bends
+from mazeroute.backtrace import backtrace, bends, bends_many
 from mazeroute.engines import UNREACHED, bfs
 from mazeroute.generate import maze_mask
 
@@ -57,3 +57,18 @@ def test_unreached_target_is_an_error():
 def test_bends_counts_direction_changes():
     assert bends(np.array([[0, 0], [1, 0], [2, 0]])) == 0
     assert bends(np.array([[0, 0], [1, 0], [1, 1], [2, 1]])) == 2
+
+
+def _walk(rng, n: int) -> np.ndarray:
+    """A random walk of ``n`` cells, one unit step at a time."""
+    steps = np.array([[1, 0], [-1, 0], [0, 1], [0, -1]])[rng.integers(0, 4, max(0, n - 1))]
+    return np.concatenate([np.zeros((min(n, 1), 2), np.int64), np.cumsum(steps, axis=0)])
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_bends_of_many_paths_at_once_equal_one_at_a_time(seed):
+    rng = np.random.default_rng(seed)
+    paths = [_walk(rng, int(n)) + rng.integers(0, 50, 2)
+             for n in rng.integers(0, 12, 60)]
+    assert bends_many(paths).tolist() == [bends(p) for p in paths]
+    assert bends_many([]).tolist() == []

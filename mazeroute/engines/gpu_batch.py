@@ -744,11 +744,24 @@ _TILE = 32
 class BatchOutcome:
     """What a :class:`BatchRun` found, per routing position ``p``: ``routed``, ``levels``,
     ``bends``, ``seconds`` (lists), and each routed net's wire as ``cells(p)``, an ``(n, 2)``
-    array of ``x, y``, root first. Positions routed alone are not described here."""
+    array of ``x, y``, root first. Positions routed alone are not described here.
 
-    def __init__(self, routed, levels, bends, seconds, xy, start, length):
-        self.routed, self.levels, self.bends, self.seconds = routed, levels, bends, seconds
+    ``levels`` waits for the run's last level counts (``counted``: positions and counts,
+    added to the branches' levels) at its first read, so that a caller that reads it
+    last has the device count while it does the rest of its work."""
+
+    def __init__(self, routed, levels, bends, seconds, xy, start, length, counted=None):
+        self.routed, self._levels, self.bends, self.seconds = routed, levels, bends, seconds
         self._xy, self._start, self._length = xy, start, length
+        self._counted = counted
+
+    @property
+    def levels(self) -> list[int]:
+        if self._counted is not None:
+            counted, self._counted = self._counted, None
+            for p, lv in zip(*(a.tolist() for a in counted())):
+                self._levels[p] += lv     # a tree's count adds to its branches' levels
+        return self._levels
 
     def cells(self, p: int) -> np.ndarray | None:
         if not self.routed[p]:
@@ -919,11 +932,7 @@ class BatchRun:
         ready = np.flatnonzero((status == UNROUTED_TARGET) & ~counting)
         if ready.size:
             self._count(ready)
-        # a tree's count adds to the levels of the branches it found
-        levels = self.book[2].copy()
-        for p, lv in zip(*(a.tolist() for a in self.dev.counted())):
-            levels[p] += lv
-        return self._outcome(levels)
+        return self._outcome(self.book[2].tolist(), self.dev.counted)
 
     def _count(self, ready: np.ndarray) -> None:
         """Start the level counts of the ``UNROUTED_TARGET`` nets at ``ready``: from a
@@ -971,7 +980,7 @@ class BatchRun:
         keep = np.isin(pos, redo, invert=True)
         self.dev.commit(cells[keep], pos[keep])
 
-    def _outcome(self, levels: np.ndarray) -> BatchOutcome:
+    def _outcome(self, levels: list[int], counted) -> BatchOutcome:
         w = self.shape[1]
         book = self.book
         wired = (book[1] == OK) & (book[0] == COMMITTED)
@@ -981,5 +990,6 @@ class BatchRun:
         xy = np.stack([cells % w, cells // w], axis=1)
         start = np.zeros(self.n, np.int64)
         start[ok] = np.cumsum(book[5, ok]) - book[5, ok]
-        return BatchOutcome(wired.tolist(), levels.tolist(), book[3].tolist(),
-                            self.seconds.tolist(), xy, start.tolist(), book[5].tolist())
+        return BatchOutcome(wired.tolist(), levels, book[3].tolist(),
+                            self.seconds.tolist(), xy, start.tolist(), book[5].tolist(),
+                            counted)

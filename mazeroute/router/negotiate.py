@@ -72,7 +72,7 @@ from collections.abc import Callable
 import numpy as np
 import scipy.ndimage
 
-from ..backtrace import bends
+from ..backtrace import bends, bends_many
 from ..engines import device_errors, first_line, gpu_available, make_net_search
 from ..engines.weighted import COST_DTYPE, COST_MAX, NetRequest, box_levels, colour_order
 from ..errors import EngineUnavailable
@@ -673,12 +673,14 @@ class Negotiator:
         nets = []
         routed = [i for i, c in enumerate(self.cells) if c is not None]
         rank = {i: k for k, i in enumerate(sorted(routed, key=lambda i: self.stamp[i]))}
+        two = [i for i in routed if len(self.pins[i]) == 2]
+        turns = dict(zip(two, bends_many([self.cells[i] for i in two]).tolist()))
         for i, net in enumerate(self.layout.nets):
             r = NetRoute(net.name, list(net.pins), seconds=float(self.seconds[i]))
             xy = self.cells[i]
             if xy is not None:
                 r.routed, r.order, r.length = True, rank[i], len(xy) - 1
-                r.bends = bends(xy) if len(net.pins) == 2 else 0
+                r.bends = turns.get(i, 0)
                 r.set_cells(xy)
             nets.append(r)
         return RouteResult(self.layout, nets, self.engine, "hpwl", 0.0,

@@ -301,13 +301,15 @@ def _batched(router: Router, sequence: list[int],
     nets = router.layout.nets
     results: dict[int, NetRoute] = {}
     order = 0
+    searched = []
     for p, i in enumerate(sequence):
         r = alone.get(p)
         if r is None:
             xy = out.cells(p)
+            searched.append(p)
             # an unrouted tree keeps the bends of the branches it found, as the router's
-            r = NetRoute(nets[i].name, list(nets[i].pins), levels=out.levels[p],
-                         bends=out.bends[p], seconds=out.seconds[p])
+            r = NetRoute(nets[i].name, list(nets[i].pins), bends=out.bends[p],
+                         seconds=out.seconds[p])
             if xy is not None:
                 r.routed, r.order, r.length = True, order, len(xy) - 1
                 r.set_cells(xy)
@@ -317,6 +319,10 @@ def _batched(router: Router, sequence: list[int],
             order += 1
         results[i] = r
     router.committed = order
+    # read last: the run's final level counts run on the device while the above is done
+    levels = out.levels
+    for p in searched:
+        results[sequence[p]].levels = levels[p]
     return results
 
 
