@@ -215,9 +215,10 @@ def _print_spent() -> None:
     the phases after it), calls, nets and seconds per kind; the engines are then let go."""
     if _ENGINES:
         kinds = _ENGINES[0].spent
-        total = {k: [sum(e.spent[k][j] for e in _ENGINES) for j in range(3)] for k in kinds}
-        print(f"  work of {len(_ENGINES)} engines (calls / nets / s): " + "; ".join(
-            f"{kind} {c} / {n} / {t:.3f}" for kind, (c, n, t) in total.items()), flush=True)
+        total = {k: [sum(e.spent[k][j] for e in _ENGINES) for j in range(4)] for k in kinds}
+        print(f"  work of {len(_ENGINES)} engines (calls / nets / wall s / device s): "
+              + "; ".join(f"{kind} {c} / {n} / {t:.3f} / {d:.3f}"
+                          for kind, (c, n, t, d) in total.items()), flush=True)
         _ENGINES.clear()
 
 

@@ -337,10 +337,12 @@ class GPUNetSearch(NetSearch):
         self._chain_batch: dict[int, float] = {}
         self._chain_asks = 0        # chained batches sent to the CPU engine (refresh)
         #: Work done so far: per kind (``device calls``, ``cpu calls``, ``chained
-        #: batches``) the calls, their nets and seconds (wall time; a chained batch's
-        #: device time by events, its host share being the chain's).
-        self.spent = {k: [0, 0, 0.0] for k in ("device calls", "cpu calls",
-                                               "chained batches")}
+        #: batches``) the calls (batches), their nets, wall seconds (of the whole chain
+        #: for chained batches) and the device's seconds from the first launch to the
+        #: last (CUDA events; 0 off the device and on the CPU).
+        self.spent = {k: [0, 0, 0.0, 0.0] for k in ("device calls", "cpu calls",
+                                                    "chained batches")}
+        self._span = 0.0            # device seconds of the call under way (events)
         self.smem_limit = int(smem_limit) if smem_limit is not None else optin - 1024
         self._static = self._kernel.shared_size_bytes
         self.launches = 0
@@ -422,7 +424,7 @@ class GPUNetSearch(NetSearch):
         took = time.perf_counter() - start
         if on_cpu:
             self._cpu_net = _average(self._cpu_net, took / len(requests))
-        self._spend("cpu calls", len(big), took)
+        self._spend("cpu calls", len(big), took, 0.0)
         return out
 
     def _note_changed(self, changed: np.ndarray | None) -> None:
@@ -486,6 +488,7 @@ class GPUNetSearch(NetSearch):
         the old routes' loads off and reprices their cells, the batch's launches search
         (those of :meth:`route`), chain_uses adds the new routes; the host reads back once
         a chain (or once per :data:`CHAIN_ROOM` cells of boxes, the results' room)."""
+        started = time.perf_counter()
         if len(batches) != len(ripped):
             raise ValueError("route_chain needs one list of ripped routes a batch")
         for b, (reqs, old) in enumerate(zip(batches, ripped)):
@@ -523,6 +526,7 @@ class GPUNetSearch(NetSearch):
                                    int(bounds[b + 1] - bounds[first])]
             first = last
         self.chains += 1
+        self.spent["chained batches"][2] += time.perf_counter() - started
         return results
 
     def _sync_pricing(self, pricing: Pricing) -> None:
@@ -645,7 +649,7 @@ class GPUNetSearch(NetSearch):
                 took = self._xp.cuda.get_elapsed_time(e0, e1) / 1e3
                 c = size_class(sizes[k])
                 self._chain_batch[c] = _average(self._chain_batch.get(c), took)
-                spent[2] += took
+                spent[3] += took
         return found
 
     def _event(self):
@@ -687,18 +691,20 @@ class GPUNetSearch(NetSearch):
         """:meth:`_route_device`, its time kept when it searched something (its results
         are read back before it returns, so the wall time is the device's)."""
         start = time.perf_counter()
+        self._span = 0.0
         out = self._route_device(cost, requests, changed)
         if requests:
             took = time.perf_counter() - start
             self._device_call = _average(self._device_call, took)
-            self._spend("device calls", len(requests), took)
+            self._spend("device calls", len(requests), took, self._span)
         return out
 
-    def _spend(self, kind: str, nets: int, seconds: float) -> None:
+    def _spend(self, kind: str, nets: int, seconds: float, device: float) -> None:
         spent = self.spent[kind]
         spent[0] += 1
         spent[1] += nets
         spent[2] += seconds
+        spent[3] += device
 
     def _route_device(self, cost: np.ndarray, requests: Sequence[NetRequest],
                       changed: np.ndarray | None = None) -> list[np.ndarray | None]:
@@ -841,6 +847,7 @@ class GPUNetSearch(NetSearch):
         # region of their own, so that overlapping boxes share a launch
         dist = self._buffer("_dist", room, xp.uint32) if (launches[:, 2] == 0).any() \
             else None
+        first = self._event()
         for start, count, smem, threads in launches.tolist():
             if smem == 0:
                 members = order[start:start + count]
@@ -851,7 +858,10 @@ class GPUNetSearch(NetSearch):
                 continue
             self._shared_launch(rec_d[start * REC:], count, smem, threads, pins, scratch,
                                 out, hdr, used)
+        last = self._event()
         results[lo:hi] = self._read_back(ws[off[4]:], out, boxes, room)
+        if first is not None:
+            self._span += self._xp.cuda.get_elapsed_time(first, last) / 1e3
 
     def _tile_table(self, boxes: np.ndarray) -> tuple[np.ndarray, int]:
         """The tiled search's table of ``boxes``: a ``(box, column, row)`` triple per tile,
