@@ -21,6 +21,9 @@ extra NVRTC flags of the GPU engine's kernels (``-DNO_BOUND``: the weighted sear
 its A* bound, for an A/B run). ``--chains on off``: each run with
 ``PathFinderOptions.device_chains`` (``route_chain``: an iteration's batches routed on the
 device with no read back between them) and without (a call a batch), in turn.
+Every GPU run prints its engines' work (``GPUNetSearch.spent``): calls, nets, wall
+seconds and the device's seconds by CUDA events, for calls on the device, calls on the
+CPU engine and chained batches.
 ``--sizes SIDE ... [--puzzles FILE ...]``: whole routes of SIDE x
 SIDE layouts (and of numberlink files) on the CPU, the GPU and ``auto``, per seed.
 """
