@@ -456,17 +456,24 @@ class GPUNetSearch(NetSearch):
         """:meth:`chainable` without its preference: what a chain can search at all
         (the preference may change between a caller's check and its chain, as batches
         are timed)."""
+        n = len(requests)
+        if not n:
+            return True
+        boxes = np.array([tuple(r.box) for r in requests], np.int64).reshape(n, 4)
+        return self._fits_boxes(boxes, np.fromiter((len(r.pins) for r in requests),
+                                                   np.int64, n))
+
+    def _fits_boxes(self, boxes: np.ndarray, pins: np.ndarray) -> bool:
+        """:meth:`_fits_chain` of a batch of ``boxes`` (``(n, 4)``) with ``pins`` pins each."""
         _, h, w = self.shape
-        total = 0
-        for r in requests:
-            bw = int(r.box[2]) - int(r.box[0]) + 1
-            bh = int(r.box[3]) - int(r.box[1]) + 1
-            if self.cpu_box_cells is not None and bw * bh > self.cpu_box_cells:
-                return False
-            if len(r.pins) > 2 and CELL_BYTES * bh * (bw | 1) > self.smem_limit:
-                return False
-            total += bw * bh
-        return total <= h * w
+        bw = boxes[:, 2] - boxes[:, 0] + 1
+        bh = boxes[:, 3] - boxes[:, 1] + 1
+        area = bw * bh
+        if self.cpu_box_cells is not None and (area > self.cpu_box_cells).any():
+            return False
+        if ((pins > 2) & (CELL_BYTES * bh * (bw | 1) > self.smem_limit)).any():
+            return False
+        return int(area.sum()) <= h * w
 
     def _device_sooner(self, nets: int) -> bool:
         """Whether a chain's batch of ``nets`` nets stays on the device (see chainable)."""
@@ -494,23 +501,26 @@ class GPUNetSearch(NetSearch):
         for b, (reqs, old) in enumerate(zip(batches, ripped)):
             if len(reqs) != len(old):
                 raise ValueError(f"batch {b}: {len(reqs)} requests but {len(old)} old routes")
-            if not self._fits_chain(reqs):
-                raise ValueError(f"batch {b} is not chainable (see chainable)")
+        flat = [r for reqs in batches for r in reqs]
+        packed = self._pack(flat) if flat else None
+        bounds = np.zeros(len(batches) + 1, np.int64)
+        np.cumsum([len(reqs) for reqs in batches], out=bounds[1:])
+        if packed is not None:
+            counts = np.diff(packed.pin_ptr)
+            for b, (lo, hi) in enumerate(zip(bounds[:-1].tolist(), bounds[1:].tolist())):
+                if hi > lo and not self._fits_boxes(packed.boxes[lo:hi], counts[lo:hi]):
+                    raise ValueError(f"batch {b} is not chainable (see chainable)")
         cost = self._check_cost(cost)
         self._note_changed(changed)
         self._sync_owner()
         self._send_update(self._cost_update(cost.reshape(-1), changed))
         self._sync_pricing(pricing)
         self._least = min(self._least, max(1, min(COST_MAX, self._least_bh)))
-        flat = [r for reqs in batches for r in reqs]
         results: list[list[np.ndarray | None]] = [[None] * len(reqs) for reqs in batches]
-        if not flat:
+        if packed is None:
             return results
-        packed = self._pack(flat)
         boxes = packed.boxes
         areas = (boxes[:, 2] - boxes[:, 0] + 1) * (boxes[:, 3] - boxes[:, 1] + 1)
-        bounds = np.zeros(len(batches) + 1, np.int64)
-        np.cumsum([len(reqs) for reqs in batches], out=bounds[1:])
         room = np.add.reduceat(areas, bounds[:-1]) if len(batches) else areas[:0]
         room[bounds[:-1] == bounds[1:]] = 0
         old = [r for o in ripped for r in o]
@@ -548,10 +558,12 @@ class GPUNetSearch(NetSearch):
             self._least_bh = min(self._least_bh, int(bh.min()))
         elif pricing.changed.size:
             idx = np.asarray(pricing.changed, np.int64)
+            k = idx.size
             bh = pricing.base[idx] + pricing.history[idx]
-            at = xp.asarray(idx)
-            self._bh[at] = xp.asarray(bh)
-            self._load[at] = xp.asarray(pricing.load[idx])
+            # one transfer (each waits for the stream): the cells, then their values
+            sent = xp.asarray(np.concatenate([idx, bh, pricing.load[idx]]))
+            self._bh[sent[:k]] = sent[k:2 * k]
+            self._load[sent[:k]] = sent[2 * k:]
             self._least_bh = min(self._least_bh, int(bh.min()))
         self._weight = xp.asarray(np.ascontiguousarray(pricing.weight, np.int64))
         self._pres = np.int32(pricing.pres)
