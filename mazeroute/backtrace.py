@@ -82,10 +82,7 @@ def backtrace(level: np.ndarray, target: tuple[int, int],
 
 def bends(path: np.ndarray) -> int:
     """Number of direction changes along a path of neighbouring cells."""
-    if len(path) < 3:
-        return 0
-    step = np.diff(np.asarray(path), axis=0)
-    return int(np.any(step[1:] != step[:-1], axis=1).sum())
+    return int(bends_many([path])[0])
 
 
 @numba.njit(cache=True, nogil=True)

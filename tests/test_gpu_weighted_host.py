@@ -840,7 +840,8 @@ def test_a_chain_sends_a_batch_to_the_cpu_when_its_class_takes_the_device_longer
     assert not rule(s, 3) and rule(s, 4)           # (4 is of the next class: untimed)
     s._chain_batch[gw.size_class(200)] = 0.2       # big batches compare with their own
     assert not rule(s, 200) and rule(s, 500)       # class, small ones with theirs
-    assert rule(s, 256)                            # another class, untimed: stays
+    s._chain_batch[gw.size_class(256)] = 0.01      # a class the device does soon
+    assert rule(s, 256)                            # keeps its batches
     s._chain_asks = gw.REFRESH_CALLS - 1           # one in REFRESH_CALLS stays
     assert rule(s, 200) and not rule(s, 200)
     off = SimpleNamespace(adaptive=False, _device_call=0.8, _cpu_net=0.0005,

@@ -136,6 +136,15 @@ def price_all(base, history, load, pres, cost):
         _price(c, base, history, load, pres, cost)
 
 
+def box_sides(boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Widths and heights of ``(n, 4)`` boxes ``(x0, y0, x1, y1)``, inclusive.
+
+    >>> [a.tolist() for a in box_sides(np.array([[0, 0, 9, 4], [3, 3, 3, 3]]))]
+    [[10, 1], [5, 1]]
+    """
+    return boxes[:, 2] - boxes[:, 0] + 1, boxes[:, 3] - boxes[:, 1] + 1
+
+
 class NetRequest(NamedTuple):
     """One net to search: its index (for ``owner``), pins ``(k, 2)`` as ``x, y`` with
     ``pins[0]`` the root, and its box ``(x0, y0, x1, y1)``, inclusive, holding every pin."""
@@ -322,8 +331,8 @@ class CPUNetSearch(NetSearch):
         if not requests:
             return []
         packed = pack_requests(requests, self.shape)
-        big = (packed.boxes[:, 2] - packed.boxes[:, 0] + 1) * \
-              (packed.boxes[:, 3] - packed.boxes[:, 1] + 1) >= REACH_CHECK_CELLS
+        bw, bh = box_sides(packed.boxes)
+        big = bw * bh >= REACH_CHECK_CELLS
         if big.any() and self._queues.shape[1] == 0:
             self._queues = np.empty((2, self.free.size), np.int32)
         if self._stamp + 3 * packed.pins.size + 3 * len(requests) > 2**29:

@@ -74,7 +74,14 @@ import scipy.ndimage
 
 from ..backtrace import bends, bends_many
 from ..engines import device_errors, first_line, gpu_available, make_net_search
-from ..engines.weighted import COST_DTYPE, COST_MAX, NetRequest, box_levels, colour_order
+from ..engines.weighted import (
+    COST_DTYPE,
+    COST_MAX,
+    NetRequest,
+    box_levels,
+    box_sides,
+    colour_order,
+)
 from ..errors import EngineUnavailable
 from ..layout import Layout
 from .congestion import COST_SCALE, Congestion, PathFinderOptions
@@ -260,7 +267,8 @@ class Negotiator:
                 pending, boxes = pending[perm], boxes[perm]
             rank = np.empty(len(self.layout.nets), np.int64)
             rank[pending] = np.arange(pending.size)
-            areas = (boxes[:, 2] - boxes[:, 0] + 1) * (boxes[:, 3] - boxes[:, 1] + 1)
+            bw, bh = box_sides(boxes)
+            areas = bw * bh
             clock = self._clock             # stamps follow the order, not the batches
             failed = []
             groups = ([np.arange(pending.size)] if free_order
