@@ -63,6 +63,7 @@ from .weighted import (
     NetRequest,
     NetSearch,
     Pricing,
+    box_sides,
     pack_requests,
 )
 
@@ -160,8 +161,7 @@ def cell_codes(free: np.ndarray, owner: np.ndarray) -> np.ndarray:
 def shared_bytes(boxes: np.ndarray) -> np.ndarray:
     """Dynamic shared memory of each box ``(x0, y0, x1, y1)`` searched in shared memory
     (rows padded to an odd pitch)."""
-    bw = boxes[:, 2] - boxes[:, 0] + 1
-    bh = boxes[:, 3] - boxes[:, 1] + 1
+    bw, bh = box_sides(boxes)
     return CELL_BYTES * bh * (bw | 1)
 
 
@@ -429,12 +429,11 @@ class GPUNetSearch(NetSearch):
 
     def _note_changed(self, changed: np.ndarray | None) -> None:
         """Keep ``changed`` for the CPU engine's next call."""
-        ch = None if changed is None else np.asarray(changed, np.int64).ravel()
         if self._cpu_changed is not None:
-            if ch is None:
+            if changed is None:
                 self._cpu_changed = None
             else:
-                self._cpu_changed.append(ch)
+                self._cpu_changed.append(np.asarray(changed, np.int64).ravel())
 
     # -- chains (kernels/weighted.cu chain_uses) -----------------------------------------
     def chainable(self, requests: Sequence[NetRequest]) -> bool:
@@ -466,12 +465,11 @@ class GPUNetSearch(NetSearch):
     def _fits_boxes(self, boxes: np.ndarray, pins: np.ndarray) -> bool:
         """:meth:`_fits_chain` of a batch of ``boxes`` (``(n, 4)``) with ``pins`` pins each."""
         _, h, w = self.shape
-        bw = boxes[:, 2] - boxes[:, 0] + 1
-        bh = boxes[:, 3] - boxes[:, 1] + 1
+        bw, bh = box_sides(boxes)
         area = bw * bh
         if self.cpu_box_cells is not None and (area > self.cpu_box_cells).any():
             return False
-        if ((pins > 2) & (CELL_BYTES * bh * (bw | 1) > self.smem_limit)).any():
+        if ((pins > 2) & (shared_bytes(boxes) > self.smem_limit)).any():
             return False
         return int(area.sum()) <= h * w
 
@@ -519,8 +517,8 @@ class GPUNetSearch(NetSearch):
         results: list[list[np.ndarray | None]] = [[None] * len(reqs) for reqs in batches]
         if packed is None:
             return results
-        boxes = packed.boxes
-        areas = (boxes[:, 2] - boxes[:, 0] + 1) * (boxes[:, 3] - boxes[:, 1] + 1)
+        bw, bh = box_sides(packed.boxes)
+        areas = bw * bh
         room = np.add.reduceat(areas, bounds[:-1]) if len(batches) else areas[:0]
         room[bounds[:-1] == bounds[1:]] = 0
         old = [r for o in ripped for r in o]
@@ -536,7 +534,7 @@ class GPUNetSearch(NetSearch):
                                    int(bounds[b + 1] - bounds[first])]
             first = last
         self.chains += 1
-        self.spent["chained batches"][2] += time.perf_counter() - started
+        self._spend("chained batches", 0, time.perf_counter() - started, 0.0, calls=0)
         return results
 
     def _sync_pricing(self, pricing: Pricing) -> None:
@@ -653,15 +651,15 @@ class GPUNetSearch(NetSearch):
             marks.append(self._event())
         found = self._read_back(ws[off[6]:], out, packed.boxes[lo:hi], room)
         sizes = [b - a for a, b, *_ in plans if b > a]
-        spent = self.spent["chained batches"]
-        spent[0] += len(sizes)
-        spent[1] += m
+        device = 0.0
         if marks[0] is not None:
             for k, (e0, e1) in enumerate(zip(marks[:-1], marks[1:])):
                 took = self._xp.cuda.get_elapsed_time(e0, e1) / 1e3
                 c = size_class(sizes[k])
                 self._chain_batch[c] = _average(self._chain_batch.get(c), took)
-                spent[3] += took
+                device += took
+        # the chain's wall time is route_chain's to add
+        self._spend("chained batches", m, 0.0, device, calls=len(sizes))
         return found
 
     def _event(self):
@@ -711,9 +709,10 @@ class GPUNetSearch(NetSearch):
             self._spend("device calls", len(requests), took, self._span)
         return out
 
-    def _spend(self, kind: str, nets: int, seconds: float, device: float) -> None:
+    def _spend(self, kind: str, nets: int, seconds: float, device: float,
+               calls: int = 1) -> None:
         spent = self.spent[kind]
-        spent[0] += 1
+        spent[0] += calls
         spent[1] += nets
         spent[2] += seconds
         spent[3] += device
@@ -732,8 +731,8 @@ class GPUNetSearch(NetSearch):
             self._send_update(update)
             return []
         _, h, w = self.shape
-        boxes = packed.boxes
-        areas = (boxes[:, 2] - boxes[:, 0] + 1) * (boxes[:, 3] - boxes[:, 1] + 1)
+        bw, bh = box_sides(packed.boxes)
+        areas = bw * bh
         results: list[np.ndarray | None] = [None] * len(requests)
         bounds = chunks(areas, h * w)
         for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
@@ -812,8 +811,7 @@ class GPUNetSearch(NetSearch):
         brings back the headers and (unless the trees are unusually long: a guess from
         the boxes' sizes) every cell; a second read brings the rest."""
         m = len(boxes)
-        bw = boxes[:, 2] - boxes[:, 0] + 1
-        bh = boxes[:, 3] - boxes[:, 1] + 1
+        bw, bh = box_sides(boxes)
         guess = min(room, int(np.minimum(bw * bh, 2 * (bw + bh)).sum()))
         head = tail[:m * HDR + 1 + guess].get()
         total = int(head[m * HDR])
@@ -879,8 +877,9 @@ class GPUNetSearch(NetSearch):
         """The tiled search's table of ``boxes``: a ``(box, column, row)`` triple per tile,
         then each box's first tile (int32); and the number of tiles."""
         count = len(boxes)
-        ntx = -(-(boxes[:, 2] - boxes[:, 0] + 1) // self.tile)
-        per = ntx * -(-(boxes[:, 3] - boxes[:, 1] + 1) // self.tile)
+        bw, bh = box_sides(boxes)
+        ntx = -(-bw // self.tile)
+        per = ntx * -(-bh // self.tile)
         first = np.zeros(count + 1, np.int64)
         np.cumsum(per, out=first[1:])
         ntiles = int(first[-1])
