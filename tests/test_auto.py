@@ -171,6 +171,52 @@ def test_corridor_width_of_open_space_and_of_pockets():
     assert corridor_width(pockets) == float("inf")
 
 
+def _probe_oracle(free, y, x, budget):
+    """A BFS by the book (a deque, a set): (cells reached, levels), stopped as soon as
+    ``budget`` cells are reached, neighbours taken right, down, left, up."""
+    from collections import deque
+    h, w = free.shape
+    seen, queue, depth = {(y, x)}, deque([(y, x, 0)]), 0
+    while queue and len(seen) < budget:
+        cy, cx, d = queue.popleft()
+        depth = max(depth, d)
+        for ny, nx in ((cy, cx + 1), (cy + 1, cx), (cy, cx - 1), (cy - 1, cx)):
+            if 0 <= ny < h and 0 <= nx < w and free[ny, nx] and (ny, nx) not in seen:
+                seen.add((ny, nx))
+                queue.append((ny, nx, d + 1))
+                if len(seen) >= budget:
+                    break
+    return len(seen), depth
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 40), st.integers(1, 40), st.floats(0.3, 1.0), st.integers(0, 2**32 - 1),
+       st.sampled_from([1, 2, 7, 60, 5000]))
+def test_probes_equal_a_plain_bfs(h, w, density, seed, budget):
+    """The corridor probes (one bitmap shared by probes run one after another) count
+    the cells and levels of a plain BFS stopped at the budget, from every start."""
+    from mazeroute.engines.auto import _probes_parallel, _probes_serial
+    rng = np.random.default_rng(seed)
+    free = rng.random((h, w)) < density
+    ys, xs = np.nonzero(free)
+    if ys.size == 0:
+        return
+    pick = rng.integers(0, ys.size, 5)
+    starts = np.stack([ys[pick], xs[pick]], axis=1).astype(np.int64)
+    want = [list(_probe_oracle(free, y, x, budget)) for y, x in starts.tolist()]
+    assert _probes_serial(free, starts, budget).tolist() == want
+    assert _probes_parallel(free, starts, budget).tolist() == want
+
+
+def test_hash_is_the_same_on_one_core_and_on_all():
+    from mazeroute.engines.auto import _hash_parallel, _hash_serial
+    rng = np.random.default_rng(4)
+    for n in (0, 1, 9, 1000):
+        words = rng.integers(0, 2**63, n, dtype=np.uint64)
+        tail = rng.integers(0, 256, int(rng.integers(0, 8)), dtype=np.uint8)
+        assert _hash_parallel(words, tail) == _hash_serial(words, tail)
+
+
 @pytest.mark.parametrize("name", ["dense:0.5", "dense:0.55", "wired:2", "wired:3"])
 def test_dense_blockage_fields_stay_on_the_gpu(name):
     # they look like corridors to the sampled features (walls cut the free space into

@@ -47,6 +47,7 @@ import weakref
 import numba
 import numpy as np
 
+from .base import many_cores
 from .gpu_batch import MAX_PINS
 
 #: Below this many free cells a full CPU wavefront takes about as long as launching one.
@@ -193,47 +194,53 @@ def sampled_features(free: np.ndarray) -> dict:
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _slot(c, shift):
-    """Fibonacci hashing: the top bits of ``c`` times 2**64 / phi (the low bits of a
-    product repeat every few rows of a grid, which made long collision chains)."""
-    return np.int64((np.uint64(c) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(shift))
+def _visit(seen, queue, tail, c):
+    """Append cell ``c`` to ``queue`` unless its bit in ``seen`` is set; the new tail."""
+    word, bit = c >> 6, np.uint64(1) << np.uint64(c & 63)
+    if seen[word] & bit:
+        return tail
+    seen[word] |= bit
+    queue[tail] = c
+    return tail + 1
 
 
 @numba.njit(cache=True, nogil=True)
-def _probe(free, sy, sx, budget):
+def _probe(free, sy, sx, budget, seen, queue):
     """BFS from (sy, sx) until ``budget`` cells are reached; (cells, levels). Visited
-    cells go in a small open-addressing table, so a probe never touches the whole grid."""
+    cells are bits of ``seen`` (one a cell of the grid, all clear on entry and again on
+    return: the probe clears the words of the cells in its ``queue``), so a probe
+    touches only the cells it reaches."""
     h, w = free.shape
-    size, bits = 1, 0
-    while size < 4 * budget:
-        size *= 2
-        bits += 1
-    shift = 64 - bits
-    table = np.full(size, -1, np.int64)
-    queue = np.empty(budget, np.int64)
-    queue[0] = sy * w + sx
-    table[_slot(queue[0], shift)] = queue[0]
-    head, tail, level, level_end = 0, 1, 0, 1
+    flat = free.ravel()
+    tail = _visit(seen, queue, 0, sy * w + sx)
+    head, level, level_end = 0, 0, 1
     while head < tail and tail < budget:
         if head == level_end:
             level += 1
             level_end = tail
         k = queue[head]
         head += 1
-        y, x = k // w, k % w
-        for dy, dx in ((0, 1), (1, 0), (0, -1), (-1, 0)):
-            ny, nx = y + dy, x + dx
-            if 0 <= ny < h and 0 <= nx < w and free[ny, nx]:
-                c = ny * w + nx
-                slot = _slot(c, shift)
-                while table[slot] != -1 and table[slot] != c:
-                    slot = (slot + 1) & (size - 1)
-                if table[slot] == -1:
-                    table[slot] = c
-                    queue[tail] = c
-                    tail += 1
-                    if tail >= budget:
-                        break
+        y = k // w
+        x = k - y * w
+        # right, down, left, up: the order fixes which cells a cut-off probe counts
+        if x + 1 < w and flat[k + 1]:
+            tail = _visit(seen, queue, tail, k + 1)
+            if tail >= budget:
+                break
+        if y + 1 < h and flat[k + w]:
+            tail = _visit(seen, queue, tail, k + w)
+            if tail >= budget:
+                break
+        if x > 0 and flat[k - 1]:
+            tail = _visit(seen, queue, tail, k - 1)
+            if tail >= budget:
+                break
+        if y > 0 and flat[k - w]:
+            tail = _visit(seen, queue, tail, k - w)
+            if tail >= budget:
+                break
+    for i in range(tail):
+        seen[queue[i] >> 6] = 0
     return tail, level
 
 
@@ -264,13 +271,34 @@ def corridor_width(free: np.ndarray, budget: int = _PROBE_CELLS) -> float:
     return float(np.median(got)) if got else float("inf")
 
 
+@numba.njit(cache=True, nogil=True)
+def _probes_serial(free, starts, budget):
+    """:func:`_probe` from each ``(y, x)`` of ``starts``, one after another on one bitmap."""
+    h, w = free.shape
+    seen = np.zeros((h * w + 63) >> 6, np.uint64)
+    queue = np.empty(budget, np.int64)
+    out = np.empty((starts.shape[0], 2), np.int64)
+    for i in range(starts.shape[0]):
+        out[i, 0], out[i, 1] = _probe(free, starts[i, 0], starts[i, 1], budget, seen, queue)
+    return out
+
+
 @numba.njit(cache=True, nogil=True, parallel=True)
-def _probes(free, starts, budget):
-    """:func:`_probe` from each ``(y, x)`` of ``starts``, at once."""
+def _probes_parallel(free, starts, budget):
+    """:func:`_probes_serial`, a core and a bitmap a probe."""
+    h, w = free.shape
     out = np.empty((starts.shape[0], 2), np.int64)
     for i in numba.prange(starts.shape[0]):
-        out[i, 0], out[i, 1] = _probe(free, starts[i, 0], starts[i, 1], budget)
+        seen = np.zeros((h * w + 63) >> 6, np.uint64)
+        queue = np.empty(budget, np.int64)
+        out[i, 0], out[i, 1] = _probe(free, starts[i, 0], starts[i, 1], budget, seen, queue)
     return out
+
+
+def _probes(free: np.ndarray, starts: np.ndarray, budget: int) -> np.ndarray:
+    """``(cells, levels)`` of a :func:`_probe` from each ``(y, x)`` of ``starts``: on all
+    cores where the process has many (:func:`.base.many_cores`), else on one."""
+    return (_probes_parallel if many_cores() else _probes_serial)(free, starts, budget)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -422,7 +450,8 @@ def _cycles_strips(free, limit, strips):
     return min(total, limit)
 
 
-#: Grids of at least this many cells are counted in bands of rows in parallel.
+#: Grids of at least this many cells are counted in bands of rows in parallel (on many
+#: cores: :func:`.base.many_cores`).
 PARALLEL_CELLS = 1 << 18
 
 #: What the last decision learnt of a mask: (shape, fingerprint, facts), facts holding
@@ -457,21 +486,45 @@ def _mix(x):
     return x ^ (x >> np.uint64(33))
 
 
-@numba.njit(cache=True, nogil=True, parallel=True)
-def _hash_words(words, tail):
-    """Two 64-bit hashes of ``words`` (uint64) and ``tail`` (the last bytes): sums of the
-    mixed words, each mixed with its position first (no chain from word to word, so the
-    loop runs at memory speed on every core)."""
-    n = words.size
-    a = np.uint64(n)
-    b = np.uint64(tail.size)
-    for i in numba.prange(n):
-        v = words[i] ^ (np.uint64(i) * np.uint64(0x9E3779B97F4A7C15))
-        a += _mix(v)
-        b += _mix(v ^ np.uint64(0x5851F42D4C957F2D))
+@numba.njit(cache=True, nogil=True, inline="always")
+def _word(words, i):
+    """Word ``i`` mixed with its position (no chain from word to word, so a pass runs at
+    memory speed, on every core where it runs on several)."""
+    return words[i] ^ (np.uint64(i) * np.uint64(0x9E3779B97F4A7C15))
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _hash_tail(a, b, n, tail):
     for t in range(tail.size):
         a += _mix(np.uint64(tail[t]) + np.uint64(n + t) * np.uint64(0x9E3779B97F4A7C15))
     return _mix(a), _mix(b ^ a)
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
+def _hash_parallel(words, tail):
+    """Two 64-bit hashes of ``words`` (uint64) and ``tail`` (the last bytes): sums of the
+    mixed words (:func:`_word`), on every core."""
+    a, b = np.uint64(words.size), np.uint64(tail.size)
+    for i in numba.prange(words.size):
+        a += _mix(_word(words, i))
+        b += _mix(_word(words, i) ^ np.uint64(0x5851F42D4C957F2D))
+    return _hash_tail(a, b, words.size, tail)
+
+
+@numba.njit(cache=True, nogil=True)
+def _hash_serial(words, tail):
+    """:func:`_hash_parallel` on one core (the same sums)."""
+    a, b = np.uint64(words.size), np.uint64(tail.size)
+    for i in range(words.size):
+        a += _mix(_word(words, i))
+        b += _mix(_word(words, i) ^ np.uint64(0x5851F42D4C957F2D))
+    return _hash_tail(a, b, words.size, tail)
+
+
+def _hash_words(words: np.ndarray, tail: np.ndarray) -> tuple[int, int]:
+    """:func:`_hash_parallel` of ``words`` and ``tail``, on one core where the process
+    has few (:func:`.base.many_cores`; the same sums)."""
+    return (_hash_parallel if many_cores() else _hash_serial)(words, tail)
 
 
 def _fingerprint(free: np.ndarray) -> tuple[int, int]:
@@ -539,6 +592,8 @@ def _surplus_rows(free):
     return surplus.sum(), cells.sum()
 
 
+
+
 #: Masks of at least this many cells count ``E - V`` on every core, smaller ones with
 #: NumPy on one: on a busy host a parallel pass waits for its slowest thread, which cost
 #: the routing decision of a 1023^2 maze tens of milliseconds at times (RESULTS.md,
@@ -578,7 +633,7 @@ def _counted(free: np.ndarray, limit: int) -> int:
     surplus, cells = _surplus(free)
     if cells and surplus + 1 >= limit:
         return limit
-    if free.size >= PARALLEL_CELLS and numba.get_num_threads() > 1:
+    if free.size >= PARALLEL_CELLS and many_cores():
         count = int(_cycles_strips(free, limit, min(free.shape[0],
                                                     4 * numba.get_num_threads())))
     else:

@@ -9,6 +9,7 @@ and how to flip cells between blocked and free.
 
 from __future__ import annotations
 
+import os
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
@@ -23,6 +24,22 @@ UNREACHED = np.uint32(0xFFFFFFFF)
 BLOCKED = np.uint32(0xFFFFFFFE)
 
 Graph = GridGraph | CSRGraph
+
+#: Cores a machine needs before host passes run on all of them (Numba's parallel loops:
+#: the CPU engine's requests, auto's probes and fingerprint): on two busy cores the
+#: thread pool waits for descheduled threads, milliseconds a pass (RESULTS.md, "Figures
+#: moved from code comments"), on idle many-core machines it wins.
+PARALLEL_CORES = 4
+
+
+def many_cores() -> bool:
+    """Whether this process may use at least :data:`PARALLEL_CORES` cores."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:                 # not on Linux
+        cores = os.cpu_count() or 1
+    return cores >= PARALLEL_CORES
+
 
 #: Shared memory a block gets without opting in, its static variables included.
 DEFAULT_SHARED = 48 << 10

@@ -57,13 +57,14 @@ Examples
 
 from __future__ import annotations
 
-import os
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import NamedTuple
 
 import numba
 import numpy as np
+
+from .base import many_cores
 
 #: Largest cell cost. Costs are stored as :data:`COST_DTYPE`; a GPU kernel takes this
 #: value (and :data:`DIST_MAX`) from here, e.g. as ``-DCOST_MAX=...`` when compiled.
@@ -81,10 +82,6 @@ REACH_CHECK_CELLS = 1 << 14
 #: Calls of at least this many requests (with disjoint boxes) run on all cores; waking
 #: the threads costs more than a few small searches.
 PARALLEL_REQUESTS = 8
-#: Cores a machine needs before the CPU engine runs requests in parallel by default: on
-#: two busy cores Numba's thread pool waits for descheduled threads (RESULTS.md, "Figures
-#: moved from code comments"), on idle many-core machines it wins.
-PARALLEL_CORES = 4
 
 _INF = np.int64(2**62)
 _NO_CELLS = np.zeros(0, np.int64)
@@ -301,8 +298,8 @@ class CPUNetSearch(NetSearch):
     def __init__(self, free: np.ndarray, owner: np.ndarray, via_cost: int = 0):
         super().__init__(free, owner, via_cost)
         #: Run the requests of a call in parallel (when there are enough of them and their
-        #: boxes are disjoint); by default when the process may use PARALLEL_CORES cores.
-        self.parallel = _cores() >= PARALLEL_CORES
+        #: boxes are disjoint); by default on many cores (:func:`.base.many_cores`).
+        self.parallel = many_cores()
         n = self.free.size
         self._dist = np.full(n, _INF, np.int64)
         self._mark = np.zeros(n, np.int32)         # target and reachability stamps
@@ -491,13 +488,6 @@ def _as_xy(out, start, count, w):
             xy[at[r] + k, 0] = v % w
             xy[at[r] + k, 1] = v // w
     return xy, at
-
-
-def _cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:                 # not on Linux
-        return os.cpu_count() or 1
 
 
 # -- the compiled search --------------------------------------------------------------
