@@ -19,6 +19,7 @@ from tests.corpus import (
     bfs_connected,
     corridor_layout,
     other_side_layout,
+    puzzle_layout,
     unroutable_layout,
 )
 
@@ -103,6 +104,29 @@ def test_a_conflict_nothing_changes_stops_negotiation():
     dear = _negotiate(lay, options=PathFinderOptions(stall_iterations=5, stall_min_cells=1))
     assert len(dear.iterations) == 6
     assert [n.routed for n in dear.nets] == [n.routed for n in full.nets]
+
+
+def test_cheap_iterations_go_on_past_budget_after_until_the_budget():
+    """The corpus puzzle resolves its last conflicts after more than 50 iterations:
+    negotiation goes on past ``budget_after`` while its searches covered fewer than
+    ``budget_cells`` cells, stops at the first iteration that reaches the budget, and
+    never passes ``max_iterations``."""
+    from dataclasses import replace
+    lay = puzzle_layout()
+    opt = PathFinderOptions(fill_steps=0)                  # negotiation's own routes
+    ng = Negotiator(lay, "cpu", opt)
+    full = ng.run()
+    assert full.routed == len(lay.nets) and len(full.iterations) > opt.budget_after
+    assert ng.cells_searched < opt.budget_cells
+    assert check_routes(lay, full.to_json()) == []
+    held = _negotiate(lay, options=replace(opt, budget_cells=0))
+    assert len(held.iterations) == opt.budget_after and held.routed < len(lay.nets)
+    assert len(_negotiate(lay, options=replace(opt, max_iterations=60)).iterations) == 60
+    spent = np.cumsum(ng.searched)                          # cells after each iteration
+    k = opt.budget_after + 10
+    part = _negotiate(lay, options=replace(opt, budget_cells=int(spent[k - 1])))
+    assert len(part.iterations) == k
+    assert [s.overused for s in part.iterations] == [s.overused for s in full.iterations[:k]]
 
 
 def test_searched_cells_are_the_box_areas_of_each_iteration():

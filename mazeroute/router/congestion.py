@@ -56,8 +56,19 @@ class PathFinderOptions:
 
     Parameters
     ----------
-    max_iterations : routing iterations before legalisation (VPR
-        ``--max_router_iterations``)
+    max_iterations : most routing iterations before legalisation
+    budget_after : iterations that always run (unless a stop below comes first; VPR's
+        default ``--max_router_iterations``); later ones run only while negotiation's
+        searches so far cover fewer than ``budget_cells`` cells (the box areas of every
+        search, summed; None: no budget, up to ``max_iterations``). Iterations of a
+        small layout cost little, and a dense one (a numberlink puzzle) often resolves
+        its last conflicts after many of them; on a large layout the first iterations
+        alone search more than the budget. Counted in cells, not seconds, so that the
+        same input gives the same routes on every machine (``2**23`` cells are about
+        half a second of the CPU engine's searches on one core). Where every net has
+        two pins, the space-filling search (``fill_steps``) is tried first, after
+        ``budget_after`` iterations; when it connects every net, its routes are taken
+        and negotiation goes no further
     time_limit : seconds of negotiation before legalisation (None: no limit)
     first_iter_pres_fac : ``pres_fac`` of iteration 1 (0: every net takes its shortest
         path and the first conflicts show where the demand is)
@@ -128,7 +139,9 @@ class PathFinderOptions:
         ``shorten_group!`` orders)
     """
 
-    max_iterations: int = 50
+    max_iterations: int = 1000
+    budget_after: int = 50
+    budget_cells: int | None = 1 << 23
     time_limit: float | None = None
     first_iter_pres_fac: float = 0.0
     initial_pres_fac: float = 0.5
@@ -152,6 +165,8 @@ class PathFinderOptions:
 
     def __post_init__(self):
         checks = [("max_iterations", self.max_iterations >= 1),
+                  ("budget_after", self.budget_after >= 1),
+                  ("budget_cells", self.budget_cells is None or self.budget_cells >= 0),
                   ("time_limit", self.time_limit is None or self.time_limit >= 0),
                   ("first_iter_pres_fac", self.first_iter_pres_fac >= 0),
                   ("initial_pres_fac", self.initial_pres_fac >= 0),
@@ -208,6 +223,18 @@ class PathFinderOptions:
             before, recent = min(seq[:-k]), min(seq[-k:])
             return recent < before and recent <= (1 - self.stall_improvement) * before
         return not (fell(overused) or fell(conflicts))
+
+    def over_budget(self, iteration: int, searched: int) -> bool:
+        """Whether negotiation stops after ``iteration`` for its budget: past
+        ``budget_after`` iterations, its searches covered ``searched`` cells, at least
+        ``budget_cells``.
+
+        >>> opt = PathFinderOptions(budget_after=50, budget_cells=1000)
+        >>> opt.over_budget(50, 10**6), opt.over_budget(51, 999), opt.over_budget(51, 1000)
+        (False, False, True)
+        """
+        return (iteration > self.budget_after and self.budget_cells is not None
+                and searched >= self.budget_cells)
 
     def pres_fac(self, iteration: int) -> float:
         """``pres_fac`` during ``iteration`` (1, 2, ...)."""

@@ -10,7 +10,8 @@ away. A net searches only a box around its pins; the box is grown when a search 
 in it, when a net in conflict was routed along its edge, and after every
 ``bb_patience`` iterations a net spends in conflict (the way round the other wire may
 lie outside it). Negotiation stops when no cell is shared, or after ``max_iterations``
-/ ``time_limit`` (or when overuse stops falling, ``stall_iterations``); then
+/ ``time_limit``, or after ``budget_after`` iterations once its searches covered
+``budget_cells`` cells (or when overuse stops falling, ``stall_iterations``); then
 :meth:`Negotiator.legalise` drops the fewest nets that keep conflicts (a greedy vertex
 cover of the conflict graph) and routes them again one at a time on the cells nobody
 uses; :meth:`Negotiator.repair` tries each net still unrouted once more, ripping up the
@@ -157,6 +158,8 @@ class Negotiator:
         self.enclosed: set[int] = set()          # no route even through other nets' wires
         self._pieces: np.ndarray | None = None   # see _cut_off
         self._pinned = None                      # see _pin_search
+        self._filled = None                      # see _fills
+        self._fill_seconds = 0.0
         self.conflicts: dict[int, set[int]] = {}  # nets dropped by legalise, and why
         self.filled_gain = 0                     # cells shorten_wires took off fill's wires
         self.iterations: list[IterationStats] = []
@@ -425,6 +428,10 @@ class Negotiator:
                 progress(stats)
             if not conflicts.size or iteration >= opt.max_iterations:
                 break
+            if opt.over_budget(iteration + 1, self.cells_searched):
+                break
+            if iteration == opt.budget_after and self._fills():
+                break       # the exact search connects every net: no need to go on
             if opt.stalled([s.overused for s in self.iterations],
                            [s.conflicts for s in self.iterations], self.searched):
                 break
@@ -653,16 +660,27 @@ class Negotiator:
         result.seconds = time.perf_counter() - start
         return result
 
+    def _fills(self) -> bool:
+        """Whether the space-filling search (:mod:`.fill`) connects every net; it runs
+        once (its answer depends on the layout alone), the first time it is asked."""
+        if self._filled is None:
+            if self.options.fill_steps == 0 or self.enclosed or any(len(p) != 2
+                                                                    for p in self.pins):
+                self._filled = False    # an enclosed net has no wire at all: nothing fills
+            else:
+                start = time.perf_counter()
+                got = fill_routes(self.free, self.pins, self.options.fill_steps)
+                self._filled = got if got.status == "found" else False
+                self._fill_seconds = time.perf_counter() - start
+        return self._filled is not False
+
     def _fill(self) -> bool:
         """Try to connect every net by the space-filling search (:mod:`.fill`); on
         success the routes are its wires (in routing order) and True is returned."""
-        if self.options.fill_steps == 0 or self.enclosed or any(len(p) != 2
-                                                                for p in self.pins):
-            return False        # an enclosed net has no wire at all: nothing fills
-        start = time.perf_counter()
-        got = fill_routes(self.free, self.pins, self.options.fill_steps)
-        if got.status != "found":
+        if not self._fills():
             return False
+        start = time.perf_counter() - self._fill_seconds
+        got = self._filled
         for i in self.order:
             self._set_route(int(i), got.routes[i])
         # its wires cover every free cell: neighbours trade cells for shorter wires
