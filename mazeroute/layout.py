@@ -228,21 +228,53 @@ def _yaml_text(s: str) -> str:
     return json.dumps(s, ensure_ascii=False)
 
 
-def read_movingai(path: str | Path) -> Layout:
-    """A Moving AI ``.map`` grid (header optional) as a layout without nets.
+def movingai_rows(text: str) -> tuple[dict[str, str], list[tuple[int, str]], int | None]:
+    r"""A Moving AI map's text split up: its header (``type``, ``height``, ``width``, each
+    word to its value), its non-blank map rows with their line numbers (trailing
+    whitespace off), and the line of a header that has no ``map`` line (else None).
 
-    ``.``, ``G`` and ``S`` are passable; everything else (``@ O T W``) is blocked.
+    One statement of the format, so that the reader that checks a file and the one
+    that builds its grid see the same rows: a byte-order mark, and spaces round the
+    header's words, are not part of the map.
+
+    >>> movingai_rows("\ufefftype octile \nheight 1\nwidth 2\n map \n.@  \n")
+    ({'type': 'octile', 'height': '1', 'width': '2'}, [(5, '.@')], None)
     """
-    lines = read_input(path).splitlines()
-    if lines and lines[0].startswith("type"):
-        lines = lines[lines.index("map") + 1:] if "map" in lines else lines[4:]
-    rows = [r.rstrip("\r") for r in lines if r.strip()]
-    if not rows:
-        raise InputError("no map rows", file=path)
+    lines = list(enumerate(text.removeprefix("\ufeff").splitlines(), 1))
+    header: dict[str, str] = {}
+    if lines and lines[0][1].strip().startswith("type"):
+        for k, (_, line) in enumerate(lines):
+            word = line.strip()
+            if word == "map":
+                lines = lines[k + 1:]
+                break
+            key, _, value = word.partition(" ")
+            header[key] = value.strip()
+        else:
+            return header, [], lines[-1][0]
+    return header, [(no, line.rstrip()) for no, line in lines if line.strip()], None
+
+
+def movingai_layout(rows: list[str], path: str | Path) -> Layout:
+    """The layout (no nets) of a Moving AI map's ``rows``: ``.``, ``G`` and ``S`` are
+    passable, everything else (``@ O T W``) is blocked, and so are the cells a short
+    row leaves out."""
     width = max(len(r) for r in rows)
     chars = np.array([list(r.ljust(width, "@")) for r in rows])
     blocked = ~np.isin(chars, list(".GS"))
     return Layout(Path(path).stem, width, len(rows), [], [], blocked, str(path))
+
+
+def read_movingai(path: str | Path) -> Layout:
+    """A Moving AI ``.map`` grid (header optional) as a layout without nets
+    (:func:`movingai_rows`, :func:`movingai_layout`)."""
+    _, rows, open_header = movingai_rows(read_input(path))
+    if open_header is not None:
+        raise InputError("a Moving AI header (type, height, width) ends with a 'map' line; "
+                         "none found", file=path)
+    if not rows:
+        raise InputError("no map rows", file=path)
+    return movingai_layout([r for _, r in rows], path)
 
 
 # -- reading files ------------------------------------------------------------------

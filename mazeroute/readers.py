@@ -30,7 +30,15 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .errors import InputError
-from .layout import Layout, load_layout, load_netlist, parse_layout, read_movingai, with_nets
+from .layout import (
+    Layout,
+    load_layout,
+    load_netlist,
+    movingai_layout,
+    movingai_rows,
+    parse_layout,
+    with_nets,
+)
 
 #: The ``--format`` choices; ``auto`` recognises the format by content.
 FORMATS = ("auto", "yaml", "numberlink", "adc", "movingai")
@@ -413,22 +421,12 @@ def _parse_adc(text: str, file) -> list[Layout]:
     return [parse_layout(data, file)]
 
 
-# -- Moving AI (read by layout.read_movingai; checked here, so a forced format fails) --
+# -- Moving AI (layout.movingai_rows; checked here, so a forced format fails) --
 def _parse_movingai(text: str, file) -> list[Layout]:
-    lines = list(enumerate(text.splitlines(), 1))
-    header: dict[str, str] = {}
-    if lines and lines[0][1].strip().startswith("type"):
-        for k, (_, s) in enumerate(lines):
-            s = s.strip()
-            if s == "map":
-                lines = lines[k + 1:]
-                break
-            key, _, value = s.partition(" ")
-            header[key] = value.strip()
-        else:
-            raise _err("a Moving AI header (type, height, width) ends with a 'map' line; "
-                       "none found", file, lines[-1][0])
-    rows = [(no, s.rstrip()) for no, s in lines if s.strip()]
+    header, rows, open_header = movingai_rows(text)
+    if open_header is not None:
+        raise _err("a Moving AI header (type, height, width) ends with a 'map' line; "
+                   "none found", file, open_header)
     if not rows:
         raise _err("no map rows", file, None)
     for no, s in rows:
@@ -441,7 +439,7 @@ def _parse_movingai(text: str, file) -> list[Layout]:
         if key in header and header[key] != str(actual):
             raise _err(f"the header says {key} {_show(header[key])}, the map has {actual}",
                        file, None)
-    return [read_movingai(file)]
+    return [movingai_layout([s for _, s in rows], file)]
 
 
 def _read_yaml(text: str, file) -> list[Layout]:

@@ -136,6 +136,31 @@ def test_shared_movingai_maps_go_through_read_movingai():
         assert lay.nets == [] and lay.name == path.stem
 
 
+MAP_VARIANTS = {
+    "plain": "type octile\nheight 2\nwidth 3\nmap\n...\n.@.\n",
+    "no header": "...\n.@.\n",
+    "CRLF": "type octile\r\nheight 2\r\nwidth 3\r\nmap\r\n...\r\n.@.\r\n",
+    "blank rows": "type octile\nheight 2\nwidth 3\nmap\n\n...\n\n.@.\n",
+    "BOM and header": "\ufefftype octile\nheight 2\nwidth 3\nmap\n...\n.@.\n",
+    "BOM, no header": "\ufeff...\n.@.\n",
+    "spaced header": " type octile\nheight 2 \nwidth 3\n\n map \n...\n.@.\n",
+    "trailing spaces": "...  \n.@.\t\n",
+}
+
+
+@pytest.mark.parametrize("variant", list(MAP_VARIANTS))
+def test_a_movingai_map_is_the_grid_its_rows_draw(tmp_path, variant):
+    """Byte-order marks, CR line ends, blank lines and spaces round the header's words
+    or after a row are not cells: the reader that checks the file and the one that
+    builds the grid agree on the 3 x 2 map."""
+    path = tmp_path / "m.map"
+    path.write_bytes(MAP_VARIANTS[variant].encode("utf-8"))
+    for lay in (load_layouts(path)[0], load_layouts(path, "movingai")[0],
+                read_movingai(path)):
+        assert (lay.width, lay.height) == (3, 2)
+        assert lay.blocked.tolist() == [[False, False, False], [False, True, False]]
+
+
 # -- hand-made files of known content -------------------------------------------------
 def test_one_puzzle_is_named_after_the_file_with_exact_pins(tmp_path):
     p = write(tmp_path, "tiny.txt", "# made by hand\n5 3\na...b\n.c.c.\nb...a\n")
