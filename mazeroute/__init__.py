@@ -12,13 +12,30 @@ Examples
 8
 """
 
-from .engines import ENGINES, UNREACHED, bfs, make_problem
-from .errors import InputError
-from .graph import CSRGraph, GridGraph, fig15_1_graph
-from .layout import Layout, Net, load_layout, parse_layout, save_layout
-from .router import Router, route
+import importlib
 
 __version__ = "0.1.0"
-__all__ = ["ENGINES", "UNREACHED", "bfs", "make_problem", "InputError", "CSRGraph",
-           "GridGraph", "fig15_1_graph", "Layout", "Net", "load_layout", "parse_layout",
-           "save_layout", "Router", "route", "__version__"]
+
+#: Where each name of the public API lives. They load when first used, so that the
+#: command line (``python -m mazeroute``) starts its signal handling before the heavy
+#: modules load: a Ctrl-C then is one line, however early it comes.
+_EXPORTS = {
+    "ENGINES": ".engines", "UNREACHED": ".engines", "bfs": ".engines",
+    "make_problem": ".engines", "InputError": ".errors", "CSRGraph": ".graph",
+    "GridGraph": ".graph", "fig15_1_graph": ".graph", "Layout": ".layout", "Net": ".layout",
+    "load_layout": ".layout", "parse_layout": ".layout", "save_layout": ".layout",
+    "Router": ".router", "route": ".router",
+}
+__all__ = [*_EXPORTS, "__version__"]
+
+
+def __getattr__(name: str):
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'mazeroute' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_EXPORTS[name], __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS})

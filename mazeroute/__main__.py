@@ -1,8 +1,30 @@
-"""``python -m mazeroute`` is the ``mazeroute`` command."""
+"""``python -m mazeroute`` and the ``mazeroute`` command (:func:`run`)."""
 
+import signal
 import sys
 
-from .cli import main
+
+def run() -> int:
+    """The command line, with the modules it needs loaded inside its own guard: Ctrl-C or
+    SIGTERM while they load gives one line and status 130 or 143, as later."""
+    got = []
+
+    def stop(signum, frame):
+        got.append(signum)
+        raise KeyboardInterrupt()
+
+    old = signal.signal(signal.SIGTERM, stop)
+    try:
+        from .cli import main
+    except KeyboardInterrupt:
+        term = signal.SIGTERM in got
+        print(f"mazeroute: error: {'terminated (SIGTERM)' if term else 'interrupted'}",
+              file=sys.stderr)
+        return 143 if term else 130
+    finally:
+        signal.signal(signal.SIGTERM, old)
+    return main()
+
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run())

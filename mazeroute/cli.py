@@ -211,21 +211,57 @@ def _check_scale(scale: int | None) -> None:
                          field="--scale")
 
 
+#: SIGTERMs and Ctrl-Cs received while a command ran: an exception raised from a signal
+#: handler can be swallowed (Python ignores exceptions raised in some callbacks), and
+#: then the command finishes; its exit status still says it was interrupted.
+_SIGNALLED: list[int] = []
+
+
+def _interrupt(e: BaseException) -> KeyboardInterrupt | None:
+    """The Ctrl-C or SIGTERM behind ``e``, if any: a signal that lands while compiled
+    code calls back into Python (Numba loading a cached function) surfaces as a
+    ``SystemError`` whose cause is the interrupt."""
+    seen = set()
+    while e is not None and id(e) not in seen:
+        if isinstance(e, KeyboardInterrupt):
+            return e
+        seen.add(id(e))
+        e = e.__cause__ or e.__context__
+    return None
+
+
 @contextlib.contextmanager
 def _sigterm_as_interrupt() -> Iterator[None]:
-    """Turn SIGTERM (``timeout``, CI cancellation) into :class:`Terminated` meanwhile."""
+    """Turn SIGTERM (``timeout``, CI cancellation) into :class:`Terminated` meanwhile,
+    note every SIGTERM and Ctrl-C in :data:`_SIGNALLED`, and keep quiet about an
+    interrupt that Python had to swallow (raised inside a callback of compiled code):
+    :func:`main` reports it once the command has returned."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
 
     def raise_terminated(signum, frame):
+        _SIGNALLED.append(signum)
         raise Terminated()
 
+    def raise_interrupt(signum, frame):
+        _SIGNALLED.append(signum)
+        raise KeyboardInterrupt()
+
+    def unraisable(u):
+        if not isinstance(u.exc_value, KeyboardInterrupt):
+            hook(u)
+
+    hook = sys.unraisablehook
     old = signal.signal(signal.SIGTERM, raise_terminated)
+    old_int = signal.signal(signal.SIGINT, raise_interrupt)
+    sys.unraisablehook = unraisable
     try:
         yield
     finally:
+        sys.unraisablehook = hook
         signal.signal(signal.SIGTERM, old)
+        signal.signal(signal.SIGINT, old_int)
 
 
 # -- commands -------------------------------------------------------------------------
@@ -739,23 +775,38 @@ def main(argv: Sequence[str] | None = None) -> int:
     for stream in (sys.stdout, sys.stderr):       # a name never fails to print
         with contextlib.suppress(AttributeError, ValueError):
             stream.reconfigure(errors="backslashreplace")
-    args = build_parser().parse_args(argv)
-    with _sigterm_as_interrupt():
-        try:
-            return args.func(args)
-        except (InputError, EngineUnavailable, OutputError) as e:
-            _say("error", str(e))
-        except MemoryError:
-            _say("error", "out of memory (a smaller layout, or --no-png, may fit)")
-        except RecursionError:
-            _say("error", "the input is nested too deeply")
-        except Terminated:
+    _SIGNALLED.clear()
+    try:
+        args = build_parser().parse_args(argv)
+        with _sigterm_as_interrupt():
+            try:
+                status = args.func(args)
+            except (InputError, EngineUnavailable, OutputError) as e:
+                _say("error", str(e))
+                return 2
+            except MemoryError:
+                _say("error", "out of memory (a smaller layout, or --no-png, may fit)")
+                return 2
+            except RecursionError:
+                _say("error", "the input is nested too deeply")
+                return 2
+            except Exception as e:
+                if _interrupt(e) is None:
+                    raise
+                raise _interrupt(e) from None
+    except KeyboardInterrupt as e:
+        if isinstance(e, Terminated):
             _say("error", "terminated (SIGTERM)")
             return 143
-        except KeyboardInterrupt:
-            _say("error", "interrupted")
-            return 130
-    return 2
+        _say("error", "interrupted")
+        return 130
+    if signal.SIGTERM in _SIGNALLED:    # its exception was swallowed on its way
+        _say("error", "terminated (SIGTERM)")
+        return 143
+    if _SIGNALLED:
+        _say("error", "interrupted")
+        return 130
+    return status
 
 
 __all__ = ["main", "build_parser"]

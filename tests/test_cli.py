@@ -697,6 +697,60 @@ def test_sigterm_stops_like_ctrl_c(tmp_path, monkeypatch, capsys, request):
     assert _parts(tmp_path) == [] and signal.getsignal(signal.SIGTERM) == before
 
 
+@pytest.mark.parametrize("which", ["SIGTERM", "Ctrl-C"])
+def test_an_interrupt_behind_a_system_error_is_an_interrupt(tmp_path, monkeypatch, capsys,
+                                                            which):
+    """A signal that lands while compiled code calls back into Python (Numba loading a
+    cached function) comes out as a SystemError caused by the interrupt: one line and
+    the interrupt's status, as anywhere else."""
+    import mazeroute.cli as cli
+    exc, status, line = ((cli.Terminated(), 143, "terminated (SIGTERM)") if which == "SIGTERM"
+                         else (KeyboardInterrupt(), 130, "interrupted"))
+
+    def command(args):
+        try:
+            raise exc
+        except KeyboardInterrupt as e:
+            raise SystemError("CPUDispatcher(...) returned a result with an exception set") \
+                from e
+    monkeypatch.setattr(cli, "cmd_generate", command)
+    assert main(["generate", "rects", "-o", str(tmp_path / "g.yaml")]) == status
+    assert capsys.readouterr().err.strip().splitlines() == [f"mazeroute: error: {line}"]
+
+
+def test_a_swallowed_sigterm_still_ends_in_143_without_a_traceback(tmp_path, monkeypatch,
+                                                                   capsys, request):
+    """Python swallows an exception raised inside some callbacks of compiled code and
+    reports it through ``sys.unraisablehook``; the command then runs to its end. Its
+    status still says it was terminated, in one line; other unraisable errors are
+    reported as before."""
+    import types
+
+    import mazeroute.cli as cli
+    previous = signal.getsignal(signal.SIGTERM)
+    request.addfinalizer(lambda: signal.signal(signal.SIGTERM, previous))
+
+    def command(args):
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)        # main's handler raises here
+        except KeyboardInterrupt as e:                  # ... and a callback swallows it
+            sys.unraisablehook(types.SimpleNamespace(
+                exc_type=type(e), exc_value=e, exc_traceback=None, err_msg=None, object=None))
+        sys.unraisablehook(types.SimpleNamespace(
+            exc_type=ValueError, exc_value=ValueError("other"), exc_traceback=None,
+            err_msg="Exception ignored in", object=None))
+        return 0
+    monkeypatch.setattr(cli, "cmd_generate", command)
+    reported: list = []
+    monkeypatch.setattr(sys, "unraisablehook", reported.append)
+    assert main(["generate", "rects", "-o", str(tmp_path / "g.yaml")]) == 143
+    assert capsys.readouterr().err.strip().splitlines() == [
+        "mazeroute: error: terminated (SIGTERM)"]
+    assert [type(u.exc_value) for u in reported] == [ValueError]
+    assert signal.getsignal(signal.SIGTERM) == previous
+    assert sys.unraisablehook == reported.append
+
+
 SLOW_BATCH = """\
 import sys, time
 import mazeroute.cli as cli
