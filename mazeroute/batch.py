@@ -54,10 +54,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import layout as layout_module
-from .contract import check_routes
+from .contract import check_routes, routes_text
 from .errors import EngineUnavailable, InputError
 from .io import OutputError, OutputSet, safe_folder_name, write_csv, write_text
-from .layout import BYTES_PER_CELL, Layout, Net, load_netlist, with_nets
+from .layout import (
+    BYTES_PER_CELL,
+    NEGOTIATE_BYTES_PER_CELL,
+    Layout,
+    Net,
+    load_netlist,
+    with_nets,
+)
 from .readers import load_layouts, sniff_format
 from .report import SUMMARY_FIELDS, format_report, safe_text, summary_row
 from .router import DEFAULT_MODE, PathFinderOptions, Router, RouteResult, route
@@ -233,23 +240,43 @@ class Picture:
     notice: str = ""
 
 
-def plan_picture(layout: Layout, wanted: bool, scale: int | None = None) -> Picture:
-    """Decide about the picture before routing: its pixels and memory are bounded.
+def routing_bytes(layout: Layout, mode: str = DEFAULT_MODE) -> int:
+    """Host memory that routing ``layout`` in ``mode`` needs, roughly."""
+    per = NEGOTIATE_BYTES_PER_CELL if mode == "negotiate" else BYTES_PER_CELL
+    return layout.width * layout.height * per
 
-    The whole run (the engine's :data:`~mazeroute.layout.BYTES_PER_CELL` a cell and the
-    picture's bytes a pixel) must fit in the memory available. When the picture alone
-    does not fit (or has more than :data:`~mazeroute.render.MAX_PICTURE_PIXELS`
+
+def _amount(size: int) -> str:
+    """``size`` bytes for a message: GiB, or MiB below one GiB."""
+    return f"{size / 2**30:.1f} GiB" if size >= 2**30 else f"{size / 2**20:.1f} MiB"
+
+
+def plan_picture(layout: Layout, wanted: bool, scale: int | None = None,
+                 mode: str = DEFAULT_MODE) -> Picture:
+    """Decide about memory and the picture before routing.
+
+    Routing in ``mode`` (:func:`routing_bytes`) must fit in the memory available, else
+    an :class:`InputError` (a one-line refusal, not a run that the system kills later).
+    With the picture (its bytes a pixel) the whole run must fit too; when the picture
+    alone does not (or has more than :data:`~mazeroute.render.MAX_PICTURE_PIXELS`
     pixels), it is skipped with a notice; with an explicit ``scale`` that is an
     :class:`InputError` instead (the user asked for exactly that picture).
     """
+    engine = routing_bytes(layout, mode)
+    have = layout_module.available_memory()
+    if have and engine > have:
+        raise InputError(f"{layout.width} x {layout.height} cells needs about "
+                         f"{_amount(engine)} to route in {mode} mode, more than the "
+                         f"{_amount(have)} of memory available"
+                         + (" (sequential mode needs less)" if mode == "negotiate"
+                            and routing_bytes(layout, "sequential") <= have else ""),
+                         file=layout.source, field="width")
     if not wanted:
         return Picture(False)
     from . import render
     s = scale if scale is not None else render.cell_scale(layout.width, layout.height)
     iw, ih = render.image_size(layout, s)
     need = iw * ih * render.PICTURE_BYTES_PER_PIXEL
-    engine = layout.width * layout.height * BYTES_PER_CELL
-    have = layout_module.available_memory()
     if iw * ih > render.MAX_PICTURE_PIXELS:
         why = (f"a {iw} x {ih} picture has more than the {render.MAX_PICTURE_PIXELS} pixels "
                "allowed")
@@ -272,7 +299,8 @@ def display_layout(layout: Layout) -> Layout:
 
 
 def write_outputs(result: RouteResult, folder: Path, picture: Picture,
-                  root: Path | None = None, html: bool = False) -> list[Path]:
+                  root: Path | None = None, html: bool = False,
+                  options: dict | None = None) -> list[Path]:
     """routes.json, report.txt, (per ``picture``) layout.png and (with ``html``) the
     interactive view.html in ``folder``, together.
 
@@ -280,6 +308,8 @@ def write_outputs(result: RouteResult, folder: Path, picture: Picture,
     a failure or an interruption leaves the folder's old files, never a mix; an old
     ``layout.png`` goes when this run draws none, so the folder describes one run.
     Every file must lie inside ``root`` (default: ``folder``), links resolved.
+    ``options``: the routing options that were not left at their defaults
+    (:func:`routing_options`), recorded in ``routes.json`` for ``--resume``.
     """
     written = []
     with OutputSet(folder, root) as files:
@@ -290,8 +320,10 @@ def write_outputs(result: RouteResult, folder: Path, picture: Picture,
                 raise OutputError.from_os(e, folder / name) from None
             written.append(folder / name)
 
-        put("routes.json", lambda p: p.write_text(json.dumps(result.to_json(), indent=1)
-                                                  + "\n", encoding="utf-8"))
+        doc = result.to_json()
+        if options:
+            doc["options"] = options
+        put("routes.json", lambda p: p.write_text(routes_text(doc), encoding="utf-8"))
         put("report.txt", lambda p: p.write_text(format_report(result), encoding="utf-8"))
         if picture.draw:
             from .render import layout_image
@@ -320,21 +352,40 @@ def route_layout(layout: Layout, folder: Path, args, picture: Picture, *,
     the user named (``folder`` itself, or the batch's), which callers have locked and
     every output must stay inside. ``progress(k, n, "nets")`` follows the nets.
     """
+    given = routing_options(args)
     if getattr(args, "mode", DEFAULT_MODE) == "negotiate":
         # the PathFinder options the command line sets (the others keep their defaults)
-        given = {name: getattr(args, name, None) for name in ("fill_steps", "snapshot_nets",
-                                                          "reroute_order")}
-        given = {name: value for name, value in given.items() if value is not None}
+        pathfinder = {k: v for k, v in given.items() if k in PATHFINDER_FLAGS}
         result = route(layout, backend=args.backend, mode="negotiate",
-                       max_iterations=getattr(args, "max_iterations", None),
-                       time_limit=getattr(args, "time_limit", None),
+                       max_iterations=given.get("max_iterations"),
+                       time_limit=given.get("time_limit"),
                        progress=iteration_line if progress else None,
-                       options=PathFinderOptions(**given) if given else None)
+                       options=PathFinderOptions(**pathfinder) if pathfinder else None)
     else:
         router = Router(layout, args.backend, args.strategy)
         result = router.run(args.order or "file",
                             (lambda k, n, r: progress(k, n, "nets")) if progress else None)
-    return result, write_outputs(result, folder, picture, root, getattr(args, "html", False))
+    return result, write_outputs(result, folder, picture, root, getattr(args, "html", False),
+                                 given)
+
+
+#: Options of negotiated routing that the command line passes to PathFinderOptions.
+PATHFINDER_FLAGS = ("fill_steps", "snapshot_nets", "reroute_order")
+#: Options that may change the routes of a mode (engines and strategies give the same
+#: routes; they change only the time).
+ROUTING_OPTIONS = {"negotiate": ("max_iterations", "time_limit", *PATHFINDER_FLAGS),
+                   "sequential": ("order",)}
+
+
+def routing_options(args) -> dict:
+    """The options of ``args`` (a command line or :class:`BatchOptions`) that may change
+    the routes of its mode and were given (not left at their defaults); ``--resume``
+    keeps earlier outputs only where they were routed with the same ones."""
+    mode = getattr(args, "mode", DEFAULT_MODE)
+    given = {name: getattr(args, name, None) for name in ROUTING_OPTIONS.get(mode, ())}
+    if given.get("order") == "file":            # sequential's default, said aloud
+        given["order"] = None
+    return {name: value for name, value in given.items() if value is not None}
 
 
 def iteration_line(it) -> None:
@@ -495,7 +546,7 @@ def _route_one(file: str, label: str, layout: Layout, out: Path, folder: str,
                options: BatchOptions, messages: list) -> dict:
     status = "failed"
     try:
-        picture = plan_picture(layout, not options.no_png)
+        picture = plan_picture(layout, not options.no_png, mode=options.mode)
         if picture.notice:
             messages.append(("note", f"{file}: {picture.notice}"))
         result, _ = route_layout(layout, out / folder, options, picture, root=out)
@@ -537,10 +588,12 @@ def complete_outputs(layout: Layout, folder: Path, options: BatchOptions
     """The result kept in ``folder`` when its outputs are complete and valid, else None.
 
     Complete and valid: ``routes.json`` parses, was routed in this run's mode (a file
-    without ``mode`` is sequential, FORMATS.md 1.0), and keeps every promise of FORMATS.md
-    about ``layout`` (:func:`~mazeroute.contract.check_routes`), ``report.txt`` is there, and so
-    are the files this run asks for (``layout.png`` unless ``no_png`` or the picture would
-    be skipped, ``view.html`` with ``html``).
+    without ``mode`` is sequential, FORMATS.md 1.0) and with its routing options
+    (:func:`routing_options`; a file without ``options`` had the defaults), and keeps
+    every promise of FORMATS.md about ``layout``
+    (:func:`~mazeroute.contract.check_routes`), ``report.txt`` is there, and so are the
+    files this run asks for (``layout.png`` unless ``no_png`` or the picture would be
+    skipped, ``view.html`` with ``html``).
     """
     try:
         if not (folder / "report.txt").is_file():
@@ -548,11 +601,13 @@ def complete_outputs(layout: Layout, folder: Path, options: BatchOptions
         if options.html and not (folder / "view.html").is_file():
             return None
         if not options.no_png and not (folder / "layout.png").is_file() and \
-                plan_picture(layout, True).draw:
+                plan_picture(layout, True, mode=options.mode).draw:
             return None
         routes = json.loads((folder / "routes.json").read_text(encoding="utf-8"))
         if routes.get("mode", "sequential") != options.mode or check_routes(layout, routes):
             return None
+        if routes.get("options", {}) != routing_options(options):
+            return None             # routed with other options: they may change the routes
         result = routes_result(layout, routes)
     except Exception:  # noqa: BLE001 -- outputs that cannot be checked are routed again
         return None

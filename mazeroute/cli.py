@@ -278,7 +278,7 @@ def cmd_route(args) -> int:
         out = root / safe_folder_name(layout.name)
         ensure_inside(out, root)
         check_output_folder(out)
-    picture = plan_picture(layout, not args.no_png, args.scale)
+    picture = plan_picture(layout, not args.no_png, args.scale, args.mode)
     with output_folder(out):
         if picture.notice and not args.quiet:
             _say("note", picture.notice)

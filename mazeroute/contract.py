@@ -40,6 +40,27 @@ ROUTE_MODES = ("sequential", "negotiate")
 MAX_PROBLEMS = 200
 
 
+def routes_text(routes: dict) -> str:
+    """A routes document as the text of a routes file: its fields one a line, and each
+    net on a line of its own in compact form (a wire of a million cells is a few
+    megabytes of text and a second of encoding, where one number a line took five times
+    both).
+
+    >>> print(routes_text({"format": "f", "nets": [{"name": "a", "cells": [[0, 0], [1, 0]]}]}),
+    ...       end="")
+    {
+     "format": "f",
+     "nets": [
+      {"name":"a","cells":[[0,0],[1,0]]}
+     ]
+    }
+    """
+    head = [f" {json.dumps(k)}: {json.dumps(v)}" for k, v in routes.items() if k != "nets"]
+    nets = [f"  {json.dumps(n, separators=(',', ':'))}" for n in routes.get("nets", [])]
+    body = ' "nets": [\n' + ",\n".join(nets) + "\n ]" if nets else ' "nets": []'
+    return "{\n" + ",\n".join([*head, body]) + "\n}\n"
+
+
 def load_routes(path: str | Path) -> dict:
     """Read a routes file: a JSON object, from a regular file of bounded size.
 

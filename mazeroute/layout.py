@@ -33,8 +33,13 @@ from .io import write_text
 #: Largest grid accepted: vertex ids must fit in 32 bits.
 MAX_CELLS = 2**31 - 2
 #: Rough host bytes per cell that routing a layout needs (mask, levels, queue, parsing;
-#: the picture is counted apart, per pixel, by the command line).
+#: the picture is counted apart, per pixel, by the command line): sequential routing's,
+#: checked as a layout is read.
 BYTES_PER_CELL = 24
+#: The same for negotiated routing (its congestion state, two search engines, the
+#: sequential floor), checked before it routes: 67-89 bytes a cell at peak on
+#: 2048^2-4096^2 rectangle layouts (RESULTS.md, eighth session of 2026-11-25).
+NEGOTIATE_BYTES_PER_CELL = 96
 
 #: Largest layout, netlist or routes file read, in bytes. Parsing costs about ten times
 #: the file's size in memory; ``generate maze -W 8192 -H 8192`` writes some 280 MB.

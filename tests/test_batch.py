@@ -278,6 +278,35 @@ def test_complete_outputs_checks_the_routes_against_the_layout(tmp_path):
     assert complete_outputs(lay, out / "n0", no_png) is None
 
 
+def test_resume_routes_again_what_other_options_routed(tmp_path):
+    """Outputs made with other routing options (an order, a negotiation setting) may hold
+    other routes: --resume routes them again, and keeps those made with the same ones."""
+    src = five_layouts(tmp_path)
+    out = tmp_path / "out"
+    assert main(cpu(str(src), "-o", str(out), "--no-png", *SEQ)) == 0
+    lay = load_file(str(src / "l0.yaml"), BatchOptions()).layouts[0]
+    seq = BatchOptions(no_png=True, mode="sequential")
+    assert complete_outputs(lay, out / "n0", seq) is not None
+    assert "options" not in json.loads((out / "n0" / "routes.json").read_text())
+    assert complete_outputs(lay, out / "n0", BatchOptions(no_png=True, mode="sequential",
+                                                          order="file")) is not None
+    hpwl = BatchOptions(no_png=True, mode="sequential", order="hpwl")
+    assert complete_outputs(lay, out / "n0", hpwl) is None
+    assert main(cpu(str(src), "-o", str(out), "--no-png", "--resume", *SEQ,
+                    "--order", "hpwl")) == 0
+    assert json.loads((out / "n0" / "routes.json").read_text())["options"] == {"order": "hpwl"}
+    assert complete_outputs(lay, out / "n0", hpwl) is not None
+    assert complete_outputs(lay, out / "n0", seq) is None
+    neg = tmp_path / "neg"
+    assert main(cpu(str(src), "-o", str(neg), "--no-png", "--max-iterations", "3")) == 0
+    held = BatchOptions(no_png=True, mode="negotiate", max_iterations=3)
+    assert complete_outputs(lay, neg / "n0", held) is not None
+    assert complete_outputs(lay, neg / "n0", BatchOptions(no_png=True)) is None
+    assert complete_outputs(lay, neg / "n0", BatchOptions(no_png=True, mode="negotiate",
+                                                          max_iterations=3,
+                                                          fill_steps=0)) is None
+
+
 # -- the summary ------------------------------------------------------------------------
 def test_summary_keeps_input_order_whatever_order_files_finish_in(tmp_path):
     s = Summary(tmp_path / "summary.csv", "csv")

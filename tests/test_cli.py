@@ -818,7 +818,7 @@ def test_picture_too_big_for_memory_is_skipped_with_a_notice(tmp_path, monkeypat
     import mazeroute.layout as layout
     lay = tmp_path / "wide.yaml"
     lay.write_text("width: 200\nheight: 100\nnets: [{name: a, pins: [[0, 0], [199, 99]]}]\n")
-    monkeypatch.setattr(layout, "available_memory", lambda: 2**20)   # 1 MiB free
+    monkeypatch.setattr(layout, "available_memory", lambda: 5 * 2**19)   # 2.5 MiB free
     out = tmp_path / "o"
     assert main(["route", str(lay), "-o", str(out), "--backend", "cpu"]) == 0
     err = capsys.readouterr().err
@@ -837,6 +837,54 @@ def test_picture_too_big_for_memory_is_skipped_with_a_notice(tmp_path, monkeypat
         assert main(argv) == 2
         assert "GiB of memory available" in _one_line(capsys.readouterr().err)
     assert not (tmp_path / "o3").exists()
+
+
+def test_negotiation_that_cannot_fit_in_memory_is_refused_before_any_work(tmp_path,
+                                                                          monkeypatch, capsys):
+    """Negotiated routing needs several times sequential routing's memory a cell
+    (NEGOTIATE_BYTES_PER_CELL): a layout whose negotiation cannot fit is one line and exit
+    2 before any work (not a run that the system kills), naming the file, the field and
+    the mode that fits; sequential mode still routes it."""
+    import mazeroute.batch as batch
+    import mazeroute.cli as cli
+    import mazeroute.layout as layout
+    lay = tmp_path / "wide.yaml"
+    lay.write_text("width: 400\nheight: 300\nnets: [{name: a, pins: [[0, 0], [399, 299]]}]\n")
+    cells = 400 * 300
+    monkeypatch.setattr(layout, "available_memory",
+                        lambda: cells * (layout.BYTES_PER_CELL + layout.NEGOTIATE_BYTES_PER_CELL)
+                        // 2)
+    real = batch.route
+    monkeypatch.setattr(batch, "route", None)
+    monkeypatch.setattr(cli, "Router", None)
+    out = tmp_path / "o"
+    assert main(["route", str(lay), "-o", str(out), "--no-png"]) == 2
+    line = _one_line(capsys.readouterr().err)
+    assert str(lay) in line and "width" in line and "negotiate mode" in line
+    assert "sequential mode needs less" in line and not out.exists()
+    assert main(["batch", str(lay), "-o", str(tmp_path / "b"), "--no-png", "-q"]) == 2
+    assert "negotiate mode" in capsys.readouterr().err
+    monkeypatch.setattr(batch, "route", real)
+    assert main(["route", str(lay), "-o", str(out), "--no-png", "--mode", "sequential",
+                 "--backend", "cpu"]) == 0
+
+
+def test_routes_file_is_one_net_a_line_and_parses_to_the_routes(good, tmp_path):
+    """routes.json holds each net on a line of its own, compact, and parses back to the
+    result's document (names with quotes and non-ASCII characters included)."""
+    from mazeroute.contract import routes_text
+    from mazeroute.router import route
+    out = tmp_path / "o"
+    assert main(["route", str(good), "-o", str(out), "--backend", "cpu", "--no-png"]) == 0
+    text = (out / "routes.json").read_text()
+    lay = load_layout(good)
+    doc = route(lay, backend="cpu").to_json()
+    assert json.loads(text) == doc
+    assert sum(line.startswith('  {"name":') for line in text.splitlines()) == len(lay.nets)
+    odd = {"format": "f", "layout": 'q"\u00e9\u4e2d', "nets": [
+        {"name": 'a"b\\\u00e9', "cells": [[0, 0]]}, {"name": "c", "cells": []}]}
+    assert json.loads(routes_text(odd)) == odd
+    assert json.loads(routes_text({"format": "f", "nets": []})) == {"format": "f", "nets": []}
 
 
 def test_picture_over_the_pixel_cap_is_skipped(good, tmp_path, monkeypatch, capsys):
