@@ -306,12 +306,14 @@ def write_outputs(result: RouteResult, folder: Path, picture: Picture,
 
     All are staged and then moved into place at once (:class:`~mazeroute.io.OutputSet`):
     a failure or an interruption leaves the folder's old files, never a mix; an old
-    ``layout.png`` goes when this run draws none, so the folder describes one run.
+    ``layout.png`` goes when this run draws none, so the folder describes one run, and
+    temporary files a killed run left behind go too.
     Every file must lie inside ``root`` (default: ``folder``), links resolved.
     ``options``: the routing options that were not left at their defaults
     (:func:`routing_options`), recorded in ``routes.json`` for ``--resume``.
     """
     written = []
+    remove_parts(folder)                 # a killed run's, before this run stages its own
     with OutputSet(folder, root) as files:
         def put(name: str, write: Callable[[Path], None]) -> None:
             try:
@@ -745,13 +747,20 @@ def sweep_temporaries(out: Path, folders: Iterable[str]) -> None:
     empty."""
     for name in folders:
         folder = out / name
-        for output in OUTPUT_FILES:
-            stem, suffix = os.path.splitext(output)
-            for part in folder.glob(f".{stem}.*{suffix}.part"):
-                with contextlib.suppress(OSError):
-                    part.unlink()
+        remove_parts(folder)
         with contextlib.suppress(OSError):
             folder.rmdir()                         # only when empty
+
+
+def remove_parts(folder: Path) -> None:
+    """Remove the temporary outputs (``.routes.*.json.part`` ...) that a killed run left
+    in ``folder``: the caller is the folder's only writer now (it holds its lock, or its
+    run is over)."""
+    for output in OUTPUT_FILES:
+        stem, suffix = os.path.splitext(output)
+        for part in folder.glob(f".{stem}.*{suffix}.part"):
+            with contextlib.suppress(OSError):
+                part.unlink()
 
 
 __all__ = ["BatchOptions", "FileOutcome", "FilePlan", "Loaded", "Summary", "assign_folders",

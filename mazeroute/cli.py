@@ -154,7 +154,7 @@ def _check_engine(args) -> str | None:
         if not negotiate:
             raise InputError("the congestion picture needs --mode negotiate",
                              field="--congestion")
-        check_output_file(Path(args.congestion))
+        check_output_file(args.congestion)
     return resolve(args.backend, args.strategy)[1]
 
 
@@ -310,9 +310,9 @@ def cmd_wavefront(args) -> int:
     png = Path(args.output)
     gif = Path(args.gif) if args.gif else None
     html = Path(args.html) if args.html else None
-    for p in (png, gif, html):
-        if p is not None:
-            check_output_file(p)
+    for given in (args.output, args.gif, args.html):
+        if given:
+            check_output_file(given)
     if gif is not None and png.resolve() == gif.resolve():
         raise InputError("names the same file as -o", field="--gif")
     if html is not None and html.resolve() in {png.resolve(), gif and gif.resolve()}:
@@ -502,7 +502,7 @@ def cmd_view(args) -> int:
     from .view import routes_result, save_view_html
 
     out = Path(args.output)
-    check_output_file(out)
+    check_output_file(args.output)
     layout = _load(args.layout, args.nets, args.format, args.puzzle)
     result = None
     if args.routes:
@@ -565,7 +565,7 @@ def _check_generate(args) -> str:
 def cmd_generate(args) -> int:
     name = _check_generate(args)
     out = Path(args.output) if args.output else Path(safe_folder_name(name) + ".yaml")
-    check_output_file(out)
+    check_output_file(args.output or out)
     if args.kind == "maze":
         layout = perfect_maze(args.width, args.height, nets=args.nets, pins=args.pins,
                               seed=args.seed, name=name, span=args.span)

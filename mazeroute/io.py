@@ -312,8 +312,17 @@ def ensure_inside(path: str | Path, folder: str | Path) -> None:
 
 
 def check_output_file(path: str | Path) -> None:
-    """Fail early (before any work) when ``path`` cannot be a file we write."""
+    """Fail early (before any work) when ``path`` cannot be a file we write: a folder, or
+    a name that ends in a separator (a folder the user meant, even one not made yet).
+
+    >>> check_output_file("pictures/")
+    Traceback (most recent call last):
+    ...
+    mazeroute.io.OutputError: pictures/: names a folder; give a file name
+    """
     p = Path(path)
+    if str(path).endswith(("/", os.sep)) or (os.altsep and str(path).endswith(os.altsep)):
+        raise OutputError(path, "names a folder; give a file name")
     if p.is_dir():
         raise OutputError(p, "is a folder; give a file name")
     _check_parents(p)

@@ -887,6 +887,31 @@ def test_routes_file_is_one_net_a_line_and_parses_to_the_routes(good, tmp_path):
     assert json.loads(routes_text({"format": "f", "nets": []})) == {"format": "f", "nets": []}
 
 
+def test_a_file_output_named_like_a_folder_is_refused(good, tmp_path, capsys):
+    """``-o pictures/`` for a file output means a folder: one line, exit 2, nothing
+    written (it wrote a file called ``pictures`` before)."""
+    for argv in (["view", str(good), "-o"], ["generate", "rects", "-o"],
+                 ["route", str(good), "-o", str(tmp_path / "r"), "--congestion"]):
+        target = tmp_path / "pictures"
+        assert main([*argv, str(target) + os.sep]) == 2
+        assert "names a folder" in _one_line(capsys.readouterr().err)
+        assert not target.exists() and not (tmp_path / "r").exists()
+
+
+def test_a_killed_runs_temporary_files_go_at_the_next_run(good, tmp_path):
+    """``kill -9`` mid-write leaves staged outputs (``.routes.*.json.part``) behind; the
+    next run into the folder removes them, and nothing of the user's."""
+    out = tmp_path / "o"
+    out.mkdir()
+    left = [out / ".routes.x1y2.json.part", out / ".layout.abc.png.part"]
+    mine = out / ".notes.part"
+    for p in [*left, mine]:
+        p.write_text("half")
+    assert main(["route", str(good), "-o", str(out), "--backend", "cpu"]) == 0
+    assert not any(p.exists() for p in left) and mine.exists()
+    assert {"routes.json", "report.txt", "layout.png"} <= {p.name for p in out.iterdir()}
+
+
 def test_picture_over_the_pixel_cap_is_skipped(good, tmp_path, monkeypatch, capsys):
     """Issue 12 item 8: the picture's size is bounded whatever the memory."""
     import mazeroute.render as render
