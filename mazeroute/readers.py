@@ -111,6 +111,11 @@ def load_layouts(path: str | Path, fmt: str = "auto",
     try:
         layouts = _READERS[use](text, path)
     except InputError as e:
+        if use == found == "yaml" and fmt == "auto" and ":" not in text:
+            # no key of any mapping: most likely another format gone wrong in its header
+            raise InputError(f"{e.message} (nor is it numberlink, `W H` first; ADC, `SIZE "
+                             "WxH` first; or a Moving AI map: --format names one to see "
+                             "what it finds)", file=e.file, field=e.field) from None
         if use == found:
             raise
         raise InputError(f"{e.message} (--format {fmt} was forced, but the content looks "

@@ -136,6 +136,23 @@ def test_shared_movingai_maps_go_through_read_movingai():
         assert lay.nets == [] and lay.name == path.stem
 
 
+@pytest.mark.parametrize("text", ["SIZE 5Y4\nLINE_NUM 1\n", "-3 3\n...\n", "3 3 3\n"])
+def test_a_file_no_reader_recognises_says_which_formats_it_is_not(tmp_path, text):
+    """A broken header of another format falls through to YAML; the one-line error says
+    that it is none of the other formats either, and how to force one."""
+    path = tmp_path / "q.txt"
+    path.write_text(text)
+    with pytest.raises(InputError) as e:
+        load_layouts(path)
+    assert "\n" not in str(e.value) and str(e.value).startswith(f"{path}: ")
+    assert "nor is it numberlink" in str(e.value) and "--format" in str(e.value)
+    yaml_path = tmp_path / "l.yaml"                   # a YAML file gone wrong: no hint
+    yaml_path.write_text("width 4\nheight: 3\n")
+    with pytest.raises(InputError) as e:
+        load_layouts(yaml_path)
+    assert "nor is it" not in str(e.value)
+
+
 MAP_VARIANTS = {
     "plain": "type octile\nheight 2\nwidth 3\nmap\n...\n.@.\n",
     "no header": "...\n.@.\n",
