@@ -104,10 +104,11 @@ def _mode_options(p: argparse.ArgumentParser) -> None:
                         "blockage for the next (shortest paths in turn; --order, "
                         f"--strategy) (default: {DEFAULT_MODE})")
     g.add_argument("--max-iterations", type=int, metavar="N",
-                   help="negotiate: most rip-up-and-reroute iterations (default: 1000; "
-                        "past 50 only while the searches so far covered fewer than 2^23 "
-                        "cells, as on small layouts; it stops sooner when no cell is "
-                        "shared, or when overuse stops falling while many nets conflict)")
+                   help="negotiate: run up to N rip-up-and-reroute iterations (default: "
+                        "50, and on to 1000 while the searches so far covered fewer than "
+                        "2^23 cells, as on small layouts; either way it stops sooner when "
+                        "no cell is shared, or when overuse stops falling while many nets "
+                        "conflict)")
     g.add_argument("--time-limit", type=float, metavar="SECONDS",
                    help="negotiate: stop negotiating after this long, then legalise "
                         "(default: none)")

@@ -122,6 +122,9 @@ def test_cheap_iterations_go_on_past_budget_after_until_the_budget():
     held = _negotiate(lay, options=replace(opt, budget_cells=0))
     assert len(held.iterations) == opt.budget_after and held.routed < len(lay.nets)
     assert len(_negotiate(lay, options=replace(opt, max_iterations=60)).iterations) == 60
+    # a cap the caller names (route's max_iterations, --max-iterations) lifts the budget
+    assert len(_negotiate(lay, options=replace(opt, budget_cells=0),
+                          max_iterations=70).iterations) == 70
     spent = np.cumsum(ng.searched)                          # cells after each iteration
     k = opt.budget_after + 10
     part = _negotiate(lay, options=replace(opt, budget_cells=int(spent[k - 1])))

@@ -56,7 +56,8 @@ class PathFinderOptions:
 
     Parameters
     ----------
-    max_iterations : most routing iterations before legalisation
+    max_iterations : most routing iterations before legalisation (the command line's
+        ``--max-iterations N`` sets it and lifts ``budget_cells``)
     budget_after : iterations that always run (unless a stop below comes first; VPR's
         default ``--max_router_iterations``); later ones run only while negotiation's
         searches so far cover fewer than ``budget_cells`` cells (the box areas of every

@@ -863,13 +863,16 @@ def negotiate(layout: Layout, backend: str = "auto", *, max_iterations: int | No
               options: PathFinderOptions | None = None) -> RouteResult:
     """Route ``layout`` by negotiated congestion; see :class:`Negotiator`.
 
-    ``max_iterations`` and ``time_limit`` override those of ``options``; ``progress``
-    is called with each iteration's :class:`~.result.IterationStats`.
+    ``max_iterations`` and ``time_limit`` override those of ``options`` (a
+    ``max_iterations`` given here is the cap the caller chose: the iteration budget,
+    ``budget_cells``, is lifted); ``progress`` is called with each iteration's
+    :class:`~.result.IterationStats`.
     """
     options = options or PathFinderOptions()
     changes = {}
     if max_iterations is not None:
         changes["max_iterations"] = max_iterations
+        changes["budget_cells"] = None
     if time_limit is not None:
         changes["time_limit"] = time_limit
     if changes:
