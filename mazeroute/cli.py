@@ -64,7 +64,7 @@ from .layout import MAX_CELLS, Layout, save_layout
 from .readers import FORMATS
 from .report import format_report, safe_text
 from .router import DEFAULT_MODE, MODES, ORDERS, Router, net_order
-from .router.congestion import REROUTE_ORDERS
+from .router.congestion import MAX_OPTION_FLOAT, MAX_OPTION_INT, REROUTE_ORDERS
 
 #: Per-net rows printed to the terminal; the report file always has every net.
 PRINTED_ROWS = 40
@@ -138,10 +138,14 @@ def _check_engine(args) -> str | None:
             raise InputError("applies to --mode sequential only (negotiate routes in its "
                              "own order with the weighted search)", field=name)
     for option, name, ok, bound in (
-            ("max_iterations", "--max-iterations", lambda v: v >= 1, ">= 1"),
-            ("time_limit", "--time-limit", lambda v: v > 0, "> 0 seconds"),  # NaN too
-            ("fill_steps", "--fill-steps", lambda v: v >= 0, ">= 0"),
-            ("snapshot_nets", "--snapshot-nets", lambda v: v >= 1, ">= 1"),
+            ("max_iterations", "--max-iterations", lambda v: 1 <= v <= MAX_OPTION_INT,
+             f"1 .. {MAX_OPTION_INT}"),
+            ("time_limit", "--time-limit", lambda v: 0 < v <= MAX_OPTION_FLOAT,
+             f"> 0 and at most {MAX_OPTION_FLOAT:g} seconds"),                # NaN too
+            ("fill_steps", "--fill-steps", lambda v: 0 <= v <= MAX_OPTION_INT,
+             f"0 .. {MAX_OPTION_INT}"),
+            ("snapshot_nets", "--snapshot-nets", lambda v: 1 <= v <= MAX_OPTION_INT,
+             f"1 .. {MAX_OPTION_INT}"),
             ("reroute_order", "--reroute-order", lambda v: v in REROUTE_ORDERS,
              " or ".join(REROUTE_ORDERS))):
         value = getattr(args, option, None)
@@ -302,11 +306,6 @@ def cmd_route(args) -> int:
     return 1 if args.fail_unrouted and unrouted else 0
 
 
-def _title_text(text: str) -> str:
-    """A name fit for a Matplotlib title: escaped, bounded, no mathtext (``$``)."""
-    return safe_text(text, PICTURE_NAME_WIDTH).replace("$", r"\$")
-
-
 def cmd_wavefront(args) -> int:
     png = Path(args.output)
     gif = Path(args.gif) if args.gif else None
@@ -350,8 +349,10 @@ def cmd_wavefront(args) -> int:
     elif len(net.pins) == 2:
         target = net.pins[1]
     from .render import save_wavefront_gif, save_wavefront_png
-    title = (f"{_title_text(layout.name)}: net {_title_text(net.name)}, wavefront from "
+    about = (f"{safe_text(layout.name, PICTURE_NAME_WIDTH)}: net "
+             f"{safe_text(net.name, PICTURE_NAME_WIDTH)}, wavefront from "
              f"{list(net.pins[0])} ({router.engine})")
+    title = about.replace("$", r"\$")            # Matplotlib's; the page takes `about`
     written = [png] + [p for p in (gif, html) if p is not None]
     with OutputSet(None) as files:                 # the picture, GIF and page together
         try:
@@ -370,7 +371,7 @@ def cmd_wavefront(args) -> int:
             try:
                 save_wavefront_html(layout, levels, files.stage(html), roots=[net.pins[0]],
                                     target=target, path_cells=path, others=others,
-                                    title=title)
+                                    title=about)
             except OSError as e:
                 raise OutputError.from_os(e, html) from None
     if not args.quiet:

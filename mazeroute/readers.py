@@ -31,6 +31,7 @@ from pathlib import Path
 
 from .errors import InputError
 from .layout import (
+    MAX_NAME,
     Layout,
     load_layout,
     load_netlist,
@@ -277,6 +278,15 @@ def _sniff_text(text: str) -> str:
     return "yaml"
 
 
+def _stem_name(file, suffix: int = 0) -> str:
+    """A layout name from the file's name, for formats that have no name field: its
+    stem with characters that are not printable as ``_``, cut to leave ``suffix``
+    characters (a puzzle's number) within :data:`~mazeroute.layout.MAX_NAME` (the user
+    cannot name the layout otherwise, so the file name must never make it invalid)."""
+    stem = "".join(c if c.isprintable() else "_" for c in Path(str(file)).stem) or "layout"
+    return stem[:MAX_NAME - suffix]
+
+
 def _err(message: str, file, line: int | None) -> InputError:
     return InputError(message, file=file, field=None if line is None else f"line {line}")
 
@@ -340,8 +350,8 @@ def _parse_numberlink(text: str, file) -> list[Layout]:
     if not puzzles:
         raise _err("no puzzle: expected a size line 'W H' of two integers", file,
                    min(i + 1, len(lines)) or None)
-    stem = Path(str(file)).stem
     digits = len(str(len(puzzles)))
+    stem = _stem_name(file, 0 if len(puzzles) == 1 else digits + 1)
     layouts = []
     for k, (w, h, pins) in enumerate(puzzles, 1):
         name = stem if len(puzzles) == 1 else f"{stem}-{k:0{digits}d}"
@@ -420,7 +430,7 @@ def _parse_adc(text: str, file) -> list[Layout]:
     if count[0] != len(nets):
         raise _err(f"LINE_NUM says {count[0]} lines, but the file has {len(nets)}",
                    file, count[1])
-    data = {"name": Path(str(file)).stem, "width": w, "height": h,
+    data = {"name": _stem_name(file), "width": w, "height": h,
             "nets": [{"name": k, "pins": [list(p) for p in pins]}
                      for k, (pins, _) in nets.items()]}
     return [parse_layout(data, file)]

@@ -281,6 +281,19 @@ def test_wavefront_png_and_gif(good, tmp_path, capsys):
     assert "net a:" in capsys.readouterr().out
 
 
+def test_wavefront_page_title_has_no_matplotlib_escapes(tmp_path, capsys):
+    """A ``$`` in a name is escaped for Matplotlib's title only: the page says the name."""
+    lay = tmp_path / "dollar.yaml"
+    lay.write_text("name: cost $5\nwidth: 6\nheight: 4\n"
+                   "nets: [{name: n$1, pins: [[0, 0], [5, 3]]}]\n")
+    page = tmp_path / "w.html"
+    assert main(["wavefront", str(lay), "--backend", "cpu", "-o", str(tmp_path / "w.png"),
+                 "--html", str(page)]) == 0
+    text = page.read_text(encoding="utf-8")
+    title = re.search(r"<title>(.*?)</title>", text, re.S).group(1)
+    assert "cost $5" in title and "n$1" in title and "\\$" not in title
+
+
 def test_wavefront_of_a_later_net_sees_earlier_wires(good, tmp_path, capsys):
     for flag in ([], ["--alone"]):
         assert main(["wavefront", str(good), "--net", "b", "-o", str(tmp_path / "w.png"),
@@ -1250,6 +1263,18 @@ def test_pathfinder_options_reach_the_negotiation_of_route_and_batch(tmp_path, f
                  "--no-png", "--quiet"]) == 0
     got = next(many.rglob("routes.json"))
     assert json.loads(got.read_text())["nets"] == want[0]
+
+
+@pytest.mark.parametrize("flag, value", [("--fill-steps", "100000000000000000000"),
+                                         ("--snapshot-nets", "100000000000000000000"),
+                                         ("--max-iterations", "100000000000000000000"),
+                                         ("--time-limit", "1e300")])
+def test_huge_negotiation_options_are_one_line(tmp_path, good, capsys, flag, value):
+    """Values beyond what the compiled code takes are refused before any work."""
+    assert main(["route", str(good), "-o", str(tmp_path / "x"), "--backend", "cpu", flag,
+                 value]) == 2
+    assert flag in _one_line(capsys.readouterr().err)
+    assert not (tmp_path / "x").exists()
 
 
 def test_an_unknown_reroute_order_is_refused(tmp_path, good):

@@ -18,6 +18,7 @@ def test_pres_fac_schedule_follows_vpr():
     assert opt.pres_fac(3) == pytest.approx(0.65)
     assert opt.pres_fac(4) == pytest.approx(0.845)
     assert opt.pres_fac(100) == 10.0
+    assert opt.pres_fac(10**6) == 10.0           # the power overflows a float long before
 
 
 @pytest.mark.parametrize("field, value", [("max_iterations", 0), ("pres_fac_mult", 0.9),
@@ -28,6 +29,20 @@ def test_pres_fac_schedule_follows_vpr():
                                           ("stall_min_conflicts", -1),
                                           ("stall_min_cells", -1)])
 def test_options_out_of_range_are_refused(field, value):
+    with pytest.raises(ValueError, match=field):
+        PathFinderOptions(**{field: value})
+
+
+@pytest.mark.parametrize("field, value", [
+    ("max_iterations", 1.5), ("max_iterations", True), ("max_iterations", "3"),
+    ("max_iterations", 10**30), ("fill_steps", 10**20), ("snapshot_nets", float("inf")),
+    ("acc_fac", float("inf")), ("acc_fac", 1e300), ("max_pres_fac", float("nan")),
+    ("first_iter_pres_fac", float("inf")), ("time_limit", "1"), ("bb_factor", 2.5),
+    ("bb_grow_limit", float("inf")), ("stall_iterations", 1.5), ("net_acc", 10**30),
+    ("bb_grow", 2**40)])
+def test_options_of_the_wrong_kind_or_size_are_refused(field, value):
+    """Nonsense values fail at once with a ValueError naming the option, not deep in the
+    router (an overflow, a compiled function's argument error, a box off the grid)."""
     with pytest.raises(ValueError, match=field):
         PathFinderOptions(**{field: value})
 

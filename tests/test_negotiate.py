@@ -132,6 +132,30 @@ def test_cheap_iterations_go_on_past_budget_after_until_the_budget():
     assert [s.overused for s in part.iterations] == [s.overused for s in full.iterations[:k]]
 
 
+def test_a_lag_past_the_last_box_is_bounded():
+    """box_levels' compiled loop runs over the lag: a lag of 10**12 (``snapshot_nets``)
+    answers at once, as a lag of the box count does."""
+    import time
+    boxes = np.array([[0, 0, 9, 9], [5, 5, 14, 14], [20, 0, 29, 9]])
+    start = time.perf_counter()
+    assert box_levels(boxes, (32, 32), 10**12).tolist() == \
+        box_levels(boxes, (32, 32), 3).tolist() == [0, 0, 0]
+    assert time.perf_counter() - start < 5
+    lay = unroutable_layout()
+    assert _negotiate(lay, options=PathFinderOptions(snapshot_nets=10**12,
+                                                     max_iterations=5)).routed >= 0
+
+
+def test_route_refuses_options_of_the_other_mode():
+    lay = unroutable_layout()
+    with pytest.raises(ValueError, match="max_iterations"):
+        route(lay, backend="cpu", mode="sequential", max_iterations=3)
+    with pytest.raises(ValueError, match="time_limit"):
+        route(lay, backend="cpu", mode="sequential", time_limit=1.0)
+    with pytest.raises(TypeError, match="PathFinderOptions"):
+        route(lay, backend="cpu", mode="negotiate", options={"max_iterations": 3})
+
+
 def test_searched_cells_are_the_box_areas_of_each_iteration():
     lay = unroutable_layout()
     ng = Negotiator(lay, "cpu", PathFinderOptions(max_iterations=4, stall_iterations=None))

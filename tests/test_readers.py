@@ -153,6 +153,22 @@ def test_a_file_no_reader_recognises_says_which_formats_it_is_not(tmp_path, text
     assert "nor is it" not in str(e.value)
 
 
+@pytest.mark.parametrize("stem", ["p" * 210, "tab\tx", "nl\u202eevil"])
+def test_a_puzzle_file_is_never_refused_for_its_file_name(tmp_path, stem):
+    """Numberlink and ADC files have no name field, so the layout is named after the
+    file: a long name is cut to MAX_NAME (room kept for a puzzle's number) and
+    characters that are not printable become ``_``."""
+    from mazeroute.layout import MAX_NAME
+    puzzles = tmp_path / f"{stem}.txt"
+    puzzles.write_text("3 2\na.a\nb.b\n\n2 2\nxy\nxy\n")
+    adc = tmp_path / f"{stem}.adc"
+    adc.write_text("SIZE 5X4\nLINE_NUM 1\nLINE#1 (0,0)-(4,2)\n")
+    names = [lay.name for lay in load_layouts(puzzles) + load_layouts(adc)]
+    assert len(names) == 3 and len(set(names[:2])) == 2
+    assert all(0 < len(n) <= MAX_NAME and n.isprintable() for n in names)
+    assert names[0].endswith("-1") and names[1].endswith("-2")
+
+
 MAP_VARIANTS = {
     "plain": "type octile\nheight 2\nwidth 3\nmap\n...\n.@.\n",
     "no header": "...\n.@.\n",

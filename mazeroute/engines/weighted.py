@@ -405,7 +405,10 @@ def box_levels(boxes: np.ndarray, shape: tuple[int, int], lag: int = 1) -> np.nd
     if lag < 1:
         raise ValueError(f"lag = {lag} must be at least 1")
     h, w = shape
-    return _levels(boxes, LEVEL_TILE, -(-w // LEVEL_TILE), -(-h // LEVEL_TILE), int(lag))
+    # a lag past the last box changes nothing (no box is that far after another); the
+    # compiled loop runs over the lag, so it is bounded here
+    lag = min(int(lag), boxes.shape[0])
+    return _levels(boxes, LEVEL_TILE, -(-w // LEVEL_TILE), -(-h // LEVEL_TILE), lag)
 
 
 @numba.njit(cache=True, nogil=True)

@@ -47,6 +47,10 @@ def route(layout: Layout, *, backend: str = "auto", strategy: str | None = None,
     ``options``; ``progress`` is called with each iteration's :class:`IterationStats`).
     """
     if mode == "sequential":
+        for name, value in (("max_iterations", max_iterations), ("time_limit", time_limit),
+                            ("options", options)):
+            if value is not None:
+                raise ValueError(f"{name}= applies to mode='negotiate' only")
         return Router(layout, backend, strategy).run(order or "file", progress)
     if mode == "negotiate":
         for name, value in (("order", order), ("strategy", strategy)):

@@ -38,8 +38,9 @@ Examples
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numba
 import numpy as np
@@ -165,6 +166,18 @@ class PathFinderOptions:
     device_chains: bool = False
 
     def __post_init__(self):
+        for name, value in ((f.name, getattr(self, f.name)) for f in fields(self)):
+            kind = _KINDS.get(name)
+            if kind is int and not (value is None and name in _OPTIONAL) and (
+                    isinstance(value, bool) or not isinstance(value, int)
+                    or abs(value) > MAX_OPTION_INT):
+                raise ValueError(f"{name} = {value!r} must be a whole number of at most "
+                                 f"{MAX_OPTION_INT}")
+            if kind is float and not (value is None and name in _OPTIONAL) and (
+                    isinstance(value, bool) or not isinstance(value, (int, float))
+                    or not math.isfinite(value) or abs(value) > MAX_OPTION_FLOAT):
+                raise ValueError(f"{name} = {value!r} must be a finite number of at most "
+                                 f"{MAX_OPTION_FLOAT:g}")
         checks = [("max_iterations", self.max_iterations >= 1),
                   ("budget_after", self.budget_after >= 1),
                   ("budget_cells", self.budget_cells is None or self.budget_cells >= 0),
@@ -174,9 +187,9 @@ class PathFinderOptions:
                   ("pres_fac_mult", self.pres_fac_mult >= 1),
                   ("max_pres_fac", self.max_pres_fac >= 0),
                   ("acc_fac", self.acc_fac >= 0),
-                  ("net_acc", self.net_acc >= 0),
+                  ("net_acc", 0 <= self.net_acc <= 2**20),   # weights add up in int64
                   ("bb_factor", self.bb_factor >= 0),
-                  ("bb_grow", self.bb_grow >= 2),
+                  ("bb_grow", 2 <= self.bb_grow <= 2**20),   # margins multiply by it
                   ("bb_patience", self.bb_patience >= 1),
                   ("bb_grow_limit", self.bb_grow_limit >= 0),
                   ("stall_iterations", self.stall_iterations is None
@@ -241,8 +254,21 @@ class PathFinderOptions:
         """``pres_fac`` during ``iteration`` (1, 2, ...)."""
         if iteration <= 1:
             return self.first_iter_pres_fac
-        return min(self.max_pres_fac,
-                   self.initial_pres_fac * self.pres_fac_mult ** (iteration - 2))
+        try:
+            grown = self.initial_pres_fac * self.pres_fac_mult ** (iteration - 2)
+        except OverflowError:              # past any cap long before: thousands of iterations
+            return self.max_pres_fac
+        return min(self.max_pres_fac, grown)
+
+
+#: Largest whole-number option: compiled code takes them as 64-bit integers.
+MAX_OPTION_INT = 2**53
+#: Largest real option: costs are fixed-point integers of :data:`COST_SCALE` units.
+MAX_OPTION_FLOAT = 1e9
+_KINDS = {f.name: (int if f.type in ("int", "int | None") else
+                   float if f.type in ("float", "float | None") else None)
+          for f in fields(PathFinderOptions)}
+_OPTIONAL = {f.name for f in fields(PathFinderOptions) if "None" in str(f.type)}
 
 
 def _fixed(value: float) -> int:

@@ -868,6 +868,8 @@ def negotiate(layout: Layout, backend: str = "auto", *, max_iterations: int | No
     ``budget_cells``, is lifted); ``progress`` is called with each iteration's
     :class:`~.result.IterationStats`.
     """
+    if options is not None and not isinstance(options, PathFinderOptions):
+        raise TypeError(f"options must be a PathFinderOptions, not {type(options).__name__}")
     options = options or PathFinderOptions()
     changes = {}
     if max_iterations is not None:
