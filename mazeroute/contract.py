@@ -67,7 +67,7 @@ def load_routes(path: str | Path) -> dict:
     Every way it can be unreadable (missing, a FIFO or device, not UTF-8, not JSON,
     nested too deeply, a number too long) is one :class:`InputError` naming the file.
     """
-    text = read_input(path)
+    text = read_input(path).removeprefix("\ufeff")   # a byte-order mark, as layouts allow
     try:
         routes = json.loads(text)
     except json.JSONDecodeError as e:

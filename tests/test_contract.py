@@ -228,6 +228,9 @@ def test_load_routes_refuses_a_fifo_and_reads_a_good_file(tmp_path, good):
     f = tmp_path / "good.json"
     f.write_text(json.dumps(good))
     assert load_routes(f) == good
+    marked = tmp_path / "bom.json"                # saved by an editor with a BOM
+    marked.write_bytes(b"\xef\xbb\xbf" + json.dumps(good).encode())
+    assert load_routes(marked) == good
 
 
 # -- sequential mode: unrouted only when no path existed (item 11), and mode -------------
