@@ -793,9 +793,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 _say("error", "the input is nested too deeply")
                 return 2
             except Exception as e:
-                if _interrupt(e) is None:
+                behind = _interrupt(e)
+                if behind is None:
                     raise
-                raise _interrupt(e) from None
+                raise behind from None
     except KeyboardInterrupt as e:
         if isinstance(e, Terminated):
             _say("error", "terminated (SIGTERM)")

@@ -321,7 +321,7 @@ def check_output_file(path: str | Path) -> None:
     mazeroute.io.OutputError: pictures/: names a folder; give a file name
     """
     p = Path(path)
-    if str(path).endswith(("/", os.sep)) or (os.altsep and str(path).endswith(os.altsep)):
+    if str(path).endswith(("/", os.sep, os.altsep or "/")):
         raise OutputError(path, "names a folder; give a file name")
     if p.is_dir():
         raise OutputError(p, "is a folder; give a file name")

@@ -233,17 +233,18 @@ def _yaml_text(s: str) -> str:
     return json.dumps(s, ensure_ascii=False)
 
 
-def movingai_rows(text: str) -> tuple[dict[str, str], list[tuple[int, str]], int | None]:
+def movingai_rows(text: str, path: str | Path) -> tuple[dict[str, str], list[tuple[int, str]]]:
     r"""A Moving AI map's text split up: its header (``type``, ``height``, ``width``, each
-    word to its value), its non-blank map rows with their line numbers (trailing
-    whitespace off), and the line of a header that has no ``map`` line (else None).
+    word to its value) and its non-blank map rows with their line numbers (trailing
+    whitespace off); an :class:`InputError` naming ``path`` when a header has no ``map``
+    line or there are no rows.
 
     One statement of the format, so that the reader that checks a file and the one
     that builds its grid see the same rows: a byte-order mark, and spaces round the
     header's words, are not part of the map.
 
-    >>> movingai_rows("\ufefftype octile \nheight 1\nwidth 2\n map \n.@  \n")
-    ({'type': 'octile', 'height': '1', 'width': '2'}, [(5, '.@')], None)
+    >>> movingai_rows("\ufefftype octile \nheight 1\nwidth 2\n map \n.@  \n", "m.map")
+    ({'type': 'octile', 'height': '1', 'width': '2'}, [(5, '.@')])
     """
     lines = list(enumerate(text.removeprefix("\ufeff").splitlines(), 1))
     header: dict[str, str] = {}
@@ -256,8 +257,12 @@ def movingai_rows(text: str) -> tuple[dict[str, str], list[tuple[int, str]], int
             key, _, value = word.partition(" ")
             header[key] = value.strip()
         else:
-            return header, [], lines[-1][0]
-    return header, [(no, line.rstrip()) for no, line in lines if line.strip()], None
+            raise InputError("a Moving AI header (type, height, width) ends with a 'map' "
+                             "line; none found", file=path, field=f"line {lines[-1][0]}")
+    rows = [(no, line.rstrip()) for no, line in lines if line.strip()]
+    if not rows:
+        raise InputError("no map rows", file=path)
+    return header, rows
 
 
 def movingai_layout(rows: list[str], path: str | Path) -> Layout:
@@ -273,12 +278,7 @@ def movingai_layout(rows: list[str], path: str | Path) -> Layout:
 def read_movingai(path: str | Path) -> Layout:
     """A Moving AI ``.map`` grid (header optional) as a layout without nets
     (:func:`movingai_rows`, :func:`movingai_layout`)."""
-    _, rows, open_header = movingai_rows(read_input(path))
-    if open_header is not None:
-        raise InputError("a Moving AI header (type, height, width) ends with a 'map' line; "
-                         "none found", file=path)
-    if not rows:
-        raise InputError("no map rows", file=path)
+    _, rows = movingai_rows(read_input(path), path)
     return movingai_layout([r for _, r in rows], path)
 
 

@@ -438,12 +438,7 @@ def _parse_adc(text: str, file) -> list[Layout]:
 
 # -- Moving AI (layout.movingai_rows; checked here, so a forced format fails) --
 def _parse_movingai(text: str, file) -> list[Layout]:
-    header, rows, open_header = movingai_rows(text)
-    if open_header is not None:
-        raise _err("a Moving AI header (type, height, width) ends with a 'map' line; "
-                   "none found", file, open_header)
-    if not rows:
-        raise _err("no map rows", file, None)
+    header, rows = movingai_rows(text, file)
     for no, s in rows:
         bad = set(s) - MOVINGAI_CHARS
         if bad:

@@ -592,8 +592,6 @@ def _surplus_rows(free):
     return surplus.sum(), cells.sum()
 
 
-
-
 #: Masks of at least this many cells count ``E - V`` on every core, smaller ones with
 #: NumPy on one: on a busy host a parallel pass waits for its slowest thread, which cost
 #: the routing decision of a 1023^2 maze tens of milliseconds at times (RESULTS.md,

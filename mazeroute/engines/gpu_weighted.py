@@ -399,10 +399,10 @@ class GPUNetSearch(NetSearch):
         routes are the same either way, only the time differs.
         """
         self._note_changed(changed)
-        big = [] if self.cpu_box_cells is None else [
-            k for k, r in enumerate(requests)
-            if (int(r.box[2]) - int(r.box[0]) + 1) * (int(r.box[3]) - int(r.box[1]) + 1)
-            > self.cpu_box_cells]
+        big = []
+        if self.cpu_box_cells is not None and requests:
+            bw, bh = box_sides(_request_boxes(requests))
+            big = np.flatnonzero(bw * bh > self.cpu_box_cells).tolist()
         small = sorted(set(range(len(requests))) - set(big))
         on_cpu = bool(small) and self._cpu_sooner(len(small))
         if on_cpu:
@@ -458,9 +458,8 @@ class GPUNetSearch(NetSearch):
         n = len(requests)
         if not n:
             return True
-        boxes = np.array([tuple(r.box) for r in requests], np.int64).reshape(n, 4)
-        return self._fits_boxes(boxes, np.fromiter((len(r.pins) for r in requests),
-                                                   np.int64, n))
+        return self._fits_boxes(_request_boxes(requests),
+                                np.fromiter((len(r.pins) for r in requests), np.int64, n))
 
     def _fits_boxes(self, boxes: np.ndarray, pins: np.ndarray) -> bool:
         """:meth:`_fits_chain` of a batch of ``boxes`` (``(n, 4)``) with ``pins`` pins each."""
@@ -944,6 +943,11 @@ class GPUNetSearch(NetSearch):
 
 _NONE = np.zeros(0, np.int32)
 _NO_CELLS = np.zeros(0, np.int64)
+
+
+def _request_boxes(requests: Sequence[NetRequest]) -> np.ndarray:
+    """The ``(n, 4)`` boxes ``(x0, y0, x1, y1)`` of ``requests``."""
+    return np.array([tuple(r.box) for r in requests], np.int64).reshape(len(requests), 4)
 
 
 def _check_owner_value(owner: np.ndarray | int) -> None:

@@ -168,14 +168,14 @@ class PathFinderOptions:
     def __post_init__(self):
         for name, value in ((f.name, getattr(self, f.name)) for f in fields(self)):
             kind = _KINDS.get(name)
-            if kind is int and not (value is None and name in _OPTIONAL) and (
-                    isinstance(value, bool) or not isinstance(value, int)
-                    or abs(value) > MAX_OPTION_INT):
+            if kind is None or (value is None and name in _OPTIONAL):
+                continue
+            if kind is int and (isinstance(value, bool) or not isinstance(value, int)
+                                or abs(value) > MAX_OPTION_INT):
                 raise ValueError(f"{name} = {value!r} must be a whole number of at most "
                                  f"{MAX_OPTION_INT}")
-            if kind is float and not (value is None and name in _OPTIONAL) and (
-                    isinstance(value, bool) or not isinstance(value, (int, float))
-                    or not math.isfinite(value) or abs(value) > MAX_OPTION_FLOAT):
+            if kind is float and (isinstance(value, bool) or not isinstance(value, (int, float))
+                                  or not math.isfinite(value) or abs(value) > MAX_OPTION_FLOAT):
                 raise ValueError(f"{name} = {value!r} must be a finite number of at most "
                                  f"{MAX_OPTION_FLOAT:g}")
         checks = [("max_iterations", self.max_iterations >= 1),
