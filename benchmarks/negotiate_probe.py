@@ -6,10 +6,10 @@ benchmarks/negotiate_probe.py [--big] [--snapshots K ...]``. 1024 x 1024, 25 %
 rectangles, 2000 local nets (span 64), negotiated to the end on each backend: wall time
 of ``route(..., mode="negotiate")`` (median of ``--repeats``), nets routed, iterations,
 and whether both backends give the same routes. ``--big``: 4096 x 4096, 32,000 local
-nets on the GPU only, its time and the peak of CuPy's memory pool. ``--profile``: the GPU
-run (4096^2 with ``--big``, else 1024^2, after a warm-up) under cProfile, its functions by
-own time and by cumulative time (where the phases after the loop, the CPU engine's share
-and the device's waits show).
+nets on the GPU only, its time, its phases and the peak of CuPy's memory pool.
+``--profile``: the GPU run (4096^2 with ``--big``, else 1024^2, after a warm-up) under
+cProfile, its functions by own time and by cumulative time (where the phases after the
+loop, the CPU engine's share and the device's waits show).
 ``--calls``: one GPU run of the 1024^2 layout (first seed) with every search call of the
 weighted engine recorded: device calls (nets, largest box, wall time, kernel time by
 CUDA events) and the calls the CPU engine took, which says what bounds the GPU's
@@ -138,6 +138,8 @@ def main() -> None:
             route(warm, backend="gpu", mode="negotiate")
             profile = cProfile.Profile()
             profile.enable()
+        if not args.profile:
+            _time_phases()
         start = time.perf_counter()
         res = route(lay, backend="gpu", mode="negotiate", options=options)
         took = time.perf_counter() - start
@@ -153,6 +155,7 @@ def main() -> None:
         print(f"  loop {loop:.2f} s, after it {took - loop:.2f} s; iterations (rerouted, "
               "overused, ms): " + " ".join(f"{i.rerouted}/{i.overused}/{i.seconds * 1e3:.0f}"
                                            for i in res.iterations), flush=True)
+        _print_phases()
         _print_spent()
 
 
@@ -223,6 +226,36 @@ def _print_spent() -> None:
               + "; ".join(f"{kind} {c} / {n} / {t:.3f} / {d:.3f}"
                           for kind, (c, n, t, d) in total.items()), flush=True)
         _ENGINES.clear()
+
+
+_PHASES: dict[str, float] = {}
+
+
+def _time_phases() -> None:
+    """Time the negotiator's phases (the loop, legalise, repair, tidy, the space-filling
+    search, the reasons of unrouted nets, the sequential floor) for :func:`_print_phases`."""
+    from mazeroute.router import negotiate as ng
+
+    def timer(owner, name, label):
+        inner = getattr(owner, name)
+
+        def timed(*args, **kwargs):
+            start = time.perf_counter()
+            try:
+                return inner(*args, **kwargs)
+            finally:
+                _PHASES[label] = _PHASES.get(label, 0.0) + time.perf_counter() - start
+        setattr(owner, name, timed)
+    for name in ("negotiate", "legalise", "repair", "tidy", "_fill", "_explain", "_result"):
+        timer(ng.Negotiator, name, name.strip("_"))
+    timer(ng, "sequential_routes", "sequential floor")
+
+
+def _print_phases() -> None:
+    if _PHASES:
+        print("  phases (s): " + ", ".join(f"{k} {v:.2f}" for k, v in _PHASES.items()),
+              flush=True)
+        _PHASES.clear()
 
 
 def _name(k: int | None, order: str | None, chains: str) -> str:
