@@ -66,7 +66,7 @@ from .layout import (
     with_nets,
 )
 from .readers import load_layouts, sniff_format
-from .report import SUMMARY_FIELDS, format_report, safe_text, summary_row
+from .report import SUMMARY_FIELDS, format_report, safe_text, summary_json_row, summary_row
 from .router import DEFAULT_MODE, PathFinderOptions, Router, RouteResult, route
 from .view import routes_result
 
@@ -650,12 +650,13 @@ def failed_outcome(plan: FilePlan, reason: str) -> FileOutcome:
 
 # -- the summary ------------------------------------------------------------------------
 def write_summary(path: Path, rows: list[dict], kind: str) -> None:
-    """The summary table as CSV or JSON, replaced atomically."""
+    """The summary table as CSV or JSON, replaced atomically; JSON's numbers are typed
+    (null where a layout has none), CSV's cells are text."""
     try:
         if kind == "csv":
             write_csv(path, SUMMARY_FIELDS, rows)
         else:
-            write_text(path, json.dumps(rows, indent=1) + "\n")
+            write_text(path, json.dumps([summary_json_row(r) for r in rows], indent=1) + "\n")
     except OSError as e:
         raise OutputError.from_os(e, path, "cannot write the summary") from None
 
