@@ -386,6 +386,40 @@ def test_resume_reads_csv_old_json_and_typed_json_summaries(tmp_path, monkeypatc
     resumed()                                          # from the typed JSON
 
 
+# -- progress --------------------------------------------------------------------------
+def serial_progress(src: Path, out: Path) -> tuple[list[tuple], list[dict]]:
+    """The progress reports of a serial batch of ``src``, and its summary rows."""
+    files = [str(f) for f in batch.collect([str(src)])]
+    out.mkdir()
+    summary, seen = Summary(out / "summary.csv", "csv"), []
+    batch.run_serial(files, out, BatchOptions(backend="cpu", no_png=True, quiet=True),
+                     summary, progress=lambda *a: seen.append(a))
+    return seen, summary.rows
+
+
+def test_serial_progress_counts_layouts_as_the_summary_does(tmp_path):
+    """9 files, 10 rows (a numberlink file holds 2 puzzles): the bar ends at 10/10, and
+    while files are unread its total is a floor that it says is one."""
+    seen, rows = serial_progress(mixed_folder(tmp_path), tmp_path / "out")
+    nets = sum(int(r["nets"] or 0) for r in rows)
+    assert len(rows) == 10 and nets == 17
+    assert [(done, total) for done, total, _ in seen] == [
+        (1, 9), (2, 9), (3, 9), (5, 10), (6, 10), (7, 10), (8, 10), (9, 10), (10, 10)]
+    assert seen[0][2] == "layouts (8 files unread), 3/3 nets"
+    assert seen[-2][2] == "layouts (1 file unread), 17/17 nets"
+    assert seen[-1][2] == f"layouts, {nets}/{nets} nets"
+
+
+def test_the_batch_bar_on_the_terminal_ends_at_the_summarys_count(tmp_path, capsys):
+    src = mixed_folder(tmp_path)
+    assert main(["batch", str(src), "-o", str(tmp_path / "out"), "--no-png",
+                 "--backend", "cpu"]) == 2
+    cap = capsys.readouterr()
+    bars = [line for line in cap.err.splitlines() if line.startswith("[")]
+    assert bars[-1] == "[" + "#" * 30 + "] 10/10 layouts, 17/17 nets"
+    assert cap.out.startswith("8/10 layouts routed (")
+
+
 def test_sweep_removes_a_killed_workers_temporaries_only(tmp_path):
     done, cut, empty = tmp_path / "done", tmp_path / "cut", tmp_path / "empty"
     for folder in (done, cut, empty):
