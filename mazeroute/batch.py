@@ -66,7 +66,7 @@ from .layout import (
     with_nets,
 )
 from .readers import load_layouts, sniff_format
-from .report import SUMMARY_FIELDS, format_report, safe_text, summary_row
+from .report import SUMMARY_FIELDS, format_report, safe_text, summary_json_row, summary_row
 from .router import DEFAULT_MODE, PathFinderOptions, Router, RouteResult, route
 from .view import routes_result
 
@@ -650,12 +650,13 @@ def failed_outcome(plan: FilePlan, reason: str) -> FileOutcome:
 
 # -- the summary ------------------------------------------------------------------------
 def write_summary(path: Path, rows: list[dict], kind: str) -> None:
-    """The summary table as CSV or JSON, replaced atomically."""
+    """The summary table as CSV or JSON, replaced atomically; JSON's numbers are typed
+    (null where a layout has none), CSV's cells are text."""
     try:
         if kind == "csv":
             write_csv(path, SUMMARY_FIELDS, rows)
         else:
-            write_text(path, json.dumps(rows, indent=1) + "\n")
+            write_text(path, json.dumps([summary_json_row(r) for r in rows], indent=1) + "\n")
     except OSError as e:
         raise OutputError.from_os(e, path, "cannot write the summary") from None
 
@@ -725,20 +726,68 @@ class Summary:
         write_summary(self.path, self.rows, self.kind)
 
 
+class BatchProgress:
+    """A batch's progress, counted as its summary counts: in layouts (a numberlink file
+    of several puzzles is several, a file that cannot be loaded one), and in nets. The
+    serial batch and the Dask batch both report through it, so their bars agree.
+
+    A file's layouts are known only once it is read, and reading every file ahead would
+    parse each twice (or hold them all): an unread file counts as one layout, so the
+    total can grow, and the label says how many files are still unread. ``report`` gets
+    ``(done, total, label)`` after each file.
+
+    >>> seen = []
+    >>> p = BatchProgress(2, lambda *a: seen.append(a))
+    >>> p.loaded(0, layouts=3, nets=6)
+    >>> p.finished(0, layouts=3)
+    >>> p.loaded(1, layouts=0, nets=0, failed=True)       # its row says why
+    >>> p.finished(1, layouts=1)
+    >>> seen
+    [(3, 4, 'layouts (1 file unread), 6/6 nets'), (4, 4, 'layouts, 6/6 nets')]
+    """
+
+    def __init__(self, files: int, report: Callable[[int, int, str], None] | None = None):
+        self.files, self.report = files, report
+        self.read = self.layouts = self.done = self.nets = self.nets_done = 0
+        self._nets: dict[int, int] = {}
+
+    def loaded(self, index: int, layouts: int, nets: int, failed: bool = False) -> None:
+        """File ``index`` was read: ``layouts`` with ``nets`` in all (``failed``: none,
+        and its one row says why)."""
+        self.read += 1
+        self.layouts += 1 if failed else layouts
+        self.nets += nets
+        self._nets[index] = nets
+
+    def finished(self, index: int, layouts: int) -> None:
+        """File ``index``'s rows (``layouts`` of them) are in the summary: report."""
+        self.done += layouts
+        self.nets_done += self._nets.pop(index, 0)
+        if self.report is None:
+            return
+        unread = self.files - self.read
+        waiting = f" ({unread} file{'s' * (unread != 1)} unread)" if unread else ""
+        self.report(self.done, max(self.layouts + unread, self.done),
+                    f"layouts{waiting}, {self.nets_done}/{self.nets} nets")
+
+
 def run_serial(files: Sequence[str], out: Path, options: BatchOptions, summary: Summary,
                base: Layout | None = None,
                progress: Callable[[int, int, str], None] | None = None) -> None:
-    """The batch in this process, one file after another (``--workers 1``)."""
+    """The batch in this process, one file after another (``--workers 1``); ``progress``
+    is told the layouts done (:class:`BatchProgress`)."""
     taken: set[str] = set()
+    counter = BatchProgress(len(files), progress)
     for k, f in enumerate(files):
         summary.start(k, f)
         loaded = load_file(f, options, base)
+        counter.loaded(k, len(loaded.layouts), sum(len(lay.nets) for lay in loaded.layouts),
+                       failed=loaded.error is not None)
         outcome = route_file(loaded, assign_folders(loaded.names, taken), out, options)
         summary.finish(k, outcome)
         emit(outcome, options.quiet)
         summary.write()
-        if progress:
-            progress(k + 1, len(files), Path(f).name)
+        counter.finished(k, len(outcome.rows))
 
 
 def sweep_temporaries(out: Path, folders: Iterable[str]) -> None:
@@ -763,5 +812,5 @@ def remove_parts(folder: Path) -> None:
                 part.unlink()
 
 
-__all__ = ["BatchOptions", "FileOutcome", "FilePlan", "Loaded", "Summary", "assign_folders",
-           "batch_layout", "collect", "load_file", "route_file", "run_serial"]
+__all__ = ["BatchOptions", "BatchProgress", "FileOutcome", "FilePlan", "Loaded", "Summary",
+           "assign_folders", "batch_layout", "collect", "load_file", "route_file", "run_serial"]

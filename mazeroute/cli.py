@@ -163,8 +163,10 @@ def _check_engine(args) -> str | None:
     return resolve(args.backend, args.strategy)[1]
 
 
-def _progress_bar(stream=sys.stderr) -> Callable[[int, int, str], None]:
+def _progress_bar(stream=None) -> Callable[[int, int, str], None]:
     """A one-line progress bar on a terminal; plain occasional lines otherwise."""
+    # sys.stderr as it is now, as the error lines use it, not the one at import time
+    stream = sys.stderr if stream is None else stream
     tty = stream.isatty()
     last = [0.0]
 
@@ -175,7 +177,7 @@ def _progress_bar(stream=sys.stderr) -> Callable[[int, int, str], None]:
         last[0] = now
         frac = done / total if total else 1.0
         bar = "#" * int(frac * 30)
-        line = f"[{bar:<30}] {done}/{total} {safe_text(label, 40)}"
+        line = f"[{bar:<30}] {done}/{total} {safe_text(label, 56)}"
         if tty:
             stream.write("\r" + line[:100].ljust(100) + ("\n" if done >= total else ""))
         else:

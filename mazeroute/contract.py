@@ -18,7 +18,6 @@ Examples
 ...     print(line)
 nets[0] 'a': cells is not a list, got 5
 nets[1]: not an object, got None
-net 'b' is in only one of layout and routes
 """
 
 from __future__ import annotations
@@ -116,22 +115,33 @@ def check_routes(layout: Layout, routes, *, sequential: bool = False) -> list[st
     nets = {n.name: n for n in layout.nets}
     by_name: dict[str, dict] = {}
     seen: set[str] = set()
+    unnamed = rejected = 0
     for k, e in enumerate(entries):
         if not isinstance(e, dict):
             bad(f"nets[{k}]: not an object, got {quote(e)}")
+            unnamed += 1
             continue
         name = e.get("name")
         if not isinstance(name, str):
             bad(f"nets[{k}]: name is not a string, got {quote(name)}")
+            unnamed += 1
             continue
         if name in seen:
             bad(f"net {quote(name)} appears twice")
             by_name.pop(name, None)        # which of the two to check is anyone's guess
+            rejected += 1
             continue
         seen.add(name)
-        if name in nets and _entry_ok(e, f"nets[{k}] {quote(name)}", bad):
+        if name in nets and not _entry_ok(e, f"nets[{k}] {quote(name)}", bad):
+            rejected += 1
+        elif name in nets:
             by_name[name] = e
-    for name in sorted(set(nets) ^ seen):
+    # An entry whose name cannot be read may be any layout net's: while they can account
+    # for every net without an entry, those nets' lines would only repeat their fault.
+    absent = set(nets) - seen
+    if len(absent) <= unnamed:
+        absent = set()
+    for name in sorted((seen - set(nets)) | absent):
         bad(f"net {quote(name)} is in only one of layout and routes")
     owner = layout.pin_owner()
     used: dict[tuple[int, int], str] = {}
@@ -162,7 +172,9 @@ def check_routes(layout: Layout, routes, *, sequential: bool = False) -> list[st
                 bad(f"{name}: consecutive cells are not neighbours")
             if e["length"] != len(cells) - 1:
                 bad(f"{name}: length {quote(e['length'])} is not len(cells) - 1")
-    if sorted(o for o, _ in orders) != list(range(len(orders))):
+    # A rejected entry's order is unknown, so the others' cannot be judged: they would
+    # miss its number, and the fault already has its own line.
+    if not (unnamed or rejected) and sorted(o for o, _ in orders) != list(range(len(orders))):
         bad("orders of routed nets are not 0, 1, 2, ...")
     if sequential and not problems:
         problems += _check_sequential(layout, by_name, sorted(orders))

@@ -50,6 +50,7 @@ from typing import TYPE_CHECKING
 
 from .batch import (
     BatchOptions,
+    BatchProgress,
     FileOutcome,
     FilePlan,
     Loaded,
@@ -328,8 +329,8 @@ def run_batch(client: Client, files: Sequence[str], out: str | Path, options: Ba
     routing: set[int] = set()
     tags: dict = {}                        # key of a future not yet returned -> its task
     taken: set[str] = set()
-    count = {"next": 0, "layouts": 0, "loaded": 0, "nets": 0, "nets_done": 0, "done": 0,
-             "cells": 0}
+    count = {"next": 0, "cells": 0}
+    counter = BatchProgress(len(files), progress)     # the serial batch's count and label
     pending = as_completed(loop=client.loop)
     seen = {"at": -1.0, "threads": 1}
 
@@ -365,12 +366,7 @@ def run_batch(client: Client, files: Sequence[str], out: str | Path, options: Ba
         summary.write()
         routing.discard(k)
         open_files.discard(k)
-        count["done"] += len(outcome.rows)
-        count["nets_done"] += sum(int(r["nets"] or 0) for r in outcome.rows)
-        if progress:
-            total = count["layouts"] + len(files) - count["loaded"]
-            progress(count["done"], max(total, count["done"]),
-                     f"layouts, {count['nets_done']}/{count['nets']} nets")
+        counter.finished(k, len(outcome.rows))
 
     def name_in_order() -> None:
         while count["next"] in loaded:
@@ -395,9 +391,8 @@ def run_batch(client: Client, files: Sequence[str], out: str | Path, options: Ba
                     held = Loaded(files[k], error=failed.rows[0],
                                   message=failed.messages[0][1])
                 loaded[k] = held
-                count["loaded"] += 1
-                count["layouts"] += len(held.layouts) or 1
-                count["nets"] += sum(len(lay.nets) for lay in held.layouts)
+                counter.loaded(k, len(held.layouts), sum(len(lay.nets) for lay in held.layouts),
+                               failed=held.error is not None)
                 count["cells"] += _cells(held)
                 name_in_order()
             else:

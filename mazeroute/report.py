@@ -23,6 +23,9 @@ summary, :func:`safe_text` escapes control and format characters and cuts long o
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
+
 from .router import RouteResult
 
 #: Columns of the per-layout summary that ``mazeroute batch`` writes (``folder``: the
@@ -31,6 +34,9 @@ from .router import RouteResult
 #: process reports it, empty on the CPU).
 SUMMARY_FIELDS = ("file", "layout", "folder", "status", "width", "height", "nets", "routed",
                   "wirelength", "seconds", "engine", "error", "worker", "device")
+#: The summary's columns that hold numbers. CSV has no types, so a missing one is an
+#: empty cell there; the JSON summary writes them as numbers and a missing one as null.
+SUMMARY_NUMBERS = frozenset({"width", "height", "nets", "routed", "wirelength", "seconds"})
 #: Widest net name in a report row, and widest layout name in a report or summary.
 NET_NAME_WIDTH = 40
 LAYOUT_NAME_WIDTH = 80
@@ -121,6 +127,46 @@ def summary_row(file: str, result: RouteResult | None = None, error: str = "",
             "nets": len(lay.nets), "routed": result.routed, "wirelength": result.wirelength,
             "seconds": round(result.seconds, 6), "engine": result.engine, "error": error,
             "worker": "", "device": ""}
+
+
+def summary_number(value: object) -> int | float | None:
+    """A number column's value as a JSON number, or None when it has none.
+
+    Rows hold ``""`` for a missing number (a failed layout's ``routed``), and a row kept
+    by ``--resume`` takes ``seconds`` from the last summary as that file held it: text
+    from a CSV summary or an old JSON one, a number or null from a new JSON one.
+
+    >>> [summary_number(v) for v in (3, 0.25, "", None, "7", "0.5", "1e-05", "x", "nan", True)]
+    [3, 0.25, None, None, 7, 0.5, 1e-05, None, None, None]
+    """
+    if isinstance(value, bool):                  # JSON's true is no count
+        return None
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            value = int(text)
+        except ValueError:
+            try:
+                value = float(text)
+            except ValueError:
+                return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and math.isfinite(value):   # JSON has no NaN or Infinity
+        return value
+    return None
+
+
+def summary_json_row(row: Mapping[str, object]) -> dict:
+    """``row`` as the JSON summary writes it: number columns as numbers or null
+    (:func:`summary_number`), every other column as text.
+
+    >>> summary_json_row({"file": "f.yaml", "status": "invalid", "routed": "", "seconds": "0.5",
+    ...                   "worker": None})
+    {'file': 'f.yaml', 'status': 'invalid', 'routed': None, 'seconds': 0.5, 'worker': ''}
+    """
+    return {key: summary_number(value) if key in SUMMARY_NUMBERS
+            else "" if value is None else str(value) for key, value in row.items()}
 
 
 #: Most characters of a reason shown in the report (routes.json has it whole).

@@ -28,7 +28,7 @@ from mazeroute.batch import (
 from mazeroute.cli import build_parser, main
 from mazeroute.contract import check_routes
 from mazeroute.layout import load_layout
-from mazeroute.report import summary_row
+from mazeroute.report import SUMMARY_FIELDS, SUMMARY_NUMBERS, summary_row
 from tests.test_cli import GOOD
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -324,6 +324,100 @@ def test_summary_keeps_input_order_whatever_order_files_finish_in(tmp_path):
     s.write()
     assert [(r["file"], r["status"]) for r in rows_of(tmp_path)] == [
         ("f0", "invalid"), ("f1", "interrupted"), ("f2", "invalid")]
+
+
+def test_json_summary_types_its_numbers_and_the_csv_stays_as_it_was(tmp_path):
+    """A missing number is null in JSON (it was ``""``), a present one a JSON number;
+    the CSV of the same batch keeps its empty cells."""
+    src = mixed_folder(tmp_path)
+    out_json, out_csv = tmp_path / "j", tmp_path / "c"
+    assert main(cpu(str(src), "-o", str(out_json), "--no-png", "--summary", "json")) == 2
+    assert main(cpu(str(src), "-o", str(out_csv), "--no-png")) == 2
+    rows, texts = json.loads((out_json / "summary.json").read_text()), rows_of(out_csv)
+    assert [r["status"] for r in rows] == [t["status"] for t in texts]
+    assert {r["status"] for r in rows} == {"ok", "invalid"}
+    for row, text in zip(rows, texts):
+        assert list(row) == list(SUMMARY_FIELDS)
+        for key in SUMMARY_FIELDS:
+            if key not in SUMMARY_NUMBERS:
+                assert isinstance(row[key], str), (key, row)
+            elif row["status"] != "ok":
+                assert row[key] is None and text[key] == "", (key, row, text)
+            else:
+                assert type(row[key]) is (float if key == "seconds" else int), (key, row)
+                if key != "seconds":                   # timings differ between the runs
+                    assert str(row[key]) == text[key]
+    walled = next(r for r in rows if r["layout"] == "walled")
+    assert (walled["nets"], walled["routed"]) == (2, 1)
+
+
+def test_resume_reads_csv_old_json_and_typed_json_summaries(tmp_path, monkeypatch):
+    """The ``seconds`` a kept layout takes over come out a number whichever summary the
+    last run left: CSV, JSON of the old code (numbers as text, missing ones ``""``), or
+    typed JSON."""
+    src = five_layouts(tmp_path)
+    out = tmp_path / "out"
+    assert main(cpu(str(src), "-o", str(out), "--no-png")) == 0
+    timed = {r["folder"]: float(r["seconds"]) for r in rows_of(out)}
+    routed = []
+    real = batch.Router.run
+
+    def run(self, *a, **k):
+        routed.append(self.layout.name)
+        return real(self, *a, **k)
+    monkeypatch.setattr(batch.Router, "run", run)
+
+    def resumed() -> list[dict]:
+        assert main(cpu(str(src), "-o", str(out), "--no-png", "--resume",
+                        "--summary", "json")) == 0
+        assert routed == []
+        rows = json.loads((out / "summary.json").read_text())
+        assert {r["folder"]: r["seconds"] for r in rows} == timed
+        assert all(type(r["seconds"]) is float and type(r["routed"]) is int for r in rows)
+        return rows
+
+    rows = resumed()                                   # from summary.csv
+    (out / "summary.csv").unlink()
+    old = [{k: "" if v is None else str(v) if k == "seconds" else v for k, v in r.items()}
+           for r in rows]
+    old[0]["width"] = ""                               # the old code's missing number
+    (out / "summary.json").write_text(json.dumps(old))
+    resumed()                                          # from the old JSON
+    resumed()                                          # from the typed JSON
+
+
+# -- progress --------------------------------------------------------------------------
+def serial_progress(src: Path, out: Path) -> tuple[list[tuple], list[dict]]:
+    """The progress reports of a serial batch of ``src``, and its summary rows."""
+    files = [str(f) for f in batch.collect([str(src)])]
+    out.mkdir()
+    summary, seen = Summary(out / "summary.csv", "csv"), []
+    batch.run_serial(files, out, BatchOptions(backend="cpu", no_png=True, quiet=True),
+                     summary, progress=lambda *a: seen.append(a))
+    return seen, summary.rows
+
+
+def test_serial_progress_counts_layouts_as_the_summary_does(tmp_path):
+    """9 files, 10 rows (a numberlink file holds 2 puzzles): the bar ends at 10/10, and
+    while files are unread its total is a floor that it says is one."""
+    seen, rows = serial_progress(mixed_folder(tmp_path), tmp_path / "out")
+    nets = sum(int(r["nets"] or 0) for r in rows)
+    assert len(rows) == 10 and nets == 17
+    assert [(done, total) for done, total, _ in seen] == [
+        (1, 9), (2, 9), (3, 9), (5, 10), (6, 10), (7, 10), (8, 10), (9, 10), (10, 10)]
+    assert seen[0][2] == "layouts (8 files unread), 3/3 nets"
+    assert seen[-2][2] == "layouts (1 file unread), 17/17 nets"
+    assert seen[-1][2] == f"layouts, {nets}/{nets} nets"
+
+
+def test_the_batch_bar_on_the_terminal_ends_at_the_summarys_count(tmp_path, capsys):
+    src = mixed_folder(tmp_path)
+    assert main(["batch", str(src), "-o", str(tmp_path / "out"), "--no-png",
+                 "--backend", "cpu"]) == 2
+    cap = capsys.readouterr()
+    bars = [line for line in cap.err.splitlines() if line.startswith("[")]
+    assert bars[-1] == "[" + "#" * 30 + "] 10/10 layouts, 17/17 nets"
+    assert cap.out.startswith("8/10 layouts routed (")
 
 
 def test_sweep_removes_a_killed_workers_temporaries_only(tmp_path):

@@ -123,6 +123,39 @@ def test_a_malformed_routes_file_is_problem_lines_never_an_exception(good, name)
         assert any(words in p for p in problems), problems
 
 
+#: One malformed net entry each: its own line is the only one (the other entries' orders
+#: and the layout's nets are not blamed for it).
+ONE_FAULT = {name: MALFORMED[name] for name in (
+    "cell with text", "cells a number", "no name", "list name", "no cells", "no routed",
+    "no order", "no length", "routed as 1", "order as bool", "order as text",
+    "routed, order null", "bool coordinates", "three coordinates", "negative length",
+    "length as bool")} | {
+    "entry null": (lambda r: r["nets"].__setitem__(0, None), "nets[0]: not an object"),
+    "entry twice": (lambda r: r["nets"].append(copy.deepcopy(r["nets"][0])), "appears twice"),
+}
+
+
+@pytest.mark.parametrize("name", ONE_FAULT)
+def test_one_malformed_net_entry_is_one_problem_line(good, name):
+    bad = copy.deepcopy(good)
+    mutate, words = ONE_FAULT[name]
+    mutate(bad)
+    for sequential in (False, True):
+        problems = check_routes(LAYOUT, bad, sequential=sequential)
+        assert len(problems) == 1 and words in problems[0], problems
+
+
+def test_unreadable_entries_do_not_hide_a_net_missing_beside_them(good):
+    """Two layout nets without an entry, one unreadable entry: it may be either's, so
+    both are named."""
+    bad = copy.deepcopy(good)
+    bad["nets"] = [None, _net(bad, "t")]
+    problems = check_routes(LAYOUT, bad)
+    assert problems == ["nets[0]: not an object, got None",
+                        "net 'a' is in only one of layout and routes",
+                        "net 'b' is in only one of layout and routes"]
+
+
 @pytest.mark.parametrize("routes", [None, [], "routes", 3, True])
 def test_a_routes_file_that_is_not_an_object(routes):
     problems = check_routes(LAYOUT, routes)
@@ -202,6 +235,14 @@ def test_check_routes_command_on_the_issues_files(tmp_path, capsys):
         out = capsys.readouterr().out.splitlines()
         assert out[0].startswith(f"{lay}: ok") and len(out) > 1
         assert all(line.startswith(f"{f}: ") for line in out[1:])
+
+    # one malformed net entry: one line naming the file and the field, nothing derived
+    bad = copy.deepcopy(good)
+    _net(bad, "a").update(cells=5)
+    f.write_text(json.dumps(bad))
+    assert main(["check", str(lay), "--routes", str(f)]) == 1
+    assert capsys.readouterr().out.splitlines()[1:] == [
+        f"{f}: nets[0] 'a': cells is not a list, got 5"]
 
 
 # -- load_routes ---------------------------------------------------------------------

@@ -34,6 +34,7 @@ from .test_batch import (
     netlist_folder,
     outputs_of,
     rows_of,
+    serial_progress,
     stamps,
 )
 
@@ -106,6 +107,22 @@ def test_netlists_on_a_cluster_equal_serial(tmp_path, cluster):
     assert [r["status"] for r in rows].count("ok") == 4
     assert outputs_of(dask) == outputs_of(serial)
     assert all(r["worker"] in {"0", "1"} for r in rows if r["status"] == "ok")
+
+
+@needs_dask
+def test_progress_counts_layouts_as_the_serial_batch_does(tmp_path, cluster):
+    src = mixed_folder(tmp_path)
+    serial, _ = serial_progress(src, tmp_path / "serial")
+    out = tmp_path / "dask"
+    out.mkdir()
+    summary, seen = batch.Summary(out / "summary.csv", "csv"), []
+    files = [str(f) for f in batch.collect([str(src)])]
+    mdist.run_batch(cluster, files, out, batch.BatchOptions(backend="cpu", no_png=True,
+                                                            quiet=True),
+                    summary, progress=lambda *a: seen.append(a))
+    assert len(summary.rows) == 10 and seen[-1] == serial[-1]
+    assert all(done <= total for done, total, _ in seen)
+    assert [done for done, _, _ in seen] == sorted({done for done, _, _ in seen})
 
 
 # -- faults -------------------------------------------------------------------------------------

@@ -93,6 +93,11 @@ CASES: dict = {
     "bool": ("width: true\nheight: 3\nnets: []\n", BAD, OK),
     "pin-on-block": (_layout("p").replace("[[0, 0], [5, 0]]", "[[2, 0], [5, 0]]"), BAD, BAD),
     "pin-outside": (_layout("p").replace("[5, 0]]", "[99, 0]]"), BAD, BAD),
+    # malformed net entries: one line naming the entry's field, nothing derived from it
+    "net-not-mapping": ("width: 6\nheight: 3\nnets: [[[0, 0], [5, 0]]]\n", BAD, BAD),
+    "pins-not-list": (_layout("p").replace("[[0, 0], [5, 0]]", "5"), BAD, BAD),
+    "pin-not-cell": (_layout("p").replace("[5, 0]]", "[5]]"), BAD, BAD),
+    "one-pin": (_layout("p").replace("[[0, 0], [5, 0]]", "[[0, 0]]"), BAD, BAD),
     "nets-bomb": ("width: 4\nheight: 4\nnets: [" + ", ".join(["{}"] * 20000) + "]\n",
                   BAD, BAD),
     # things that are not regular files
@@ -104,6 +109,10 @@ CASES: dict = {
     "missing": ("missing", BAD, BAD),
 }
 SPECIAL = {"fifo", "device", "folder", "broken-link", "link-loop", "missing"}
+#: What the one line of each malformed net entry names: the file's entry and its field.
+NET_FAULTS = {"net-not-mapping": "nets[0]: must be a mapping",
+              "pins-not-list": "nets[0] 'a': pins", "pin-not-cell": "nets[0] 'a' pins[1]:",
+              "one-pin": "nets[0] 'a': pins"}
 
 
 def make(case: str, folder: Path) -> Path:
@@ -198,7 +207,9 @@ def test_check(case, site, capsys):
     path = make(case, site / "in")
     before = _snapshot(site)
     rc = main(["check", str(path)])
-    _expect(rc, CASES[case][1], capsys, before, site)
+    err = _expect(rc, CASES[case][1], capsys, before, site)
+    if case in NET_FAULTS:
+        assert err.startswith(f"mazeroute: error: {path}: {NET_FAULTS[case]}"), err
 
 
 @pytest.mark.parametrize("case", CASES)
