@@ -46,6 +46,7 @@ import csv
 import dataclasses
 import functools
 import json
+import logging
 import os
 import stat
 import sys
@@ -358,11 +359,12 @@ def route_layout(layout: Layout, folder: Path, args, picture: Picture, *,
     if getattr(args, "mode", DEFAULT_MODE) == "negotiate":
         # the PathFinder options the command line sets (the others keep their defaults)
         pathfinder = {k: v for k, v in given.items() if k in PATHFINDER_FLAGS}
-        result = route(layout, backend=args.backend, mode="negotiate",
-                       max_iterations=given.get("max_iterations"),
-                       time_limit=given.get("time_limit"),
-                       progress=iteration_line if progress else None,
-                       options=PathFinderOptions(**pathfinder) if pathfinder else None)
+        with phase_lines() if progress else contextlib.nullcontext():
+            result = route(layout, backend=args.backend, mode="negotiate",
+                           max_iterations=given.get("max_iterations"),
+                           time_limit=given.get("time_limit"),
+                           progress=iteration_line if progress else None,
+                           options=PathFinderOptions(**pathfinder) if pathfinder else None)
     else:
         router = Router(layout, args.backend, args.strategy)
         result = router.run(args.order or "file",
@@ -395,6 +397,24 @@ def iteration_line(it) -> None:
     print(f"iteration {it.iteration}: {it.overused} overused cells, {it.conflicts} nets in "
           f"conflict, {it.rerouted} rerouted, {it.seconds:.2f} s", file=sys.stderr,
           flush=True)
+
+
+@contextlib.contextmanager
+def phase_lines():
+    """While it lasts, negotiation's phases after its loop (legalise, repair, tidy...;
+    the router logs each as it ends) are lines on stderr, as its iterations are: on a
+    large layout they take seconds after the last iteration line."""
+    logger = logging.getLogger("mazeroute.router.negotiate")
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    level = logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
 
 
 # -- one input file of a batch ----------------------------------------------------------

@@ -1191,12 +1191,12 @@ def measure_class(name: str, free: np.ndarray, repeats: int = DEFAULT_REPEATS,
         row.best = min(valid, key=valid.get)
         row.auto_vs_best = row.auto_s / valid[row.best]
         problems.clear()
-        first = {"cpu/grid": _first_wavefront(graph, src, "cpu", repeats, max_seconds)}
-        row.cpu_first_s = first["cpu/grid"]
-        if row.check == "ok":
-            first["gpu/grid"] = row.gpu_first_s = _first_wavefront(graph, src, "gpu",
-                                                                   repeats, max_seconds)
-        row.auto_first_s = _first_wavefront(graph, src, "auto", repeats, max_seconds)
+        backends = ["cpu", "gpu", "auto"] if row.check == "ok" else ["cpu", "auto"]
+        firsts = _first_wavefronts(graph, src, backends, repeats, max_seconds)
+        first = {f"{b}/grid": firsts[b] for b in backends if b != "auto"}
+        row.cpu_first_s, row.auto_first_s = firsts["cpu"], firsts["auto"]
+        if "gpu" in firsts:
+            row.gpu_first_s = firsts["gpu"]
         row.first_best = min(first, key=first.get)
         row.first_auto_vs_best = row.auto_first_s / first[row.first_best]
     finally:
@@ -1207,23 +1207,36 @@ def measure_class(name: str, free: np.ndarray, repeats: int = DEFAULT_REPEATS,
     return row
 
 
-def _first_wavefront(graph: GridGraph, src: np.ndarray, backend: str, repeats: int,
-                     max_seconds: float) -> float:
-    """Median time of what a user waits for on a layout the process has not seen: the
-    problem built (``auto``: decided first) and one wavefront, device synchronised;
-    remembered cycle counts dropped before each run (a no-op's cost, timed)."""
-    sync = "gpu" if backend == "gpu" or (backend == "auto" and gpu_available()) else "cpu"
+def _first_wavefronts(graph: GridGraph, src: np.ndarray, backends: list[str], repeats: int,
+                      max_seconds: float) -> dict[str, float]:
+    """Median times, by backend, of what a user waits for on a layout the process has
+    not seen: the problem built (``auto``: decided first) and one wavefront, device
+    synchronised; remembered facts of the mask dropped before each run.
 
-    def once():
+    The backends take turns, a round each, the first of a round moving on by one: they
+    are compared with one another, and a host's drift over the rows' seconds (clock,
+    other work) then weighs on each alike. ``max_seconds`` bounds each backend's runs.
+    """
+    gpu = gpu_available()
+
+    def once(backend: str) -> float:
+        sync = "gpu" if backend == "gpu" or (backend == "auto" and gpu) else "cpu"
+        _sync(sync)
         forget()
+        start = time.perf_counter()
         make_problem(graph, backend).wavefront(src)
         _sync(sync)
+        return time.perf_counter() - start
 
-    _sync(sync)
-    once()                                       # warm-up: compiled parts, allocations
-    times = _repeat(once, repeats, max_seconds)
+    times: dict[str, list[float]] = {b: [] for b in backends}
+    for b in backends:
+        once(b)                                  # warm-up: compiled parts, allocations
+    for k in range(repeats):
+        for b in backends[k % len(backends):] + backends[:k % len(backends)]:
+            if k == 0 or sum(times[b]) < max_seconds:
+                times[b].append(once(b))
     forget()
-    return _median(times)
+    return {b: _median(t) for b, t in times.items()}
 
 
 def parse_class_names(text: str | None, maps_dir: str | Path | None = None
@@ -1571,8 +1584,9 @@ CLASSES_LEGEND = (
     "the picked engine's wavefront; decide: that decision alone. best: the faster of "
     "cpu and gpu; auto/best = auto / best. 1st columns: a first wavefront on the layout, "
     "what a user of one wavefront waits for: make_problem (auto: its decision first; "
-    "cycle memo dropped) + one wavefront, levels left in place; 1st best and 1st "
-    "auto/best compare those. check: CPU and GPU levels equal.")
+    "cycle memo dropped) + one wavefront, levels left in place, the engines taking "
+    "turns run by run; 1st best and 1st auto/best compare those. check: CPU and GPU "
+    "levels equal.")
 ROUTING_LEGEND = (
     "Sequential routing, Router(layout, backend).run() (router built, every net routed, "
     "device synchronised), each seed's time the median of its runs, medians over the "

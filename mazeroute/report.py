@@ -174,8 +174,9 @@ REASON_WIDTH = 400
 
 
 def format_negotiation(result: RouteResult, max_rows: int | None = None) -> str:
-    """Negotiation's part of the report: one row per iteration, then why each unrouted
-    net is unrouted (``max_rows`` of them at most). Empty for a sequential result.
+    """Negotiation's part of the report: one row per iteration, the phases after the
+    loop, then why each unrouted net is unrouted (``max_rows`` of them at most). Empty
+    for a sequential result.
 
     >>> from mazeroute.layout import parse_layout
     >>> from mazeroute.router import route
@@ -187,6 +188,13 @@ def format_negotiation(result: RouteResult, max_rows: int | None = None) -> str:
     iteration  overused cells  nets in conflict  nets rerouted  pres_fac  time
     1          1               2                 2              0         ...
     2          1               2                 2              0.5       ...
+    after the loop        nets routed  time
+    legalise              1            ...
+    repair                1            ...
+    tidy                  1            ...
+    space-filling search  1            ...
+    reasons               1            ...
+    sequential floor      1            ...
     unrouted nets: 1
       y: still in conflict with nets x after 2 iterations
     <BLANKLINE>
@@ -205,6 +213,10 @@ def format_negotiation(result: RouteResult, max_rows: int | None = None) -> str:
     rows = [(str(s.iteration), str(s.overused), str(s.conflicts), str(s.rerouted),
              f"{s.pres_fac:.3g}", _ms(s.seconds)) for s in its]
     lines = [head, *format_table(header, rows)]
+    if result.phases:
+        lines += format_table(("after the loop", "nets routed", "time"),
+                              [(ph.phase, str(ph.routed), _ms(ph.seconds))
+                               for ph in result.phases])
     unrouted = [n for n in result.nets if not n.routed]
     if unrouted:
         lines.append(f"unrouted nets: {len(unrouted)}")

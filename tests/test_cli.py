@@ -1147,6 +1147,32 @@ def test_route_check_and_batch_read_puzzles_by_content(tmp_path, capsys):
                                          f"{folder / 'puzzles.txt'}#2"}
 
 
+def test_negotiation_shows_its_phases_after_the_iterations(tmp_path, capsys):
+    """After the last iteration line, each phase (legalise, repair, tidy, ...) is a line
+    on stderr as it ends; -q shows none, and the router's logger is left as it was."""
+    import logging
+
+    from mazeroute.layout import save_layout
+    from tests.corpus import unroutable_layout
+    lay = tmp_path / "stuck.yaml"
+    save_layout(unroutable_layout(), lay)
+    logger = logging.getLogger("mazeroute.router.negotiate")
+    before = (logger.level, list(logger.handlers))
+    assert main(["route", str(lay), "-o", str(tmp_path / "o"), "--backend", "cpu",
+                 "--no-png", "--max-iterations", "3"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    last = max(k for k, line in enumerate(err) if line.startswith("iteration "))
+    phases = [line.split(":")[0] for line in err[last + 1:] if " nets routed, " in line]
+    assert phases[:3] == ["legalise", "repair", "tidy"]
+    routed = sum(n["routed"] for n in json.loads((tmp_path / "o" / "routes.json")
+                                                 .read_text())["nets"])
+    assert err[last + 1].startswith(f"legalise: {routed} of 8 nets routed, ")
+    assert (logger.level, list(logger.handlers)) == before
+    assert main(["route", str(lay), "-o", str(tmp_path / "q"), "--backend", "cpu",
+                 "--no-png", "--max-iterations", "3", "-q"]) == 0
+    assert " nets routed, " not in capsys.readouterr().err
+
+
 def test_mode_negotiate_connects_what_sequential_walls_off(tmp_path, capsys):
     """Issue 13 item 1: --mode negotiate on route; routes.json says its mode."""
     from mazeroute.layout import save_layout

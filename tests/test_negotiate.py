@@ -88,6 +88,23 @@ def test_iterations_are_reported_and_limits_hold():
     assert res.history[1, 10] > 0 and res.history.sum() == res.history[1, 10]
 
 
+def test_phases_after_the_loop_are_timed_in_order():
+    """The phases after the loop (seconds on large layouts) are in the result, in the
+    order they ran, each with the nets routed at its end; the reasons and the
+    sequential floor only where nets stay unrouted."""
+    lay = unroutable_layout()                    # three of its nets stay unrouted
+    res = _negotiate(lay, max_iterations=3)
+    names = [ph.phase for ph in res.phases]
+    assert names[:3] == ["legalise", "repair", "tidy"] and "reasons" in names
+    assert all(ph.seconds >= 0 for ph in res.phases)
+    assert res.phases[-1].routed == res.routed == len(lay.nets) - 3
+    routed = [ph.routed for ph in res.phases]
+    assert routed == sorted(routed)              # repair and tidy never lose a net
+    done = _negotiate(other_side_layout())       # everything routes: no reasons, no floor
+    assert [ph.phase for ph in done.phases] == ["legalise", "repair", "tidy"]
+    assert done.phases[-1].routed == len(done.nets) == done.routed
+
+
 def test_a_conflict_nothing_changes_stops_negotiation():
     """x and y both need one cell: after stall_iterations iterations of the same
     conflict negotiation gives up; without the predictor it runs to max_iterations."""

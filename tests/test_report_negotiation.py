@@ -14,8 +14,13 @@ def test_converged_negotiation_is_one_line_per_iteration():
     n = len(res.iterations)
     assert text[0] == f"negotiation: converged after {n} iterations"
     assert text[1].split()[:2] == ["iteration", "overused"]
-    assert [line.split()[0] for line in text[2:]] == [str(i) for i in range(1, n + 1)]
-    assert text[-1].split()[1] == "0"                 # no cell shared at the end
+    assert [line.split()[0] for line in text[2:2 + n]] == [str(i) for i in range(1, n + 1)]
+    assert text[1 + n].split()[1] == "0"              # no cell shared at the end
+    # then the phases after the loop, each with the nets routed at its end
+    assert text[2 + n].split()[:3] == ["after", "the", "loop"]
+    assert [line.split()[:2] for line in text[3 + n:]] == [
+        [ph.phase, str(ph.routed)] for ph in res.phases]
+    assert [ph.phase for ph in res.phases] == ["legalise", "repair", "tidy"]
     assert "unrouted" not in "\n".join(text)
 
 

@@ -67,6 +67,7 @@ Examples
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 
@@ -87,11 +88,13 @@ from ..errors import EngineUnavailable
 from ..layout import Layout
 from .congestion import COST_SCALE, Congestion, PathFinderOptions
 from .fill import fill_routes
-from .result import IterationStats, NetRoute, RouteResult
+from .result import IterationStats, NetRoute, PhaseStats, RouteResult
 from .sequential import Router
 from .shorten import shorten_wires
 
 _NO_CELLS = np.zeros(0, np.int64)
+#: The phases after the loop, as they end (``mazeroute route`` shows them on a terminal).
+log = logging.getLogger(__name__)
 #: Nets named in a reason before "and N more".
 _NAMES = 4
 #: Base costs to cross another net's wire in :meth:`Negotiator.repair`'s search.
@@ -631,11 +634,29 @@ class Negotiator:
         routes."""
         start = time.perf_counter()
         iterations = self.negotiate(progress)
+        phases: list[PhaseStats] = []
+
+        def phase(name: str, since: float, routed: int | None = None) -> None:
+            # the phases after the loop take seconds on large layouts: say where they are
+            if routed is None:
+                routed = sum(c is not None for c in self.cells)
+            phases.append(PhaseStats(name, time.perf_counter() - since, routed))
+            log.info("%s: %d of %d nets routed, %.2f s", name, routed, len(self.layout.nets),
+                     phases[-1].seconds)
+
+        t0 = time.perf_counter()
         self.legalise()
+        phase("legalise", t0)
+        t0 = time.perf_counter()
         self.repair()
+        phase("repair", t0)
+        t0 = time.perf_counter()
         self.tidy()
+        phase("tidy", t0)
         result = self._result()
-        if result.routed < len(self.layout.nets) and self._fill():
+        t0 = time.perf_counter()
+        asked = result.routed < len(self.layout.nets)
+        if asked and self._fill():
             filled = self._result()
             filled.notice = (f"negotiation connected {result.routed} of "
                              f"{len(self.layout.nets)} nets; a space-filling search "
@@ -644,8 +665,14 @@ class Negotiator:
                                  "touching wires rerouted together)" if self.filled_gain
                                  else ""))
             result = filled
-        self._explain(result, iterations)
+        if asked and self._fill_seconds:        # the search ran (now, or at budget_after)
+            phase("space-filling search", t0, result.routed)
+        if result.routed < len(self.layout.nets):
+            t0 = time.perf_counter()
+            self._explain(result, iterations)
+            phase("reasons", t0, result.routed)
         if result.routed < len(self.layout.nets) - len(self.enclosed):
+            t0 = time.perf_counter()
             # the weighted search on unit costs is the fast floor on the CPU; a device
             # engine has the batched BFS router for it (whole-grid boxes one net at a
             # time would be its slowest case); it stops once it cannot route more
@@ -657,6 +684,8 @@ class Negotiator:
                 floor.iterations, floor.history = result.iterations, result.history
                 result = floor
                 self._explain(result, iterations, negotiated=False)
+            phase("sequential floor", t0, result.routed)
+        result.phases = phases
         result.seconds = time.perf_counter() - start
         return result
 

@@ -85,13 +85,26 @@ class IterationStats:
     pres_fac: float
 
 
+@dataclass(frozen=True)
+class PhaseStats:
+    """One phase of negotiated routing after its loop (``legalise``, ``repair``,
+    ``tidy``, ``space-filling search``, ``reasons``: why each unrouted net is unrouted,
+    ``sequential floor``: sequential mode's routes compared), its wall time and the
+    nets routed at its end."""
+
+    phase: str
+    seconds: float
+    routed: int
+
+
 @dataclass
 class RouteResult:
     """Every net's route (file order), the engine used and the wall time.
 
     ``mode`` is the routing mode (``sequential`` or ``negotiate``); a negotiated result
-    also has its per-iteration ``iterations`` and the final ``history`` cost of every
-    cell (``(height, width)`` float, in units of a cell's base cost).
+    also has its per-iteration ``iterations``, the final ``history`` cost of every cell
+    (``(height, width)`` float, in units of a cell's base cost) and the ``phases`` after
+    the loop.
     """
 
     layout: Layout
@@ -103,6 +116,7 @@ class RouteResult:
     mode: str = "sequential"
     iterations: list[IterationStats] = field(default_factory=list)
     history: np.ndarray | None = None
+    phases: list[PhaseStats] = field(default_factory=list)
 
     @property
     def routed(self) -> int:
