@@ -323,7 +323,7 @@ def write_outputs(result: RouteResult, folder: Path, picture: Picture,
                 raise OutputError.from_os(e, folder / name) from None
             written.append(folder / name)
 
-        doc = result.to_json()
+        doc = result.to_json(arrays=True)      # wires written from their arrays
         if options:
             doc["options"] = options
         put("routes.json", lambda p: p.write_text(routes_text(doc), encoding="utf-8"))

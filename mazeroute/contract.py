@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numba
 import numpy as np
 
 from .engines import UNREACHED, make_problem
@@ -39,11 +40,64 @@ ROUTE_MODES = ("sequential", "negotiate")
 MAX_PROBLEMS = 200
 
 
+@numba.njit(cache=True, nogil=True)
+def _cells_ascii(xy):
+    """``[[x,y],[x,y],...]`` of a ``(k, 2)`` array of non-negative ints, as ASCII bytes."""
+    k = xy.shape[0]
+    out = np.empty(2 + k * 44, np.uint8)          # 20 digits a number at most
+    digits = np.empty(20, np.uint8)
+    n = 0
+    out[n] = 91                                   # [
+    n += 1
+    for i in range(k):
+        if i:
+            out[n] = 44                           # ,
+            n += 1
+        out[n] = 91
+        n += 1
+        for j in range(2):
+            if j:
+                out[n] = 44
+                n += 1
+            v = xy[i, j]
+            m = 0
+            while True:
+                digits[m] = 48 + v % 10
+                m += 1
+                v //= 10
+                if v == 0:
+                    break
+            for t in range(m - 1, -1, -1):
+                out[n] = digits[t]
+                n += 1
+        out[n] = 93                               # ]
+        n += 1
+    out[n] = 93
+    return out[:n + 1]
+
+
+def _net_text(net: dict) -> str:
+    """One net's entry in compact JSON, as ``json.dumps(net, separators=(',', ':'))``
+    writes it, with ``cells`` given as a ``(k, 2)`` array written straight from it (a
+    Python list a cell costs some 150 bytes and most of the encoding's time)."""
+    cells = net.get("cells")
+    if not isinstance(cells, np.ndarray):
+        return json.dumps(net, separators=(",", ":"))
+    xy = np.ascontiguousarray(cells, dtype=np.int64).reshape(-1, 2)
+    if xy.size and xy.min() < 0:                  # not a grid cell: the plain way
+        return json.dumps({**net, "cells": xy.tolist()}, separators=(",", ":"))
+    parts = [json.dumps(k) + ":" + (_cells_ascii(xy).tobytes().decode("ascii") if k == "cells"
+                                    else json.dumps(v, separators=(",", ":")))
+             for k, v in net.items()]
+    return "{" + ",".join(parts) + "}"
+
+
 def routes_text(routes: dict) -> str:
     """A routes document as the text of a routes file: its fields one a line, and each
     net on a line of its own in compact form (a wire of a million cells is a few
-    megabytes of text and a second of encoding, where one number a line took five times
-    both).
+    megabytes of text, where one number a line took five times as much). A net's
+    ``cells`` may be a ``(k, 2)`` array (``RouteResult.to_json(arrays=True)``): the text
+    is the same as for the lists, without making them.
 
     >>> print(routes_text({"format": "f", "nets": [{"name": "a", "cells": [[0, 0], [1, 0]]}]}),
     ...       end="")
@@ -53,9 +107,12 @@ def routes_text(routes: dict) -> str:
       {"name":"a","cells":[[0,0],[1,0]]}
      ]
     }
+    >>> routes_text({"nets": [{"name": "a", "cells": np.array([[10, 0], [10, 1]])}]}
+    ...             ).splitlines()[2]
+    '  {"name":"a","cells":[[10,0],[10,1]]}'
     """
     head = [f" {json.dumps(k)}: {json.dumps(v)}" for k, v in routes.items() if k != "nets"]
-    nets = [f"  {json.dumps(n, separators=(',', ':'))}" for n in routes.get("nets", [])]
+    nets = [f"  {_net_text(n)}" for n in routes.get("nets", [])]
     body = ' "nets": [\n' + ",\n".join(nets) + "\n ]" if nets else ' "nets": []'
     return "{\n" + ",\n".join([*head, body]) + "\n}\n"
 

@@ -352,3 +352,32 @@ def test_mode_is_optional_and_validated(good):
     assert "without --sequential" in problems[0]
     problems = check_routes(LAYOUT, {**good, "mode": "fast"})
     assert problems == ["mode is 'fast', not one of 'sequential', 'negotiate'"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 2**62), st.integers(0, 2**62)), max_size=40))
+def test_cells_written_from_an_array_are_the_lists_json_writes(cells):
+    import numpy as np
+
+    from mazeroute.contract import routes_text
+    as_lists = {"format": "f", "nets": [{"name": "n", "cells": [list(c) for c in cells],
+                                         "length": len(cells)}]}
+    as_array = {"format": "f", "nets": [{"name": "n", "length": len(cells),
+                                         "cells": np.array(cells, np.int64).reshape(-1, 2)}]}
+    as_array["nets"][0] = {k: as_array["nets"][0][k] for k in ("name", "cells", "length")}
+    assert routes_text(as_array) == routes_text(as_lists)
+
+
+@pytest.mark.parametrize("mode", ["sequential", "negotiate"])
+def test_a_routes_file_from_arrays_equals_the_one_from_lists(mode):
+    """routes.json is written from each wire's array (no Python list a cell): the same
+    text as from RouteResult.to_json()'s lists, unrouted and multi-pin nets included."""
+    from mazeroute.contract import routes_text
+    from mazeroute.generate import random_layout
+    from mazeroute.router import route
+    for seed, pins in ((1, 2), (2, 3)):
+        lay = random_layout(40, 30, density=0.3, nets=25, pins=pins, seed=seed)
+        res = route(lay, backend="cpu", mode=mode)
+        assert any(not n.routed for n in res.nets) or mode == "negotiate"
+        assert routes_text(res.to_json(arrays=True)) == routes_text(res.to_json())
+        assert check_routes(lay, json.loads(routes_text(res.to_json(arrays=True)))) == []

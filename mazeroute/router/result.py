@@ -47,9 +47,15 @@ class NetRoute:
             xy = self.cells
         return np.asarray(xy, np.int64).reshape(-1, 2)
 
-    def to_json(self) -> dict:
+    def to_json(self, arrays: bool = False) -> dict:
+        """The net's entry of a routes file; ``arrays``: ``cells`` as a ``(k, 2)`` int64
+        array rather than lists (what :func:`mazeroute.contract.routes_text` writes
+        without making a Python list per cell)."""
         xy = self.__dict__.get("_xy")
-        cells = xy.tolist() if xy is not None else [list(c) for c in self.cells]
+        if arrays:
+            cells = self.cell_array()
+        else:
+            cells = xy.tolist() if xy is not None else [list(c) for c in self.cells]
         out = {"name": self.name, "routed": self.routed, "order": self.order,
                "cells": cells, "length": self.length, "bends": self.bends}
         if self.reason is not None:
@@ -126,10 +132,11 @@ class RouteResult:
     def wirelength(self) -> int:
         return sum(n.length for n in self.nets if n.routed)
 
-    def to_json(self) -> dict:
+    def to_json(self, arrays: bool = False) -> dict:
         """The routes file of FORMATS.md, version 1.1 (plus ``engine``, ``bends`` and an
-        unrouted net's ``reason``)."""
+        unrouted net's ``reason``); ``arrays``: each net's ``cells`` as an array
+        (:meth:`NetRoute.to_json`)."""
         return {"format": ROUTES_FORMAT, "layout": self.layout.name,
                 "width": self.layout.width, "height": self.layout.height,
                 "mode": self.mode, "engine": self.engine,
-                "nets": [n.to_json() for n in self.nets]}
+                "nets": [n.to_json(arrays) for n in self.nets]}
