@@ -91,6 +91,19 @@ def netlist_folder(root: Path) -> tuple[Path, Path]:
     return base, src
 
 
+def routed_layouts(monkeypatch) -> list[str]:
+    """The names of the layouts the sequential router routes from now on, in order
+    (a list that fills as they are routed)."""
+    routed: list[str] = []
+    real = batch.Router.run
+
+    def run(self, *a, **k):
+        routed.append(self.layout.name)
+        return real(self, *a, **k)
+    monkeypatch.setattr(batch.Router, "run", run)
+    return routed
+
+
 def rows_of(out: Path) -> list[dict]:
     return list(csv.DictReader((out / "summary.csv").open(encoding="utf-8")))
 
@@ -232,13 +245,7 @@ def test_resume_keeps_complete_outputs_and_routes_the_rest(tmp_path, monkeypatch
     (out / "n1" / "routes.json").write_text(json.dumps(broken))
     (out / "n2" / "report.txt").unlink()
     before = stamps(out)
-    routed = []
-    real = batch.Router.run
-
-    def run(self, *a, **k):
-        routed.append(self.layout.name)
-        return real(self, *a, **k)
-    monkeypatch.setattr(batch.Router, "run", run)
+    routed = routed_layouts(monkeypatch)
     assert main(cpu(str(src), "-o", str(out), "--resume", *SEQ)) == 0
     assert routed == ["n1", "n2", "n3", "n4"]
     after = stamps(out)
@@ -359,13 +366,7 @@ def test_resume_reads_csv_old_json_and_typed_json_summaries(tmp_path, monkeypatc
     out = tmp_path / "out"
     assert main(cpu(str(src), "-o", str(out), "--no-png")) == 0
     timed = {r["folder"]: float(r["seconds"]) for r in rows_of(out)}
-    routed = []
-    real = batch.Router.run
-
-    def run(self, *a, **k):
-        routed.append(self.layout.name)
-        return real(self, *a, **k)
-    monkeypatch.setattr(batch.Router, "run", run)
+    routed = routed_layouts(monkeypatch)
 
     def resumed() -> list[dict]:
         assert main(cpu(str(src), "-o", str(out), "--no-png", "--resume",
