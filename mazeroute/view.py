@@ -84,6 +84,7 @@ WAVE_FREE: tuple[int, int, int] = (255, 255, 255)
 PATH: tuple[int, int, int] = (228, 0, 43)
 TARGET: tuple[int, int, int] = (255, 0, 255)
 
+_SLOT = re.compile(r"\{\{(title|css|data|js)\}\}")
 _DTYPES = {"u8": "<u1", "u16": "<u2", "u32": "<u4", "i32": "<i4", "f32": "<f4"}
 _STEP = {1: 0, -1: 1}                     # +x, -x; +y and -y depend on the width
 
@@ -289,8 +290,10 @@ def page(data: dict) -> str:
     text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
     text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
     text = text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
-    return (_HTML.replace("{{title}}", html.escape(str(data["title"])))
-            .replace("{{css}}", _CSS).replace("{{data}}", text).replace("{{js}}", _JS))
+    parts = {"title": html.escape(str(data["title"])), "css": _CSS, "data": text, "js": _JS}
+    # One pass over the template: chained replaces would also substitute a placeholder
+    # spelled inside a name (a net called "{{js}}" got the script pasted into the JSON).
+    return _SLOT.sub(lambda m: parts[m.group(1)], _HTML)
 
 
 def read_view_data(path: str | Path) -> dict:

@@ -218,6 +218,19 @@ def test_page_is_self_contained_and_names_cannot_escape(tmp_path):
         '$("play").innerHTML', "")
 
 
+def test_names_spelling_the_page_template_s_slots_stay_names(tmp_path):
+    slots = ["{{js}}", "{{css}}", "{{data}}", "{{title}}"]
+    lay = with_nets(LAY, [Net(n, [(2 * i, 5), (2 * i, 6)]) for i, n in enumerate(slots)])
+    lay = parse_layout({"name": "{{js}}{{data}}", "width": lay.width, "height": lay.height,
+                        "nets": [{"name": n.name, "pins": [list(p) for p in n.pins]}
+                                 for n in lay.nets]})
+    out = save_view_html(lay, None, tmp_path / "t.html")
+    data = read_view_data(out)
+    assert data["nets"]["names"] == slots and data["name"] == "{{js}}{{data}}"
+    text = out.read_text(encoding="utf-8")
+    assert "<title>{{js}}{{data}}</title>" in text and text.count('"use strict"') == 1
+
+
 def test_failed_write_leaves_nothing(tmp_path, monkeypatch, routed):
     def broken(self, *a, **k):
         self.write_bytes(b"<html half")
