@@ -315,6 +315,27 @@ def test_view_rejects_a_bad_routes_file(tmp_path, chip, capsys):
     assert not (tmp_path / "v.html").exists()
 
 
+def test_view_of_numbers_a_page_cannot_hold(tmp_path, chip, capsys):
+    good = route(LAY, backend="cpu").to_json()
+    huge = json.loads(json.dumps(good))
+    huge["nets"][1]["length"] = 10**30         # a tree's length: checked only as >= 0
+    (tmp_path / "h.json").write_text(json.dumps(huge))
+    capsys.readouterr()
+    assert main(["view", str(chip), "--routes", str(tmp_path / "h.json"),
+                 "-o", str(tmp_path / "v.html")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "h.json" in err[0] and "'length'" in err[0], err
+    assert not (tmp_path / "v.html").exists()
+    for bends in (10**30, -1, 2**32):          # not in the contract: recounted
+        odd = json.loads(json.dumps(good))
+        odd["nets"][0]["bends"] = bends
+        (tmp_path / "b.json").write_text(json.dumps(odd))
+        assert main(["view", str(chip), "--routes", str(tmp_path / "b.json"),
+                     "-o", str(tmp_path / "v.html"), "-q"]) == 0
+        data = read_view_data(tmp_path / "v.html")
+        assert blob(data["nets"]["bends"])[0] == good["nets"][0]["bends"]
+
+
 def test_wavefront_and_batch_html(tmp_path, chip):
     w = tmp_path / "w.html"
     assert main(["wavefront", str(chip), "--net", "tree", "-o", str(tmp_path / "w.png"),
