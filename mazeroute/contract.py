@@ -115,6 +115,7 @@ def check_routes(layout: Layout, routes, *, sequential: bool = False) -> list[st
     nets = {n.name: n for n in layout.nets}
     by_name: dict[str, dict] = {}
     seen: set[str] = set()
+    repeats: dict[str, int] = {}           # a name listed n times is one line, not n - 1
     unnamed = rejected = 0
     for k, e in enumerate(entries):
         if not isinstance(e, dict):
@@ -127,7 +128,7 @@ def check_routes(layout: Layout, routes, *, sequential: bool = False) -> list[st
             unnamed += 1
             continue
         if name in seen:
-            bad(f"net {quote(name)} appears twice")
+            repeats[name] = repeats.get(name, 1) + 1
             by_name.pop(name, None)        # which of the two to check is anyone's guess
             rejected += 1
             continue
@@ -136,6 +137,8 @@ def check_routes(layout: Layout, routes, *, sequential: bool = False) -> list[st
             rejected += 1
         elif name in nets:
             by_name[name] = e
+    for name, n in repeats.items():
+        bad(f"net {quote(name)} appears " + ("twice" if n == 2 else f"{n} times"))
     # An entry whose name cannot be read may be any layout net's: while they can account
     # for every net without an entry, those nets' lines would only repeat their fault.
     absent = set(nets) - seen

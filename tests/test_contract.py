@@ -132,6 +132,8 @@ ONE_FAULT = {name: MALFORMED[name] for name in (
     "length as bool")} | {
     "entry null": (lambda r: r["nets"].__setitem__(0, None), "nets[0]: not an object"),
     "entry twice": (lambda r: r["nets"].append(copy.deepcopy(r["nets"][0])), "appears twice"),
+    "entry 1000 times": (lambda r: r["nets"].extend(copy.deepcopy(r["nets"][:1]) * 999),
+                         "appears 1000 times"),
 }
 
 
