@@ -176,8 +176,10 @@ def check_routes(layout: Layout, routes, *, sequential: bool = False) -> list[st
             if e["length"] != len(cells) - 1:
                 bad(f"{name}: length {quote(e['length'])} is not len(cells) - 1")
     # A rejected entry's order is unknown, so the others' cannot be judged: they would
-    # miss its number, and the fault already has its own line.
-    if not (unnamed or rejected) and sorted(o for o, _ in orders) != list(range(len(orders))):
+    # miss its number, and the fault already has its own line. So is one under a name the
+    # layout lacks (a renamed net: its order is not among the layout nets').
+    judged = not (unnamed or rejected or seen - set(nets))
+    if judged and sorted(o for o, _ in orders) != list(range(len(orders))):
         bad("orders of routed nets are not 0, 1, 2, ...")
     if sequential and not problems:
         problems += _check_sequential(layout, by_name, sorted(orders))

@@ -158,6 +158,15 @@ def test_unreadable_entries_do_not_hide_a_net_missing_beside_them(good):
                         "net 'b' is in only one of layout and routes"]
 
 
+def test_a_renamed_net_is_its_two_lines_only(good):
+    bad = copy.deepcopy(good)
+    _net(bad, "a")["name"] = "zz"
+    for sequential in (False, True):
+        assert check_routes(LAYOUT, bad, sequential=sequential) == [
+            "net 'a' is in only one of layout and routes",
+            "net 'zz' is in only one of layout and routes"]
+
+
 @pytest.mark.parametrize("routes", [None, [], "routes", 3, True])
 def test_a_routes_file_that_is_not_an_object(routes):
     problems = check_routes(LAYOUT, routes)
