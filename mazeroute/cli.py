@@ -160,6 +160,7 @@ def _check_engine(args) -> str | None:
             raise InputError("the congestion picture needs --mode negotiate",
                              field="--congestion")
         check_output_file(args.congestion)
+        _not_an_input(args, ("--congestion", args.congestion))
     return resolve(args.backend, args.strategy)[1]
 
 
@@ -319,6 +320,7 @@ def cmd_wavefront(args) -> int:
         raise InputError("names the same file as -o", field="--gif")
     if html is not None and html.resolve() in {png.resolve(), gif and gif.resolve()}:
         raise InputError("names the same file as -o or --gif", field="--html")
+    _not_an_input(args, ("-o", args.output), ("--gif", args.gif), ("--html", args.html))
     _check_engine(args)
     layout = _load(args.layout, args.nets, args.format, args.puzzle)
     names = [n.name for n in layout.nets]
@@ -385,6 +387,17 @@ def cmd_wavefront(args) -> int:
               f"{int(reached.max()) + 1} levels; {status}")
         print("wrote " + ", ".join(safe_text(p, 200, middle=True) for p in written))
     return 0
+
+
+def _not_an_input(args, *outputs: tuple[str, str | None]) -> None:
+    """Refuse, before any work, an output file that is one of the command's input files:
+    writing the picture or page would destroy the layout, netlist or routes it reads."""
+    inputs = [p for p in (args.layout, getattr(args, "nets", None),
+                          getattr(args, "routes", None)) if p]
+    for field, out in outputs:
+        if out and any(_same_file(out, given) for given in inputs):
+            raise InputError(f"{safe_text(out, 200, middle=True)} is an input file of this "
+                             "command; writing it would destroy it", field=field)
 
 
 def _check_batch(args) -> str | None:
@@ -507,6 +520,7 @@ def cmd_view(args) -> int:
 
     out = Path(args.output)
     check_output_file(args.output)
+    _not_an_input(args, ("-o", args.output))
     layout = _load(args.layout, args.nets, args.format, args.puzzle)
     result = None
     if args.routes:
