@@ -45,6 +45,7 @@ import contextlib
 import csv
 import dataclasses
 import functools
+import io
 import json
 import logging
 import os
@@ -625,7 +626,8 @@ def complete_outputs(layout: Layout, folder: Path, options: BatchOptions
         if not options.no_png and not (folder / "layout.png").is_file() and \
                 plan_picture(layout, True, mode=options.mode).draw:
             return None
-        routes = json.loads((folder / "routes.json").read_text(encoding="utf-8"))
+        # read_input, not read_text: a FIFO left in its place would block the batch forever
+        routes = json.loads(layout_module.read_input(folder / "routes.json"))
         if routes.get("mode", "sequential") != options.mode or check_routes(layout, routes):
             return None
         if routes.get("options", {}) != routing_options(options):
@@ -687,12 +689,14 @@ def read_summary(folder: Path) -> dict[tuple[str, str], dict]:
     rows: list = []
     for name in ("summary.csv", "summary.json"):
         path = folder / name
-        with contextlib.suppress(OSError, ValueError, csv.Error, RecursionError):
+        with contextlib.suppress(OSError, ValueError, csv.Error, RecursionError, InputError):
+            if not path.exists():
+                continue
+            text = layout_module.read_input(path)       # a regular file: a FIFO would block
             if name.endswith(".csv"):
-                with open(path, newline="", encoding="utf-8") as fh:
-                    rows += list(csv.DictReader(fh))
+                rows += list(csv.DictReader(io.StringIO(text, newline="")))
             else:
-                rows += json.loads(path.read_text(encoding="utf-8"))
+                rows += json.loads(text)
     return {(r["file"], r["folder"]): r for r in rows if isinstance(r, dict)
             and r.get("status") == "ok" and isinstance(r.get("file"), str)
             and isinstance(r.get("folder"), str)}
