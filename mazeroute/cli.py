@@ -687,7 +687,7 @@ def build_parser() -> argparse.ArgumentParser:
                        "of several puzzles is one layout per puzzle). Each layout's outputs "
                        "go to OUT/<folder>/, a safe folder name made from its name; a layout "
                        "that cannot be loaded, routed or written is a failed row of the "
-                       "summary, which is rewritten as each layout finishes. With --layout, "
+                       "summary, which is rewritten as layouts finish. With --layout, "
                        "every input is a netlist routed over that layout's blockages. "
                        "--workers, --scheduler and --gpus route on a Dask cluster (install "
                        "mazeroute[dask]); the folders, routes and summary are the same. Exit "
