@@ -326,7 +326,8 @@ def cmd_wavefront(args) -> int:
     names = [n.name for n in layout.nets]
     if args.net is None:
         if not names:
-            raise InputError("the layout has no nets", file=args.layout, field="nets")
+            raise InputError("the layout has no nets", file=args.nets or args.layout,
+                             field="nets")         # with --nets, the netlist is at fault
         args.net = names[0]
     if args.net not in names:
         shown = ", ".join(safe_text(n, 20) for n in names[:10]) + (", ..." if len(names) > 10

@@ -552,6 +552,17 @@ def test_wavefront_and_generate_refuse_a_folder_as_output(good, tmp_path, capsys
     assert list(folder.iterdir()) == [] and not (tmp_path / "w.png").exists()
 
 
+def test_wavefront_of_no_nets_names_the_file_that_has_none(good, tmp_path, capsys):
+    empty, bare = tmp_path / "none.yaml", tmp_path / "bare.yaml"
+    empty.write_text("nets: []\n")
+    bare.write_text("width: 3\nheight: 2\nnets: []\n")
+    for argv, at in (([str(good), "--nets", str(empty)], empty), ([str(bare)], bare)):
+        assert main(["wavefront", *argv, "-o", str(tmp_path / "w.png"), "-q",
+                     "--backend", "cpu"]) == 2
+        line = _one_line(capsys.readouterr().err)
+        assert line == f"mazeroute: error: {at}: nets: the layout has no nets", line
+
+
 def test_no_output_file_overwrites_an_input(good, tmp_path, capsys):
     """An output named like the layout, netlist or routes file read would be replaced by
     a picture or a page: refused before any work, the input left as it was."""
