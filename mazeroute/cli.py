@@ -160,6 +160,7 @@ def _check_engine(args) -> str | None:
             raise InputError("the congestion picture needs --mode negotiate",
                              field="--congestion")
         check_output_file(args.congestion)
+        _not_an_input(args, ("--congestion", args.congestion))
     return resolve(args.backend, args.strategy)[1]
 
 
@@ -319,12 +320,14 @@ def cmd_wavefront(args) -> int:
         raise InputError("names the same file as -o", field="--gif")
     if html is not None and html.resolve() in {png.resolve(), gif and gif.resolve()}:
         raise InputError("names the same file as -o or --gif", field="--html")
+    _not_an_input(args, ("-o", args.output), ("--gif", args.gif), ("--html", args.html))
     _check_engine(args)
     layout = _load(args.layout, args.nets, args.format, args.puzzle)
     names = [n.name for n in layout.nets]
     if args.net is None:
         if not names:
-            raise InputError("the layout has no nets", file=args.layout, field="nets")
+            raise InputError("the layout has no nets", file=args.nets or args.layout,
+                             field="nets")         # with --nets, the netlist is at fault
         args.net = names[0]
     if args.net not in names:
         shown = ", ".join(safe_text(n, 20) for n in names[:10]) + (", ..." if len(names) > 10
@@ -385,6 +388,17 @@ def cmd_wavefront(args) -> int:
               f"{int(reached.max()) + 1} levels; {status}")
         print("wrote " + ", ".join(safe_text(p, 200, middle=True) for p in written))
     return 0
+
+
+def _not_an_input(args, *outputs: tuple[str, str | None]) -> None:
+    """Refuse, before any work, an output file that is one of the command's input files:
+    writing the picture or page would destroy the layout, netlist or routes it reads."""
+    inputs = [p for p in (args.layout, getattr(args, "nets", None),
+                          getattr(args, "routes", None)) if p]
+    for field, out in outputs:
+        if out and any(_same_file(out, given) for given in inputs):
+            raise InputError(f"{safe_text(out, 200, middle=True)} is an input file of this "
+                             "command; writing it would destroy it", field=field)
 
 
 def _check_batch(args) -> str | None:
@@ -507,6 +521,7 @@ def cmd_view(args) -> int:
 
     out = Path(args.output)
     check_output_file(args.output)
+    _not_an_input(args, ("-o", args.output))
     layout = _load(args.layout, args.nets, args.format, args.puzzle)
     result = None
     if args.routes:
@@ -673,7 +688,7 @@ def build_parser() -> argparse.ArgumentParser:
                        "of several puzzles is one layout per puzzle). Each layout's outputs "
                        "go to OUT/<folder>/, a safe folder name made from its name; a layout "
                        "that cannot be loaded, routed or written is a failed row of the "
-                       "summary, which is rewritten as each layout finishes. With --layout, "
+                       "summary, which is rewritten as layouts finish. With --layout, "
                        "every input is a netlist routed over that layout's blockages. "
                        "--workers, --scheduler and --gpus route on a Dask cluster (install "
                        "mazeroute[dask]); the folders, routes and summary are the same. Exit "

@@ -172,6 +172,7 @@ def check_routes(layout: Layout, routes, *, sequential: bool = False) -> list[st
     nets = {n.name: n for n in layout.nets}
     by_name: dict[str, dict] = {}
     seen: set[str] = set()
+    repeats: dict[str, int] = {}           # a name listed n times is one line, not n - 1
     unnamed = rejected = 0
     for k, e in enumerate(entries):
         if not isinstance(e, dict):
@@ -184,7 +185,7 @@ def check_routes(layout: Layout, routes, *, sequential: bool = False) -> list[st
             unnamed += 1
             continue
         if name in seen:
-            bad(f"net {quote(name)} appears twice")
+            repeats[name] = repeats.get(name, 1) + 1
             by_name.pop(name, None)        # which of the two to check is anyone's guess
             rejected += 1
             continue
@@ -193,6 +194,8 @@ def check_routes(layout: Layout, routes, *, sequential: bool = False) -> list[st
             rejected += 1
         elif name in nets:
             by_name[name] = e
+    for name, n in repeats.items():
+        bad(f"net {quote(name)} appears " + ("twice" if n == 2 else f"{n} times"))
     # An entry whose name cannot be read may be any layout net's: while they can account
     # for every net without an entry, those nets' lines would only repeat their fault.
     absent = set(nets) - seen
@@ -230,8 +233,10 @@ def check_routes(layout: Layout, routes, *, sequential: bool = False) -> list[st
             if e["length"] != len(cells) - 1:
                 bad(f"{name}: length {quote(e['length'])} is not len(cells) - 1")
     # A rejected entry's order is unknown, so the others' cannot be judged: they would
-    # miss its number, and the fault already has its own line.
-    if not (unnamed or rejected) and sorted(o for o, _ in orders) != list(range(len(orders))):
+    # miss its number, and the fault already has its own line. So is one under a name the
+    # layout lacks (a renamed net: its order is not among the layout nets').
+    judged = not (unnamed or rejected or seen - set(nets))
+    if judged and sorted(o for o, _ in orders) != list(range(len(orders))):
         bad("orders of routed nets are not 0, 1, 2, ...")
     if sequential and not problems:
         problems += _check_sequential(layout, by_name, sorted(orders))

@@ -363,7 +363,7 @@ def run_batch(client: Client, files: Sequence[str], out: str | Path, options: Ba
     def finish(k: int, outcome: FileOutcome) -> None:
         summary.finish(k, outcome)
         emit(outcome, options.quiet)
-        summary.write()
+        summary.update()
         routing.discard(k)
         open_files.discard(k)
         counter.finished(k, len(outcome.rows))
@@ -403,6 +403,7 @@ def run_batch(client: Client, files: Sequence[str], out: str | Path, options: Ba
                 finish(k, outcome)
             future.release()
             feed()
+        summary.write()                   # the rows update() held back
     except BaseException:
         with contextlib.suppress(Exception):
             client.cancel([t[0] for t in tags.values()], force=True)

@@ -248,6 +248,10 @@ def _local_pins(blocked: np.ndarray, count: int, pins: int, rng: np.random.Gener
     if not isinstance(span, (int, np.integer)) or span < 1:
         raise InputError(f"span must be an integer >= 1, got {span!r}", field="span")
     h, w = blocked.shape
+    # No two cells are further apart than the grid's diameter: a larger span means the same
+    # and would only draw offsets off the grid (span 1000 on 10 x 10 found no place, and
+    # one past 2^63 made NumPy raise).
+    span = min(int(span), max(w + h - 2, 1))
     used = blocked.copy()            # blocked or already a pin
     cells: list[tuple[int, int]] = []
     roots = iter(rng.permutation(np.flatnonzero(~blocked.ravel())).tolist())

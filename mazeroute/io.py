@@ -125,7 +125,8 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = None
     try:
-        tmp = _temporary(path)
+        with signals_held():             # else a signal could come before tmp is set
+            tmp = _temporary(path)
         yield tmp
         os.chmod(tmp, 0o666 & ~_umask())      # mkstemp makes 0600; give the usual mode
         os.replace(tmp, path)
@@ -225,10 +226,13 @@ class OutputSet:
             except OSError as e:
                 raise OutputError.from_os(e, path.parent, "cannot create the folder") from None
         try:
-            tmp = _temporary(path)
+            # held: a signal between the file's creation and the append would leave it
+            # behind, unknown to _discard (a .part file after Ctrl-C or SIGTERM)
+            with signals_held():
+                tmp = _temporary(path)
+                self._staged.append((tmp, path))
         except OSError as e:
             raise OutputError.from_os(e, path) from None
-        self._staged.append((tmp, path))
         return tmp
 
     def remove(self, name: str | Path) -> None:

@@ -70,6 +70,7 @@ import numpy as np
 
 from .backtrace import bends as path_bends
 from .engines import UNREACHED
+from .errors import quote
 from .io import atomic_path
 from .layout import Cell, Layout
 from .render import BLOCKED, FREE, OTHER, PIN, UNROUTED_PIN, net_colour
@@ -84,7 +85,9 @@ WAVE_FREE: tuple[int, int, int] = (255, 255, 255)
 PATH: tuple[int, int, int] = (228, 0, 43)
 TARGET: tuple[int, int, int] = (255, 0, 255)
 
+_SLOT = re.compile(r"\{\{(title|css|data|js)\}\}")
 _DTYPES = {"u8": "<u1", "u16": "<u2", "u32": "<u4", "i32": "<i4", "f32": "<f4"}
+_U32 = 2**32                              # lengths and bends are u32 blobs in the page
 _STEP = {1: 0, -1: 1}                     # +x, -x; +y and -y depend on the width
 
 
@@ -289,8 +292,10 @@ def page(data: dict) -> str:
     text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
     text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
     text = text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
-    return (_HTML.replace("{{title}}", html.escape(str(data["title"])))
-            .replace("{{css}}", _CSS).replace("{{data}}", text).replace("{{js}}", _JS))
+    parts = {"title": html.escape(str(data["title"])), "css": _CSS, "data": text, "js": _JS}
+    # One pass over the template: chained replaces would also substitute a placeholder
+    # spelled inside a name (a net called "{{js}}" got the script pasted into the JSON).
+    return _SLOT.sub(lambda m: parts[m.group(1)], _HTML)
 
 
 def read_view_data(path: str | Path) -> dict:
@@ -421,8 +426,13 @@ def routes_result(layout: Layout, routes: dict) -> RouteResult:
         length = e.get("length")
         if not isinstance(length, int) or isinstance(length, bool):
             length = max(len(cells) - 1, 0)
+        elif routed and not 0 <= length < _U32:
+            # the checker bounds a tree's length only below; the page keeps it in a u32
+            raise ValueError(f"net {e['name']!r}: 'length' {quote(length)} is not a wire "
+                             "length (0 .. 2^32 - 1)")
         b = e.get("bends")
-        if not isinstance(b, int) or isinstance(b, bool):
+        if not isinstance(b, int) or isinstance(b, bool) or not 0 <= b < _U32:
+            # bends is outside the contract: a value the page cannot hold is recounted
             b = path_bends(np.asarray(cells)) if len(net.pins) == 2 else 0
         r = NetRoute(net.name, list(net.pins), routed, e.get("order") if routed else None,
                      cells if routed else [], length if routed else 0, b if routed else 0)

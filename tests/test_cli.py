@@ -552,6 +552,46 @@ def test_wavefront_and_generate_refuse_a_folder_as_output(good, tmp_path, capsys
     assert list(folder.iterdir()) == [] and not (tmp_path / "w.png").exists()
 
 
+def test_wavefront_of_no_nets_names_the_file_that_has_none(good, tmp_path, capsys):
+    empty, bare = tmp_path / "none.yaml", tmp_path / "bare.yaml"
+    empty.write_text("nets: []\n")
+    bare.write_text("width: 3\nheight: 2\nnets: []\n")
+    for argv, at in (([str(good), "--nets", str(empty)], empty), ([str(bare)], bare)):
+        assert main(["wavefront", *argv, "-o", str(tmp_path / "w.png"), "-q",
+                     "--backend", "cpu"]) == 2
+        line = _one_line(capsys.readouterr().err)
+        assert line == f"mazeroute: error: {at}: nets: the layout has no nets", line
+
+
+def test_no_output_file_overwrites_an_input(good, tmp_path, capsys):
+    """An output named like the layout, netlist or routes file read would be replaced by
+    a picture or a page: refused before any work, the input left as it was."""
+    main(["route", str(good), "-o", str(tmp_path / "r"), "--no-png", "-q", "--backend",
+          "cpu", "--mode", "sequential"])
+    routes = tmp_path / "r" / "routes.json"
+    link = tmp_path / "link.yaml"
+    link.symlink_to(good)
+    inputs = {p: p.read_bytes() for p in (good, routes)}
+    png = str(tmp_path / "w.png")
+    for argv, field in (
+            (["view", str(good), "-o", str(good)], "-o"),
+            (["view", str(good), "-o", str(link)], "-o"),
+            (["view", str(good), "--routes", str(routes), "-o", str(routes)], "-o"),
+            (["view", str(good), "--nets", str(good), "-o", str(good)], "-o"),
+            (["wavefront", str(good), "-o", str(good), "--backend", "cpu"], "-o"),
+            (["wavefront", str(good), "-o", png, "--gif", str(good), "--backend", "cpu"],
+             "--gif"),
+            (["wavefront", str(good), "-o", png, "--html", str(link), "--backend", "cpu"],
+             "--html"),
+            (["route", str(good), "-o", str(tmp_path / "r2"), "--mode", "negotiate",
+              "--congestion", str(good), "--backend", "cpu"], "--congestion")):
+        assert main(argv) == 2, argv
+        line = _one_line(capsys.readouterr().err)
+        assert line.startswith(f"mazeroute: error: {field}: ") and "input" in line, line
+        assert {p: p.read_bytes() for p in inputs} == inputs
+    assert not (tmp_path / "w.png").exists() and not (tmp_path / "r2").exists()
+
+
 def test_batch_records_any_failure_as_a_row_and_goes_on(tmp_path, monkeypatch, capsys):
     """Issue 12 items 3, 4: OSError, MemoryError, any exception: a failed row, not an abort."""
     import pathlib

@@ -132,6 +132,8 @@ ONE_FAULT = {name: MALFORMED[name] for name in (
     "length as bool")} | {
     "entry null": (lambda r: r["nets"].__setitem__(0, None), "nets[0]: not an object"),
     "entry twice": (lambda r: r["nets"].append(copy.deepcopy(r["nets"][0])), "appears twice"),
+    "entry 1000 times": (lambda r: r["nets"].extend(copy.deepcopy(r["nets"][:1]) * 999),
+                         "appears 1000 times"),
 }
 
 
@@ -154,6 +156,15 @@ def test_unreadable_entries_do_not_hide_a_net_missing_beside_them(good):
     assert problems == ["nets[0]: not an object, got None",
                         "net 'a' is in only one of layout and routes",
                         "net 'b' is in only one of layout and routes"]
+
+
+def test_a_renamed_net_is_its_two_lines_only(good):
+    bad = copy.deepcopy(good)
+    _net(bad, "a")["name"] = "zz"
+    for sequential in (False, True):
+        assert check_routes(LAYOUT, bad, sequential=sequential) == [
+            "net 'a' is in only one of layout and routes",
+            "net 'zz' is in only one of layout and routes"]
 
 
 @pytest.mark.parametrize("routes", [None, [], "routes", 3, True])

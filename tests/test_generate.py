@@ -41,6 +41,13 @@ def test_same_seed_same_layout_other_seed_other_layout():
     np.testing.assert_array_equal(m1.blocked, m2.blocked)
 
 
+@pytest.mark.parametrize("span", [1000, 2**64, 10**30])
+def test_a_span_past_the_grid_is_the_whole_grid(span):
+    lay = random_layout(10, 10, nets=10, pins=2, seed=0, span=span)
+    same = random_layout(10, 10, nets=10, pins=2, seed=0, span=18)     # the diameter
+    assert [n.pins for n in lay.nets] == [n.pins for n in same.nets]
+
+
 def test_mask_to_rects_round_trips():
     mask = np.random.default_rng(0).random((37, 29)) < 0.4
     np.testing.assert_array_equal(paint(29, 37, mask_to_rects(mask)), mask)

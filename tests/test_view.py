@@ -218,6 +218,19 @@ def test_page_is_self_contained_and_names_cannot_escape(tmp_path):
         '$("play").innerHTML', "")
 
 
+def test_names_spelling_the_page_template_s_slots_stay_names(tmp_path):
+    slots = ["{{js}}", "{{css}}", "{{data}}", "{{title}}"]
+    lay = with_nets(LAY, [Net(n, [(2 * i, 5), (2 * i, 6)]) for i, n in enumerate(slots)])
+    lay = parse_layout({"name": "{{js}}{{data}}", "width": lay.width, "height": lay.height,
+                        "nets": [{"name": n.name, "pins": [list(p) for p in n.pins]}
+                                 for n in lay.nets]})
+    out = save_view_html(lay, None, tmp_path / "t.html")
+    data = read_view_data(out)
+    assert data["nets"]["names"] == slots and data["name"] == "{{js}}{{data}}"
+    text = out.read_text(encoding="utf-8")
+    assert "<title>{{js}}{{data}}</title>" in text and text.count('"use strict"') == 1
+
+
 def test_failed_write_leaves_nothing(tmp_path, monkeypatch, routed):
     def broken(self, *a, **k):
         self.write_bytes(b"<html half")
@@ -300,6 +313,27 @@ def test_view_rejects_a_bad_routes_file(tmp_path, chip, capsys):
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and str(tmp_path / name) in err[0] and words[name] in err[0], err
     assert not (tmp_path / "v.html").exists()
+
+
+def test_view_of_numbers_a_page_cannot_hold(tmp_path, chip, capsys):
+    good = route(LAY, backend="cpu").to_json()
+    huge = json.loads(json.dumps(good))
+    huge["nets"][1]["length"] = 10**30         # a tree's length: checked only as >= 0
+    (tmp_path / "h.json").write_text(json.dumps(huge))
+    capsys.readouterr()
+    assert main(["view", str(chip), "--routes", str(tmp_path / "h.json"),
+                 "-o", str(tmp_path / "v.html")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "h.json" in err[0] and "'length'" in err[0], err
+    assert not (tmp_path / "v.html").exists()
+    for bends in (10**30, -1, 2**32):          # not in the contract: recounted
+        odd = json.loads(json.dumps(good))
+        odd["nets"][0]["bends"] = bends
+        (tmp_path / "b.json").write_text(json.dumps(odd))
+        assert main(["view", str(chip), "--routes", str(tmp_path / "b.json"),
+                     "-o", str(tmp_path / "v.html"), "-q"]) == 0
+        data = read_view_data(tmp_path / "v.html")
+        assert blob(data["nets"]["bends"])[0] == good["nets"][0]["bends"]
 
 
 def test_wavefront_and_batch_html(tmp_path, chip):
