@@ -162,7 +162,7 @@ def netlist_layouts(file: str | Path, base: Layout, fmt: str = "auto") -> list[L
     regular_input(file)
     kind = sniff_format(Path(file)) if fmt == "auto" else fmt
     if kind == "yaml":
-        nets = load_netlist(file, strict=True)
+        nets = load_netlist(file, "--layout")
         return [dataclasses.replace(with_nets(base, nets, file), name=Path(file).stem,
                                     source=str(file))]
     if kind == "movingai":

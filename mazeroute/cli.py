@@ -161,7 +161,13 @@ def _check_engine(args) -> str | None:
                              field="--congestion")
         check_output_file(args.congestion)
         _not_an_input(args, ("--congestion", args.congestion))
-    return resolve(args.backend, args.strategy)[1]
+    try:
+        return resolve(args.backend, args.strategy)[1]
+    except InputError as e:
+        # resolve names its Python arguments; here they are the options the user typed
+        if e.field in ("backend", "strategy"):
+            raise InputError(e.message, field=f"--{e.field}") from None
+        raise
 
 
 def _progress_bar(stream=None) -> Callable[[int, int, str], None]:

@@ -146,20 +146,22 @@ def load_layout(path: str | Path, netlist: str | Path | None = None) -> Layout:
     return layout
 
 
-def load_netlist(path: str | Path, *, strict: bool = False) -> list[Net]:
+def load_netlist(path: str | Path, option: str = "--nets") -> list[Net]:
     """Read a netlist file: a YAML mapping with just ``nets:``.
 
-    With ``strict``, a full layout (one with ``width``, ``height`` or ``blockages``) is an
-    error rather than a netlist whose other fields are silently dropped.
+    A full layout (one with ``width``, ``height`` or ``blockages``) is an error rather
+    than a netlist whose other fields are silently dropped: a user who passes a layout
+    there would route without its blockages. ``option``: the command-line option that
+    named the file, for the hint.
     """
     data = _read_yaml(path)
     if not isinstance(data, dict) or "nets" not in data:
         raise InputError("a netlist file must be a mapping with a 'nets' list",
                          file=path, field="nets")
     layout_keys = [k for k in ("width", "height", "blockages") if k in data]
-    if strict and layout_keys:
+    if layout_keys:
         raise InputError(f"is a full layout (it has {', '.join(layout_keys)}), not a netlist "
-                         "of just 'nets:'; route it as a layout, without --layout",
+                         f"of just 'nets:'; route it as a layout, without {option}",
                          file=path, field=layout_keys[0])
     return _parse_nets(data["nets"], path)
 

@@ -161,6 +161,22 @@ def test_route_bad_netlist_names_the_netlist(good, tmp_path, capsys):
     assert not (tmp_path / "o").exists()
 
 
+@pytest.mark.parametrize("command", ["route", "check", "view", "wavefront"])
+def test_a_full_layout_given_as_a_netlist_is_refused(good, tmp_path, capsys, command):
+    """--nets takes a netlist of just 'nets:': a full layout there would route without
+    its own blockages (dropped in silence before), as batch --layout refuses it too."""
+    full = tmp_path / "full.yaml"
+    full.write_text("width: 8\nheight: 3\nblockages: [[1, 0, 1, 1]]\n"
+                    "nets:\n  - {name: x, pins: [[0, 1], [7, 1]]}\n")
+    out = ["-o", str(tmp_path / "o.html" if command == "view" else tmp_path / "o")]
+    argv = [command, str(good), "--nets", str(full)] + ([] if command == "check" else out)
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"mazeroute: error: {full}: width: ")
+    assert "without --nets" in err[0]
+    assert not (tmp_path / "o").exists() and not (tmp_path / "o.html").exists()
+
+
 def test_route_orders_and_unrouted_exit_status(tmp_path, capsys):
     lay = tmp_path / "cross.yaml"       # two crossing nets on one layer: one cannot route
     lay.write_text("width: 5\nheight: 5\nnets:\n  - {name: h, pins: [[0, 2], [4, 2]]}\n"
@@ -224,7 +240,8 @@ def test_bad_layout_through_the_real_console_has_no_traceback(tmp_path):
     (["route", "{dir}"], "is a directory"),
     (["route", "{good}", "--backend", "tpu"], "invalid choice"),
     (["route", "{good}", "--mode", "sequential", "--strategy", "teleport"],
-     "unknown strategy 'teleport'"),
+     "--strategy: unknown strategy 'teleport'"),
+    (["wavefront", "{good}", "--strategy", "teleport"], "--strategy: unknown strategy"),
     (["wavefront", "{good}", "--net", "zz"], "--net: no net 'zz'"),
     (["check", "{good}", "--routes", "{missing}"], "no such file"),
     (["generate", "rects", "--density", "1.5"], "--density"),
