@@ -525,3 +525,53 @@ def test_auto_negotiates_small_grids_on_the_cpus_search(monkeypatch):
         free = np.ones((h, w), bool)
         search = engines.make_net_search("auto", free, np.full((h, w), -1, np.int32))
         assert search.backend == want, (h, w)
+
+
+def _masks_for_loops():
+    from mazeroute.generate import class_mask
+    rng = np.random.default_rng(8)
+    for name in ("maze:0", "maze:0.002", "maze:0.02", "maze:0.2", "dense:0.5", "open:0.25",
+                 "serpentine:2", "spiral:1", "wired:1"):
+        for size in (300, 511, 512, 700, 1024):
+            yield f"{name}@{size}", ~class_mask(name, size, seed=size)
+    for h, w in ((512, 2000), (2000, 600), (130, 900), (600, 129)):
+        yield f"random {h}x{w}", rng.random((h, w)) < 0.7
+
+
+@pytest.mark.parametrize("name, free", list(_masks_for_loops()), ids=lambda v: v
+                         if isinstance(v, str) else "")
+def test_the_patches_bound_the_cycles_from_below_and_change_no_answer(name, free):
+    """loops_at_least (from the sampled patches, where they do not overlap) is at most
+    the mask's cycle rank, and a count that uses it answers as one that reads the mask."""
+    from mazeroute.engines.auto import cycle_rank, forget, is_forest, sampled_features
+    free = np.ascontiguousarray(free)
+    f = sampled_features(free)
+    forget()
+    exact = cycle_rank(free)
+    assert 0 <= f["loops_at_least"] <= exact
+    for limit in (0, 1, 10, f["loops_at_least"], exact, exact + 1, 10**9):
+        forget()
+        assert cycle_rank(free, limit, f) == min(exact, limit) == cycle_rank(free, limit)
+    forget()
+    assert is_forest(free, f) == (exact == 0)
+
+
+def test_maze_decisions_skip_the_pass_only_where_the_patches_settle_them(monkeypatch):
+    """A maze with many loops is decided from the patches' bound (no pass over the mask
+    for its cycles), one with few loops still counts them, and both decide as before."""
+    from mazeroute.engines import auto
+    from mazeroute.generate import class_mask
+    passes = []
+    surplus = auto._surplus
+    monkeypatch.setattr(auto, "_surplus", lambda free: passes.append(1) or surplus(free))
+    for name, skipped in (("maze:0.2", True), ("maze:0.002", False)):
+        free = np.ascontiguousarray(~class_mask(name, 1024, seed=3))
+        passes.clear()
+        auto.forget()
+        cpu, f = auto._decided(free)
+        assert (not passes) == skipped
+        f0 = dict(f, loops_at_least=0)
+        auto.forget()
+        least = auto.MIN_GPU_LOOPS_LARGE if f["cells"] >= auto.LARGE_CELLS else auto.MIN_GPU_LOOPS
+        bound = int(np.ceil(least * f["cells"]))
+        assert cpu == (0 < auto.cycle_rank(free, bound, f0) < least * f["cells"])

@@ -146,6 +146,11 @@ def _corners(n: int) -> list[int]:
     return sorted({(n - _PATCH) * k // (_PATCHES - 1) for k in range(_PATCHES)})
 
 
+def _apart(n: int) -> bool:
+    """Whether the patches along a side of ``n`` cells overlap nowhere."""
+    return bool(np.all(np.diff(_corners(n)) >= _PATCH))
+
+
 def _patches(free: np.ndarray) -> np.ndarray:
     """The sampled patches of ``free`` as :func:`_patch_counts` takes them: up to
     ``_PATCHES`` x ``_PATCHES`` patches of ``_PATCH`` x ``_PATCH`` cells spread over the
@@ -187,10 +192,16 @@ def sampled_features(free: np.ndarray) -> dict:
     # negative where blockages are islands with a way round each (loops that shorten a
     # wavefront), positive where walls cut the free space into corridors without a way
     # round; per free cell, so that sizes compare
+    # loops_at_least: the patches' free cells are disjoint subgraphs of the whole
+    # (where the patches do not overlap), whose cycle spaces are independent parts of
+    # its own, each of rank E - V + C >= E - V + 1 when not empty; so the whole has at
+    # least edges - cells + 1 independent cycles, which can spare a pass over the mask
+    loops = edges - total + 1 if total and _apart(h) and _apart(w) else 0
     return {"corridor": narrow / total if total else 1.0,
             "wall": wall / total if total else 1.0,
             "euler": (total - edges + squares) / total if total else 0.0,
-            "sampled": total / area}
+            "sampled": total / area,
+            "loops_at_least": max(0, int(loops))}
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -613,8 +624,10 @@ def _surplus(free: np.ndarray) -> tuple[int, int]:
     return int(edges) - cells, cells
 
 
-def _counted(free: np.ndarray, limit: int) -> int:
-    """``min(cycles, limit)`` of a free mask, remembered for the next question.
+def _counted(free: np.ndarray, limit: int, at_least: int = 0) -> int:
+    """``min(cycles, limit)`` of a free mask, remembered for the next question;
+    ``at_least``: a lower bound of the cycles the caller knows (the sampled patches'
+    ``loops_at_least``), which answers without reading the mask when it reaches ``limit``.
 
     Cycles are ``E - V + C`` (edges, cells, pieces), so at least ``E - V + 1`` when a cell
     is free: one counting pass answers ``limit`` without the union-find where that is
@@ -622,6 +635,8 @@ def _counted(free: np.ndarray, limit: int) -> int:
     (fewer cycles than ``limit``) is remembered: a count stopped at ``limit`` early is
     cheaper to take again than the fingerprint.
     """
+    if at_least >= limit:
+        return limit
     free = np.ascontiguousarray(free, dtype=np.bool_)
     known = _recall(free)
     if known is not None and "cycles" in known:
@@ -641,23 +656,26 @@ def _counted(free: np.ndarray, limit: int) -> int:
     return count
 
 
-def cycle_rank(free: np.ndarray, limit: int | None = None) -> int:
+def cycle_rank(free: np.ndarray, limit: int | None = None, f: dict | None = None) -> int:
     """Independent cycles of the free cells' 4-neighbour graph (edges - cells + parts);
-    with ``limit``, counting stops there (``min(cycles, limit)``).
+    with ``limit``, counting stops there (``min(cycles, limit)``); ``f``: the sampled
+    features of ``free``, when the caller has them (their lower bound may answer).
 
     >>> cycle_rank(np.array([[1, 1, 1], [0, 1, 0]], bool)), cycle_rank(np.ones((3, 3), bool))
     (0, 4)
     """
-    return _counted(free, np.iinfo(np.int64).max if limit is None else int(limit))
+    return _counted(free, np.iinfo(np.int64).max if limit is None else int(limit),
+                    (f or {}).get("loops_at_least", 0))
 
 
-def is_forest(free: np.ndarray) -> bool:
-    """True when the free cells' 4-neighbour graph has no cycle (a perfect maze).
+def is_forest(free: np.ndarray, f: dict | None = None) -> bool:
+    """True when the free cells' 4-neighbour graph has no cycle (a perfect maze); ``f``:
+    as for :func:`cycle_rank`.
 
     >>> is_forest(np.array([[1, 1, 1], [0, 1, 0]], bool)), is_forest(np.ones((2, 2), bool))
     (True, False)
     """
-    return _counted(free, 1) == 0
+    return cycle_rank(free, 1, f) == 0
 
 
 def is_maze_like(free: np.ndarray, f: dict | None = None) -> bool:
@@ -722,7 +740,7 @@ def _decided(free: np.ndarray) -> tuple[bool, dict | None]:
         cells = f["cells"] = int(np.count_nonzero(free))
     least = MIN_GPU_LOOPS_LARGE if cells >= LARGE_CELLS else MIN_GPU_LOOPS
     bound = int(np.ceil(least * cells))
-    return 0 < cycle_rank(free, bound) < least * cells, f
+    return 0 < cycle_rank(free, bound, f) < least * cells, f
 
 
 #: A maze of one-cell corridors routes on the GPU from this many cycles per free cell on
@@ -809,7 +827,7 @@ def routing_prefers_cpu(free: np.ndarray, pin_counts: np.ndarray,
         need = (MIN_ROUTING_LOOPS_HUGE if f["cells"] >= HUGE_MAZE_CELLS
                 else MIN_ROUTING_LOOPS_BIG if f["cells"] >= BIG_MAZE_CELLS
                 else MIN_ROUTING_LOOPS)
-        return cycle_rank(free, int(np.ceil(need * f["cells"]))) < need * f["cells"]
+        return cycle_rank(free, int(np.ceil(need * f["cells"])), f) < need * f["cells"]
     if cpu:
         return True
     if len(pin_counts) == 0:

@@ -192,7 +192,7 @@ class GridRelaxProblem(DeviceProblem):
                 else:
                     self._mode = "sweep" if fits(h, w) else "tiles"
             else:
-                self._mode = ("tree" if tree_fits(*self.shape) and is_forest(free)
+                self._mode = ("tree" if tree_fits(*self.shape) and is_forest(free, f)
                               else "tiles")
             if self._host_targets is None:          # a maze with loops
                 self._host_targets = maze and self._mode == "tiles"
