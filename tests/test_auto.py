@@ -194,7 +194,8 @@ def _probe_oracle(free, y, x, budget):
        st.sampled_from([1, 2, 7, 60, 5000]))
 def test_probes_equal_a_plain_bfs(h, w, density, seed, budget):
     """The corridor probes (one bitmap shared by probes run one after another) count
-    the cells and levels of a plain BFS stopped at the budget, from every start."""
+    the cells and levels of a plain BFS stopped at the budget, from every start, in
+    both of their forms."""
     from mazeroute.engines.auto import _probes_parallel, _probes_serial
     rng = np.random.default_rng(seed)
     free = rng.random((h, w)) < density
@@ -204,8 +205,9 @@ def test_probes_equal_a_plain_bfs(h, w, density, seed, budget):
     pick = rng.integers(0, ys.size, 5)
     starts = np.stack([ys[pick], xs[pick]], axis=1).astype(np.int64)
     want = [list(_probe_oracle(free, y, x, budget)) for y, x in starts.tolist()]
-    assert _probes_serial(free, starts, budget).tolist() == want
-    assert _probes_parallel(free, starts, budget).tolist() == want
+    for field in (False, True):             # branching on the mask, or not: the same
+        assert _probes_serial(free, starts, budget, field).tolist() == want
+        assert _probes_parallel(free, starts, budget, field).tolist() == want
 
 
 def test_hash_is_the_same_on_one_core_and_on_all():

@@ -94,6 +94,11 @@ COUNT_CELLS = 1 << 18
 SURE_CELLS = 4
 #: Cells a probe visits before it stops.
 _PROBE_CELLS = 1 << 13
+#: Layouts with at least this share of sampled free cells of at most two free
+#: neighbours (and fewer than maze-like ones) are fields of blockages, where the probes
+#: append cells without branching on the mask (:func:`_probe`): passages of two or more
+#: cells have almost none such cells, fields a quarter or more.
+FIELD_CORRIDOR = 0.1
 _PATCH = 128
 _PATCHES = 4               # per side: up to 16 sampled patches
 
@@ -215,13 +220,30 @@ def _visit(seen, queue, tail, c):
     return tail + 1
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _visit_if(seen, queue, tail, c, ok):
+    """:func:`_visit` of ``c`` where ``ok`` (a free cell in the grid), without a branch:
+    the slot at ``tail`` is written either way and kept only when the cell is new."""
+    word, bit = c >> 6, np.uint64(1) << np.uint64(c & 63)
+    new = ok & ((seen[word] & bit) == 0)
+    queue[tail] = c
+    seen[word] |= bit * np.uint64(new)
+    return tail + new
+
+
 @numba.njit(cache=True, nogil=True)
-def _probe(free, sy, sx, budget, seen, queue):
+def _probe(free, sy, sx, budget, seen, queue, field):
     """BFS from (sy, sx) until ``budget`` cells are reached; (cells, levels). Visited
     cells are bits of ``seen`` (one a cell of the grid, all clear on entry and again on
     return: the probe clears the words of the cells in its ``queue``), so a probe
-    touches only the cells it reaches."""
+    touches only the cells it reaches.
+
+    ``field``: the neighbours are appended without branching on the mask
+    (:func:`_visit_if`), which in a field of blockages is free or blocked at random and
+    costs a mispredicted branch a cell or so; along corridors the branches are
+    predictable and cheaper. The cells, their order and the result are the same."""
     h, w = free.shape
+    last = h * w - 1
     flat = free.ravel()
     tail = _visit(seen, queue, 0, sy * w + sx)
     head, level, level_end = 0, 0, 1
@@ -234,6 +256,22 @@ def _probe(free, sy, sx, budget, seen, queue):
         y = k // w
         x = k - y * w
         # right, down, left, up: the order fixes which cells a cut-off probe counts
+        if field:
+            r, d = min(k + 1, last), min(k + w, last)
+            le, u = max(k - 1, 0), max(k - w, 0)
+            tail = _visit_if(seen, queue, tail, r, (x + 1 < w) & flat[r])
+            if tail >= budget:
+                break
+            tail = _visit_if(seen, queue, tail, d, (y + 1 < h) & flat[d])
+            if tail >= budget:
+                break
+            tail = _visit_if(seen, queue, tail, le, (x > 0) & flat[le])
+            if tail >= budget:
+                break
+            tail = _visit_if(seen, queue, tail, u, (y > 0) & flat[u])
+            if tail >= budget:
+                break
+            continue
         if x + 1 < w and flat[k + 1]:
             tail = _visit(seen, queue, tail, k + 1)
             if tail >= budget:
@@ -255,11 +293,14 @@ def _probe(free, sy, sx, budget, seen, queue):
     return tail, level
 
 
-def corridor_width(free: np.ndarray, budget: int = _PROBE_CELLS) -> float:
+def corridor_width(free: np.ndarray, budget: int = _PROBE_CELLS,
+                   f: dict | None = None) -> float:
     """Cells per BFS level seen by short probes from four points inside the layout
     (the median over probes that reach ``budget`` cells; ``inf`` when none does, as in
     a layout of small pockets). About twice the width of the corridors a probe starts
-    in; about ``sqrt(2 * budget)`` in open space.
+    in; about ``sqrt(2 * budget)`` in open space. ``f``: the sampled features, when the
+    caller has them (they choose how the probes branch, :func:`_probe`; not what they
+    find).
 
     >>> from mazeroute.generate import serpentine_mask
     >>> round(corridor_width(~serpentine_mask(512, 3)), 1)
@@ -277,39 +318,45 @@ def corridor_width(free: np.ndarray, budget: int = _PROBE_CELLS) -> float:
             starts += [(y, int(row[np.argmin(np.abs(row - int(fx * w)))])) for fx in (0.3, 0.7)]
     if not starts:
         return float("inf")
-    found = _probes(free, np.array(starts, np.int64), budget)
+    f = sampled_features(free) if f is None else f
+    found = _probes(free, np.array(starts, np.int64), budget,
+                    FIELD_CORRIDOR <= f["corridor"] < MAX_GPU_CORRIDOR)
     got = [cells / max(levels, 1) for cells, levels in found.tolist() if cells >= budget]
     return float(np.median(got)) if got else float("inf")
 
 
 @numba.njit(cache=True, nogil=True)
-def _probes_serial(free, starts, budget):
+def _probes_serial(free, starts, budget, field=False):
     """:func:`_probe` from each ``(y, x)`` of ``starts``, one after another on one bitmap."""
     h, w = free.shape
     seen = np.zeros((h * w + 63) >> 6, np.uint64)
     queue = np.empty(budget, np.int64)
     out = np.empty((starts.shape[0], 2), np.int64)
     for i in range(starts.shape[0]):
-        out[i, 0], out[i, 1] = _probe(free, starts[i, 0], starts[i, 1], budget, seen, queue)
+        out[i, 0], out[i, 1] = _probe(free, starts[i, 0], starts[i, 1], budget, seen, queue,
+                                      field)
     return out
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
-def _probes_parallel(free, starts, budget):
+def _probes_parallel(free, starts, budget, field=False):
     """:func:`_probes_serial`, a core and a bitmap a probe."""
     h, w = free.shape
     out = np.empty((starts.shape[0], 2), np.int64)
     for i in numba.prange(starts.shape[0]):
         seen = np.zeros((h * w + 63) >> 6, np.uint64)
         queue = np.empty(budget, np.int64)
-        out[i, 0], out[i, 1] = _probe(free, starts[i, 0], starts[i, 1], budget, seen, queue)
+        out[i, 0], out[i, 1] = _probe(free, starts[i, 0], starts[i, 1], budget, seen, queue,
+                                      field)
     return out
 
 
-def _probes(free: np.ndarray, starts: np.ndarray, budget: int) -> np.ndarray:
+def _probes(free: np.ndarray, starts: np.ndarray, budget: int,
+            field: bool = False) -> np.ndarray:
     """``(cells, levels)`` of a :func:`_probe` from each ``(y, x)`` of ``starts``: on all
     cores where the process has many (:func:`.base.many_cores`), else on one."""
-    return (_probes_parallel if many_cores() else _probes_serial)(free, starts, budget)
+    return (_probes_parallel if many_cores() else _probes_serial)(free, starts, budget,
+                                                                   field)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -732,7 +779,7 @@ def _decided(free: np.ndarray) -> tuple[bool, dict | None]:
         # the probes tell corridors wider than a cell from a dense field of blockages
         if not _walled(f):
             return False, f
-        f["width"] = corridor_width(free)
+        f["width"] = corridor_width(free, f=f)
         if winding(free, f):
             return f["width"] * f["run"] < LINES_BALANCE, f
         return f["width"] < MAX_CPU_WIDTH, f
