@@ -400,7 +400,10 @@ class Congestion:
         pres = _fixed(pres_fac)
         if pres != self._pres:
             self._pres = pres
-            self._dirty.append(np.flatnonzero(self.occupancy))
+            # the present factor prices the cells in use: the routes' cells (an
+            # overused one listed twice) are found without a pass over the grid
+            used = [r for r in self.routes if r is not None]
+            self._dirty.append(np.concatenate(used) if used else np.zeros(0, np.int64))
 
     def order_free(self) -> bool:
         """Whether costs ignore who uses a cell (``pres_fac`` 0): then the order in which
