@@ -1228,6 +1228,11 @@ def test_negotiation_shows_its_phases_after_the_iterations(tmp_path, capsys):
     assert main(["route", str(lay), "-o", str(tmp_path / "q"), "--backend", "cpu",
                  "--no-png", "--max-iterations", "3", "-q"]) == 0
     assert " nets routed, " not in capsys.readouterr().err
+    empty = tmp_path / "empty.yaml"                 # no nets: no phase lines either
+    empty.write_text("width: 4\nheight: 3\nnets: []\n")
+    assert main(["route", str(empty), "-o", str(tmp_path / "e"), "--backend", "cpu",
+                 "--no-png"]) == 0
+    assert " nets routed, " not in capsys.readouterr().err
 
 
 def test_mode_negotiate_connects_what_sequential_walls_off(tmp_path, capsys):

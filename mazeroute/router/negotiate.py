@@ -641,8 +641,9 @@ class Negotiator:
             if routed is None:
                 routed = sum(c is not None for c in self.cells)
             phases.append(PhaseStats(name, time.perf_counter() - since, routed))
-            log.info("%s: %d of %d nets routed, %.2f s", name, routed, len(self.layout.nets),
-                     phases[-1].seconds)
+            if self.layout.nets:            # a layout without nets has nothing to report
+                log.info("%s: %d of %d nets routed, %.2f s", name, routed,
+                         len(self.layout.nets), phases[-1].seconds)
 
         t0 = time.perf_counter()
         self.legalise()
