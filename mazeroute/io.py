@@ -62,7 +62,9 @@ class OutputError(Exception):
     @classmethod
     def from_os(cls, e: OSError, path: str | Path, doing: str = "cannot write") -> OutputError:
         """The error for an ``OSError`` met while writing ``path``."""
-        if e.errno == errno.ENOTDIR:
+        if e.errno == errno.ENOTDIR or (e.errno == errno.EEXIST and any(
+                p.exists() and not p.is_dir() for p in Path(path).parents)):
+            # (mkdir of a folder where a file now stands says only "File exists")
             why = "a part of the path is a file, not a folder"
         elif e.errno == errno.EISDIR:
             why = "is a folder, not a file"

@@ -179,3 +179,16 @@ def test_a_signal_just_after_a_temporary_is_made_leaves_no_part_file(tmp_path, m
     with pytest.raises(KeyboardInterrupt), io_module.atomic_path(tmp_path / "b.txt") as tmp:
         tmp.write_text("x")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_file_where_a_folder_should_be_is_named_so(tmp_path):
+    """A folder replaced by a file mid-run: mkdir's "File exists" becomes what it means."""
+    from mazeroute.io import OutputError
+    (tmp_path / "out").write_text("not a folder")
+    e = OutputError.from_os(FileExistsError(errno.EEXIST, "File exists"),
+                            tmp_path / "out" / "summary.csv", "cannot write the summary")
+    assert str(e).endswith("cannot write the summary: a part of the path is a file, "
+                           "not a folder")
+    other = OutputError.from_os(FileExistsError(errno.EEXIST, "File exists"),
+                                tmp_path / "elsewhere" / "x.png")
+    assert str(other).endswith("cannot write: File exists")
