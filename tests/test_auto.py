@@ -577,3 +577,34 @@ def test_maze_decisions_skip_the_pass_only_where_the_patches_settle_them(monkeyp
         least = auto.MIN_GPU_LOOPS_LARGE if f["cells"] >= auto.LARGE_CELLS else auto.MIN_GPU_LOOPS
         bound = int(np.ceil(least * f["cells"]))
         assert cpu == (0 < auto.cycle_rank(free, bound, f0) < least * f["cells"])
+
+
+def _run_oracle(free, y, x):
+    """The longer straight run of free cells through (y, x), by walking it."""
+    h, w = free.shape
+    a = b = x
+    while a > 0 and free[y, a - 1]:
+        a -= 1
+    while b < w - 1 and free[y, b + 1]:
+        b += 1
+    c = d = y
+    while c > 0 and free[c - 1, x]:
+        c -= 1
+    while d < h - 1 and free[d + 1, x]:
+        d += 1
+    return max(b - a, d - c) + 1
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(1, 50), st.integers(1, 50), st.floats(0.0, 1.0), st.integers(1, 40),
+       st.integers(0, 2**32 - 1))
+def test_corridor_run_is_the_mean_of_the_runs_walked_from_each_point(h, w, density, side,
+                                                                     seed):
+    """Each run is read once for all the sampled points on it; the mean is that of a
+    walk from every free sampled point (sides past the grid repeat points)."""
+    from mazeroute.engines.auto import corridor_run
+    free = np.random.default_rng(seed).random((h, w)) < density
+    ys = ((np.arange(side) + 0.5) * h / side).astype(np.int64)
+    xs = ((np.arange(side) + 0.5) * w / side).astype(np.int64)
+    runs = [_run_oracle(free, y, x) for y in ys for x in xs if free[y, x]]
+    assert corridor_run(free, side) == pytest.approx(np.mean(runs) if runs else 0.0)

@@ -361,24 +361,42 @@ def _probes(free: np.ndarray, starts: np.ndarray, budget: int,
 
 @numba.njit(cache=True, nogil=True)
 def _runs(free, ys, xs):
-    """The longer of the row run and the column run of free cells through each (y, x)."""
+    """The longer of the row run and the column run of free cells through each point
+    ``(ys[i], xs[k])`` of the grid of sampled rows ``ys`` and columns ``xs`` (both
+    ascending), as a ``(len(ys), len(xs))`` array (0 at a blocked point).
+
+    A run is walked once however many sampled points lie on it (points on one long
+    corridor share it), and only runs through a sampled point are read (a field of
+    short runs costs little)."""
     h, w = free.shape
-    out = np.empty(ys.size, np.int64)
-    for i in range(ys.size):
-        y, x = ys[i], xs[i]
-        a = x
-        while a > 0 and free[y, a - 1]:
-            a -= 1
-        b = x
-        while b < w - 1 and free[y, b + 1]:
-            b += 1
-        c = y
-        while c > 0 and free[c - 1, x]:
-            c -= 1
-        d = y
-        while d < h - 1 and free[d + 1, x]:
-            d += 1
-        out[i] = max(b - a, d - c) + 1
+    ny, nx = ys.size, xs.size
+    out = np.zeros((ny, nx), np.int64)
+    for i in range(ny):
+        y, a, b = ys[i], 0, 0              # the last run found on this row: [a, b)
+        for k in range(nx):
+            x = xs[k]
+            if not free[y, x]:
+                continue
+            if not a <= x < b:
+                a, b = x, x + 1
+                while a > 0 and free[y, a - 1]:
+                    a -= 1
+                while b < w and free[y, b]:
+                    b += 1
+            out[i, k] = b - a
+    for k in range(nx):
+        x, c, d = xs[k], 0, 0              # the last run found on this column: [c, d)
+        for i in range(ny):
+            y = ys[i]
+            if not free[y, x]:
+                continue
+            if not c <= y < d:
+                c, d = y, y + 1
+                while c > 0 and free[c - 1, x]:
+                    c -= 1
+                while d < h and free[d, x]:
+                    d += 1
+            out[i, k] = max(out[i, k], d - c)
     return out
 
 
@@ -395,12 +413,12 @@ def corridor_run(free: np.ndarray, side: int = 16) -> float:
     """
     free = np.ascontiguousarray(free, dtype=np.bool_)
     h, w = free.shape
-    ys, xs = np.meshgrid(((np.arange(side) + 0.5) * h / side).astype(np.int64),
-                         ((np.arange(side) + 0.5) * w / side).astype(np.int64), indexing="ij")
-    keep = free[ys, xs]
+    ys = ((np.arange(side) + 0.5) * h / side).astype(np.int64)
+    xs = ((np.arange(side) + 0.5) * w / side).astype(np.int64)
+    keep = free[np.ix_(ys, xs)]
     if not keep.any():
         return 0.0
-    return float(_runs(free, ys[keep], xs[keep]).mean())
+    return float(_runs(free, ys, xs)[keep].mean())
 
 
 def _walled(f: dict) -> bool:
