@@ -360,20 +360,18 @@ def _probes(free: np.ndarray, starts: np.ndarray, budget: int,
 
 
 @numba.njit(cache=True, nogil=True)
-def _runs(free, ys, xs):
-    """The longer of the row run and the column run of free cells through each point
-    ``(ys[i], xs[k])`` of the grid of sampled rows ``ys`` and columns ``xs`` (both
+def _row_runs(free, ys, xs):
+    """The run of free cells along its row through each point ``(ys[i], xs[k])`` (both
     ascending), as a ``(len(ys), len(xs))`` array (0 at a blocked point).
 
     A run is walked once however many sampled points lie on it (points on one long
     corridor share it), and only runs through a sampled point are read (a field of
     short runs costs little)."""
-    h, w = free.shape
-    ny, nx = ys.size, xs.size
-    out = np.zeros((ny, nx), np.int64)
-    for i in range(ny):
+    w = free.shape[1]
+    out = np.zeros((ys.size, xs.size), np.int64)
+    for i in range(ys.size):
         y, a, b = ys[i], 0, 0              # the last run found on this row: [a, b)
-        for k in range(nx):
+        for k in range(xs.size):
             x = xs[k]
             if not free[y, x]:
                 continue
@@ -384,20 +382,14 @@ def _runs(free, ys, xs):
                 while b < w and free[y, b]:
                     b += 1
             out[i, k] = b - a
-    for k in range(nx):
-        x, c, d = xs[k], 0, 0              # the last run found on this column: [c, d)
-        for i in range(ny):
-            y = ys[i]
-            if not free[y, x]:
-                continue
-            if not c <= y < d:
-                c, d = y, y + 1
-                while c > 0 and free[c - 1, x]:
-                    c -= 1
-                while d < h and free[d, x]:
-                    d += 1
-            out[i, k] = max(out[i, k], d - c)
     return out
+
+
+def _runs(free: np.ndarray, ys: np.ndarray, xs: np.ndarray) -> np.ndarray:
+    """The longer of the row run and the column run of free cells through each point of
+    the grid of sampled rows ``ys`` and columns ``xs`` (:func:`_row_runs`; the columns
+    as the rows of the transposed mask)."""
+    return np.maximum(_row_runs(free, ys, xs), _row_runs(free.T, xs, ys).T)
 
 
 def corridor_run(free: np.ndarray, side: int = 16) -> float:
