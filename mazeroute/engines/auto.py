@@ -256,38 +256,22 @@ def _probe(free, sy, sx, budget, seen, queue, field):
         y = k // w
         x = k - y * w
         # right, down, left, up: the order fixes which cells a cut-off probe counts
-        if field:
-            r, d = min(k + 1, last), min(k + w, last)
-            le, u = max(k - 1, 0), max(k - w, 0)
-            tail = _visit_if(seen, queue, tail, r, (x + 1 < w) & flat[r])
+        for d in range(4):
+            if d == 0:
+                c, inside = k + 1, x + 1 < w
+            elif d == 1:
+                c, inside = k + w, y + 1 < h
+            elif d == 2:
+                c, inside = k - 1, x > 0
+            else:
+                c, inside = k - w, y > 0
+            if field:
+                at = min(max(c, 0), last)      # an outside neighbour is not taken anyway
+                tail = _visit_if(seen, queue, tail, at, inside & flat[at])
+            elif inside and flat[c]:
+                tail = _visit(seen, queue, tail, c)
             if tail >= budget:
-                break
-            tail = _visit_if(seen, queue, tail, d, (y + 1 < h) & flat[d])
-            if tail >= budget:
-                break
-            tail = _visit_if(seen, queue, tail, le, (x > 0) & flat[le])
-            if tail >= budget:
-                break
-            tail = _visit_if(seen, queue, tail, u, (y > 0) & flat[u])
-            if tail >= budget:
-                break
-            continue
-        if x + 1 < w and flat[k + 1]:
-            tail = _visit(seen, queue, tail, k + 1)
-            if tail >= budget:
-                break
-        if y + 1 < h and flat[k + w]:
-            tail = _visit(seen, queue, tail, k + w)
-            if tail >= budget:
-                break
-        if x > 0 and flat[k - 1]:
-            tail = _visit(seen, queue, tail, k - 1)
-            if tail >= budget:
-                break
-        if y > 0 and flat[k - w]:
-            tail = _visit(seen, queue, tail, k - w)
-            if tail >= budget:
-                break
+                break                           # and the loop's test ends the probe
     for i in range(tail):
         seen[queue[i] >> 6] = 0
     return tail, level
