@@ -195,3 +195,75 @@ def test_first_line_shortens_multi_line_errors():
     e = RuntimeError("nvrtc: error\n" + "x" * 500)
     assert first_line(e) == "nvrtc: error"
     assert len(first_line(RuntimeError("y" * 500))) == 160
+
+
+class _FakeGPUProblem:
+    """Stands in for gpu/grid's problem in the tests of auto's speculative build."""
+
+    built = 0
+    fail: BaseException | None = None
+
+    def __init__(self, graph):
+        type(self).built += 1
+        if self.fail is not None:
+            raise self.fail
+
+
+class _DeviceFault(Exception):
+    pass
+
+
+def _speculating(monkeypatch, cpu: bool, fail: BaseException | None = None):
+    """``mazeroute.engines`` with a GPU present (a fake one), auto deciding ``cpu``."""
+    import threading
+    from dataclasses import replace
+
+    import mazeroute.engines as eng
+    import mazeroute.engines.auto as auto
+    where: list[str] = []
+
+    def decide(free):
+        where.append(threading.current_thread().name)
+        return cpu
+
+    _FakeGPUProblem.built, _FakeGPUProblem.fail = 0, fail
+    spec = replace(eng.ENGINES[("gpu", "grid")], cls="tests.test_engines:_FakeGPUProblem")
+    monkeypatch.setitem(eng.ENGINES, ("gpu", "grid"), spec)
+    monkeypatch.setattr(eng, "gpu_available", lambda: True)
+    monkeypatch.setattr(eng, "device_errors", lambda: (_DeviceFault,))
+    monkeypatch.setattr(auto, "prefers_cpu", decide)
+    return eng, where
+
+
+@pytest.mark.parametrize("cpu", [True, False])
+def test_auto_builds_the_gpu_problem_while_it_decides_on_a_large_grid(monkeypatch, cpu):
+    eng, where = _speculating(monkeypatch, cpu)
+    big = GridGraph(np.ones((1024, eng.SPECULATE_CELLS // 1024), bool))
+    problem = eng.make_problem(big, "auto")
+    assert where and where[0].startswith("mazeroute-auto")      # decided on the worker
+    assert _FakeGPUProblem.built == 1                          # built either way
+    assert problem.name == (("cpu", "grid") if cpu else ("gpu", "grid"))
+    assert isinstance(problem, _FakeGPUProblem) != cpu
+    if cpu:                     # the CPU's problem is a real one, and answers as one
+        assert problem.wavefront([0]).levels()[0, 5] == 5
+    # below the size, auto decides first, here, and builds only what it picks
+    where.clear()
+    small = GridGraph(np.ones((64, 64), bool))
+    monkeypatch.setattr(eng, "resolve", lambda *a: (eng.ENGINES[
+        ("cpu" if cpu else "gpu", "grid")], None))
+    _FakeGPUProblem.built = 0
+    problem = eng.make_problem(small, "auto")
+    assert _FakeGPUProblem.built == (0 if cpu else 1) and not where
+
+
+def test_a_device_fault_in_the_speculative_build_matters_only_if_the_gpu_is_picked(
+        monkeypatch):
+    big = None
+    for cpu in (True, False):
+        eng, _ = _speculating(monkeypatch, cpu, fail=_DeviceFault("out of memory"))
+        big = big or GridGraph(np.ones((1024, eng.SPECULATE_CELLS // 1024), bool))
+        if cpu:
+            assert eng.make_problem(big, "auto").name == ("cpu", "grid")
+        else:
+            with pytest.raises(_DeviceFault, match="out of memory"):
+                eng.make_problem(big, "auto")
