@@ -480,23 +480,3 @@ def test_work_queue_ends_only_when_every_tile_is_done_under_stress():
         for _ in range(12):
             src = rng.choice(cells, int(rng.integers(1, 4)), replace=False)
             np.testing.assert_array_equal(p.wavefront(src).levels(), _oracle(free, src))
-
-
-@pytest.mark.parametrize("name", ["open:0.25", "serpentine:1", "maze:0", "dense:0.5"])
-def test_auto_on_a_large_grid_picks_as_resolve_does_and_its_levels_are_exact(name):
-    """The speculative build (make_problem under auto from SPECULATE_CELLS cells on):
-    the engine resolve picks, and the levels of the CPU engine."""
-    from mazeroute.engines import SPECULATE_CELLS, resolve
-    from mazeroute.engines.auto import forget
-    from mazeroute.generate import class_mask
-
-    side = int(np.sqrt(SPECULATE_CELLS))
-    graph = GridGraph(~class_mask(name, side, 3))
-    root = [int(np.flatnonzero(graph.free.ravel())[0])]
-    forget()
-    problem = make_problem(graph, "auto")
-    forget()
-    spec, _ = resolve("auto", None, graph)
-    assert problem.name == (spec.backend, spec.strategy)
-    want = make_problem(graph, "cpu").wavefront(root).levels()
-    np.testing.assert_array_equal(problem.wavefront(root).levels(), want)

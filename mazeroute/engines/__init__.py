@@ -29,8 +29,8 @@ from ..graph import CSRGraph, GridGraph
 from .base import BLOCKED, UNREACHED, Graph, Problem, Wavefront
 
 __all__ = ["ENGINES", "EngineSpec", "Problem", "Wavefront", "UNREACHED", "BLOCKED",
-           "bfs", "make_problem", "resolve", "SPECULATE_CELLS", "gpu_available", "gpu_status",
-           "device_errors", "first_line", "strategies", "NET_SEARCHES", "make_net_search"]
+           "bfs", "make_problem", "resolve", "gpu_available", "gpu_status", "device_errors",
+           "first_line", "strategies", "NET_SEARCHES", "make_net_search"]
 
 
 @dataclass(frozen=True)
@@ -243,60 +243,13 @@ def resolve(backend: str = "auto", strategy: str | None = None,
     return spec, notice
 
 
-#: Under ``auto``, a grid of at least this many cells has the GPU's problem built while
-#: the decision runs on a worker thread (:func:`make_problem`): at this size auto's
-#: decision (up to a millisecond or two where its probes walk corridors) is a share of
-#: the GPU's whole first wavefront, and a CPU wavefront, where the CPU is picked instead,
-#: takes several milliseconds, which the build discarded then adds little to.
-SPECULATE_CELLS = 1 << 20
-
-_DECIDER = None          # the worker thread, made on first use
-
-
-def _build(spec: EngineSpec, graph: Graph) -> Problem:
+def make_problem(graph: Graph, backend: str = "auto",
+                 strategy: str | None = None) -> Problem:
+    """Build the problem object of the chosen engine for ``graph``."""
+    spec, _ = resolve(backend, strategy, graph)
     problem = spec.load()(graph)
     problem.name = (spec.backend, spec.strategy)
     return problem
-
-
-def make_problem(graph: Graph, backend: str = "auto",
-                 strategy: str | None = None) -> Problem:
-    """Build the problem object of the chosen engine for ``graph``.
-
-    Under ``auto`` on a grid of :data:`SPECULATE_CELLS` cells or more, with a GPU, the
-    GPU's problem is built while auto decides on a worker thread (the decision is
-    compiled code that releases the interpreter), and dropped if the CPU is picked: the
-    same engine as :func:`resolve` picks, sooner.
-    """
-    if (backend == "auto" and strategy is None and isinstance(graph, GridGraph)
-            and graph.free.size >= SPECULATE_CELLS and gpu_available()):
-        return _speculated(graph)
-    spec, _ = resolve(backend, strategy, graph)
-    return _build(spec, graph)
-
-
-def _speculated(graph: GridGraph) -> Problem:
-    """``auto``'s problem for a large grid: decided on the worker thread, the GPU's
-    built meanwhile (see :func:`make_problem`)."""
-    global _DECIDER
-    from .auto import prefers_cpu
-
-    if _DECIDER is None:
-        from concurrent.futures import ThreadPoolExecutor
-        _DECIDER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mazeroute-auto")
-    decision = _DECIDER.submit(prefers_cpu, graph.free)
-    gpu: Problem | None = None
-    failed: BaseException | None = None
-    try:
-        gpu = _build(ENGINES[("gpu", DEFAULT_STRATEGY[("gpu", "grid")])], graph)
-    except device_errors() as e:          # raised below only if the GPU is picked
-        failed = e
-    if decision.result():
-        gpu = None
-        return _build(ENGINES[("cpu", DEFAULT_STRATEGY[("cpu", "grid")])], graph)
-    if failed is not None:
-        raise failed
-    return gpu
 
 
 def bfs(graph: Graph | np.ndarray, root, *, backend: str = "auto",
