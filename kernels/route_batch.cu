@@ -32,14 +32,6 @@
 // from the pins not in the tree tells UNROUTED_TARGET (their components are enclosed;
 // the tree so far goes back for the count) from ESCAPED. ALONE: the tree outgrew its
 // room (the router searches the net by itself).
-// route_chain: the same search for a list of nets in routing order, in one launch, each
-// net waiting on the device for the earlier nets of the list whose claims overlap its own
-// (given per net by the host) instead of the host launching batch after batch. A block
-// takes the next net by a ticket (atomicAdd), so every net it waits for was taken by a
-// block already running: no deadlock, whatever order the blocks start in. A net whose
-// earlier overlapping net did not commit a result (GROW, ESCAPED, ALONE, or SKIPPED
-// itself) is SKIPPED: it stays for the host's next launch. Exactness is route_batch's: a
-// net reads only its claim, which the nets it does not wait for never write.
 // commit_cells: block (or free again, where time still names the net) listed cells.
 // count_levels: the number of levels of a full wavefront from a root, as of its `pos`
 // (one block per root; visited bits and the frontier ring in shared memory when they
@@ -82,7 +74,6 @@ typedef unsigned long long u64;
 #define UNROUTED_TARGET 4
 #define ESCAPED 5
 #define ALONE 6
-#define SKIPPED 7
 // Most pins of a net searched as a tree (a bit each in a mask).
 #define MAX_PINS 32
 
@@ -107,14 +98,12 @@ __device__ __forceinline__ u64 rowBits(const u64* bits, int wordsPerRow, int gy,
 }
 
 // Free cells among columns gx .. gx + nbits - 1 of row gy as of routing position pos.
-// CONCURRENT: the cells may have been written since this SM cached them: bypass L1. FENCE:
-// other kernels may be writing them now (see count_levels above): read the free bits
-// before, and fenced from, the wired bits and times (route_chain needs no fence: the nets
-// whose cells it reads finished, and fenced, before it began).
-template <bool CONCURRENT, bool FENCE = CONCURRENT>
+// CONCURRENT: other kernels may be writing (see count_levels above): bypass L1 and read
+// the free bits before, and fenced from, the wired bits and times.
+template <bool CONCURRENT>
 __device__ u64 freeAt(const Grid& g, int gy, int gx, int nbits, int pos) {
     u64 f = rowBits(g.freeBits, g.wordsPerRow, gy, gx, nbits);
-    if (FENCE) __threadfence();
+    if (CONCURRENT) __threadfence();
     u64 later = ~f & rowBits(g.wiredBits, g.wordsPerRow, gy, gx, nbits);
     while (later) {
         int b = __ffsll((long long)later) - 1;
@@ -164,26 +153,20 @@ struct Window {
         return (m >> (x & 63)) & 1ull;
     }
 
-    // CONCURRENT: blocks of the same launch commit wires (route_chain), so the window's
-    // cells, written since this SM may have cached them, are read through L2.
-    template <bool CONCURRENT>
     __device__ void load(const Grid& g, int pos) {
-        auto at = [&](int gy, int gx, int nbits) {
-            return freeAt<CONCURRENT, false>(g, gy, gx, nbits, pos);
-        };
         for (int i = threadIdx.x; i < n; i += blockDim.x) {
             int r = i / wd, k = i - r * wd;
-            avail[i] = at(y0 + r, x0 + 64 * k, min(64, w - 64 * k));
+            avail[i] = freeAt<false>(g, y0 + r, x0 + 64 * k, min(64, w - 64 * k), pos);
             vis[i] = front0[i] = front1[i] = lv0[i] = lv1[i] = 0;
         }
         for (int k = threadIdx.x; k < wd; k += blockDim.x) {
             int nb = min(64, w - 64 * k);
-            haloT[k] = y0 > 0 ? at(y0 - 1, x0 + 64 * k, nb) : 0;
-            haloB[k] = y0 + h < g.height ? at(y0 + h, x0 + 64 * k, nb) : 0;
+            haloT[k] = y0 > 0 ? freeAt<false>(g, y0 - 1, x0 + 64 * k, nb, pos) : 0;
+            haloB[k] = y0 + h < g.height ? freeAt<false>(g, y0 + h, x0 + 64 * k, nb, pos) : 0;
         }
         for (int r = threadIdx.x; r < h; r += blockDim.x) {
-            haloL[r] = x0 > 0 ? (unsigned char)at(y0 + r, x0 - 1, 1) : 0;
-            haloR[r] = x0 + w < g.width ? (unsigned char)at(y0 + r, x0 + w, 1) : 0;
+            haloL[r] = x0 > 0 ? (unsigned char)freeAt<false>(g, y0 + r, x0 - 1, 1, pos) : 0;
+            haloR[r] = x0 + w < g.width ? (unsigned char)freeAt<false>(g, y0 + r, x0 + w, 1, pos) : 0;
         }
     }
 };
@@ -273,10 +256,9 @@ __device__ __forceinline__ void ownWords(const Window& win, int* row, int* col) 
 // when `labels`. Stops after the level that labels (tx, ty) (tx < 0: no target). Returns
 // that level or -1; *numLevels is the number of levels labelled; *escaped as above.
 // Every thread must call it (it synchronises the block).
-template <bool CONCURRENT>
 __device__ int bfs(Window& win, const Grid& g, int pos, int sx, int sy, int ox, int oy,
                    int tx, int ty, bool labels, int* numLevels, bool* escaped) {
-    win.load<CONCURRENT>(g, pos);
+    win.load(g, pos);
     __syncthreads();
 #ifdef PHASES
     if (threadIdx.x == 0 && labels) s_loaded = clock64();
@@ -385,10 +367,9 @@ __device__ void lowerBound(const Window& win, int r, int k, u64 ex, int L, int n
 
 // Whether the cells the pins not in the tree reach inside the window touch a free cell
 // outside it. Every thread must call it.
-template <bool CONCURRENT>
 __device__ bool pinsEscape(Window& win, const Grid& g, int pos, int npins, unsigned joined,
                            const int* row, const int* col) {
-    win.load<CONCURRENT>(g, pos);
+    win.load(g, pos);
     if (threadIdx.x == 0) s_escaped = 0;
     __syncthreads();
     for (int j = threadIdx.x; j < npins; j += blockDim.x) {
@@ -423,11 +404,9 @@ __device__ bool pinsEscape(Window& win, const Grid& g, int pos, int npins, unsig
 }
 
 // A net of 3..MAX_PINS pins (see the notes at the top): its tree, root first, then each
-// branch from the tree outwards, in paths[off ..]; the header h as route_batch's. Returns
-// the status (every thread).
-template <bool CONCURRENT>
-__device__ int routeTree(Window& win, const Grid& g, const int* rec, const int* pinXY,
-                         unsigned* rest, unsigned* level, int* h, int* paths) {
+// branch from the tree outwards, in paths[off ..]; the header as route_batch's.
+__device__ void routeTree(Window& win, const Grid& g, const int* rec, const int* pinXY,
+                          unsigned* rest, unsigned* level, int* hdr, int* paths) {
     const int pos = rec[F_POS], off = rec[F_OFF], room = rec[F_LIMIT] + 1;
     const int npins = rec[F_NPINS];
     const int* pin = pinXY + 2 * rec[F_PINS];
@@ -447,7 +426,7 @@ __device__ int routeTree(Window& win, const Grid& g, const int* rec, const int* 
     unsigned joined = 1u;       // pins in the tree
     int steps = 0;
     for (int stage = 1; stage < npins; ++stage) {
-        win.load<CONCURRENT>(g, pos);
+        win.load(g, pos);
         if (threadIdx.x == 0) {
             s_bound = NO_BOUND;
             s_found[0] = s_found[1] = 0;
@@ -483,8 +462,7 @@ __device__ int routeTree(Window& win, const Grid& g, const int* rec, const int* 
         steps += numLevels;
         // no pin reached, and the wave touched the outside: are the pins enclosed?
         const bool flood = T < 0 && s_bound != NO_BOUND;
-        const bool escaped = flood && pinsEscape<CONCURRENT>(win, g, pos, npins, joined, row,
-                                                                col);
+        const bool escaped = flood && pinsEscape(win, g, pos, npins, joined, row, col);
         if (threadIdx.x == 0) {
             if (T < 0) {
                 if (!flood) s_levels += numLevels;
@@ -513,6 +491,7 @@ __device__ int routeTree(Window& win, const Grid& g, const int* rec, const int* 
     // OK: the tree; UNROUTED_TARGET: the tree so far (the roots of its level count)
     const int cells = s_status == OK || s_status == UNROUTED_TARGET ? s_tree : 0;
     if (threadIdx.x == 0) {
+        int* h = hdr + (size_t)blockIdx.x * HDR;
         h[0] = s_status;
         h[1] = s_levels;
         h[2] = s_bends;
@@ -523,8 +502,7 @@ __device__ int routeTree(Window& win, const Grid& g, const int* rec, const int* 
         h[6] = h[7] = h[8] = 0;
 #endif
     }
-    const int status = s_status;
-    if (status != OK) return status;
+    if (s_status != OK) return;
     // commit the tree's cells other than its pins (blocked for good already)
     for (int i = threadIdx.x; i < cells; i += blockDim.x) {
         int v = paths[off + i];
@@ -534,31 +512,33 @@ __device__ int routeTree(Window& win, const Grid& g, const int* rec, const int* 
         for (int q = 0; q < npins; ++q) isPin |= s_px[q] == x && s_py[q] == y;
         if (!isPin) commitCell(g, rest, level, v, pos);
     }
-    return status;
 }
 
-// One net's search (record rec; header h, paths as route_batch's), its wire committed
-// when OK. Returns the status (thread 0's; route_chain publishes it). Every thread must
-// call it.
-template <bool CONCURRENT>
-__device__ int routeNet(u64* smem, const int* rec, const int* pinXY, const Grid& g,
-                        unsigned* rest, unsigned* level, int* h, int* paths) {
+extern "C" __global__ void __launch_bounds__(1024)
+route_batch(const int* recs, int numNets, const int* pinXY, u64* freeBits, u64* wiredBits,
+            int* time, unsigned* rest, unsigned* level, int width, int height,
+            int wordsPerRow, int* hdr, int* paths) {
+    extern __shared__ u64 smem[];
     __shared__ int s_cells;
+    const int* rec = recs + (size_t)blockIdx.x * REC;
+    Grid g{freeBits, wiredBits, time, width, height, wordsPerRow};
     Window win;
     win.x0 = rec[F_X0];
     win.y0 = rec[F_Y0];
     win.w = rec[F_W];
     win.h = rec[F_H];
     win.carve(smem);
-    if (rec[F_NPINS] > 2) return routeTree<CONCURRENT>(win, g, rec, pinXY, rest, level, h, paths);
-    const int width = g.width;
+    if (rec[F_NPINS] > 2) {
+        routeTree(win, g, rec, pinXY, rest, level, hdr, paths);
+        return;
+    }
     const int pos = rec[F_POS], limit = rec[F_LIMIT], off = rec[F_OFF];
     const int sx = rec[F_SX] - win.x0, sy = rec[F_SY] - win.y0;
     const int tx = rec[F_TX] - win.x0, ty = rec[F_TY] - win.y0;
     long long t0 = clock64();
     int numLevels = 0, bends = 0;
     bool escaped = false;
-    int T = bfs<CONCURRENT>(win, g, pos, sx, sy, tx, ty, tx, ty, true, &numLevels, &escaped);
+    int T = bfs(win, g, pos, sx, sy, tx, ty, tx, ty, true, &numLevels, &escaped);
     int steps = numLevels;
 #ifdef PHASES
     long long t1 = clock64();
@@ -570,7 +550,7 @@ __device__ int routeNet(u64* smem, const int* rec, const int* pinXY, const Grid&
         status = UNROUTED_SOURCE;
     } else {
         int more;
-        bfs<CONCURRENT>(win, g, pos, tx, ty, sx, sy, -1, -1, false, &more, &escaped);
+        bfs(win, g, pos, tx, ty, sx, sy, -1, -1, false, &more, &escaped);
         steps += more;
         status = escaped ? ESCAPED : UNROUTED_TARGET;
         numLevels = 0;
@@ -585,6 +565,7 @@ __device__ int routeNet(u64* smem, const int* rec, const int* pinXY, const Grid&
                 status = 0;          // commit nothing
         }
         s_cells = cells;
+        int* h = hdr + (size_t)blockIdx.x * HDR;
         h[0] = status;
         h[1] = numLevels;
         h[2] = bends;
@@ -599,63 +580,9 @@ __device__ int routeNet(u64* smem, const int* rec, const int* pinXY, const Grid&
     }
     __syncthreads();
     // commit the wire's inner cells (the pins are blocked for good already); no other
-    // block of this launch reads them (route_batch: claims of one batch are disjoint;
-    // route_chain: a net whose claim overlaps waits for this one)
+    // block of this launch reads them: claims of one batch are disjoint
     for (int i = 1 + threadIdx.x; i < s_cells - 1; i += blockDim.x)
         commitCell(g, rest, level, paths[off + i], pos);
-    return status;
-}
-
-extern "C" __global__ void __launch_bounds__(1024)
-route_batch(const int* recs, int numNets, const int* pinXY, u64* freeBits, u64* wiredBits,
-            int* time, unsigned* rest, unsigned* level, int width, int height,
-            int wordsPerRow, int* hdr, int* paths) {
-    extern __shared__ u64 smem[];
-    Grid g{freeBits, wiredBits, time, width, height, wordsPerRow};
-    routeNet<false>(smem, recs + (size_t)blockIdx.x * REC, pinXY, g, rest, level,
-                    hdr + (size_t)blockIdx.x * HDR, paths);
-}
-
-// The nets of recs in one launch (see the notes at the top): net k waits for the nets
-// deps[depStart[k] .. depStart[k + 1]) (list indices below k); flags[k] becomes 1 once its
-// result is committed (a wire, or none: UNROUTED_*), 2 when it is not (the nets waiting
-// for it are SKIPPED). flags and *ticket start at zero.
-extern "C" __global__ void __launch_bounds__(1024)
-route_chain(const int* recs, int numNets, const int* depStart, const int* deps, int* flags,
-            int* ticket, const int* pinXY, u64* freeBits, u64* wiredBits, int* time,
-            unsigned* rest, unsigned* level, int width, int height, int wordsPerRow,
-            int* hdr, int* paths) {
-    extern __shared__ u64 smem[];
-    __shared__ int s_k, s_go;
-    if (threadIdx.x == 0) {
-        const int k = atomicAdd(ticket, 1);
-        int go = 1;
-        for (int j = depStart[k]; j < depStart[k + 1] && go; ++j) {
-            const volatile int* f = flags + deps[j];
-            int v;
-            while ((v = *f) == 0) __nanosleep(100);
-            go = v == 1;
-        }
-        __threadfence();          // what the nets waited for committed, before reading it
-        s_k = k;
-        s_go = go;
-    }
-    __syncthreads();
-    const int k = s_k;
-    int* h = hdr + (size_t)k * HDR;
-    int status = SKIPPED;
-    if (s_go) {
-        Grid g{freeBits, wiredBits, time, width, height, wordsPerRow};
-        status = routeNet<true>(smem, recs + (size_t)k * REC, pinXY, g, rest, level, h, paths);
-    } else if (threadIdx.x == 0) {
-        h[0] = SKIPPED;
-        for (int i = 1; i < HDR; ++i) h[i] = 0;
-    }
-    __threadfence();              // this thread's commits, before the flag
-    __syncthreads();
-    if (threadIdx.x == 0)
-        atomicExch(flags + k, status == OK || status == UNROUTED_SOURCE
-                                      || status == UNROUTED_TARGET ? 1 : 2);
 }
 
 // block != 0: cells[i] becomes a wire cell of the net at pos[i]. block == 0: cells[i] is

@@ -221,25 +221,11 @@ def _apart_by_labels(free: np.ndarray, pins) -> np.ndarray:
                      for x0, y0, x1, y1 in np.asarray(pins).reshape(-1, 4).tolist()], bool)
 
 
-def _closure(b: int, first: np.ndarray, after: np.ndarray) -> set[int]:
-    """The nets net ``b`` of a chain waits for, directly or through others."""
-    out: set[int] = set()
-    stack = after[first[b]:first[b + 1]].tolist()
-    while stack:
-        j = int(stack.pop())
-        if j not in out:
-            out.add(j)
-            stack.extend(after[first[j]:first[j + 1]].tolist())
-    return out
-
-
 class EmuBatch:
     """The batched search's contract, computed on the CPU over a CPU router's problem."""
 
-    def __init__(self, problem, margin: int = gb.MARGIN, smem_limit: int = 1 << 30,
-                 chain: bool = True):
+    def __init__(self, problem, margin: int = gb.MARGIN, smem_limit: int = 1 << 30):
         self.problem, self.margin, self.smem_limit = problem, margin, smem_limit
-        self.chain = chain
         self.shape = problem.shape
         n = problem.num_vertices
         self.time = np.full(n, -7, np.int32)
@@ -259,73 +245,53 @@ class EmuBatch:
         self.problem._clear()
         return self.problem.level.ravel() != BLOCKED
 
-    def search(self, rec, path_size, links=None):
-        """A batch (all on the blockages before it), or with ``links`` a chain: a net sees
-        the wires of the nets it waits for, directly or through others, and no other
-        wire of the launch (so a missing link shows as a different route)."""
+    def search(self, rec, path_size):
         h, w = self.shape
-        before = self._free()
+        free = self._free()
         hdr = np.zeros((len(rec), gb.HDR), np.int32)
         paths = np.full(path_size, -1, np.int32)
-        inner_of: list[np.ndarray] = []
         for b, r in enumerate(rec):
             pos, x0, y0, ww, hh, sx, sy, tx, ty, limit, off, npins, at = (int(v) for v in r)
-            free, wired, tm = before, self.wired, self.time
-            if links is not None:
-                first, after = links
-                waits = after[first[b]:first[b + 1]]
-                assert (waits < b).all()
-                if any(hdr[j, 0] not in (gb.OK, gb.UNROUTED_SOURCE, gb.UNROUTED_TARGET)
-                       for j in waits):
-                    hdr[b, 0] = gb.SKIPPED
-                    inner_of.append(np.zeros(0, np.int64))
-                    self.seen.add(gb.SKIPPED)
-                    continue
-                free, wired, tm = before.copy(), self.wired.copy(), self.time.copy()
-                for j in _closure(b, first, after):
-                    free[inner_of[j]] = wired[inner_of[j]] = False
-                    tm[inner_of[j]] = rec[j, gb.F_POS]
             if npins > 2:
-                st, levels, turns, tree = _emu_tree(free, wired, tm, w, h, x0, y0, ww,
-                                                    hh, pos,
+                st, levels, turns, tree = _emu_tree(free, self.wired, self.time, w, h, x0,
+                                                    y0, ww, hh, pos,
                                                     self.pins[at:at + npins], limit + 1)
                 paths[off:off + len(tree)] = tree
                 hdr[b, :4] = (st, levels, turns, len(tree))
                 self.seen.add(st)
                 self.trees += 1
+                continue
+            s, t = sy * w + sx, ty * w + tx
+            lev = np.empty(ww * hh, np.int64)
+            queue = np.empty(ww * hh, np.int64)
+            found, count, esc = _window_bfs(free, self.wired, self.time, w, h, x0, y0, ww,
+                                            hh, pos, s, t, t, lev, queue)
+            if found >= 0 and found <= limit:
+                lv = np.where(lev < 0, UNREACHED, lev).astype(np.uint32).reshape(hh, ww)
+                path, ok = _trace(lv, tx - x0, ty - y0, _DX, _DY)
+                assert ok
+                path = path[::-1] + np.array([x0, y0])
+                paths[off:off + len(path)] = path[:, 1] * w + path[:, 0]
+                hdr[b, :4] = (gb.OK, found + 1, bends(path), len(path))
+            elif found >= 0:
+                hdr[b, :4] = (gb.GROW, found + 1, 0, 0)
+            elif not esc:
+                hdr[b, :4] = (gb.UNROUTED_SOURCE, count, 0, 0)
             else:
-                s, t = sy * w + sx, ty * w + tx
-                lev = np.empty(ww * hh, np.int64)
-                queue = np.empty(ww * hh, np.int64)
-                found, count, esc = _window_bfs(free, wired, tm, w, h, x0, y0, ww, hh,
-                                                pos, s, t, t, lev, queue)
-                if found >= 0 and found <= limit:
-                    lv = np.where(lev < 0, UNREACHED, lev).astype(np.uint32).reshape(hh, ww)
-                    path, ok = _trace(lv, tx - x0, ty - y0, _DX, _DY)
-                    assert ok
-                    path = path[::-1] + np.array([x0, y0])
-                    paths[off:off + len(path)] = path[:, 1] * w + path[:, 0]
-                    hdr[b, :4] = (gb.OK, found + 1, bends(path), len(path))
-                elif found >= 0:
-                    hdr[b, :4] = (gb.GROW, found + 1, 0, 0)
-                elif not esc:
-                    hdr[b, :4] = (gb.UNROUTED_SOURCE, count, 0, 0)
-                else:
-                    _, _, esc_t = _window_bfs(free, wired, tm, w, h, x0, y0, ww, hh, pos, t,
-                                              s, -1, lev, queue)
-                    hdr[b, :4] = (gb.ESCAPED if esc_t else gb.UNROUTED_TARGET, 0, 0, 0)
-                self.seen.add(int(hdr[b, 0]))
-            inner = np.zeros(0, np.int64)
-            if hdr[b, 0] == gb.OK:
-                cells = paths[off:off + hdr[b, 3]]
-                if npins > 2:           # a tree: every cell but its pins
-                    own = self.pins[at:at + npins]
-                    inner = cells[~np.isin(cells, own[:, 1] * w + own[:, 0])]
-                else:
-                    inner = cells[1:-1]
-            inner_of.append(inner)
+                _, _, esc_t = _window_bfs(free, self.wired, self.time, w, h, x0, y0, ww, hh,
+                                          pos, t, s, -1, lev, queue)
+                hdr[b, :4] = (gb.ESCAPED if esc_t else gb.UNROUTED_TARGET, 0, 0, 0)
+            self.seen.add(int(hdr[b, 0]))
         for b in np.flatnonzero(hdr[:, 0] == gb.OK):
-            self.commit(inner_of[b], np.full(inner_of[b].size, rec[b, gb.F_POS]))
+            off = rec[b, gb.F_OFF]
+            cells = paths[off:off + hdr[b, 3]]
+            npins, at = rec[b, gb.F_NPINS], rec[b, gb.F_PINS]
+            if npins > 2:           # a tree: every cell but its pins
+                own = self.pins[at:at + npins]
+                inner = cells[~np.isin(cells, own[:, 1] * w + own[:, 0])]
+            else:
+                inner = cells[1:-1]
+            self.commit(inner, np.full(inner.size, rec[b, gb.F_POS]))
         self.searches += 1
         return hdr, paths
 
@@ -422,41 +388,6 @@ def _batch_brute(todo, claim, barrier):
     return out
 
 
-def _overlap(a, b) -> bool:
-    return not (a[0] > b[2] or a[2] < b[0] or a[1] > b[3] or a[3] < b[1])
-
-
-@pytest.mark.parametrize("seed", range(30))
-def test_dependencies_are_exactly_the_earlier_overlapping_nets(seed):
-    rng = np.random.default_rng(seed)
-    n, side = int(rng.integers(1, 60)), int(rng.integers(8, 200))
-    lo = rng.integers(0, side, (n, 2))
-    claim = np.concatenate([lo, np.minimum(lo + rng.integers(0, side // 2 + 1, (n, 2)),
-                                           side - 1)], axis=1)
-    batch = rng.permutation(n)[:int(rng.integers(1, n + 1))]
-    tile = int(rng.choice([1, 4, 32]))
-    want = [[j for j in range(k) if _overlap(claim[batch[j]], claim[batch[k]])]
-            for k in range(batch.size)]
-    count, start, links = gb.dependencies(batch, claim, side, side, tile, 1 << 20)
-    assert count == batch.size and start.dtype == links.dtype == np.int32
-    assert [links[start[k]:start[k + 1]].tolist() for k in range(count)] == want
-    # a cap on the links: the first nets whose links fit (at least one net)
-    cap = int(rng.integers(0, sum(map(len, want)) + 1))
-    count, start, links = gb.dependencies(batch, claim, side, side, tile, cap)
-    total = np.cumsum([len(x) for x in want])
-    assert count == max(1, int(np.searchsorted(total, cap, side="right")))
-    assert [links[start[k]:start[k + 1]].tolist() for k in range(count)] == want[:count]
-
-
-def test_a_chain_runs_up_to_the_first_barrier_and_the_limit():
-    barrier = np.zeros(10, bool)
-    barrier[[4, 7]] = True
-    todo = np.array([1, 2, 4, 5, 7, 8])
-    assert gb.chain_list(todo, barrier, 99).tolist() == [1, 2]
-    assert gb.chain_list(todo, barrier, 1).tolist() == [1]
-    assert gb.chain_list(todo[2:], barrier, 99).tolist() == []
-
-
 @pytest.mark.parametrize("seed", range(30))
 def test_next_batch_takes_exactly_the_nets_disjoint_from_all_earlier_ones(seed):
     rng = np.random.default_rng(seed)
@@ -530,7 +461,7 @@ def test_the_kernel_and_the_host_share_their_constants():
     d = dict(found)
     names = ("REC", "F_POS", "F_X0", "F_Y0", "F_W", "F_H", "F_SX", "F_SY", "F_TX", "F_TY",
              "F_LIMIT", "F_OFF", "F_NPINS", "F_PINS", "OK", "GROW", "UNROUTED_SOURCE",
-             "UNROUTED_TARGET", "ESCAPED", "ALONE", "SKIPPED", "MAX_PINS")
+             "UNROUTED_TARGET", "ESCAPED", "ALONE", "MAX_PINS")
     assert {n: int(d[n]) for n in names} == {n: getattr(gb, n) for n in names}
     assert gb.HDR in [int(v) for k, v in found if k == "HDR"]     # HDR without PHASES
 
@@ -558,9 +489,8 @@ def test_batched_routing_equals_sequential(seed):
     order = "hpwl" if seed % 3 == 0 else "file"
     margin = int(rng.choice([0, 1, 2, 4, 16]))      # small margins force windows to grow
     limit = int(rng.choice([gb.window_bytes(6, 6), gb.window_bytes(20, 20), 1 << 30]))
-    chain = seed % 4 != 1               # a quarter in batches
-    got, _ = _emu_route(lay, order, margin=margin, smem_limit=limit, chain=chain)
-    _same(got, Router(lay, "cpu").run(order))              # small limits: routed alone
+    got, _ = _emu_route(lay, order, margin=margin, smem_limit=limit)    # small: routed alone
+    _same(got, Router(lay, "cpu").run(order))
 
 
 def _gave_up_or_same(got, want, m: int) -> None:
@@ -601,8 +531,7 @@ def test_every_outcome_occurs_and_still_matches():
         got, dev = _emu_route(lay, margin=seed % 3)
         seen |= dev.seen
         _same(got, Router(lay, "cpu").run())
-    assert seen == {gb.OK, gb.GROW, gb.UNROUTED_SOURCE, gb.UNROUTED_TARGET, gb.ESCAPED,
-                    gb.SKIPPED}
+    assert seen == {gb.OK, gb.GROW, gb.UNROUTED_SOURCE, gb.UNROUTED_TARGET, gb.ESCAPED}
 
 
 def test_hand_made_cases():
@@ -788,7 +717,6 @@ def test_gpu_batched_routing_equals_cpu(seed):
     r = Router(lay, "gpu")
     assert r.batch is not None
     r.batch.margin = (0, 1, 2, 4, 16)[seed % 5]
-    r.batch.chain = seed % 4 != 1               # a quarter in batches (route_batch)
     _same(r.run(order), Router(lay, "cpu").run(order))
 
 
@@ -812,7 +740,6 @@ def test_gpu_batched_trees_equal_cpu(seed):
     r.batch.margin = int(rng.choice([0, 1, 2, 4, 16]))
     r.batch.smem_limit = int(rng.choice([gb.window_bytes(8, 8), gb.window_bytes(24, 24),
                                          r.batch.smem_limit]))
-    r.batch.chain = seed % 4 != 1
     _same(r.run(order), Router(lay, "cpu").run(order))
 
 
@@ -873,13 +800,10 @@ def test_gpu_windows_around_the_default_shared_memory_limit(rows):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("chain", [True, False])
-def test_gpu_batched_routing_equals_cpu_on_the_target_layout(chain):
+def test_gpu_batched_routing_equals_cpu_on_the_target_layout():
     lay = route_layout(1024, 1000, seed=0)          # issue 4's target (c)
     r = Router(lay, "gpu")
-    r.batch.chain = chain
     _same(r.run(), Router(lay, "cpu").run())
-    assert r.batches >= 1
 
 
 @pytest.mark.gpu

@@ -39,18 +39,6 @@ Scheduling
     net and every later committed net whose claim overlaps it go back to the queue
     (:func:`wire_hits`, :func:`cascade`).
 
-Chains
-    By default (``GridBatch.chain``) one launch takes every net of ``todo`` up to the
-    first barrier (:func:`chain_list`), each net waiting *on the device* for the earlier
-    nets of the launch whose claims overlap its own (:func:`dependencies`), where a batch
-    takes only the nets that need not wait and the host launches again for the rest. A
-    net whose awaited net found no result to commit (``GROW``, ``ESCAPED``, ``ALONE``) is
-    ``SKIPPED`` and stays ``TODO``, as do the nets waiting for it. A net reads only its
-    claim, which the nets it does not wait for never write, so its result is the one it
-    would have in the batches; the scheduling after the launch is the batches' too, a
-    grown net's wire redoing only nets committed before the launch (those of the launch
-    that overlap it waited for it).
-
 Outcomes of one search (``status``)
     ``OK``: the wire (root first), committed by the kernel; ``GROW``: reached, but deeper
     than ``M + 2m + 1``, so the margin becomes ``(T - M) / 2``, which always suffices;
@@ -96,8 +84,6 @@ F_POS, F_X0, F_Y0, F_W, F_H, F_SX, F_SY, F_TX, F_TY, F_LIMIT, F_OFF, F_NPINS, F_
 #: probing the block's clock cycles and the BFS levels it ran.
 HDR = 6
 OK, GROW, UNROUTED_SOURCE, UNROUTED_TARGET, ESCAPED, ALONE = 1, 2, 3, 4, 5, 6
-#: A chained launch's net that waited for an earlier net without a result: not searched.
-SKIPPED = 7
 #: Most pins of a net the kernel searches as a tree (a bit each in a 32-bit mask).
 MAX_PINS = 32
 #: 64-bit planes per window row word in shared memory: free-and-unvisited, visited,
@@ -218,91 +204,6 @@ def next_batch(todo, claim, barrier, width, height, tile, max_batch):
             out[count] = p
             count += 1
     return out[:count]
-
-
-@numba.njit(cache=True, nogil=True)
-def chain_list(todo, barrier, max_batch):
-    """Nets of ``todo`` (routing positions, in order) before its first barrier, at most
-    ``max_batch``: one chained launch (see the module notes).
-
-    Examples
-    --------
-    >>> chain_list(np.array([0, 2, 3, 5]), np.array([0, 0, 0, 0, 0, 1], np.bool_), 9).tolist()
-    [0, 2, 3]
-    """
-    k = 0
-    while k < todo.size and k < max_batch and not barrier[todo[k]]:
-        k += 1
-    return todo[:k]
-
-
-@numba.njit(cache=True, nogil=True)
-def dependencies(batch, claim, width, height, tile, max_links):
-    """The nets each net of a chained launch waits for: list indices ``j < k`` whose
-    claims overlap net ``k``'s, as ``(count, start, links)``: net ``k`` of the first
-    ``count`` waits for ``links[start[k]:start[k + 1]]`` (int32). ``count`` is less than
-    ``batch.size`` when the links would pass ``max_links`` (the launch takes the first
-    ``count`` nets). Claims are bucketed by ``tile`` x ``tile`` cells.
-
-    Examples
-    --------
-    >>> claim = np.array([[0, 0, 4, 4], [3, 3, 8, 8], [6, 0, 9, 2], [7, 7, 9, 9]])
-    >>> count, start, links = dependencies(np.arange(4), claim, 10, 10, 4, 99)
-    >>> count, start.tolist(), links.tolist()
-    (4, [0, 0, 1, 1, 2], [0, 1])
-    """
-    b = batch.size
-    tx = (width + tile - 1) // tile
-    ty = (height + tile - 1) // tile
-    head = np.full(tx * ty, -1, np.int64)
-    entries = 0
-    for p in batch:
-        entries += ((claim[p, 2] // tile - claim[p, 0] // tile + 1)
-                    * (claim[p, 3] // tile - claim[p, 1] // tile + 1))
-    nxt = np.empty(entries, np.int64)
-    who = np.empty(entries, np.int64)
-    seen = np.full(b, -1, np.int64)
-    start = np.zeros(b + 1, np.int32)
-    links = np.empty(max(16, min(max_links, 8 * b)), np.int32)
-    count, used, total = 0, 0, 0
-    for k in range(b):
-        p = batch[k]
-        x0, y0, x1, y1 = claim[p, 0], claim[p, 1], claim[p, 2], claim[p, 3]
-        first = total
-        for j in range(y0 // tile, y1 // tile + 1):
-            for i in range(x0 // tile, x1 // tile + 1):
-                e = head[j * tx + i]
-                while e >= 0:
-                    q = who[e]
-                    e = nxt[e]
-                    if seen[q] == k:
-                        continue
-                    seen[q] = k
-                    r = batch[q]
-                    if (claim[r, 0] > x1 or claim[r, 2] < x0
-                            or claim[r, 1] > y1 or claim[r, 3] < y0):
-                        continue
-                    if total == links.size:
-                        grown = np.empty(2 * links.size, np.int32)
-                        grown[:total] = links[:total]
-                        links = grown
-                    links[total] = q
-                    total += 1
-        if total > max_links and k > 0:
-            total = first
-            break
-        # the nets before are in ascending order per bucket walk only: sort this net's
-        links[first:total].sort()
-        for j in range(y0 // tile, y1 // tile + 1):
-            for i in range(x0 // tile, x1 // tile + 1):
-                t = j * tx + i
-                who[used] = k
-                nxt[used] = head[t]
-                head[t] = used
-                used += 1
-        count = k + 1
-        start[count] = total
-    return count, start[:count + 1].copy(), links[:total].copy()
 
 
 @numba.njit(cache=True, nogil=True)
@@ -444,25 +345,16 @@ def take(batch, hdr, off, paths, book, pins, margin, search, claim, limit, barri
     ``book`` rows (per routing position): state, status, levels, bends, wire offset in
     ``store``, wire length, grown (the claim was enlarged). OK wires are appended to
     ``store`` from ``used`` on (the caller makes room). GROW and ESCAPED nets get their
-    new margin and window; SKIPPED nets stay as they are. A net whose claim grew may land
-    its wire in the claim of a later net committed before this launch (the launch's own
-    nets whose claims overlap it waited for it): that net and its dependants
-    (:func:`cascade`) are returned, their state set back to TODO; their wires stay in
-    ``store`` for the caller to lift.
+    new margin and window. A net whose claim grew may land its wire in the claim of a
+    later committed net: that net and its dependants (:func:`cascade`) are returned, their
+    state set back to TODO; their wires stay in ``store`` for the caller to lift.
     """
     state, status, levels, bends = book[0], book[1], book[2], book[3]
     wire_off, wire_len, grown = book[4], book[5], book[6]
-    hits = [np.int64(0) for _ in range(0)]
-    for k in range(batch.size):         # before the launch's nets are committed
-        p = batch[k]
-        if hdr[k, 0] == OK and grown[p]:
-            for q in wire_hits(paths[off[k]:off[k] + hdr[k, 3]], shape[1], p, claim, state):
-                hits.append(q)
+    straying = []
     for k in range(batch.size):
         p = batch[k]
         st = hdr[k, 0]
-        if st == SKIPPED:
-            continue
         status[p] = st
         levels[p] = hdr[k, 1]
         bends[p] = hdr[k, 2]
@@ -472,6 +364,8 @@ def take(batch, hdr, off, paths, book, pins, margin, search, claim, limit, barri
             store[used:used + n] = paths[off[k]:off[k] + n]
             wire_off[p], wire_len[p] = used, n
             used += n
+            if grown[p]:
+                straying.append(p)
         elif st == UNROUTED_SOURCE:
             state[p] = COMMITTED
             wire_len[p] = 0
@@ -489,6 +383,11 @@ def take(batch, hdr, off, paths, book, pins, margin, search, claim, limit, barri
                         npins)
         else:                   # ALONE, or the kernel could not finish it
             barrier[p] = True
+    hits = [np.int64(0) for _ in range(0)]
+    for p in straying:
+        for q in wire_hits(store[wire_off[p]:wire_off[p] + wire_len[p]], shape[1], p,
+                           claim, state):
+            hits.append(q)
     if not hits:
         return used, np.zeros(0, np.int64)
     redo = cascade(np.array(hits), claim, state)
@@ -521,9 +420,6 @@ class GridBatch:
         self.problem = problem
         self.shape = problem.shape
         self.margin = margin
-        #: Whether a run searches chains (one launch up to the next barrier, nets waiting
-        #: on the device) or batches; the same results either way.
-        self.chain = True
         h, w = self.shape
         self.time = cupy.empty(h * w, dtype=cupy.int32)     # read only where wired
         self.wired = cupy.zeros_like(problem.free_bits)
@@ -599,54 +495,31 @@ class GridBatch:
         self._staged.record(stream)
         return dev
 
-    def search(self, rec: np.ndarray, path_size: int,
-               links: tuple[np.ndarray, np.ndarray] | None = None
-               ) -> tuple[np.ndarray, np.ndarray]:
-        """Search the nets of ``rec`` in one launch (a block each); return headers
-        ``(b, HDR)`` and paths.
+    def search(self, rec: np.ndarray, path_size: int) -> tuple[np.ndarray, np.ndarray]:
+        """Run one batch (one block per record); return headers ``(b, HDR)`` and paths.
 
-        ``links`` None: a batch (claims disjoint, ``route_batch``); else ``(start,
-        links)`` of :func:`dependencies`, a chain (``route_chain``), whose nets that waited
-        in vain come back ``SKIPPED``. Wires of ``OK`` nets are committed on the device by
-        the kernel itself and here in the host mirrors.
+        Wires of ``OK`` nets are committed on the device by the kernel itself (their
+        claims are disjoint) and here in the host mirrors.
         """
         cp = self.cupy
         runtime = cp.cuda.runtime
         stream = cp.cuda.get_current_stream()
         b = rec.shape[0]
-        nin = b * REC
-        if links is not None:       # then the links, and the flags and ticket (zeros)
-            start, deps = links
-            nin += start.size + deps.size + b + 1
-        need = nin + b * HDR + path_size
+        need = b * REC + b * HDR + path_size
         if need > self._buf.size:
             self._buf = cp.zeros(2 * need, dtype=cp.int32)
         buf = self._buf
         host = self._host(4 * need)
         host[:b * REC] = rec.ravel()
-        if links is not None:
-            at = b * REC
-            host[at:at + start.size] = start
-            at += start.size
-            host[at:at + deps.size] = deps
-            host[at + deps.size:nin] = 0
-        runtime.memcpyAsync(buf.data.ptr, host.ctypes.data, 4 * nin,
+        runtime.memcpyAsync(buf.data.ptr, host.ctypes.data, 4 * b * REC,
                             runtime.memcpyHostToDevice, stream.ptr)
-        out = buf[nin:need]
+        out = buf[b * REC:need]
         threads, smem = launch_shape(rec)
-        if links is None:
-            self._kernel("route_batch", smem)((b,), (threads,), (
-                buf, np.int32(b), self._pins, *self._state(), out[:b * HDR],
-                out[b * HDR:]), shared_mem=smem)
-        else:
-            at = b * REC
-            flags = at + start.size + deps.size
-            self._kernel("route_chain", smem)((b,), (threads,), (
-                buf, np.int32(b), buf[at:], buf[at + start.size:], buf[flags:],
-                buf[flags + b:], self._pins, *self._state(), out[:b * HDR],
-                out[b * HDR:]), shared_mem=smem)
+        kernel = self._kernel("route_batch", smem)
+        kernel((b,), (threads,), (buf, np.int32(b), self._pins, *self._state(),
+                                  out[:b * HDR], out[b * HDR:]), shared_mem=smem)
         self.launches += 1
-        res = host[nin:need]
+        res = host[b * REC:need]
         runtime.memcpyAsync(res.ctypes.data, out.data.ptr, 4 * res.size,
                             runtime.memcpyDeviceToHost, stream.ptr)
         stream.synchronize()
@@ -852,17 +725,14 @@ def batch_device(problem) -> GridBatch | None:
     return GridBatch(problem)
 
 
-__all__ = ["GridBatch", "batch_device", "next_batch", "chain_list", "dependencies",
-           "wire_hits", "cascade", "windows",
+__all__ = ["GridBatch", "batch_device", "next_batch", "wire_hits", "cascade", "windows",
            "records", "take", "wire_cells", "mark_wires", "window_bytes", "launch_shape",
            "OK", "GROW",
-           "UNROUTED_SOURCE", "UNROUTED_TARGET", "ESCAPED", "SKIPPED"]
+           "UNROUTED_SOURCE", "UNROUTED_TARGET", "ESCAPED"]
 
 
 #: Most nets searched in one launch.
 MAX_BATCH = 4096
-#: Most waits of one chained launch (:func:`dependencies`; 4 bytes each to upload).
-MAX_LINKS = 1 << 20
 #: Most bytes of visited bits and queues that one launch of level counts allocates, and
 #: of visited bits in device memory that a run spends on the counts of nets proven apart
 #: in place of their window searches (:meth:`BatchRun._check`).
@@ -1036,18 +906,10 @@ class BatchRun:
                 self._alone(p)
             elif not self.barrier[p]:
                 start = time.perf_counter()
-                links = None
-                if self.dev.chain:
-                    batch = chain_list(todo, self.barrier, MAX_BATCH)
-                    count, first, after = dependencies(batch, self.claim, w, h, _TILE,
-                                                       MAX_LINKS)
-                    batch, links = batch[:count], (first, after)
-                else:
-                    batch = next_batch(todo, self.claim, self.barrier, w, h, _TILE,
-                                       MAX_BATCH)
+                batch = next_batch(todo, self.claim, self.barrier, w, h, _TILE, MAX_BATCH)
                 rec, off, size = records(batch, self.search, self.pins, self.limit,
                                          self.npins, self.pin_at)
-                hdr, paths = self.dev.search(rec, size, links)
+                hdr, paths = self.dev.search(rec, size)
                 self.batches += 1
                 if self.used + paths.size > self.store.size:
                     grown = np.zeros(2 * (self.used + paths.size), np.int32)
