@@ -337,7 +337,7 @@ def wired_mask(width: int, height: int, net_density: float = 1.0, seed: int = 0,
     layout.nets = random_nets(layout.blocked, count, pins, rng, span=span)
     result = Router(layout, "cpu").run()
     cells = [np.asarray(net.pins) for net in layout.nets]
-    cells += [np.asarray(r.cells) for r in result.nets if r.routed]
+    cells += [r.cell_array() for r in result.nets if r.routed]
     xy = np.concatenate(cells).reshape(-1, 2)
     blocked[xy[:, 1], xy[:, 0]] = True
     return blocked

@@ -273,8 +273,8 @@ def layout_image(layout: Layout, routes: RouteResult | None = None, *, scale: in
     label[layout.blocked] = 1
     if routes is not None:
         for i, r in enumerate(routes.nets):
-            if r.routed and r.cells:
-                c = np.asarray(r.cells, dtype=np.int64).reshape(-1, 2)
+            if r.routed:
+                c = r.cell_array()          # no tuple per cell (NetRoute.set_cells)
                 label[c[:, 1], c[:, 0]] = 2 + i
     mark = np.zeros((h, w), dtype=np.uint8)        # 1: PIN mark, 2: UNROUTED_PIN mark
     for i, net in enumerate(layout.nets):

@@ -115,18 +115,6 @@ def _bits(mask: np.ndarray) -> dict:
     return _blob(np.packbits(np.asarray(mask, dtype=bool).ravel(), bitorder="little"), "u8")
 
 
-def _xy(net: NetRoute) -> np.ndarray:
-    """A net's cells as a ``(k, 2)`` array.
-
-    A router's result keeps its cells as an array until they are read; reading
-    ``cells`` would build a tuple per cell, which costs seconds for 20,000 nets.
-    """
-    xy = net.__dict__.get("_xy")
-    if xy is None:
-        xy = np.asarray(net.cells, dtype=np.int64)
-    return np.asarray(xy, dtype=np.int64).reshape(-1, 2)
-
-
 def _steps(runs: Sequence[np.ndarray], width: int) -> tuple[np.ndarray, np.ndarray]:
     """Cells of consecutive lists as ``(codes, jumps)``: one code a cell, see the notes."""
     sizes = [len(r) for r in runs]
@@ -186,7 +174,8 @@ def _nets_data(layout: Layout, result: RouteResult | None) -> dict:
     }
     if result is None:
         return data
-    runs = [_xy(r) if r.routed else np.zeros((0, 2), np.int64) for r in result.nets]
+    runs = [r.cell_array() if r.routed else np.zeros((0, 2), np.int64)
+            for r in result.nets]
     codes, jumps = _steps(runs, w)
     data.update({
         "routed": _blob(np.array([bool(r.routed) for r in result.nets]), "u8"),

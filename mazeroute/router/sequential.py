@@ -283,12 +283,15 @@ def _batched(router: Router, sequence: list[int],
         else:
             result = router._route_net(sequence[p])
             if result.routed and groups is not None:
-                groups.landed(result.cells)
+                groups.landed(result.cell_array())
         alone[p] = result
         if not result.routed:
             return None
+        # the wire as the array it was set from: reading ``cells`` would turn it into
+        # tuples for good, a cost per cell here and again when routes.json is written
         grid = router.grid
-        return grid.vertices(np.array(result.cells)), grid.vertices(np.array(result.pins))
+        return (grid.vertices(result.cell_array()),
+                grid.vertices(np.asarray(result.pins, np.int64).reshape(-1, 2)))
 
     run = gb.BatchRun(router.batch, router.grid.shape, router.pin_xy,
                       router.pin_start[seq], count, barrier, route_alone, max_unrouted)
