@@ -94,7 +94,10 @@ def test_every_cell_has_the_colour_the_routes_say(tmp_path, routed, wide, scale)
     lay = WIDE if wide else LAY
     routed = route(WIDE, backend="cpu", mode="sequential") if wide else routed
     assert [n.routed for n in routed.nets] == [True, True, True, False]
-    png = save_layout_png(lay, routed, tmp_path / "l.png", scale=scale)
+    fresh = route(lay, backend="cpu", mode="sequential")
+    png = save_layout_png(lay, fresh, tmp_path / "l.png", scale=scale)
+    # drawn from the wires as arrays: no tuple per cell made (NetRoute.set_cells)
+    assert all(n.__dict__.get("_xy") is not None for n in fresh.nets if n.routed)
     img = _rgb(png)
     s = cell_scale(lay.width, lay.height) if scale is None else scale
     assert img.size == image_size(lay, scale) == (lay.width * s + LEGEND_WIDTH, img.size[1])

@@ -490,6 +490,9 @@ def test_batched_routing_equals_sequential(seed):
     margin = int(rng.choice([0, 1, 2, 4, 16]))      # small margins force windows to grow
     limit = int(rng.choice([gb.window_bytes(6, 6), gb.window_bytes(20, 20), 1 << 30]))
     got, _ = _emu_route(lay, order, margin=margin, smem_limit=limit)    # small: routed alone
+    # every wire still the array it was set from, those of nets routed alone included
+    # (read as tuples, a 1000-net route's wires cost more than routing them)
+    assert all(n.__dict__.get("_xy") is not None for n in got.nets if n.routed)
     _same(got, Router(lay, "cpu").run(order))
 
 
