@@ -112,13 +112,19 @@ MALFORMED = {
 }
 
 
+def _checked(good, table: dict, name: str):
+    """``good`` spoilt by ``table[name]``'s mutation: the words its problem names, and
+    the checker's problems without and with ``sequential``."""
+    bad = copy.deepcopy(good)
+    mutate, words = table[name]
+    mutate(bad)
+    return words, [check_routes(LAYOUT, bad, sequential=s) for s in (False, True)]
+
+
 @pytest.mark.parametrize("name", MALFORMED)
 def test_a_malformed_routes_file_is_problem_lines_never_an_exception(good, name):
-    bad = copy.deepcopy(good)
-    mutate, words = MALFORMED[name]
-    mutate(bad)
-    for sequential in (False, True):
-        problems = check_routes(LAYOUT, bad, sequential=sequential)
+    words, runs = _checked(good, MALFORMED, name)
+    for problems in runs:
         _lines_ok(problems)
         assert any(words in p for p in problems), problems
 
@@ -139,11 +145,8 @@ ONE_FAULT = {name: MALFORMED[name] for name in (
 
 @pytest.mark.parametrize("name", ONE_FAULT)
 def test_one_malformed_net_entry_is_one_problem_line(good, name):
-    bad = copy.deepcopy(good)
-    mutate, words = ONE_FAULT[name]
-    mutate(bad)
-    for sequential in (False, True):
-        problems = check_routes(LAYOUT, bad, sequential=sequential)
+    words, runs = _checked(good, ONE_FAULT, name)
+    for problems in runs:
         assert len(problems) == 1 and words in problems[0], problems
 
 

@@ -645,15 +645,11 @@ class Negotiator:
                 log.info("%s: %d of %d nets routed, %.2f s", name, routed,
                          len(self.layout.nets), phases[-1].seconds)
 
-        t0 = time.perf_counter()
-        self.legalise()
-        phase("legalise", t0)
-        t0 = time.perf_counter()
-        self.repair()
-        phase("repair", t0)
-        t0 = time.perf_counter()
-        self.tidy()
-        phase("tidy", t0)
+        for name, step in (("legalise", self.legalise), ("repair", self.repair),
+                           ("tidy", self.tidy)):
+            t0 = time.perf_counter()
+            step()
+            phase(name, t0)
         result = self._result()
         t0 = time.perf_counter()
         asked = result.routed < len(self.layout.nets)

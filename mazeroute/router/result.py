@@ -51,11 +51,7 @@ class NetRoute:
         """The net's entry of a routes file; ``arrays``: ``cells`` as a ``(k, 2)`` int64
         array rather than lists (what :func:`mazeroute.contract.routes_text` writes
         without making a Python list per cell)."""
-        if arrays:
-            cells = self.cell_array()
-        else:
-            xy = self.__dict__.get("_xy")
-            cells = xy.tolist() if xy is not None else [list(c) for c in self.cells]
+        cells = self.cell_array() if arrays else self.cell_array().tolist()
         out = {"name": self.name, "routed": self.routed, "order": self.order,
                "cells": cells, "length": self.length, "bends": self.bends}
         if self.reason is not None:

@@ -290,8 +290,7 @@ def _batched(router: Router, sequence: list[int],
         # the wire as the array it was set from: reading ``cells`` would turn it into
         # tuples for good, a cost per cell here and again when routes.json is written
         grid = router.grid
-        return (grid.vertices(result.cell_array()),
-                grid.vertices(np.asarray(result.pins, np.int64).reshape(-1, 2)))
+        return grid.vertices(result.cell_array()), grid.vertices(result.pins)
 
     run = gb.BatchRun(router.batch, router.grid.shape, router.pin_xy,
                       router.pin_start[seq], count, barrier, route_alone, max_unrouted)
