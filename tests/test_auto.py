@@ -390,6 +390,51 @@ def test_routing_goes_to_the_cpu_for_mazes_and_nets_spanning_much_of_the_grid():
     assert not routing_prefers_cpu(open_grid, np.zeros(0), np.zeros(0))
 
 
+def test_routing_on_a_grid_under_span_cells_goes_by_the_median_span_both_ways():
+    from mazeroute.engines.auto import GPU_CELLS_PER_SPAN, SPAN_CELLS, routing_prefers_cpu
+    from mazeroute.generate import class_mask
+    two = np.full(200, 2)
+    field = ~class_mask("open:0.25", 450, 5)             # ~150k free cells, no maze
+    cells = int(field.sum())
+    assert cells < SPAN_CELLS
+    edge = -(-cells // GPU_CELLS_PER_SPAN)               # the median span where it turns
+    assert not routing_prefers_cpu(field, two, np.full(200, edge - 1))   # short: the GPU
+    assert routing_prefers_cpu(field, two, np.full(200, edge))           # long: the CPU
+    # few free cells on a grid big enough: too few for a GPU wavefront, yet short nets
+    # route on the GPU
+    room = np.zeros((512, 512), bool)
+    room[100:300, 50:250] = True                         # 40,000 free cells
+    assert prefers_cpu(room)
+    assert not routing_prefers_cpu(room, two, np.full(200, 20))
+    assert routing_prefers_cpu(room, two, np.full(200, 40))
+    # a four-pin tree is three searches of about a third of its span each
+    edge = -(-int(room.sum()) // GPU_CELLS_PER_SPAN)
+    four = np.full(200, 4)
+    assert routing_prefers_cpu(room, two, np.full(200, 3 * (edge - 1)))
+    assert not routing_prefers_cpu(room, four, np.full(200, 3 * (edge - 1)))
+    assert routing_prefers_cpu(room, four, np.full(200, 3 * edge))
+    # from SPAN_CELLS free cells on, long nets keep the GPU (its gain grows with the grid)
+    big = np.ones((600, 600), bool)
+    assert big.sum() >= SPAN_CELLS
+    assert not routing_prefers_cpu(big, two, np.full(200, big.sum() // GPU_CELLS_PER_SPAN))
+
+
+def test_router_under_auto_runs_routing_pick_even_against_the_wavefront_pick(monkeypatch):
+    from mazeroute.generate import random_layout
+    from mazeroute.router import Router, sequential
+    monkeypatch.setattr(sequential, "gpu_available", lambda: True)
+    monkeypatch.setattr(sequential, "routing_prefers_cpu", lambda free, counts, spans: False)
+    asked = []
+
+    def resolve(backend, strategy, graph):
+        asked.append(backend)
+        raise RuntimeError("stop here")
+    monkeypatch.setattr(sequential, "resolve", resolve)
+    with pytest.raises(RuntimeError, match="stop here"):
+        Router(random_layout(64, 48, nets=3, pins=2, seed=1, span=10), "auto")
+    assert asked == ["gpu"]             # not "auto", which would weigh the wavefront again
+
+
 def test_router_under_auto_takes_the_routing_decision(monkeypatch):
     from mazeroute.generate import random_layout
     from mazeroute.router import Router

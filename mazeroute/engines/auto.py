@@ -811,6 +811,18 @@ TREE_CELLS = 1 << 19
 #: weighted search, one block a box) route on the GPU only when the median one's pin
 #: box half-perimeter is at most this many cells (same measurement).
 GROUP_SPAN = 128
+#: On a grid of fewer than :data:`SPAN_CELLS` free cells that is neither a maze nor
+#: winding, nets of up to ``MAX_PINS`` pins route on the GPU only where the grid has more
+#: than :data:`GPU_CELLS_PER_SPAN` free cells per cell of the median net's pin box
+#: half-perimeter (over its pins less one for a tree: one search a branch), whatever the
+#: wavefront's pick: the batched search gains by many nets a launch, each in a window of
+#: its own, and long nets on a small grid overlap (fewer to a launch) and leave their
+#: windows round blockages (more launches), while the CPU's searches stop at their
+#: targets. Measured on the Moving AI maps at their size and tiled 2-4x and on eight
+#: generated classes at 300-640 cells a side, twelve net mixes, and checked on layouts
+#: and mixes not used to choose it: RESULTS.md, issue 14, third session of 2026-11-26.
+SPAN_CELLS = 300_000
+GPU_CELLS_PER_SPAN = 1300
 
 
 def negotiation_prefers_cpu(free: np.ndarray) -> bool:
@@ -849,6 +861,9 @@ def routing_prefers_cpu(free: np.ndarray, pin_counts: np.ndarray,
       search takes and are not local (:data:`GROUP_SPAN`; the GPU searches those in
       groups of disjoint boxes, :mod:`mazeroute.router.grouped`).
 
+    * on a grid of fewer than :data:`SPAN_CELLS` free cells, the nets' median span
+      (per branch for trees) decides, both ways (:data:`GPU_CELLS_PER_SPAN`).
+
     ``pin_counts`` and ``spans`` (pin box half-perimeters) have one entry per net.
 
     >>> free = np.ones((1024, 1024), bool)
@@ -869,17 +884,21 @@ def routing_prefers_cpu(free: np.ndarray, pin_counts: np.ndarray,
                 else MIN_ROUTING_LOOPS_BIG if f["cells"] >= BIG_MAZE_CELLS
                 else MIN_ROUTING_LOOPS)
         return cycle_rank(free, int(np.ceil(need * f["cells"])), f) < need * f["cells"]
-    if cpu:
+    if len(pin_counts) == 0 or free.size < MIN_GPU_CELLS:
+        return cpu
+    cells = f["cells"] if f is not None else int(np.count_nonzero(free))
+    if cpu and cells >= SPAN_CELLS:
         return True
-    if len(pin_counts) == 0:
-        return False
-    if f.get("run", 0) >= MIN_LINES_RUN:
+    if f is not None and f.get("run", 0) >= MIN_LINES_RUN:
         return True          # winding corridors: the router's windows walk them by tiles
     pins, spans = np.asarray(pin_counts), np.asarray(spans)
     groups = pins > MAX_PINS
     if np.count_nonzero(groups) * 2 > len(pins):
-        return bool(np.median(spans[groups]) > GROUP_SPAN)
+        return bool(cpu or np.median(spans[groups]) > GROUP_SPAN)
     trees = pins > 2
-    if np.count_nonzero(trees) * 2 > len(pins):
-        return bool(np.median(spans[trees]) > TREE_SPAN and f["cells"] < TREE_CELLS)
-    return False
+    if (np.count_nonzero(trees) * 2 > len(pins) and np.median(spans[trees]) > TREE_SPAN
+            and cells < TREE_CELLS):
+        return True
+    # a tree's searches are its branches, each about its span over its pins less one
+    branch = spans / np.maximum(pins - 1, 1)
+    return bool(cells < SPAN_CELLS and cells <= GPU_CELLS_PER_SPAN * np.median(branch))

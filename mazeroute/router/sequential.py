@@ -98,8 +98,10 @@ class Router:
             at = self.pin_start
             spans = (np.maximum.reduceat(self.pin_xy, at) - np.minimum.reduceat(
                 self.pin_xy, at)).sum(axis=1)
-            if routing_prefers_cpu(self.grid.free, self.pin_count, spans):
-                backend = "cpu"
+            # routing's pick stands either way: a grid whose first wavefront is the
+            # CPU's may still route faster on the GPU
+            backend = "cpu" if routing_prefers_cpu(self.grid.free, self.pin_count,
+                                                   spans) else "gpu"
         spec, self.notice = resolve(backend, strategy, self.grid)
         self.engine = f"{spec.backend}/{spec.strategy}"
         self.committed = 0

@@ -1,0 +1,161 @@
+"""Sequential routing under ``auto`` against the faster backend on layouts no suite
+generates (issue 14: "auto never more than 1.2x slower than the best engine").
+
+Four sets, each with its own seed, layouts and net mixes, so that a rule chosen on
+some can be checked on the others:
+
+1. the Moving AI maps at their size and tiled 2-4x; nets: ``150 t`` two-pin nets of
+   span ``60 t`` (t tiles), local two-pin nets, pins anywhere, four-pin nets; plus the
+   first three puzzles of each shared numberlink file; seed 43;
+2. the maps tiled 1-3x and the classes ``open:0.25``, ``dense:0.45``, ``wired:1``,
+   ``maze:0.1`` at 300-600 cells a side; spans 100 and 32, three-pin nets, anywhere;
+   seed 47;
+3. cropped tilings of the maps and ``open:0.1``, ``dense:0.3``, ``wired:3``, ``maze:0.3``
+   at 350-640; spans 40 and 150, five-pin nets, anywhere; seed 53;
+4. other crops and ``open:0.4``, ``dense:0.2``, ``wired:2``, ``maze:0.2`` at 400-800;
+   spans 60 and 120, four- and six-pin nets, anywhere; seed 59.
+
+Run on a GPU machine from the repository root: ``PYTHONPATH=. python
+benchmarks/auto_routing_heldout.py SET... [--rounds K] [--numberlink DIR]``. Per
+layout, after one warm-up each, ``Router(layout, b).run()`` for ``cpu``, ``gpu`` and
+``auto`` taking turns, K rounds (default 5): medians in ms, CPU over GPU, auto's pick
+and auto over the faster backend; then the count over 1.2x. ``--picks-only`` (no GPU
+needed) prints each layout's features and auto's routing pick without routing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import numpy as np  # noqa: E402
+
+from mazeroute.engines.auto import routing_prefers_cpu  # noqa: E402
+from mazeroute.generate import class_mask, random_nets, tile_mask  # noqa: E402
+from mazeroute.layout import Layout, read_movingai  # noqa: E402
+from mazeroute.readers import load_layouts  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+MAPS = sorted((HERE / "maps").glob("*.map"))
+
+# per set: seed, map tilings (times, crop rows x cols or None), classes, sides, mixes
+# (tag, nets per free cell or a function of the tiling, pins, span)
+SETS = {
+    1: (43, [(t, None) for t in (1, 2, 3, 4)], (), (),
+        [("m1", None, 2, "60t"), ("loc", 1000, 2, 64), ("any", 4000, 2, None),
+         ("mp4", 4000, 4, 64)]),
+    2: (47, [(t, None) for t in (1, 2, 3)], ("open:0.25", "dense:0.45", "wired:1", "maze:0.1"),
+        (300, 450, 600),
+        [("s100", 1500, 2, 100), ("d32", 400, 2, 32), ("mp3", 2000, 3, 48),
+         ("any", 3000, 2, None)]),
+    3: (53, [(2, (700, 380)), (3, (900, 1200)), (4, (640, 1500))],
+        ("open:0.1", "dense:0.3", "wired:3", "maze:0.3"), (350, 520, 640),
+        [("s40", 800, 2, 40), ("s150", 3000, 2, 150), ("mp5", 3000, 5, 60),
+         ("any", 5000, 2, None)]),
+    4: (59, [(2, (500, 600)), (3, (700, 1000)), (5, (1300, 1300))],
+        ("open:0.4", "dense:0.2", "wired:2", "maze:0.2"), (400, 560, 800),
+        [("s60", 1200, 2, 60), ("s120", 2500, 2, 120), ("mp4", 2500, 4, 80),
+         ("mp6", 4000, 6, 100), ("any", 4000, 2, None)]),
+}
+# fewest and most nets of a mix (pins anywhere are capped: the CPU's searches are long)
+FLOOR = {1: 50, 2: 20, 3: 20, 4: 20}
+ANY_CAP = {1: 300, 2: 200, 3: 150, 4: 120}
+
+
+def _nets(set_no, blocked, tiles, tag, per, pins, span, rng):
+    cells = int((~blocked).sum())
+    if per is None:                       # set 1's m1: 150 t nets of span 60 t
+        count, span = 150 * tiles, 60 * tiles
+    else:
+        count = max(FLOOR[set_no] if tag != "d32" else 40, cells // per)
+        if tag == "any":
+            count = min(ANY_CAP[set_no], max(30 if set_no == 1 else 20, cells // per))
+    return random_nets(blocked, count, pins, rng, span=span)
+
+
+def layouts(set_no: int, numberlink: Path | None = None) -> list[Layout]:
+    seed, tilings, classes, sides, mixes = SETS[set_no]
+    masks = []
+    for m in MAPS:
+        blocked = read_movingai(m).blocked
+        for tiles, crop in tilings:
+            b = tile_mask(blocked, tiles) if tiles > 1 else blocked
+            name = f"{m.stem}:x{tiles}"
+            if crop is not None:
+                b = b[:crop[0], :crop[1]]
+                name = f"{m.stem}:t{tiles}:{crop[1]}x{crop[0]}"
+            masks.append((name, tiles, b))
+    for cls in classes:
+        for side in sides:
+            masks.append((f"{cls}@{side}", 1, class_mask(cls, side, seed)))
+    out = []
+    for name, tiles, b in masks:
+        for tag, per, pins, span in mixes:
+            nets = _nets(set_no, b, tiles, tag, per, pins, span, np.random.default_rng(seed))
+            out.append(Layout(f"{name}:{tag}", b.shape[1], b.shape[0], [], nets, b))
+    if set_no == 1 and numberlink is not None:
+        for f in ("inputs9.txt", "inputs10.txt", "inputs6.txt"):
+            if (numberlink / f).exists():
+                out += load_layouts(numberlink / f)[:3]
+    return out
+
+
+def pick(lay: Layout) -> tuple[str, int, float, float]:
+    """auto's routing pick, free cells, median span and median pins."""
+    free = ~lay.blocked
+    free.flags.writeable = False
+    pins = [np.asarray(n.pins) for n in lay.nets]
+    spans = np.array([int(np.ptp(p, axis=0).sum()) for p in pins])
+    counts = np.array([len(p) for p in pins])
+    cpu = routing_prefers_cpu(free, counts, spans)
+    return ("cpu" if cpu else "gpu"), int(free.sum()), float(np.median(spans)), \
+        float(np.median(counts))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("sets", type=int, nargs="+", choices=sorted(SETS))
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--numberlink", type=Path, default=None,
+                    help="folder of the shared numberlink files (set 1 adds puzzles)")
+    ap.add_argument("--picks-only", action="store_true")
+    args = ap.parse_args()
+    from mazeroute.router import Router
+    for s in args.sets:
+        cases = layouts(s, args.numberlink)
+        print(f"# set {s}: name WxH nets | cpu_ms gpu_ms auto_ms cpu/gpu pick auto/best",
+              flush=True)
+        over = 0
+        for lay in cases:
+            if args.picks_only:
+                p, free, span, pins = pick(lay)
+                print(f"{lay.name} {lay.width}x{lay.height} {len(lay.nets)} | free {free} "
+                      f"span {span:.0f} pins {pins:.0f} {p}", flush=True)
+                continue
+            Router(lay, "gpu").run()
+            Router(lay, "auto").run()
+            ts: dict[str, list[float]] = {"cpu": [], "gpu": [], "auto": []}
+            for _ in range(args.rounds):
+                for b in ts:
+                    start = time.perf_counter()
+                    router = Router(lay, b)
+                    router.run()
+                    ts[b].append(time.perf_counter() - start)
+                    if b == "auto":
+                        chose = router.engine.split("/")[0]
+            tc, tg, ta = (statistics.median(ts[b]) for b in ("cpu", "gpu", "auto"))
+            r = ta / min(tc, tg)
+            over += r > 1.2
+            print(f"{lay.name} {lay.width}x{lay.height} {len(lay.nets)} | {tc * 1e3:.2f} "
+                  f"{tg * 1e3:.2f} {ta * 1e3:.2f} {tc / tg:.2f} {chose} {r:.2f}", flush=True)
+        if not args.picks_only:
+            print(f"# set {s}: auto over 1.2x best on {over} of {len(cases)}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
