@@ -11,20 +11,16 @@ Two mask sets:
   maze at several parameters) at 270-560 a side and four random crops of each Moving AI
   map tiled 4x4, seed ``--seed``; CPU, GPU and auto taking turns
   (``mazeroute.bench._first_wavefronts``, 7 rounds), with the sampled features auto
-  reads (``wall``, ``corridor``, ``euler``); with ``--ab``, auto twice more in the same
-rounds, with ``auto.FIELD_CPU_CELLS`` as it is and at 0 (the rule before it), so that
-the two are compared on one machine.
+  reads (``wall``, ``corridor``, ``euler``).
 
 Run on a GPU machine from the repository root: ``PYTHONPATH=. python
-benchmarks/auto_first_heldout.py routing`` or ``... small --seed 61 [--ab]``.
+benchmarks/auto_first_heldout.py routing`` or ``... small --seed 61``.
 """
 
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -33,8 +29,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import auto_routing_heldout as held  # noqa: E402
 import numpy as np  # noqa: E402
 
-from mazeroute.bench import _first_wavefronts, _sync, corner_source, measure_class  # noqa: E402
-from mazeroute.engines import auto, make_problem  # noqa: E402
+from mazeroute.bench import _first_wavefronts, corner_source, measure_class  # noqa: E402
+from mazeroute.engines import auto  # noqa: E402
 from mazeroute.generate import class_mask, tile_mask  # noqa: E402
 from mazeroute.graph import GridGraph  # noqa: E402
 from mazeroute.layout import read_movingai  # noqa: E402
@@ -79,43 +75,10 @@ def small_masks(seed: int) -> dict[str, np.ndarray]:
     return masks
 
 
-def ab_rounds(graph: GridGraph, src: np.ndarray, rounds: int = 7) -> dict[str, float]:
-    """Median first wavefronts of cpu, gpu, auto with ``FIELD_CPU_CELLS`` as it is
-    (``auto``) and at 0 (``auto-before``), taking turns, each once to warm up."""
-    field = auto.FIELD_CPU_CELLS
-    arms = {"cpu": ("cpu", field), "gpu": ("gpu", field), "auto": ("auto", field),
-            "auto-before": ("auto", 0)}
-
-    def once(arm: str) -> float:
-        backend, cells = arms[arm]
-        auto.FIELD_CPU_CELLS = cells
-        _sync("gpu")
-        auto.forget()
-        start = time.perf_counter()
-        make_problem(graph, backend).wavefront(src)
-        _sync("gpu")
-        return time.perf_counter() - start
-
-    try:
-        for arm in arms:
-            once(arm)
-        times: dict[str, list[float]] = {a: [] for a in arms}
-        order = list(arms)
-        for k in range(rounds):
-            for arm in order[k % 4:] + order[:k % 4]:
-                times[arm].append(once(arm))
-    finally:
-        auto.FIELD_CPU_CELLS = field
-        auto.forget()
-    return {a: statistics.median(t) for a, t in times.items()}
-
-
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("masks", choices=("routing", "small"))
     ap.add_argument("--seed", type=int, default=61)
-    ap.add_argument("--ab", action="store_true",
-                    help="small: auto also with FIELD_CPU_CELLS at 0, in the same rounds")
     args = ap.parse_args()
     over = n = 0
     if args.masks == "routing":
@@ -131,19 +94,14 @@ def main() -> None:
                   f"{r.auto_vs_best:.2f} {r.decide_s * 1e3:.2f}", flush=True)
     else:
         print("name WxH free wall corridor euler | cpu_first gpu_first auto_first (ms) "
-              "pick auto/best" + (" | auto-before_first auto-before/best" if args.ab else ""),
-              flush=True)
-        before = 0
+              "pick auto/best", flush=True)
         for name, b in small_masks(args.seed).items():
             free = np.ascontiguousarray(~b)
             cells = int(free.sum())
             if cells < 20000:
                 continue
             src = np.array([corner_source(free)], np.int64)
-            if args.ab:
-                t = ab_rounds(GridGraph(free), src)
-            else:
-                t = _first_wavefronts(GridGraph(free), src, ["cpu", "gpu", "auto"], 7, 1.0)
+            t = _first_wavefronts(GridGraph(free), src, ["cpu", "gpu", "auto"], 7, 1.0)
             f = auto.sampled_features(free)
             auto.forget()
             pick = "cpu" if auto.prefers_cpu(free) else "gpu"
@@ -151,17 +109,9 @@ def main() -> None:
             ratio = t["auto"] / min(t["cpu"], t["gpu"])
             n += 1
             over += ratio > 1.2
-            extra = ""
-            if args.ab:
-                was = t["auto-before"] / min(t["cpu"], t["gpu"])
-                before += was > 1.2
-                extra = f" | {t['auto-before'] * 1e3:.3f} {was:.2f}"
             print(f"{name} {b.shape[1]}x{b.shape[0]} {cells} {f['wall']:.3f} "
                   f"{f['corridor']:.3f} {f['euler']:.4f} | {t['cpu'] * 1e3:.3f} "
-                  f"{t['gpu'] * 1e3:.3f} {t['auto'] * 1e3:.3f} {pick} {ratio:.2f}{extra}",
-                  flush=True)
-        if args.ab:
-            print(f"# before FIELD_CPU_CELLS: over 1.2x best on {before} of {n}", flush=True)
+                  f"{t['gpu'] * 1e3:.3f} {t['auto'] * 1e3:.3f} {pick} {ratio:.2f}", flush=True)
     print(f"# first wavefront under auto over 1.2x best on {over} of {n}", flush=True)
 
 

@@ -52,14 +52,6 @@ from .gpu_batch import MAX_PINS
 
 #: Below this many free cells a full CPU wavefront takes about as long as launching one.
 MIN_GPU_CELLS = 1 << 16
-#: Below this many free cells, a field of few walls (under :data:`MIN_CPU_WALL` of its
-#: sampled free cells beside one, not maze-like) goes to the CPU: there the CPU's
-#: wavefront costs about 5-11 ns a free cell against 10-25 ns among dense blockages, and
-#: ends before the GPU's problem is built and uploaded (a near-fixed ~0.7 ms of a first
-#: wavefront at these sizes). Measured on small grids of seventeen classes and crops of
-#: the maps, chosen on one seed and checked on another: RESULTS.md, issue 14, third
-#: session of 2026-11-26.
-FIELD_CPU_CELLS = 1 << 17
 #: At or above this corridor fraction the layout behaves like a maze (CPU is faster
 #: unless the maze is perfect).
 MAX_GPU_CORRIDOR = 0.6
@@ -777,8 +769,6 @@ def _decided(free: np.ndarray) -> tuple[bool, dict | None]:
         return True, None
     f = f or sampled_features(free)
     f["cells"] = cells
-    if cells < FIELD_CPU_CELLS and f["corridor"] < MAX_GPU_CORRIDOR and f["wall"] < MIN_CPU_WALL:
-        return True, f          # an open field: the CPU's wavefront is done before the GPU's build
     if f["corridor"] < MAX_GPU_CORRIDOR:
         # the probes tell corridors wider than a cell from a dense field of blockages
         if not _walled(f):
