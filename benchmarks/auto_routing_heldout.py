@@ -21,6 +21,8 @@ layout, after one warm-up each, ``Router(layout, b).run()`` for ``cpu``, ``gpu``
 ``auto`` taking turns, K rounds (default 5): medians in ms, CPU over GPU, auto's pick
 and auto over the faster backend; then the count over 1.2x. ``--picks-only`` (no GPU
 needed) prints each layout's features and auto's routing pick without routing.
+``--ab`` adds a fourth arm in the same rounds, ``auto`` with ``auto.SPAN_CELLS`` at 0
+(routing's span rule off: the rule before it), so that the two compare on one machine.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np  # noqa: E402
 
+from mazeroute.engines import auto  # noqa: E402
 from mazeroute.engines.auto import routing_prefers_cpu  # noqa: E402
 from mazeroute.generate import class_mask, random_nets, tile_mask  # noqa: E402
 from mazeroute.layout import Layout, read_movingai  # noqa: E402
@@ -124,37 +127,57 @@ def main() -> None:
     ap.add_argument("--numberlink", type=Path, default=None,
                     help="folder of the shared numberlink files (set 1 adds puzzles)")
     ap.add_argument("--picks-only", action="store_true")
+    ap.add_argument("--ab", action="store_true",
+                    help="also auto with SPAN_CELLS at 0 (the rule before), same rounds")
     args = ap.parse_args()
     from mazeroute.router import Router
     for s in args.sets:
         cases = layouts(s, args.numberlink)
         print(f"# set {s}: name WxH nets | cpu_ms gpu_ms auto_ms cpu/gpu pick auto/best",
               flush=True)
-        over = 0
+        over = before = 0
         for lay in cases:
             if args.picks_only:
                 p, free, span, pins = pick(lay)
                 print(f"{lay.name} {lay.width}x{lay.height} {len(lay.nets)} | free {free} "
                       f"span {span:.0f} pins {pins:.0f} {p}", flush=True)
                 continue
-            Router(lay, "gpu").run()
-            Router(lay, "auto").run()
-            ts: dict[str, list[float]] = {"cpu": [], "gpu": [], "auto": []}
+            span_cells = auto.SPAN_CELLS
+            arms = {"cpu": ("cpu", span_cells), "gpu": ("gpu", span_cells),
+                    "auto": ("auto", span_cells)}
+            if args.ab:
+                arms["auto-before"] = ("auto", 0)
+            for backend, cells in arms.values():
+                auto.SPAN_CELLS = cells
+                Router(lay, backend).run()
+            ts: dict[str, list[float]] = {a: [] for a in arms}
+            chose = {}
             for _ in range(args.rounds):
-                for b in ts:
+                for arm, (backend, cells) in arms.items():
+                    auto.SPAN_CELLS = cells
                     start = time.perf_counter()
-                    router = Router(lay, b)
+                    router = Router(lay, backend)
                     router.run()
-                    ts[b].append(time.perf_counter() - start)
-                    if b == "auto":
-                        chose = router.engine.split("/")[0]
-            tc, tg, ta = (statistics.median(ts[b]) for b in ("cpu", "gpu", "auto"))
-            r = ta / min(tc, tg)
+                    ts[arm].append(time.perf_counter() - start)
+                    chose[arm] = router.engine.split("/")[0]
+            auto.SPAN_CELLS = span_cells
+            t = {a: statistics.median(v) for a, v in ts.items()}
+            best = min(t["cpu"], t["gpu"])
+            r = t["auto"] / best
             over += r > 1.2
-            print(f"{lay.name} {lay.width}x{lay.height} {len(lay.nets)} | {tc * 1e3:.2f} "
-                  f"{tg * 1e3:.2f} {ta * 1e3:.2f} {tc / tg:.2f} {chose} {r:.2f}", flush=True)
+            extra = ""
+            if args.ab:
+                was = t["auto-before"] / best
+                before += was > 1.2
+                extra = f" | {t['auto-before'] * 1e3:.2f} {chose['auto-before']} {was:.2f}"
+            print(f"{lay.name} {lay.width}x{lay.height} {len(lay.nets)} | {t['cpu'] * 1e3:.2f} "
+                  f"{t['gpu'] * 1e3:.2f} {t['auto'] * 1e3:.2f} {t['cpu'] / t['gpu']:.2f} "
+                  f"{chose['auto']} {r:.2f}{extra}", flush=True)
         if not args.picks_only:
             print(f"# set {s}: auto over 1.2x best on {over} of {len(cases)}", flush=True)
+            if args.ab:
+                print(f"# set {s}: before the span rule, over 1.2x best on {before} of "
+                      f"{len(cases)}", flush=True)
 
 
 if __name__ == "__main__":
