@@ -902,6 +902,12 @@ def _warm_negotiation(backends: Sequence[str]) -> None:
     fill_routes(np.ones((3, 3), bool), [np.array([[0, 0], [2, 0]]),
                                         np.array([[0, 1], [2, 1]]),
                                         np.array([[0, 2], [2, 2]])])
+    # the pricing of many cells at once (every cell in use, when pres_fac changes) runs on
+    # every core, a function the small layout above never reaches
+    from .engines.weighted import COST_DTYPE, PARALLEL_PRICE_CELLS, price_cells
+    one = np.ones(1, np.int64)
+    price_cells(np.zeros(PARALLEL_PRICE_CELLS, np.int64), one, one * 0, one * 0, 0,
+                np.zeros(1, COST_DTYPE))
 
 
 def speed_targets(rows: Sequence[NegotiateRow],

@@ -225,3 +225,27 @@ def test_pack_requests_layout():
     assert p.nets.tolist() == [3, 5] and p.pin_ptr.tolist() == [0, 2, 5]
     assert p.pins.tolist() == [1, 5, 6, 7, 9]
     assert p.boxes.tolist() == [[0, 0, 2, 1], [0, 2, 1, 3]]
+
+
+def test_pricing_on_every_core_equals_pricing_on_one(monkeypatch):
+    """A change of the present factor re-prices millions of cells, on every core: the
+    same costs as one core's, cells listed twice included (the router lists a cell once
+    per net that uses it)."""
+    from mazeroute.engines import weighted
+    rng = np.random.default_rng(3)
+    n = 1 << 18
+    base = rng.integers(1, 4, n) * weighted.COST_SCALE
+    history = rng.integers(0, 50, n).astype(np.int64)
+    load = rng.integers(0, 5, n).astype(np.int64)
+    cells = rng.integers(0, n, weighted.PARALLEL_PRICE_CELLS * 2)   # repeats, any order
+    one = np.zeros(n, weighted.COST_DTYPE)
+    weighted._price_cells_serial(cells, base, history, load, 37, one)
+    monkeypatch.setattr(weighted, "many_cores", lambda: True)
+    every = np.zeros(n, weighted.COST_DTYPE)
+    weighted.price_cells(cells, base, history, load, 37, every)
+    assert np.array_equal(every, one) and one[cells].min() >= 1
+    # the rule itself, cell by cell
+    c = np.unique(cells)
+    want = np.clip((base[c] + history[c]) * (weighted.COST_SCALE + 37 * load[c])
+                   // weighted.COST_SCALE, 1, weighted.COST_MAX)
+    assert np.array_equal(every[c], want)

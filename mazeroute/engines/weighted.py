@@ -120,10 +120,38 @@ def _price(c, base, history, load, pres, cost):
 
 
 @numba.njit(cache=True, nogil=True)
-def price_cells(cells, base, history, load, pres, cost):
-    """``cost[c]`` of every cell of ``cells`` by :class:`Pricing`'s rule (flat arrays)."""
+def _price_cells_serial(cells, base, history, load, pres, cost):
     for j in range(cells.size):
         _price(cells[j], base, history, load, pres, cost)
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
+def _price_cells_parallel(cells, base, history, load, pres, cost):
+    # a cell listed twice is priced twice to the same value: the writes cannot differ
+    for j in numba.prange(cells.size):
+        _price(cells[j], base, history, load, pres, cost)
+
+
+#: From this many cells on, :func:`price_cells` prices on every core (where there are
+#: many): a change of the present factor re-prices every cell in use, some two million
+#: scattered cells of a 4096^2 negotiation each iteration (RESULTS.md, issue 13).
+PARALLEL_PRICE_CELLS = 1 << 16
+
+
+def price_cells(cells: np.ndarray, base: np.ndarray, history: np.ndarray,
+                load: np.ndarray, pres: int, cost: np.ndarray) -> None:
+    """``cost[c]`` of every cell of ``cells`` by :class:`Pricing`'s rule (flat arrays;
+    repeats allowed).
+
+    >>> cost = np.zeros(3, COST_DTYPE)
+    >>> price_cells(np.array([2, 0, 2]), np.full(3, COST_SCALE), np.zeros(3, np.int64),
+    ...             np.array([1, 0, 2]), COST_SCALE // 2, cost)
+    >>> (cost // COST_SCALE).tolist()
+    [1, 0, 2]
+    """
+    run = (_price_cells_parallel if cells.size >= PARALLEL_PRICE_CELLS and many_cores()
+           else _price_cells_serial)
+    run(cells, base, history, load, pres, cost)
 
 
 @numba.njit(cache=True, nogil=True)
