@@ -49,6 +49,9 @@ MAX_INPUT_BYTES = 512 * 2**20
 MOVINGAI_CHARS = frozenset(".GS@OTW")
 #: How much of a file :func:`sniff_format` reads to decide.
 SNIFF_BYTES = 64 * 2**10
+#: Most digits a number of a puzzle file may have (far past any grid; Python refuses to
+#: read an integer of more than 4300 digits, with a ValueError).
+MAX_DIGITS = 100
 
 _NL_SIZE = re.compile(r"(\d+)\s+(\d+)", re.ASCII)
 _NL_PIN = re.compile(r"[^.]")
@@ -291,6 +294,13 @@ def _err(message: str, file, line: int | None) -> InputError:
     return InputError(message, file=file, field=None if line is None else f"line {line}")
 
 
+def _int(digits: str, file, line: int) -> int:
+    """A number of a puzzle file: at most :data:`MAX_DIGITS` digits, else an error."""
+    if len(digits) > MAX_DIGITS:
+        raise _err(f"a number of {len(digits)} digits is too large", file, line)
+    return int(digits)
+
+
 def _show(s: str, width: int = 40) -> str:
     """A quoted, shortened excerpt of a line for an error message."""
     return repr(s if len(s) <= width else s[:width] + "...")
@@ -311,7 +321,7 @@ def _parse_numberlink(text: str, file) -> list[Layout]:
         if not m:
             raise _err(f"expected a size line 'W H' of two integers, got {_show(s)}",
                        file, head)
-        w, h = int(m[1]), int(m[2])
+        w, h = _int(m[1], file, head), _int(m[2], file, head)
         if (w, h) == (0, 0):
             break
         if w < 1 or h < 1:
@@ -379,8 +389,8 @@ def _parse_adc(text: str, file) -> list[Layout]:
     m = _ADC_SIZE.fullmatch(s)
     if not m:
         raise _err(f"expected 'SIZE WxH' first, got {_show(s)}", file, no)
-    w, h = int(m[1]), int(m[2])
-    layers = int(m[3]) if m[3] else 1
+    w, h = _int(m[1], file, no), _int(m[2], file, no)
+    layers = _int(m[3], file, no) if m[3] else 1
     if min(w, h, layers) < 1:
         raise _err(f"sizes are integers >= 1, got {_show(s)}", file, no)
     if layers > 1:
@@ -397,7 +407,7 @@ def _parse_adc(text: str, file) -> list[Layout]:
                 raise _err(f"expected 'LINE_NUM n', got {_show(s)}", file, no)
             if count is not None:
                 raise _err(f"a second LINE_NUM (the first is on line {count[1]})", file, no)
-            count = (int(m[1]), no)
+            count = (_int(m[1], file, no), no)
             continue
         if s.startswith("SIZE"):
             raise _err(f"a second SIZE (the first is on line {lines[0][0]})", file, no)
@@ -409,9 +419,9 @@ def _parse_adc(text: str, file) -> list[Layout]:
             raise _err(f"LINE#{name} repeats line {nets[name][1]}", file, no)
         pins = []
         for x, y, z in (m.group(2, 3, 4), m.group(5, 6, 7)):
-            if z is not None and int(z) != 1:
+            if z is not None and _int(z, file, no) != 1:
                 raise _multilayer(file, no, f"LINE#{name} has a pin on layer {int(z)}")
-            cell = (int(x), int(y))
+            cell = (_int(x, file, no), _int(y, file, no))
             if cell[0] >= w or cell[1] >= h:
                 raise _err(f"pin ({x},{y}) of LINE#{name} lies outside the {w} x {h} grid",
                            file, no)

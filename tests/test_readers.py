@@ -334,6 +334,29 @@ def test_malformed_adc_names_file_and_line(tmp_path, case):
     assert words in str(e.value)
 
 
+BIG = "9" * 5000          # past Python's 4300-digit limit on reading an integer
+HUGE_NUMBERS = {
+    "numberlink width": ("numberlink", f"{BIG} 1\na.a\n", 1),
+    "numberlink height": ("numberlink", f"3 {BIG}\na.a\n", 1),
+    "adc size": ("adc", f"SIZE {BIG}X3\nLINE_NUM 0\n", 1),
+    "adc layers": ("adc", f"SIZE 3X3X{BIG}\nLINE_NUM 0\n", 1),
+    "adc count": ("adc", f"SIZE 3X3\nLINE_NUM {BIG}\n", 2),
+    "adc pin": ("adc", f"SIZE 3X3\nLINE_NUM 1\nLINE#1 ({BIG},0)-(2,2)\n", 3),
+    "adc layer": ("adc", f"SIZE 3X3\nLINE_NUM 1\nLINE#1 (0,0,{BIG}) (2,2,1)\n", 3),
+}
+
+
+@pytest.mark.parametrize("case", HUGE_NUMBERS, ids=list(HUGE_NUMBERS))
+def test_a_number_of_thousands_of_digits_is_an_input_error(tmp_path, case):
+    fmt, text, line = HUGE_NUMBERS[case]
+    p = write(tmp_path, "big.txt", text)
+    for forced in ("auto", fmt):
+        with pytest.raises(InputError) as e:
+            load_layouts(p, fmt=forced)
+        assert_one_line_error(e.value, p, line)
+        assert "a number of 5000 digits is too large" in str(e.value)
+
+
 def test_empty_adc_file(tmp_path):
     p = write(tmp_path, "empty.txt", "\n\n")
     with pytest.raises(InputError, match="empty") as e:
