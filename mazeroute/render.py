@@ -802,10 +802,13 @@ def _background(layout: Layout, others: list[Cell] | None) -> np.ndarray:
 def _reduce(a: np.ndarray, k: int, pad, op) -> np.ndarray:
     """Block-wise reduction of a 2-D array by ``k`` x ``k`` blocks (edges padded)."""
     h, w = a.shape
-    hh, ww = -(-h // k) * k, -(-w // k) * k
+    # a side shorter than a block is one block as it is: padding it to k cells would
+    # make a long, thin grid's copy k times its size (a 3,000,000 x 1 layout, gigabytes)
+    kh, kw = min(k, h), min(k, w)
+    hh, ww = -(-h // kh) * kh, -(-w // kw) * kw
     full = np.full((hh, ww), pad, dtype=a.dtype)
     full[:h, :w] = a
-    blocks = full.reshape(hh // k, k, ww // k, k)
+    blocks = full.reshape(hh // kh, kh, ww // kw, kw)
     return op.reduce(op.reduce(blocks, axis=3), axis=1)
 
 

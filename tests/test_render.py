@@ -403,6 +403,20 @@ def test_wavefront_png_of_a_big_grid(tmp_path):
     assert max(_rgb(png).size) < 3000
 
 
+def test_reducing_a_long_thin_grid_copies_no_more_than_the_grid():
+    import tracemalloc
+    a = np.arange(2 * 50_000, dtype=np.int32).reshape(2, 50_000)
+    tracemalloc.start()
+    try:
+        small = render._reduce(a, 500, UNREACHED, np.minimum)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 * a.nbytes                      # not a 500-row padded copy (100 MB)
+    assert small.shape == (1, 100)
+    assert (small == a.reshape(2, 100, 500).min(axis=(0, 2))).all()
+
+
 def test_path_runs_join_tree_branches():
     tree = [(0, 0), (1, 0), (2, 0), (1, 1), (1, 2), (3, 0)]   # root, branch, branch, branch
     runs = render._path_runs(tree)
