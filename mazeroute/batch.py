@@ -697,7 +697,8 @@ def read_summary(folder: Path) -> dict[tuple[str, str], dict]:
             if name.endswith(".csv"):
                 rows += list(csv.DictReader(io.StringIO(text, newline="")))
             else:
-                rows += json.loads(text)
+                data = json.loads(text)              # a table is a list; else no rows
+                rows += data if isinstance(data, list) else []
     return {(r["file"], r["folder"]): r for r in rows if isinstance(r, dict)
             and r.get("status") == "ok" and isinstance(r.get("file"), str)
             and isinstance(r.get("folder"), str)}

@@ -429,6 +429,18 @@ def test_resume_reads_csv_old_json_and_typed_json_summaries(tmp_path, monkeypatc
     resumed()                                          # from the typed JSON
 
 
+@pytest.mark.parametrize("text", ["5", "null", "true", '"text"', '{"file": "x"}'])
+def test_resume_over_a_json_summary_that_is_not_a_table_routes_again(tmp_path, text):
+    src = five_layouts(tmp_path)
+    out = tmp_path / "out"
+    assert main(cpu(str(src), "-o", str(out), "--no-png", "--summary", "json")) == 0
+    (out / "summary.json").write_text(text)
+    assert batch.read_summary(out) == {}
+    assert main(cpu(str(src), "-o", str(out), "--no-png", "--resume",
+                    "--summary", "json")) == 0
+    assert [r["status"] for r in json.loads((out / "summary.json").read_text())] == ["ok"] * 5
+
+
 # -- progress --------------------------------------------------------------------------
 def serial_progress(src: Path, out: Path) -> tuple[list[tuple], list[dict]]:
     """The progress reports of a serial batch of ``src``, and its summary rows."""
