@@ -43,22 +43,8 @@ SMALL_SIDES = (270, 330, 400, 470, 560)
 
 
 def routing_masks() -> dict[str, np.ndarray]:
-    masks = {}
-    for s in sorted(held.SETS):
-        seed, tilings, classes, sides, _ = held.SETS[s]
-        for m in held.MAPS:
-            blocked = read_movingai(m).blocked
-            for tiles, crop in tilings:
-                b = tile_mask(blocked, tiles) if tiles > 1 else blocked
-                name = f"{m.stem}:x{tiles}"
-                if crop is not None:
-                    b = b[:crop[0], :crop[1]]
-                    name = f"{m.stem}:t{tiles}:{crop[1]}x{crop[0]}"
-                masks[name] = b
-        for cls in classes:
-            for side in sides:
-                masks[f"{cls}@{side}"] = class_mask(cls, side, seed)
-    return masks
+    """Every mask of the routing sets, once by name."""
+    return {name: b for s in sorted(held.SETS) for name, _, b in held.set_masks(s)}
 
 
 def small_masks(seed: int) -> dict[str, np.ndarray]:

@@ -81,8 +81,9 @@ def _nets(set_no, blocked, tiles, tag, per, pins, span, rng):
     return random_nets(blocked, count, pins, rng, span=span)
 
 
-def layouts(set_no: int, numberlink: Path | None = None) -> list[Layout]:
-    seed, tilings, classes, sides, mixes = SETS[set_no]
+def set_masks(set_no: int) -> list[tuple[str, int, np.ndarray]]:
+    """The blocked masks of a set: name, map tiles (1 for a class) and mask."""
+    seed, tilings, classes, sides, _ = SETS[set_no]
     masks = []
     for m in MAPS:
         blocked = read_movingai(m).blocked
@@ -96,8 +97,13 @@ def layouts(set_no: int, numberlink: Path | None = None) -> list[Layout]:
     for cls in classes:
         for side in sides:
             masks.append((f"{cls}@{side}", 1, class_mask(cls, side, seed)))
+    return masks
+
+
+def layouts(set_no: int, numberlink: Path | None = None) -> list[Layout]:
+    seed, mixes = SETS[set_no][0], SETS[set_no][4]
     out = []
-    for name, tiles, b in masks:
+    for name, tiles, b in set_masks(set_no):
         for tag, per, pins, span in mixes:
             nets = _nets(set_no, b, tiles, tag, per, pins, span, np.random.default_rng(seed))
             out.append(Layout(f"{name}:{tag}", b.shape[1], b.shape[0], [], nets, b))
