@@ -37,9 +37,12 @@ MAX_CELLS = 2**31 - 2
 #: checked as a layout is read.
 BYTES_PER_CELL = 24
 #: The same for negotiated routing (its congestion state, two search engines, the
-#: sequential floor), checked before it routes: 67-89 bytes a cell at peak on
-#: 2048^2-4096^2 rectangle layouts (RESULTS.md, eighth session of 2026-11-25).
-NEGOTIATE_BYTES_PER_CELL = 96
+#: sequential floor), checked before it routes, with a margin: up to 137 bytes a cell at
+#: peak (an open grid whose two nets cross, where the floor runs beside negotiation's
+#: engines; 121-130 on rectangles with local nets or pins anywhere), so that a layout
+#: that cannot fit is refused, not killed (``benchmarks/negotiate_memory_probe.py``;
+#: RESULTS.md, third session of 2026-11-26).
+NEGOTIATE_BYTES_PER_CELL = 160
 
 #: Largest layout, netlist or routes file read, in bytes. Parsing costs about ten times
 #: the file's size in memory; ``generate maze -W 8192 -H 8192`` writes some 280 MB.

@@ -888,7 +888,7 @@ def test_picture_too_big_for_memory_is_skipped_with_a_notice(tmp_path, monkeypat
     import mazeroute.layout as layout
     lay = tmp_path / "wide.yaml"
     lay.write_text("width: 200\nheight: 100\nnets: [{name: a, pins: [[0, 0], [199, 99]]}]\n")
-    monkeypatch.setattr(layout, "available_memory", lambda: 5 * 2**19)   # 2.5 MiB free
+    monkeypatch.setattr(layout, "available_memory", lambda: 7 * 2**19)   # 3.5 MiB free
     out = tmp_path / "o"
     assert main(["route", str(lay), "-o", str(out), "--backend", "cpu"]) == 0
     err = capsys.readouterr().err
