@@ -369,7 +369,9 @@ _INT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)|0o[0-7]+|0x[0-9a-fA-F]+")
 _FLOAT = re.compile(r"[-+]?(?:(?:\.[0-9]+|[0-9]+\.[0-9]*)(?:[eE][-+]?[0-9]+)?"
                     r"|[0-9]+[eE][-+]?[0-9]+)|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)")
 _TAG = "tag:yaml.org,2002:"
-_MAX_DIGITS = 100
+#: Most digits an integer of an input file may have (far past any grid; Python refuses
+#: to read one of more than 4300 digits, and its cost grows with them).
+MAX_DIGITS = 100
 
 
 def parse_yaml(text: str, file: str | Path = "<yaml>"):
@@ -420,7 +422,7 @@ def _build(loader, file):
             # fast path for the bulk of a layout: plain decimal coordinates
             if (event.tag is None and event.implicit[0] and value.isdigit()
                     and value.isascii() and (value[0] != "0" or len(value) == 1)
-                    and len(value) <= _MAX_DIGITS):
+                    and len(value) <= MAX_DIGITS):
                 value = int(value)
             else:
                 value = _scalar(event, file)
@@ -500,7 +502,7 @@ def _scalar(event, file):
 
 def _int(event, file) -> int:
     v = event.value
-    if len(v) > _MAX_DIGITS:
+    if len(v) > MAX_DIGITS:
         raise _at(event, f"an integer of {len(v)} digits is too large", file)
     if v.startswith(("0o", "0x")):
         return int(v[2:], 8 if v[1] == "o" else 16)

@@ -31,6 +31,7 @@ from pathlib import Path
 
 from .errors import InputError
 from .layout import (
+    MAX_DIGITS,
     MAX_NAME,
     Layout,
     load_layout,
@@ -49,9 +50,6 @@ MAX_INPUT_BYTES = 512 * 2**20
 MOVINGAI_CHARS = frozenset(".GS@OTW")
 #: How much of a file :func:`sniff_format` reads to decide.
 SNIFF_BYTES = 64 * 2**10
-#: Most digits a number of a puzzle file may have (far past any grid; Python refuses to
-#: read an integer of more than 4300 digits, with a ValueError).
-MAX_DIGITS = 100
 
 _NL_SIZE = re.compile(r"(\d+)\s+(\d+)", re.ASCII)
 _NL_PIN = re.compile(r"[^.]")
@@ -295,7 +293,8 @@ def _err(message: str, file, line: int | None) -> InputError:
 
 
 def _int(digits: str, file, line: int) -> int:
-    """A number of a puzzle file: at most :data:`MAX_DIGITS` digits, else an error."""
+    """A number of a puzzle file: at most :data:`~mazeroute.layout.MAX_DIGITS` digits (as
+    for a layout's integers), else an error."""
     if len(digits) > MAX_DIGITS:
         raise _err(f"a number of {len(digits)} digits is too large", file, line)
     return int(digits)
@@ -419,8 +418,9 @@ def _parse_adc(text: str, file) -> list[Layout]:
             raise _err(f"LINE#{name} repeats line {nets[name][1]}", file, no)
         pins = []
         for x, y, z in (m.group(2, 3, 4), m.group(5, 6, 7)):
-            if z is not None and _int(z, file, no) != 1:
-                raise _multilayer(file, no, f"LINE#{name} has a pin on layer {int(z)}")
+            layer = 1 if z is None else _int(z, file, no)
+            if layer != 1:
+                raise _multilayer(file, no, f"LINE#{name} has a pin on layer {layer}")
             cell = (_int(x, file, no), _int(y, file, no))
             if cell[0] >= w or cell[1] >= h:
                 raise _err(f"pin ({x},{y}) of LINE#{name} lies outside the {w} x {h} grid",
