@@ -629,6 +629,34 @@ def test_conflicts_found_from_the_rerouted_nets_equal_a_full_scan(seed, monkeypa
     assert any(calls)                                  # some iteration had conflicts
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_conflict_graph_pairs_the_nets_that_share_a_cell(seed, monkeypatch):
+    """Legalisation's conflict graph: each net in conflict with exactly the nets whose
+    routes share a cell with its own, checked against pairing the routes directly, on
+    layouts with many users to a cell."""
+    lay = random_layout(40, 36, density=0.25, nets=120, pins=2, seed=seed)
+    seen = []
+    real = Negotiator.legalise
+
+    def check(self):
+        cells = {}
+        for i, r in enumerate(self.routes):
+            for c in ([] if r is None else r.tolist()):
+                cells.setdefault(c, set()).add(i)
+        want = {}
+        for users in cells.values():
+            if len(users) > 1:
+                for i in users:
+                    want.setdefault(i, set()).update(users - {i})
+        got = self.in_conflict()
+        assert got == want
+        seen.append(max(len(u) for u in cells.values()))
+        return real(self)
+    monkeypatch.setattr(Negotiator, "legalise", check)
+    Negotiator(lay, "cpu", PathFinderOptions(max_iterations=2)).run()
+    assert seen and seen[0] > 2                          # some cell had several users
+
+
 def test_gpu_fault_under_auto_negotiates_again_on_the_cpu(monkeypatch):
     """Issue 12 item 14 in negotiate mode (the default): a device fault under auto is a
     notice and the CPU engine's routes; with the GPU asked for, one clear error."""
