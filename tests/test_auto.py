@@ -574,6 +574,26 @@ def test_auto_negotiates_small_grids_on_the_cpus_search(monkeypatch):
         assert search.backend == want, (h, w)
 
 
+@pytest.mark.parametrize("name, want", [("maze:0", "cpu"), ("maze:0.05", "cpu"),
+                                        ("serpentine:4", "cpu"), ("spiral:3", "cpu"),
+                                        ("serpentine:1", "cpu"), ("open:0.25", "gpu"),
+                                        ("dense:0.3", "gpu"), ("wired:2", "gpu")])
+@pytest.mark.parametrize("side", [512, 1024])
+def test_auto_negotiates_mazes_and_winding_corridors_on_the_cpus_search(name, want, side,
+                                                                         monkeypatch):
+    """Under ``auto`` with a device present, mazes and winding corridors get the CPU's
+    weighted search (as sequential routing does), fields of blockages the GPU's."""
+    import mazeroute.engines as engines
+    from mazeroute.engines.auto import forget
+    from mazeroute.generate import class_mask
+
+    monkeypatch.setattr(engines, "gpu_available", lambda: True)
+    monkeypatch.setitem(engines.NET_SEARCHES, "gpu", "mazeroute.engines.weighted:CPUNetSearch")
+    forget()
+    free = ~class_mask(name, side, seed=5)
+    search = engines.make_net_search("auto", free, np.full(free.shape, -1, np.int32))
+    assert search.backend == want
+
 def _masks_for_loops():
     from mazeroute.generate import class_mask
     rng = np.random.default_rng(8)

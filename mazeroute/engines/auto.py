@@ -827,17 +827,30 @@ GPU_CELLS_PER_SPAN = 1300
 
 def negotiation_prefers_cpu(free: np.ndarray) -> bool:
     """True where negotiated routing is expected to be faster on the CPU's weighted
-    search: on a grid of fewer than :data:`MIN_GPU_CELLS` cells, where a device call
-    (an upload, launches, a read-back) costs more than the CPU's searches of its nets,
-    and the device's set-up more than the whole route (measured by size in RESULTS.md,
-    issue 13, second session of 2026-11-25: "auto's negotiation on small grids").
+    search:
+
+    * on a grid of fewer than :data:`MIN_GPU_CELLS` cells, where a device call (an
+      upload, launches, a read-back) costs more than the CPU's searches of its nets, and
+      the device's set-up more than the whole route (measured by size in RESULTS.md,
+      issue 13, second session of 2026-11-25: "auto's negotiation on small grids");
+    * on a maze (corridors a cell wide, :data:`MAX_GPU_CORRIDOR`) or winding corridors
+      (:data:`MIN_LINES_RUN`), as for sequential routing: a net's box must grow round
+      the detours until it holds a way, often to the whole grid, and boxes that overlap
+      go one to a launch, whose min-plus sweeps take rounds by the corridors' bends,
+      while the CPU's search stops at its target (RESULTS.md, issue 14, fourth session
+      of 2026-11-26: "negotiation's engine on mazes and winding corridors").
 
     >>> negotiation_prefers_cpu(np.ones((50, 50), bool))
     True
     >>> negotiation_prefers_cpu(np.ones((1024, 1024), bool))
     False
     """
-    return np.asarray(free).size < MIN_GPU_CELLS
+    free = np.asarray(free, dtype=bool)
+    if free.size < MIN_GPU_CELLS:
+        return True
+    _, f = _decide(free)
+    return f is not None and (f["corridor"] >= MAX_GPU_CORRIDOR
+                              or f.get("run", 0) >= MIN_LINES_RUN)
 
 
 def routing_prefers_cpu(free: np.ndarray, pin_counts: np.ndarray,
