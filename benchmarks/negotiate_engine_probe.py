@@ -1,0 +1,93 @@
+"""Negotiated routing on the CPU's and the GPU's weighted search, and under ``auto``, by
+layout class (issue 14's principle applied to issue 13's mode): which engine is sooner
+on mazes and winding corridors, where a net's box grows round detours.
+
+Each run is a child process, capped at ``CAP`` seconds. Compilation stays out of the
+timing: the child first routes a 256^2 layout of the same class, runs the space-filling
+search on a tiny puzzle and auto's decision on the layout's own mask (then forgets it,
+so that the timed run decides again). Run on a GPU machine
+from the repository root: ``PYTHONPATH=. python benchmarks/negotiate_engine_probe.py CAP
+[BACKENDS [CASES]]``: BACKENDS a comma list of ``cpu``, ``gpu``, ``auto`` (default
+``cpu,gpu``); CASES a comma list of ``class@side`` (default: every case below). Per
+case: seconds, nets routed, iterations, wirelength (the engines route the same wires),
+the engine auto took, and auto's time over the faster engine's.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+CHILD = r'''
+import sys, time, json
+import numpy as np
+sys.path.insert(0, ".")
+from mazeroute.layout import Layout
+from mazeroute.generate import class_mask, random_nets
+from mazeroute.engines import auto
+from mazeroute.router.fill import fill_routes
+import mazeroute
+cls, backend = sys.argv[1], sys.argv[5]
+S, n, span = (int(v) for v in sys.argv[2:5])
+b = class_mask(cls, S, 5)
+lay = Layout("x", S, S, [], [], b)
+lay.nets = random_nets(b, n, 2, np.random.default_rng(3), span=span)
+w = Layout("w", 256, 256, [], [], class_mask(cls, 256, 1))
+w.nets = random_nets(w.blocked, 60, 2, np.random.default_rng(1), span=span)
+mazeroute.route(w, backend=backend, mode="negotiate")
+fill_routes(np.ones((3, 3), bool), [np.array([[0, 0], [2, 0]]), np.array([[0, 1], [2, 1]])])
+auto.negotiation_prefers_cpu(~b)
+auto.forget()
+t = time.perf_counter()
+r = mazeroute.route(lay, backend=backend, mode="negotiate")
+dt = time.perf_counter() - t
+print(json.dumps({"engine": r.engine, "t": dt, "routed": r.routed, "its": len(r.iterations),
+                  "wl": sum(x.length for x in r.nets if x.routed)}))
+'''
+
+
+def cases() -> list[tuple[str, int, int, int]]:
+    out = []
+    for side in (512, 1024):
+        out += [("maze:0.05", side, side // 2, 64), ("maze:0.2", side, side // 2, 64),
+                ("maze:0.4", side, side // 2, 64), ("maze:0", side, side // 4, 100),
+                ("serpentine:4", side, side // 8, 64), ("spiral:3", side, side // 8, 64),
+                ("dense:0.3", side, side, 64), ("open:0.25", side, side, 64),
+                ("wired:2", side, side // 2, 64)]
+    return out
+
+
+def main() -> None:
+    cap = float(sys.argv[1])
+    backends = sys.argv[2].split(",") if len(sys.argv) > 2 else ["cpu", "gpu"]
+    only = sys.argv[3].split(",") if len(sys.argv) > 3 else None
+    for cls, side, n, span in cases():
+        if only and f"{cls}@{side}" not in only:
+            continue
+        line = f"{cls:13s} {side:5d} n{n:5d} span {span:4d}:"
+        res = {}
+        for backend in backends:
+            args = [sys.executable, "-c", CHILD, cls, str(side), str(n), str(span), backend]
+            try:
+                out = subprocess.run(args, capture_output=True, text=True, timeout=cap)
+                d = json.loads(out.stdout.strip().splitlines()[-1])
+            except subprocess.TimeoutExpired:
+                line += f" | {backend} >{cap:.0f}s"
+                continue
+            except (ValueError, IndexError):
+                line += f" | {backend} ERR {(out.stderr.strip().splitlines() or ['?'])[-1][:100]}"
+                continue
+            res[backend] = d
+            line += (f" | {backend} {d['t']:6.2f}s {d['routed']:4d} it{d['its']:3d} wl {d['wl']}"
+                     + (f" {d['engine']}" if backend == "auto" else ""))
+        if "cpu" in res and "gpu" in res:
+            line += f" | cpu/gpu {res['cpu']['t'] / res['gpu']['t']:.2f}"
+            if "auto" in res:
+                best = min(res["cpu"]["t"], res["gpu"]["t"])
+                line += f" | auto/best {res['auto']['t'] / best:.2f}"
+        print(line, flush=True)
+
+
+if __name__ == "__main__":
+    main()
