@@ -27,7 +27,9 @@ def test_pres_fac_schedule_follows_vpr():
                                           ("stall_iterations", 0), ("bb_grow_limit", -1),
                                           ("stall_improvement", 1.0),
                                           ("stall_min_conflicts", -1),
-                                          ("stall_min_cells", -1)])
+                                          ("stall_min_cells", -1),
+                                          ("diverge_factor", 0.9),
+                                          ("diverge_iterations", 0)])
 def test_options_out_of_range_are_refused(field, value):
     with pytest.raises(ValueError, match=field):
         PathFinderOptions(**{field: value})
@@ -143,6 +145,16 @@ def test_stall_rule_looks_at_the_best_of_a_window_whatever_nets_conflict():
     assert not dear.stalled([8, 9, 8, 7], [5] * 4, [100] * 4)             # 7 is a new best
     off = PathFinderOptions(stall_iterations=3, stall_min_conflicts=6, stall_min_cells=None)
     assert not off.stalled([8, 9, 8, 8], [5] * 4, [10 ** 9] * 4)
+
+
+def test_divergence_rule_compares_a_window_with_the_first_iteration():
+    opt = PathFinderOptions(diverge_factor=2.0, diverge_iterations=2, stall_min_conflicts=10)
+    assert not opt.diverged([100, 300], [50, 50])                   # too few iterations yet
+    assert opt.diverged([100, 150, 200, 250], [50] * 4)             # both of the window >= 200
+    assert not opt.diverged([100, 150, 250, 199], [50] * 4)          # one fell below
+    assert not opt.diverged([100, 300, 300, 300], [50, 50, 50, 9])  # few nets in conflict
+    assert not opt.diverged([1000, 5, 20, 20], [900, 10, 10, 10])    # grown from a low, not
+    assert not PathFinderOptions(diverge_factor=None).diverged([1] + [99] * 9, [99] * 10)
 
 
 @pytest.mark.parametrize("seed", range(4))

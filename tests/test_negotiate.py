@@ -629,6 +629,26 @@ def test_conflicts_found_from_the_rerouted_nets_equal_a_full_scan(seed, monkeypa
     assert any(calls)                                  # some iteration had conflicts
 
 
+def test_negotiation_stops_when_the_overuse_grows_past_the_first_iterations():
+    """Long nets through a maze's one-cell corridors: their detours round each other
+    double the overuse of the first iteration and keep it there, so negotiation stops
+    (``diverge_factor``), legalises, and still routes no fewer nets than sequential."""
+    from mazeroute.generate import class_mask, random_nets
+    from mazeroute.layout import Layout
+
+    blocked = class_mask("maze:0.05", 160, seed=7)
+    lay = Layout("maze", 160, 160, [], [], blocked)
+    lay.nets = random_nets(blocked, 80, 2, np.random.default_rng(5))
+    res = route(lay, backend="cpu")
+    over = [s.overused for s in res.iterations]
+    k = PathFinderOptions().diverge_iterations
+    assert min(over[-k:]) >= PathFinderOptions().diverge_factor * over[0]
+    longer = route(lay, backend="cpu", options=PathFinderOptions(diverge_factor=None))
+    assert len(longer.iterations) > len(res.iterations)
+    assert res.routed >= route(lay, backend="cpu", mode="sequential").routed
+    assert check_routes(lay, res.to_json()) == []
+
+
 @pytest.mark.parametrize("seed", range(3))
 def test_conflict_graph_pairs_the_nets_that_share_a_cell(seed, monkeypatch):
     """Legalisation's conflict graph: each net in conflict with exactly the nets whose

@@ -104,6 +104,18 @@ class PathFinderOptions:
         which legalisation must settle anyway, while with few a long plateau still ends
         in a legal route often enough (numberlink puzzles do, after 20 iterations and
         more) for its cheap iterations to be worth running
+    diverge_factor : stop negotiating when each of the last ``diverge_iterations``
+        iterations left at least this many times the overused cells of the first, while
+        at least ``stall_min_conflicts`` nets are in conflict (None: never). The first
+        iteration routes every net its shortest way (``first_iter_pres_fac`` 0), and in
+        a negotiation that can converge the overuse falls from there as the present
+        factor rises (it may flare up late, far below the first's); where it grows past
+        the first's and stays there, the nets' detours round each other cost more room
+        than they free (long nets through the one-cell
+        corridors of a maze, or a winding corridor far too narrow for its nets), and
+        each iteration reroutes them all in boxes grown to much of the grid. VPR's
+        ``--routing_failure_predictor`` gives up on a rising overuse in the same way
+    diverge_iterations : see ``diverge_factor``
     stall_min_cells : ... or while each of the last ``stall_iterations`` iterations
         searched at least this many cells (the box areas of its searches, summed): a
         few nets in conflict can still cost whole-grid searches on a big grid, where a
@@ -159,6 +171,8 @@ class PathFinderOptions:
     stall_improvement: float = 0.05
     stall_min_conflicts: int = 32
     stall_min_cells: int | None = 1 << 18
+    diverge_factor: float | None = 1.5
+    diverge_iterations: int = 3
     fill_steps: int = 400_000_000
     snapshot_nets: int = 1
     reroute_order: str = "colour"
@@ -198,6 +212,9 @@ class PathFinderOptions:
                   ("stall_min_conflicts", self.stall_min_conflicts >= 0),
                   ("stall_min_cells", self.stall_min_cells is None
                    or self.stall_min_cells >= 0),
+                  ("diverge_factor", self.diverge_factor is None
+                   or self.diverge_factor >= 1),
+                  ("diverge_iterations", self.diverge_iterations >= 1),
                   ("fill_steps", self.fill_steps >= 0),
                   ("snapshot_nets", self.snapshot_nets >= 1),
                   ("reroute_order", self.reroute_order in REROUTE_ORDERS),
@@ -206,6 +223,28 @@ class PathFinderOptions:
         for name, ok in checks:
             if not ok:
                 raise ValueError(f"{name} = {getattr(self, name)!r} is out of range")
+
+    def diverged(self, overused: list[int], conflicts: list[int]) -> bool:
+        """Whether the overuse has grown and stayed grown (see ``diverge_factor``) after
+        the iterations whose overused cells and nets in conflict are ``overused`` and
+        ``conflicts``.
+
+        >>> opt = PathFinderOptions()
+        >>> opt.diverged([1000, 1400, 1600, 1700, 1650], [90, 95, 96, 95, 95])
+        True
+        >>> opt.diverged([1000, 1400, 1600, 1400, 1650], [90, 95, 96, 95, 95])   # 1400 < 1500
+        False
+        >>> opt.diverged([1000, 20, 60, 60, 60], [900, 40, 40, 40, 40])  # a late flare-up
+        False
+        >>> opt.diverged([10, 40, 40, 40, 40], [4, 5, 5, 5, 5])          # few in conflict
+        False
+        """
+        k = self.diverge_iterations
+        if self.diverge_factor is None or len(overused) <= k:
+            return False
+        if min(conflicts[-k:]) < self.stall_min_conflicts:
+            return False
+        return min(overused[-k:]) >= self.diverge_factor * overused[0]
 
     def stalled(self, overused: list[int], conflicts: list[int],
                 searched: list[int] | None = None) -> bool:

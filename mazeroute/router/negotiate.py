@@ -439,8 +439,10 @@ class Negotiator:
                 break
             if iteration == opt.budget_after and self._fills():
                 break       # the exact search connects every net: no need to go on
-            if opt.stalled([s.overused for s in self.iterations],
-                           [s.conflicts for s in self.iterations], self.searched):
+            overused = [s.overused for s in self.iterations]
+            in_conflict = [s.conflicts for s in self.iterations]
+            if opt.stalled(overused, in_conflict, self.searched) \
+                    or opt.diverged(overused, in_conflict):
                 break
             if opt.time_limit is not None and time.perf_counter() - start >= opt.time_limit:
                 break
