@@ -837,8 +837,8 @@ def negotiation_prefers_cpu(free: np.ndarray) -> bool:
       (:data:`MIN_LINES_RUN`), as for sequential routing: a net's box must grow round
       the detours until it holds a way, often to the whole grid, and boxes that overlap
       go one to a launch, whose min-plus sweeps take rounds by the corridors' bends,
-      while the CPU's search stops at its target (RESULTS.md, issue 14, fourth session
-      of 2026-11-26: "negotiation's engine on mazes and winding corridors").
+      while the CPU's search stops at its target (RESULTS.md, fourth session of
+      2026-11-26: "Negotiation on mazes and winding corridors takes the CPU's search").
 
     >>> negotiation_prefers_cpu(np.ones((50, 50), bool))
     True

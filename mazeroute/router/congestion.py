@@ -111,10 +111,10 @@ class PathFinderOptions:
         a negotiation that can converge the overuse falls from there as the present
         factor rises (it may flare up late, far below the first's); where it grows past
         the first's and stays there, the nets' detours round each other cost more room
-        than they free (long nets through the one-cell
-        corridors of a maze, or a winding corridor far too narrow for its nets), and
-        each iteration reroutes them all in boxes grown to much of the grid. VPR's
-        ``--routing_failure_predictor`` gives up on a rising overuse in the same way
+        than they free (long nets through the one-cell corridors of a maze, or a winding
+        corridor far too narrow for its nets), and each iteration reroutes them all in
+        boxes grown to much of the grid. VPR's ``--routing_failure_predictor`` gives up
+        on a rising overuse in the same way (RESULTS.md, fourth session of 2026-11-26)
     diverge_iterations : see ``diverge_factor``
     stall_min_cells : ... or while each of the last ``stall_iterations`` iterations
         searched at least this many cells (the box areas of its searches, summed): a
