@@ -184,7 +184,7 @@ def format_negotiation(result: RouteResult, max_rows: int | None = None) -> str:
     ...     {"name": "x", "pins": [[0, 1], [2, 1]]}, {"name": "y", "pins": [[1, 0], [1, 2]]}]})
     >>> print(format_negotiation(route(lay, backend="cpu", mode="negotiate",
     ...                                max_iterations=2)))   # doctest: +ELLIPSIS
-    negotiation: stopped after 2 iterations with 1 cell shared by 2 nets
+    negotiation: stopped after 2 iterations with 1 cell shared by 2 nets: iteration cap (2) reached
     iteration  overused cells  nets in conflict  nets rerouted  pres_fac  time
     1          1               2                 2              0         ...
     2          1               2                 2              0.5       ...
@@ -207,7 +207,8 @@ def format_negotiation(result: RouteResult, max_rows: int | None = None) -> str:
         head = f"negotiation: converged after {len(its)} iteration{'s' * (len(its) != 1)}"
     else:
         head = (f"negotiation: stopped after {len(its)} iterations with {last.overused} "
-                f"cell{'s' * (last.overused != 1)} shared by {last.conflicts} nets")
+                f"cell{'s' * (last.overused != 1)} shared by {last.conflicts} nets"
+                + (f": {result.stop}" if result.stop else ""))
     header = ("iteration", "overused cells", "nets in conflict", "nets rerouted", "pres_fac",
               "time")
     rows = [(str(s.iteration), str(s.overused), str(s.conflicts), str(s.rerouted),

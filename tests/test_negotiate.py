@@ -64,6 +64,7 @@ def test_reasons_of_unroutable_nets():
     assert all(n.reason is None for n in res.nets if n.routed)
     assert res.to_json()["nets"][0]["reason"] == why["boxed"]
     assert len(res.iterations) == 6      # x and y never agree: every iteration runs
+    assert res.stop == "iteration cap (6) reached"
 
 
 def test_walled_off_reason_names_the_wires():
@@ -83,7 +84,8 @@ def test_iterations_are_reported_and_limits_hold():
     assert first.rerouted == len(lay.nets) - 0 and first.pres_fac == 0.0
     assert all(s.overused == 1 and s.conflicts == 2 for s in seen[1:])   # x and y
     assert all(s.rerouted == 2 for s in seen[1:])
-    assert len(_negotiate(lay, time_limit=0).iterations) == 1
+    limited = _negotiate(lay, time_limit=0)
+    assert len(limited.iterations) == 1 and limited.stop == "time limit (0 s) reached"
     assert res.history is not None and res.history.shape == (lay.height, lay.width)
     assert res.history[1, 10] > 0 and res.history.sum() == res.history[1, 10]
 
@@ -102,6 +104,7 @@ def test_phases_after_the_loop_are_timed_in_order():
     assert routed == sorted(routed)              # repair and tidy never lose a net
     done = _negotiate(other_side_layout())       # everything routes: no reasons, no floor
     assert [ph.phase for ph in done.phases] == ["legalise", "repair", "tidy"]
+    assert done.stop is None and done.iterations[-1].overused == 0
     assert done.phases[-1].routed == len(done.nets) == done.routed
 
 
@@ -112,6 +115,8 @@ def test_a_conflict_nothing_changes_stops_negotiation():
     stalled = _negotiate(lay, options=PathFinderOptions(stall_iterations=5,
                                                         stall_min_conflicts=0))
     assert len(stalled.iterations) == 6                 # conflict set fixed from iteration 1
+    assert stalled.stop == ("a plateau (no new low of overused cells or nets in conflict "
+                            "for 5 iterations)")
     full = _negotiate(lay, options=PathFinderOptions(stall_iterations=None, max_iterations=20))
     assert len(full.iterations) == 20
     assert [n.routed for n in stalled.nets] == [n.routed for n in full.nets]
@@ -138,6 +143,7 @@ def test_cheap_iterations_go_on_past_budget_after_until_the_budget():
     assert check_routes(lay, full.to_json()) == []
     held = _negotiate(lay, options=replace(opt, budget_cells=0))
     assert len(held.iterations) == opt.budget_after and held.routed < len(lay.nets)
+    assert held.stop == "past 50 iterations it goes on only while its searches are cheap"
     assert len(_negotiate(lay, options=replace(opt, max_iterations=60)).iterations) == 60
     # a cap the caller names (route's max_iterations, --max-iterations) lifts the budget
     assert len(_negotiate(lay, options=replace(opt, budget_cells=0),
@@ -643,6 +649,9 @@ def test_negotiation_stops_when_the_overuse_grows_past_the_first_iterations():
     over = [s.overused for s in res.iterations]
     k = PathFinderOptions().diverge_iterations
     assert min(over[-k:]) >= PathFinderOptions().diverge_factor * over[0]
+    assert res.stop.startswith("the overused cells stayed at 1.5 times the first")
+    from mazeroute.report import format_negotiation
+    assert f"nets: {res.stop}" in format_negotiation(res).splitlines()[0]
     longer = route(lay, backend="cpu", options=PathFinderOptions(diverge_factor=None))
     assert len(longer.iterations) > len(res.iterations)
     assert res.routed >= route(lay, backend="cpu", mode="sequential").routed

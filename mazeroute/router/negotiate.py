@@ -167,6 +167,7 @@ class Negotiator:
         self.conflicts: dict[int, set[int]] = {}  # nets dropped by legalise, and why
         self.filled_gain = 0                     # cells shorten_wires took off fill's wires
         self.iterations: list[IterationStats] = []
+        self.stop: str | None = None             # why the loop stopped (see _stop)
         self.cells_searched = 0                  # box areas of reroute's searches, summed
         self.searched: list[int] = []            # ... of each iteration
         self._clock = 0
@@ -433,18 +434,8 @@ class Negotiator:
             self.iterations.append(stats)
             if progress:
                 progress(stats)
-            if not conflicts.size or iteration >= opt.max_iterations:
-                break
-            if opt.over_budget(iteration + 1, self.cells_searched):
-                break
-            if iteration == opt.budget_after and self._fills():
-                break       # the exact search connects every net: no need to go on
-            overused = [s.overused for s in self.iterations]
-            in_conflict = [s.conflicts for s in self.iterations]
-            if opt.stalled(overused, in_conflict, self.searched) \
-                    or opt.diverged(overused, in_conflict):
-                break
-            if opt.time_limit is not None and time.perf_counter() - start >= opt.time_limit:
+            self.stop = self._stop(iteration, conflicts.size, start)
+            if self.stop is not None or not conflicts.size:
                 break
             self.state.end_iteration(conflicts)
             self.fights[conflicts] += 1
@@ -457,6 +448,31 @@ class Negotiator:
             self.margin[chosen] = np.maximum(1, self.margin[chosen]) * opt.bb_grow
             todo = conflicts[np.argsort(rank[conflicts], kind="stable")]
         return iteration
+
+    def _stop(self, iteration: int, conflicts: int, start: float) -> str | None:
+        """Why the loop stops after ``iteration`` with ``conflicts`` nets in conflict
+        (the report's words), or None to go on (or when no cell is shared)."""
+        opt = self.options
+        if not conflicts:
+            return None
+        if iteration >= opt.max_iterations:
+            return f"iteration cap ({opt.max_iterations}) reached"
+        if opt.over_budget(iteration + 1, self.cells_searched):
+            return (f"past {opt.budget_after} iterations it goes on only while its searches "
+                    "are cheap")
+        if iteration == opt.budget_after and self._fills():
+            return "the space-filling search connects every net"
+        overused = [s.overused for s in self.iterations]
+        in_conflict = [s.conflicts for s in self.iterations]
+        if opt.stalled(overused, in_conflict, self.searched):
+            return (f"a plateau (no new low of overused cells or nets in conflict for "
+                    f"{opt.stall_iterations} iterations)")
+        if opt.diverged(overused, in_conflict):
+            return (f"the overused cells stayed at {opt.diverge_factor:g} times the first "
+                    "iteration's or more (the nets need more room than there is)")
+        if opt.time_limit is not None and time.perf_counter() - start >= opt.time_limit:
+            return f"time limit ({opt.time_limit:g} s) reached"
+        return None
 
     def legalise(self) -> None:
         """Drop the fewest nets that keep conflicts, then route them again one at a
@@ -685,6 +701,7 @@ class Negotiator:
                                 f"than negotiation ({result.routed}); its routes are kept")
                 floor.engine, floor.order, floor.mode = result.engine, "file", "negotiate"
                 floor.iterations, floor.history = result.iterations, result.history
+                floor.stop = result.stop
                 result = floor
                 self._explain(result, iterations, negotiated=False)
             phase("sequential floor", t0, result.routed)
@@ -743,7 +760,7 @@ class Negotiator:
             nets.append(r)
         return RouteResult(self.layout, nets, self.engine, "hpwl", 0.0,
                            mode="negotiate", iterations=list(self.iterations),
-                           history=self.state.history_cost())
+                           history=self.state.history_cost(), stop=self.stop)
 
     def _explain(self, result: RouteResult, iterations: int, negotiated: bool = True) -> None:
         """Set the reason of every unrouted net of ``result`` (``negotiated``: the

@@ -105,8 +105,9 @@ class RouteResult:
 
     ``mode`` is the routing mode (``sequential`` or ``negotiate``); a negotiated result
     also has its per-iteration ``iterations``, the final ``history`` cost of every cell
-    (``(height, width)`` float, in units of a cell's base cost) and the ``phases`` after
-    the loop.
+    (``(height, width)`` float, in units of a cell's base cost), the ``phases`` after
+    the loop and ``stop``: why the loop stopped with cells still shared (None when no
+    cell was shared at the end).
     """
 
     layout: Layout
@@ -119,6 +120,7 @@ class RouteResult:
     iterations: list[IterationStats] = field(default_factory=list)
     history: np.ndarray | None = None
     phases: list[PhaseStats] = field(default_factory=list)
+    stop: str | None = None
 
     @property
     def routed(self) -> int:
