@@ -594,6 +594,23 @@ def test_auto_negotiates_mazes_and_winding_corridors_on_the_cpus_search(name, wa
     search = engines.make_net_search("auto", free, np.full(free.shape, -1, np.int32))
     assert search.backend == want
 
+def test_auto_negotiation_without_a_device_never_weighs_the_layout(monkeypatch):
+    """Without a usable GPU, ``auto``'s weighted search is the CPU's at once: the
+    layout's features (sampled, compiled on first use) are never computed."""
+    import mazeroute.engines as engines
+    import mazeroute.engines.auto as auto
+
+    monkeypatch.setattr(engines, "gpu_available", lambda: False)
+    monkeypatch.setitem(engines.NET_SEARCHES, "gpu", "mazeroute.engines.weighted:CPUNetSearch")
+
+    def weighed(free):
+        raise AssertionError("the layout was weighed")
+    monkeypatch.setattr(auto, "negotiation_prefers_cpu", weighed)
+    free = np.ones((512, 512), bool)
+    assert engines.make_net_search("auto", free, np.full(free.shape, -1, np.int32)).backend \
+        == "cpu"
+
+
 def _masks_for_loops():
     from mazeroute.generate import class_mask
     rng = np.random.default_rng(8)

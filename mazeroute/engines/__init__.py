@@ -106,8 +106,9 @@ def make_net_search(backend: str, free: np.ndarray, owner: np.ndarray, via_cost:
     :class:`~.weighted.NetSearch`)."""
     if backend == "auto":
         from .auto import negotiation_prefers_cpu
-        backend = "gpu" if ("gpu" in NET_SEARCHES and not negotiation_prefers_cpu(free)
-                            and gpu_available()) else "cpu"
+        # the device first (remembered): a machine without one never weighs the layout
+        backend = "gpu" if ("gpu" in NET_SEARCHES and gpu_available()
+                            and not negotiation_prefers_cpu(free)) else "cpu"
     if backend not in NET_SEARCHES:
         raise InputError(f"backend {backend!r} has no weighted search; choose from "
                          + ", ".join(NET_SEARCHES), field="backend")
