@@ -434,8 +434,10 @@ class Negotiator:
             self.iterations.append(stats)
             if progress:
                 progress(stats)
-            self.stop = self._stop(iteration, conflicts.size, start)
-            if self.stop is not None or not conflicts.size:
+            if not conflicts.size:
+                break
+            self.stop = self._stop(iteration, start)
+            if self.stop is not None:
                 break
             self.state.end_iteration(conflicts)
             self.fights[conflicts] += 1
@@ -449,12 +451,10 @@ class Negotiator:
             todo = conflicts[np.argsort(rank[conflicts], kind="stable")]
         return iteration
 
-    def _stop(self, iteration: int, conflicts: int, start: float) -> str | None:
-        """Why the loop stops after ``iteration`` with ``conflicts`` nets in conflict
-        (the report's words), or None to go on (or when no cell is shared)."""
+    def _stop(self, iteration: int, start: float) -> str | None:
+        """Why the loop stops after ``iteration``, which left nets in conflict (the
+        report's words), or None to go on."""
         opt = self.options
-        if not conflicts:
-            return None
         if iteration >= opt.max_iterations:
             return f"iteration cap ({opt.max_iterations}) reached"
         if opt.over_budget(iteration + 1, self.cells_searched):
