@@ -1,14 +1,20 @@
-"""Negotiation with and without the divergence stop (``PathFinderOptions.diverge_factor``),
-CPU engine, on layouts no suite generates and on issue 13's: nets routed, iterations,
-seconds, and whether the routes are the same.
+"""Negotiation with and without one of its stops (CPU engine unless ``--backend``), on
+layouts no suite generates and on issue 13's: nets routed, iterations, seconds, and
+whether the routes are the same. ``--stop diverge`` (the default): the divergence stop
+(``PathFinderOptions.diverge_factor``); ``--stop kept``: the plateau of the nets it
+would keep (``kept_iterations``).
 
-Run from the repository root: ``PYTHONPATH=. python benchmarks/diverge_probe.py
-[--numberlink FILE ...] [--no-big]``. Sets: the numberlink files given (e.g. the shared
-ones and the held-out ones of ``numberlink_heldout.py``), puzzles cut from Hamiltonian
-paths, the Moving AI maps of ``maps/`` with random nets (local and anywhere), eight
-classes at 300^2 with three net mixes (seed 5, no suite's), issue 13's 1024^2 layout
-of 4000 nets (``--no-big`` leaves it out). A set whose routes differ lists its layouts
-that changed: (routed, iterations, seconds) without the stop, then with it.
+Run from the repository root: ``PYTHONPATH=. python benchmarks/diverge_probe.py [--stop
+diverge|kept] [--backend cpu|gpu|auto] [--only SETS] [--verbose] [--numberlink FILE ...]
+[--no-big] [--heldout SET ...]``. Sets: the
+numberlink files given (e.g. the shared ones and the held-out ones of
+``numberlink_heldout.py``), puzzles cut from Hamiltonian paths, the Moving AI maps of
+``maps/`` with random nets (local and anywhere), eight classes at 300^2 with three net
+mixes (seed 5, no suite's), issue 13's 1024^2 layout of 4000 nets (``--no-big`` leaves
+it out); ``--heldout``: also the layouts of ``auto_routing_heldout.py``'s sets (maps
+tiled and cropped, four classes at 300-800, their net mixes) of at least 65,536 cells.
+A set whose routes differ lists its layouts that changed: (routed, iterations, seconds)
+without the stop, then with it.
 """
 
 from __future__ import annotations
@@ -64,18 +70,40 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--numberlink", nargs="*", type=Path, default=[])
     ap.add_argument("--no-big", action="store_true")
+    ap.add_argument("--stop", choices=("diverge", "kept"), default="diverge")
+    ap.add_argument("--heldout", type=int, nargs="*", default=[])
+    ap.add_argument("--backend", default="cpu", choices=["cpu", "gpu", "auto"])
+    ap.add_argument("--verbose", action="store_true",
+                    help="a line per layout and arm as it ends")
+    ap.add_argument("--only", default=None,
+                    help="comma list of sets to run (by name) or of name parts that "
+                         "the layouts to run must contain (e.g. ':any')")
     args = ap.parse_args()
-    arms = (("off", PathFinderOptions(diverge_factor=None)), ("on", PathFinderOptions()))
-    for name, lays in sets(args.numberlink, not args.no_big):
+    off = {"diverge": {"diverge_factor": None}, "kept": {"kept_iterations": None}}
+    arms = (("off", PathFinderOptions(**off[args.stop])), ("on", PathFinderOptions()))
+    todo = sets(args.numberlink, not args.no_big)
+    for s in args.heldout:
+        from auto_routing_heldout import layouts
+        todo.append((f"held-out set {s}",
+                     [lay for lay in layouts(s) if lay.width * lay.height >= 1 << 16]))
+    if args.only:
+        keys = args.only.split(",")
+        todo = [(n, lays if n in keys else [lay for lay in lays
+                                             if any(k in lay.name for k in keys)])
+                for n, lays in todo]
+        todo = [(n, lays) for n, lays in todo if lays]
+    for name, lays in todo:
         total, per = {}, {}
         for label, opt in arms:
             digest, start, per[label] = hashlib.sha256(), time.perf_counter(), []
             for lay in lays:
                 t0 = time.perf_counter()
-                res = route(lay, backend="cpu", mode="negotiate", options=opt)
+                res = route(lay, backend=args.backend, mode="negotiate", options=opt)
                 digest.update(json.dumps(res.to_json()["nets"], sort_keys=True).encode())
                 per[label].append((res.routed, len(res.iterations),
                                    round(time.perf_counter() - t0, 2)))
+                if args.verbose:
+                    print(f"  {lay.name} {label}: {per[label][-1]}", flush=True)
             total[label] = (sum(p[0] for p in per[label]), sum(p[1] for p in per[label]),
                             round(time.perf_counter() - start, 1), digest.hexdigest())
         same = total["on"][3] == total["off"][3]

@@ -373,6 +373,18 @@ def puzzle_layout():
         return read_numberlink(path)[0]
 
 
+def oversubscribed_layout():
+    """80 nets with pins anywhere on a 100 x 100 field of 25 % rectangles: far more
+    nets than room, so that nearly every net stays in conflict while negotiating."""
+    from mazeroute.generate import class_mask, random_nets
+    from mazeroute.layout import Layout
+
+    blocked = class_mask("open:0.25", 100, seed=7)
+    lay = Layout("field", 100, 100, [], [], blocked)
+    lay.nets = random_nets(blocked, 80, 2, np.random.default_rng(5))
+    return lay
+
+
 def chain_layouts() -> list:
     """Crowded layouts whose negotiation reroutes nets in chains of several batches
     (router.negotiate, engines.gpu_weighted route_chain): two-pin and three-pin nets,

@@ -29,7 +29,8 @@ def test_pres_fac_schedule_follows_vpr():
                                           ("stall_min_conflicts", -1),
                                           ("stall_min_cells", -1),
                                           ("diverge_factor", 0.9),
-                                          ("diverge_iterations", 0)])
+                                          ("diverge_iterations", 0),
+                                          ("kept_iterations", 0)])
 def test_options_out_of_range_are_refused(field, value):
     with pytest.raises(ValueError, match=field):
         PathFinderOptions(**{field: value})
@@ -145,6 +146,16 @@ def test_stall_rule_looks_at_the_best_of_a_window_whatever_nets_conflict():
     assert not dear.stalled([8, 9, 8, 7], [5] * 4, [100] * 4)             # 7 is a new best
     off = PathFinderOptions(stall_iterations=3, stall_min_conflicts=6, stall_min_cells=None)
     assert not off.stalled([8, 9, 8, 8], [5] * 4, [10 ** 9] * 4)
+
+
+def test_kept_rule_waits_for_a_new_high_of_the_nets_kept():
+    opt = PathFinderOptions(kept_iterations=2, stall_min_conflicts=10)
+    assert not opt.settled([5, 9], [50, 50])                       # too few iterations yet
+    assert opt.settled([5, 9, 8, 9], [50] * 4)                     # 9 is no new high
+    assert not opt.settled([5, 9, 8, 10], [50] * 4)                # 10 is
+    assert not opt.settled([5, 9, 8, 9], [50, 50, 9, 50])          # once few in conflict
+    assert not opt.settled([9, 5, 5, 5, 5], [50] * 4)              # a kept for each iteration
+    assert not PathFinderOptions(kept_iterations=None).settled([9] * 20, [50] * 20)
 
 
 def test_divergence_rule_compares_a_window_with_the_first_iteration():

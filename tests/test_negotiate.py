@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import scipy.sparse
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -19,6 +20,7 @@ from tests.corpus import (
     bfs_connected,
     corridor_layout,
     other_side_layout,
+    oversubscribed_layout,
     puzzle_layout,
     unroutable_layout,
 )
@@ -580,6 +582,19 @@ def test_options_reach_the_negotiation():
 
 
 @pytest.mark.gpu
+def test_negotiation_stopped_for_the_nets_kept_on_the_gpu_equals_the_cpu():
+    """The stop on the nets kept (``kept_iterations``) fires at the same iteration
+    whatever engine searches, and the routes are the same."""
+    lay = oversubscribed_layout()
+    cpu = route(lay, backend="cpu")
+    gpu = route(lay, backend="gpu")
+    assert gpu.stop == cpu.stop and cpu.stop.startswith("the nets it would keep")
+    assert len(gpu.iterations) == len(cpu.iterations)
+    assert [n.cells for n in gpu.nets] == [n.cells for n in cpu.nets]
+    assert check_routes(lay, gpu.to_json()) == []
+
+
+@pytest.mark.gpu
 @pytest.mark.parametrize("seed", range(4))
 def test_negotiation_on_the_gpu_equals_the_cpu(seed):
     """The same negotiation whatever engine searches: every wire equal, and the
@@ -625,10 +640,10 @@ def test_conflicts_found_from_the_rerouted_nets_equal_a_full_scan(seed, monkeypa
     real = Negotiator.conflicting
     calls = []
 
-    def both(self, changed=None):
-        got = real(self, changed)
+    def both(self, changed=None, uses=None):
+        got = real(self, changed, uses)
         assert got.tolist() == sorted(self.in_conflict()) == real(self).tolist()
-        calls.append(changed is not None and bool(got.size))
+        calls.append(uses is not None and bool(got.size))
         return got
     monkeypatch.setattr(Negotiator, "conflicting", both)
     Negotiator(lay, "cpu", PathFinderOptions(max_iterations=12)).run()
@@ -656,6 +671,101 @@ def test_negotiation_stops_when_the_overuse_grows_past_the_first_iterations():
     assert len(longer.iterations) > len(res.iterations)
     assert res.routed >= route(lay, backend="cpu", mode="sequential").routed
     assert check_routes(lay, res.to_json()) == []
+
+
+def test_negotiation_stops_when_the_nets_it_would_keep_stop_growing():
+    """Far more nets with pins anywhere than an open field has room for: nearly every
+    net stays in conflict while the overused cells keep falling, so the plateau rule
+    goes on; the nets it would keep stop growing, and negotiation stops there
+    (``kept_iterations``), legalises, and routes no fewer nets than sequential, nor
+    than the same negotiation run to its plateau."""
+    from mazeroute.report import format_negotiation
+
+    lay = oversubscribed_layout()
+    res = route(lay, backend="cpu")
+    assert res.stop == "the nets it would keep reached no new high in 10 iterations"
+    assert f"nets: {res.stop}" in format_negotiation(res).splitlines()[0]
+    assert min(s.conflicts for s in res.iterations) >= 32
+    longer = route(lay, backend="cpu", options=PathFinderOptions(kept_iterations=None))
+    assert len(longer.iterations) > len(res.iterations) + 10
+    assert res.routed >= longer.routed
+    assert res.routed >= route(lay, backend="cpu", mode="sequential").routed
+    assert check_routes(lay, res.to_json()) == []
+
+
+@pytest.mark.parametrize("edges, n, want", [
+    ([], 3, 3),                                        # no edges: every vertex
+    ([(0, 1), (1, 2)], 3, 2),                          # a path: both ends
+    ([(0, 1), (0, 2), (0, 3), (0, 4)], 5, 4),          # a star: its leaves
+    ([(0, 1), (1, 2), (0, 2)], 3, 1),                  # a triangle
+    ([(a, b) for a in (0, 1) for b in (2, 3, 4)], 5, 3),   # K(2,3): the side of three
+    ([(0, 1), (1, 2), (2, 3), (3, 4), (4, 5)], 6, 3),  # a path of six
+])
+def test_independent_set_of_hand_made_conflict_graphs(edges, n, want):
+    from mazeroute.router.negotiate import _independent
+    m = scipy.sparse.eye(n, dtype=np.int32, format="lil")
+    for a, b in edges:
+        m[a, b] = m[b, a] = 1
+    m = m.tocsr()
+    assert _independent(m.indptr, m.indices) == want
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_independent_set_is_maximal_and_never_beats_the_best(seed):
+    """On random graphs: never more than a maximum independent set (brute force), and
+    at least n / (largest degree + 1), as every maximal independent set."""
+    from itertools import combinations
+
+    from mazeroute.router.negotiate import _independent
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 11))
+    adj = np.triu(rng.random((n, n)) < rng.uniform(0.1, 0.7), 1)
+    adj = adj | adj.T
+    m = scipy.sparse.csr_matrix(adj | np.eye(n, dtype=bool))
+    got = _independent(m.indptr, m.indices)
+    best = max(k for k in range(n + 1) for c in combinations(range(n), k)
+               if not adj[np.ix_(c, c)].any())
+    assert n / (adj.sum(axis=1).max() + 1) <= got <= best
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_nets_kept_are_the_routed_nets_less_a_cover_of_the_conflicts(seed, monkeypatch):
+    """Negotiator.kept against the routes themselves after each iteration: the routed
+    nets, less the nets in conflict outside an independent set of the conflict graph
+    built by pairing routes directly (the set taken fewest conflicts first, as kept's
+    own, whose greedy the tests above hold against brute force)."""
+    lay = random_layout(40, 36, density=0.25, nets=120, pins=2, seed=seed)
+    seen = []
+    real = Negotiator.kept
+
+    def check(self, changed=None, uses=None):
+        got = real(self, changed, uses)
+        cells = {}
+        for i, r in enumerate(self.routes):
+            for c in ([] if r is None else r.tolist()):
+                cells.setdefault(c, set()).add(i)
+        graph = {}
+        for users in cells.values():
+            if len(users) > 1:
+                for i in users:
+                    graph.setdefault(i, set()).update(users - {i})
+        routed = sum(r is not None for r in self.routes)
+        free = routed - len(graph)
+        assert free <= got <= routed
+        # the fewest-first greedy on the direct pairing gives the same count
+        left, taken = dict(graph), 0
+        for i in sorted(graph, key=lambda j: (len(graph[j]), j)):
+            if i in left:
+                taken += 1
+                for j in graph[i]:
+                    left.pop(j, None)
+                left.pop(i)
+        assert got == free + taken
+        seen.append(len(graph))
+        return got
+    monkeypatch.setattr(Negotiator, "kept", check)
+    Negotiator(lay, "cpu", PathFinderOptions(max_iterations=6, stall_min_conflicts=0)).run()
+    assert seen and max(seen) > 2
 
 
 @pytest.mark.parametrize("seed", range(3))

@@ -116,6 +116,17 @@ class PathFinderOptions:
         boxes grown to much of the grid. VPR's ``--routing_failure_predictor`` gives up
         on a rising overuse in the same way (RESULTS.md, fourth session of 2026-11-26)
     diverge_iterations : see ``diverge_factor``
+    kept_iterations : stop negotiating when, over the last ``kept_iterations``
+        iterations, the nets it would keep if it stopped (an estimate: the routed nets
+        less a greedy cover of the conflict graph,
+        :meth:`~mazeroute.router.negotiate.Negotiator.kept`) reached no new high, while
+        at least ``stall_min_conflicts`` nets have been in conflict at every iteration
+        (None: never). Where the nets need more room than there is, nearly every net
+        stays in conflict and the overused cells keep falling by a few per cent an
+        iteration, so the plateau rule above does not end the loop; yet legalisation
+        ends with about the nets it would have kept ten iterations before, while each
+        iteration reroutes them all in boxes grown to much of the grid. The nets kept
+        is the measure a user waits for (RESULTS.md, fifth session of 2026-11-26)
     stall_min_cells : ... or while each of the last ``stall_iterations`` iterations
         searched at least this many cells (the box areas of its searches, summed): a
         few nets in conflict can still cost whole-grid searches on a big grid, where a
@@ -173,6 +184,7 @@ class PathFinderOptions:
     stall_min_cells: int | None = 1 << 18
     diverge_factor: float | None = 1.5
     diverge_iterations: int = 3
+    kept_iterations: int | None = 10
     fill_steps: int = 400_000_000
     snapshot_nets: int = 1
     reroute_order: str = "colour"
@@ -215,6 +227,8 @@ class PathFinderOptions:
                   ("diverge_factor", self.diverge_factor is None
                    or self.diverge_factor >= 1),
                   ("diverge_iterations", self.diverge_iterations >= 1),
+                  ("kept_iterations", self.kept_iterations is None
+                   or self.kept_iterations >= 1),
                   ("fill_steps", self.fill_steps >= 0),
                   ("snapshot_nets", self.snapshot_nets >= 1),
                   ("reroute_order", self.reroute_order in REROUTE_ORDERS),
@@ -245,6 +259,27 @@ class PathFinderOptions:
         if min(conflicts[-k:]) < self.stall_min_conflicts:
             return False
         return min(overused[-k:]) >= self.diverge_factor * overused[0]
+
+    def settled(self, kept: list[int], conflicts: list[int]) -> bool:
+        """Whether the nets negotiation would keep (``kept``, one a iteration) reached no
+        new high over the last ``kept_iterations`` iterations while every iteration
+        (``conflicts``: nets in conflict) left at least ``stall_min_conflicts`` nets in
+        conflict (see ``kept_iterations``).
+
+        >>> opt = PathFinderOptions(kept_iterations=3)
+        >>> opt.settled([20, 30, 31, 29, 31, 30], [90, 80, 79, 80, 80, 79])
+        True
+        >>> opt.settled([20, 30, 31, 29, 31, 32], [90, 80, 79, 80, 80, 79])   # 32 > 31
+        False
+        >>> opt.settled([20, 30, 31, 29, 31, 30], [90, 80, 9, 80, 80, 79])    # few in conflict
+        False
+        """
+        k = self.kept_iterations
+        if k is None or len(kept) <= k or len(conflicts) < len(kept):
+            return False
+        if min(conflicts) < self.stall_min_conflicts:
+            return False
+        return max(kept[-k:]) <= max(kept[:-k])
 
     def stalled(self, overused: list[int], conflicts: list[int],
                 searched: list[int] | None = None) -> bool:

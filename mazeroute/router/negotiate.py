@@ -11,7 +11,9 @@ in it, when a net in conflict was routed along its edge, and after every
 ``bb_patience`` iterations a net spends in conflict (the way round the other wire may
 lie outside it). Negotiation stops when no cell is shared, or after ``max_iterations``
 / ``time_limit``, or after ``budget_after`` iterations once its searches covered
-``budget_cells`` cells (or when overuse stops falling, ``stall_iterations``); then
+``budget_cells`` cells (or when overuse stops falling, ``stall_iterations``, grows past
+the first iteration's, ``diverge_factor``, or the nets it would keep stop growing,
+``kept_iterations``); then
 :meth:`Negotiator.legalise` drops the fewest nets that keep conflicts (a greedy vertex
 cover of the conflict graph) and routes them again one at a time on the cells nobody
 uses; :meth:`Negotiator.repair` tries each net still unrouted once more, ripping up the
@@ -71,6 +73,7 @@ import logging
 import time
 from collections.abc import Callable
 
+import numba
 import numpy as np
 import scipy.ndimage
 import scipy.sparse
@@ -106,6 +109,24 @@ def _names(layout: Layout, nets) -> str:
     names = [layout.nets[i].name for i in sorted(nets)]
     more = len(names) - _NAMES
     return ", ".join(names[:_NAMES]) + (f" and {more} more" if more > 0 else "")
+
+
+@numba.njit(cache=True)
+def _independent(indptr: np.ndarray, indices: np.ndarray) -> int:
+    """The size of an independent set of the graph ``(indptr, indices)`` (a symmetric
+    CSR adjacency, self-loops allowed), taken greedily fewest neighbours first (ties:
+    lower vertex); it is maximal."""
+    n = indptr.size - 1
+    degree = np.diff(indptr)
+    blocked = np.zeros(n, np.bool_)
+    taken = 0
+    for v in np.argsort(degree, kind="mergesort"):
+        if blocked[v]:
+            continue
+        taken += 1
+        for u in indices[indptr[v]:indptr[v + 1]]:
+            blocked[u] = True
+    return taken
 
 
 def batches(boxes: np.ndarray, shape: tuple[int, int], lag: int = 1) -> list[np.ndarray]:
@@ -170,6 +191,7 @@ class Negotiator:
         self.stop: str | None = None             # why the loop stopped (see _stop)
         self.cells_searched = 0                  # box areas of reroute's searches, summed
         self.searched: list[int] = []            # ... of each iteration
+        self.kept_nets: list[int] = []           # kept() after each iteration (see settled)
         self._clock = 0
         hpwl = (self.hi - self.lo).sum(axis=1)
         #: Routing order within an iteration: smallest pin box first, then file order.
@@ -368,13 +390,22 @@ class Negotiator:
                     grew = True
         return len(reached) < len(pins)
 
-    def conflicting(self, changed: list[int] | None = None) -> np.ndarray:
+    def conflicting(self, changed: list[int] | None = None,
+                    uses: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
         """The nets that use an overused cell, ascending (``changed`` as for
-        :meth:`in_conflict`); the cheap form the loop needs."""
+        :meth:`in_conflict`; ``uses``: :meth:`overused_uses`, when the caller has them);
+        the cheap form the loop needs."""
+        if uses is None:
+            uses = self.overused_uses(changed)
+        return np.unique(uses[1])
+
+    def overused_uses(self, changed: list[int] | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Every ``(cell, net)`` use of an overused cell, as two arrays (``changed`` as
+        for :meth:`in_conflict`)."""
         over = self.state.overused()
         if over.size == 0:
-            return np.zeros(0, np.int64)
-        return np.unique(self._uses(over, changed)[1])
+            return _NO_CELLS, _NO_CELLS
+        return self._uses(over, changed)
 
     def _uses(self, over: np.ndarray, changed) -> tuple[np.ndarray, np.ndarray]:
         """Every ``(cell, net)`` use of the overused cells ``over``."""
@@ -396,22 +427,39 @@ class Negotiator:
         rerouted; then the overused cells' users come from ``changed``'s routes alone
         (:meth:`~.congestion.Congestion.users`), else from every route.
         """
-        over = self.state.overused()
-        if over.size == 0:
-            return {}
-        flat, who = self._uses(over, changed)
+        nets, pairs = self._conflict_graph(changed)
+        out: dict[int, set[int]] = {}
+        for k, i in enumerate(nets.tolist()):
+            out[i] = set(nets[pairs.indices[pairs.indptr[k]:pairs.indptr[k + 1]]].tolist())
+            out[i].discard(i)
+        return out
+
+    def _conflict_graph(self, changed, uses=None) -> tuple[np.ndarray, scipy.sparse.csr_matrix]:
+        """The nets in conflict (ascending) and which of them share a cell, as a sparse
+        matrix over their positions in that list (its diagonal set)."""
+        flat, who = self.overused_uses(changed) if uses is None else uses
+        if flat.size == 0:
+            return _NO_CELLS, scipy.sparse.csr_matrix((0, 0), dtype=np.int32)
         # nets x nets sharing counts as a sparse product: on an oversubscribed layout a
         # cell has a hundred users, and pairing them in Python took seconds
         _, cell = np.unique(flat, return_inverse=True)
         nets, net = np.unique(who, return_inverse=True)
         use = scipy.sparse.csr_matrix((np.ones(flat.size, np.int32), (cell, net)),
                                       shape=(int(cell.max()) + 1, nets.size))
-        pairs = (use.T @ use).tocsr()
-        out: dict[int, set[int]] = {}
-        for k, i in enumerate(nets.tolist()):
-            out[i] = set(nets[pairs.indices[pairs.indptr[k]:pairs.indptr[k + 1]]].tolist())
-            out[i].discard(i)
-        return out
+        return nets, (use.T @ use).tocsr()
+
+    def kept(self, changed: list[int] | None = None,
+             uses: tuple[np.ndarray, np.ndarray] | None = None) -> int:
+        """An estimate of the nets that would stay routed if negotiation stopped now:
+        the routed nets less those a greedy cover of the conflict graph drops (the nets
+        in conflict less an independent set of them taken fewest conflicts first;
+        :meth:`legalise` takes a like cover, most conflicts first). ``changed`` and
+        ``uses`` as for :meth:`conflicting`."""
+        routed = sum(r is not None for r in self.routes)
+        nets, pairs = self._conflict_graph(changed, uses)
+        if not nets.size:
+            return routed
+        return routed - nets.size + _independent(pairs.indptr, pairs.indices)
 
     def negotiate(self, progress: Callable[[IterationStats], None] | None = None) -> int:
         """The PathFinder loop; returns the number of iterations run."""
@@ -428,7 +476,8 @@ class Negotiator:
             before = self.cells_searched
             self.reroute(todo)
             self.searched.append(self.cells_searched - before)
-            conflicts = self.conflicting(todo.tolist())
+            uses = self.overused_uses(todo.tolist())
+            conflicts = self.conflicting(uses=uses)
             stats = IterationStats(iteration, int(self.state.overused().size), len(conflicts),
                                    len(todo), time.perf_counter() - t0, self.state.pres_fac)
             self.iterations.append(stats)
@@ -436,6 +485,9 @@ class Negotiator:
                 progress(stats)
             if not conflicts.size:
                 break
+            if opt.kept_iterations is not None and \
+                    min(s.conflicts for s in self.iterations) >= opt.stall_min_conflicts:
+                self.kept_nets.append(self.kept(uses=uses))
             self.stop = self._stop(iteration, start)
             if self.stop is not None:
                 break
@@ -467,6 +519,9 @@ class Negotiator:
         if opt.stalled(overused, in_conflict, self.searched):
             return (f"a plateau (no new low of overused cells or nets in conflict for "
                     f"{opt.stall_iterations} iterations)")
+        if opt.settled(self.kept_nets, in_conflict):
+            return (f"the nets it would keep reached no new high in "
+                    f"{opt.kept_iterations} iterations")
         if opt.diverged(overused, in_conflict):
             return (f"the overused cells stayed at {opt.diverge_factor:g} times the first "
                     "iteration's or more (the nets need more room than there is)")
