@@ -8,9 +8,10 @@ search on a tiny puzzle and auto's decision on the layout's own mask (then forge
 so that the timed run decides again). Run on a GPU machine
 from the repository root: ``PYTHONPATH=. python benchmarks/negotiate_engine_probe.py CAP
 [BACKENDS [CASES]]``: BACKENDS a comma list of ``cpu``, ``gpu``, ``auto`` (default
-``cpu,gpu``); CASES a comma list of ``class@side`` (default: every case below). Per
-case: seconds, nets routed, iterations, wirelength (the engines route the same wires),
-the engine auto took, and auto's time over the faster engine's.
+``cpu,gpu``); CASES a comma list of ``class@side`` (default: every case below at 512^2
+and 1024^2; the 2048^2 cases run only when named). Per case: seconds, nets routed,
+iterations, wirelength (the engines route the same wires), the engine auto took, and
+auto's time over the faster engine's.
 """
 
 from __future__ import annotations
@@ -55,6 +56,9 @@ def cases() -> list[tuple[str, int, int, int]]:
                 ("serpentine:4", side, side // 8, 64), ("spiral:3", side, side // 8, 64),
                 ("dense:0.3", side, side, 64), ("open:0.25", side, side, 64),
                 ("wired:2", side, side // 2, 64)]
+    # past a million cells: only by name in CASES (each run takes tens of seconds)
+    out += [(c, 2048, n, 64) for c, n in (("maze:0.05", 1024), ("maze:0.2", 1024),
+                                           ("serpentine:4", 256), ("open:0.25", 2048))]
     return out
 
 
@@ -63,7 +67,7 @@ def main() -> None:
     backends = sys.argv[2].split(",") if len(sys.argv) > 2 else ["cpu", "gpu"]
     only = sys.argv[3].split(",") if len(sys.argv) > 3 else None
     for cls, side, n, span in cases():
-        if only and f"{cls}@{side}" not in only:
+        if (only and f"{cls}@{side}" not in only) or (not only and side > 1024):
             continue
         line = f"{cls:13s} {side:5d} n{n:5d} span {span:4d}:"
         res = {}
