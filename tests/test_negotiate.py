@@ -728,6 +728,21 @@ def test_independent_set_is_maximal_and_never_beats_the_best(seed):
     assert n / (adj.sum(axis=1).max() + 1) <= got <= best
 
 
+def _pair_routes(routes) -> tuple[dict[int, set[int]], int]:
+    """Each net that shares a cell with others, with those nets, by pairing the routes
+    (flat cell lists) directly; and the most users of one cell."""
+    cells: dict[int, set[int]] = {}
+    for i, r in enumerate(routes):
+        for c in ([] if r is None else r.tolist()):
+            cells.setdefault(c, set()).add(i)
+    graph: dict[int, set[int]] = {}
+    for users in cells.values():
+        if len(users) > 1:
+            for i in users:
+                graph.setdefault(i, set()).update(users - {i})
+    return graph, max((len(u) for u in cells.values()), default=0)
+
+
 @pytest.mark.parametrize("seed", range(3))
 def test_nets_kept_are_the_routed_nets_less_a_cover_of_the_conflicts(seed, monkeypatch):
     """Negotiator.kept against the routes themselves after each iteration: the routed
@@ -740,15 +755,7 @@ def test_nets_kept_are_the_routed_nets_less_a_cover_of_the_conflicts(seed, monke
 
     def check(self, changed=None, uses=None):
         got = real(self, changed, uses)
-        cells = {}
-        for i, r in enumerate(self.routes):
-            for c in ([] if r is None else r.tolist()):
-                cells.setdefault(c, set()).add(i)
-        graph = {}
-        for users in cells.values():
-            if len(users) > 1:
-                for i in users:
-                    graph.setdefault(i, set()).update(users - {i})
+        graph, _ = _pair_routes(self.routes)
         routed = sum(r is not None for r in self.routes)
         free = routed - len(graph)
         assert free <= got <= routed
@@ -778,18 +785,9 @@ def test_conflict_graph_pairs_the_nets_that_share_a_cell(seed, monkeypatch):
     real = Negotiator.legalise
 
     def check(self):
-        cells = {}
-        for i, r in enumerate(self.routes):
-            for c in ([] if r is None else r.tolist()):
-                cells.setdefault(c, set()).add(i)
-        want = {}
-        for users in cells.values():
-            if len(users) > 1:
-                for i in users:
-                    want.setdefault(i, set()).update(users - {i})
-        got = self.in_conflict()
-        assert got == want
-        seen.append(max(len(u) for u in cells.values()))
+        want, most = _pair_routes(self.routes)
+        assert self.in_conflict() == want
+        seen.append(most)
         return real(self)
     monkeypatch.setattr(Negotiator, "legalise", check)
     Negotiator(lay, "cpu", PathFinderOptions(max_iterations=2)).run()
