@@ -105,10 +105,43 @@ class Layout:
         return {p: i for i, net in enumerate(self.nets) for p in net.pins}
 
     def to_dict(self) -> dict:
+        """The layout file's fields. The blockages are ``rects`` when they paint the
+        blocked cells, else rectangles read off the mask (:func:`mask_rects`): a layout
+        built from a mask (a Moving AI map, a generated class) keeps every blocked cell
+        when written."""
+        rects = self.rects
+        if not np.array_equal(paint(self.width, self.height, rects), self.blocked):
+            rects = mask_rects(self.blocked)
         return {"name": self.name, "width": self.width, "height": self.height,
-                "blockages": [list(r) for r in self.rects],
+                "blockages": [list(r) for r in rects],
                 "nets": [{"name": n.name, "pins": [list(p) for p in n.pins]}
                          for n in self.nets]}
+
+
+def mask_rects(blocked: np.ndarray) -> list[Rect]:
+    """Inclusive rectangles ``(x0, y0, x1, y1)`` that paint exactly the ``True`` cells
+    of ``blocked``: each row's runs, a run that repeats on the rows below it merged into
+    one rectangle.
+
+    >>> mask_rects(np.array([[1, 1, 0], [1, 1, 0], [0, 0, 1]], bool))
+    [(0, 0, 1, 1), (2, 2, 2, 2)]
+    """
+    b = np.asarray(blocked, dtype=bool)
+    h = b.shape[0]
+    edges = np.diff(np.pad(b, ((0, 0), (1, 1))).astype(np.int8), axis=1)
+    starts_y, starts_x = np.nonzero(edges == 1)
+    _, ends_x = np.nonzero(edges == -1)           # row-major, so paired with the starts
+    cut = np.searchsorted(starts_y, np.arange(1, h))
+    out: list[Rect] = []
+    open_: dict[tuple[int, int], int] = {}        # (x0, x1) -> its first row
+    for y, (xs, xe) in enumerate(zip(np.split(starts_x, cut), np.split(ends_x - 1, cut))):
+        here = set(zip(xs.tolist(), xe.tolist()))
+        for key in [k for k in open_ if k not in here]:
+            out.append((key[0], open_.pop(key), key[1], y - 1))
+        for key in here:
+            open_.setdefault(key, y)
+    out += [(x0, y0, x1, h - 1) for (x0, x1), y0 in open_.items()]
+    return sorted(out, key=lambda r: (r[1], r[0]))
 
 
 def paint(width: int, height: int, rects) -> np.ndarray:

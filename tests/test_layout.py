@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import socket
 import threading
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,6 +19,7 @@ from mazeroute.layout import (
     MAX_NAME,
     load_layout,
     load_netlist,
+    mask_rects,
     paint,
     parse_layout,
     parse_yaml,
@@ -109,7 +111,6 @@ def test_movingai_maps_with_or_without_header(tmp_path, header):
 
 
 def test_shared_real_maps_load():
-    from pathlib import Path
     maps = sorted(Path(__file__).resolve().parents[2].glob("shared/data/movingai/*.map"))
     maps += sorted(Path(__file__).resolve().parents[1].glob("benchmarks/maps/*.map"))
     if not maps:
@@ -371,3 +372,36 @@ def test_save_then_load_keeps_any_valid_name(tmp_path, name):
     data = yaml.safe_load(        # a YAML 1.1 reader takes the same text too
         p.read_text(encoding="utf-8"))
     assert data["name"] == data["nets"][0]["name"] == name
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 14), st.integers(1, 14), st.integers(0, 2**32 - 1), st.floats(0, 1))
+def test_mask_rects_paint_exactly_the_mask(h, w, seed, fill):
+    b = np.random.default_rng(seed).random((h, w)) < fill
+    rects = mask_rects(b)
+    assert np.array_equal(paint(w, h, rects), b)
+    assert all(0 <= x0 <= x1 < w and 0 <= y0 <= y1 < h for x0, y0, x1, y1 in rects)
+    assert sum((x1 - x0 + 1) * (y1 - y0 + 1) for x0, y0, x1, y1 in rects) == b.sum()
+
+
+def test_a_layout_built_from_a_mask_keeps_its_blockages_when_written(tmp_path):
+    """A Moving AI map and a generated class are masks with no rectangles: written and
+    read back, every blocked cell is still blocked (they were dropped before)."""
+    from mazeroute.generate import class_mask, random_nets
+    from mazeroute.layout import Layout
+
+    m = read_movingai(Path(__file__).resolve().parents[1] / "benchmarks/maps/den520d.map")
+    blocked = class_mask("maze:0.1", 60, seed=3)
+    made = Layout("made", 60, 60, [], [], blocked)
+    made.nets = random_nets(blocked, 5, 2, np.random.default_rng(1))
+    for lay in (m, made):
+        save_layout(lay, tmp_path / "x.yaml")
+        back = load_layout(tmp_path / "x.yaml")
+        assert np.array_equal(back.blocked, lay.blocked)
+        assert [n.pins for n in back.nets] == [n.pins for n in lay.nets]
+
+
+def test_rectangles_that_paint_the_mask_are_written_as_they_are(tmp_path):
+    lay = parse_layout(BASE, "chip.yaml")
+    save_layout(lay, tmp_path / "x.yaml")
+    assert load_layout(tmp_path / "x.yaml").rects == lay.rects
