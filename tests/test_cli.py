@@ -349,9 +349,19 @@ def test_batch_json_summary_and_success(good, tmp_path):
 
 
 # -- check, generate, engines -----------------------------------------------------------
+def test_check_counts_a_maps_blocked_cells(tmp_path, capsys):
+    """A Moving AI map has blocked cells, not rectangles: check says so, and no longer
+    "0 blockages"."""
+    m = tmp_path / "room.map"
+    m.write_text("type octile\nheight 3\nwidth 4\nmap\n@@..\n....\n.T.@\n")
+    assert main(["check", str(m)]) == 0
+    out = capsys.readouterr().out
+    assert "ok: room, 4 x 3 cells, 4 blocked cells, 0 nets" in out and "blockages" not in out
+
+
 def test_check_layout_and_routes(good, tmp_path, capsys):
     assert main(["check", str(good)]) == 0
-    assert "ok: demo, 8 x 6 cells, 3 blockages" in capsys.readouterr().out
+    assert "ok: demo, 8 x 6 cells, 3 blockages (" in capsys.readouterr().out
     out = tmp_path / "o"
     main(["route", str(good), "-o", str(out), "-q", "--no-png", "--backend", "cpu", *SEQ])
     routes = out / "routes.json"
