@@ -505,11 +505,12 @@ def cmd_batch(args) -> int:
 
 def cmd_check(args) -> int:
     layout = _load(args.layout, args.nets, args.format, args.puzzle)
+    blocked = f"{int(layout.blocked.sum())} blocked cells"
+    if layout.rects:             # a Moving AI map has blocked cells and no rectangles
+        blocked = f"{len(layout.rects)} blockages ({blocked})"
     print(f"{safe_text(args.layout, 200, middle=True)}: ok: "
           f"{safe_text(layout.name, 80)}, {layout.width} x {layout.height} cells, "
-          + (f"{len(layout.rects)} blockages (" if layout.rects else "")
-          + f"{int(layout.blocked.sum())} blocked cells" + (")" if layout.rects else "")
-          + f", {len(layout.nets)} nets")
+          f"{blocked}, {len(layout.nets)} nets")
     if args.routes:
         routes = load_routes(args.routes)
         problems = check_routes(layout, routes, sequential=args.sequential)

@@ -849,8 +849,7 @@ def negotiation_prefers_cpu(free: np.ndarray) -> bool:
     if free.size < MIN_GPU_CELLS:
         return True
     _, f = _decide(free)
-    return f is not None and (f["corridor"] >= MAX_GPU_CORRIDOR
-                              or f.get("run", 0) >= MIN_LINES_RUN)
+    return f is not None and (is_maze_like(free, f) or f.get("run", 0) >= MIN_LINES_RUN)
 
 
 def routing_prefers_cpu(free: np.ndarray, pin_counts: np.ndarray,

@@ -197,6 +197,11 @@ class Negotiator:
         #: Routing order within an iteration: smallest pin box first, then file order.
         self.order = np.lexsort((np.arange(n), hpwl)) if n else np.zeros(0, np.int64)
 
+    @property
+    def routed(self) -> int:
+        """The nets that have a route now."""
+        return sum(c is not None for c in self.cells)
+
     # -- boxes ------------------------------------------------------------------------
     def box(self, i: int) -> tuple[int, int, int, int]:
         """Net ``i``'s search box ``(x0, y0, x1, y1)``: its pins' box grown by its margin,
@@ -455,11 +460,10 @@ class Negotiator:
         in conflict less an independent set of them taken fewest conflicts first;
         :meth:`legalise` takes a like cover, most conflicts first). ``changed`` and
         ``uses`` as for :meth:`conflicting`."""
-        routed = sum(r is not None for r in self.routes)
         nets, pairs = self._conflict_graph(changed, uses)
         if not nets.size:
-            return routed
-        return routed - nets.size + _independent(pairs.indptr, pairs.indices)
+            return self.routed
+        return self.routed - nets.size + _independent(pairs.indptr, pairs.indices)
 
     def negotiate(self, progress: Callable[[IterationStats], None] | None = None) -> int:
         """The PathFinder loop; returns the number of iterations run."""
@@ -716,7 +720,7 @@ class Negotiator:
         def phase(name: str, since: float, routed: int | None = None) -> None:
             # the phases after the loop take seconds on large layouts: say where they are
             if routed is None:
-                routed = sum(c is not None for c in self.cells)
+                routed = self.routed
             phases.append(PhaseStats(name, time.perf_counter() - since, routed))
             if self.layout.nets:            # a layout without nets has nothing to report
                 log.info("%s: %d of %d nets routed, %.2f s", name, routed,
