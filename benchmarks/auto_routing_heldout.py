@@ -13,7 +13,18 @@ some can be checked on the others:
 3. cropped tilings of the maps and ``open:0.1``, ``dense:0.3``, ``wired:3``, ``maze:0.3``
    at 350-640; spans 40 and 150, five-pin nets, anywhere; seed 53;
 4. other crops and ``open:0.4``, ``dense:0.2``, ``wired:2``, ``maze:0.2`` at 400-800;
-   spans 60 and 120, four- and six-pin nets, anywhere; seed 59.
+   spans 60 and 120, four- and six-pin nets, anywhere; seed 59;
+5. mazes that ``class_mask`` does not make (``kruskal:LOOPS:WIDTH``,
+   :func:`~mazeroute.generate.kruskal_maze_mask`: a uniform spanning tree of rooms, short
+   dead ends) with 2-30 % loops, corridors 1 and 2 wide, at 511 and 1023; spans 60 and
+   150, four-pin nets, anywhere; seed 71 (added in the sixth session of 2026-11-26, after
+   every maze rule was chosen; the evidence for ``auto.MAZE_CELLS_PER_SPAN``);
+6. the check of that rule's first form, made after it: Kruskal mazes with 5 and 20 %
+   loops and ``maze:0.15``, ``maze:0.25`` at 380 and 700; spans 50 and 200, three-pin
+   nets, anywhere; seed 73 (it failed the check and moved the line);
+7. the check of the rule as it stands: Kruskal mazes with 10 and 40 % loops and
+   ``maze:0.12``, ``maze:0.18`` at 330 and 600; spans 80 and 250, four-pin nets,
+   anywhere; seed 79.
 
 Run on a GPU machine from the repository root: ``PYTHONPATH=. python
 benchmarks/auto_routing_heldout.py SET... [--rounds K] [--numberlink DIR]``. Per
@@ -21,8 +32,9 @@ layout, after one warm-up each, ``Router(layout, b).run()`` for ``cpu``, ``gpu``
 ``auto`` taking turns, K rounds (default 5): medians in ms, CPU over GPU, auto's pick
 and auto over the faster backend; then the count over 1.2x. ``--picks-only`` (no GPU
 needed) prints each layout's features and auto's routing pick without routing.
-``--ab`` adds a fourth arm in the same rounds, ``auto`` with ``auto.SPAN_CELLS`` at 0
-(routing's span rule off: the rule before it), so that the two compare on one machine.
+``--ab`` adds a fourth arm in the same rounds, ``auto`` with ``auto.MAZE_CELLS_PER_SPAN``
+at 0 (the span rule for mazes off: the rule before it), so that the two compare on one
+machine (until the sixth session of 2026-11-26 the arm set ``auto.SPAN_CELLS`` to 0).
 """
 
 from __future__ import annotations
@@ -39,7 +51,12 @@ import numpy as np  # noqa: E402
 
 from mazeroute.engines import auto  # noqa: E402
 from mazeroute.engines.auto import routing_prefers_cpu  # noqa: E402
-from mazeroute.generate import class_mask, random_nets, tile_mask  # noqa: E402
+from mazeroute.generate import (  # noqa: E402
+    class_mask,
+    kruskal_maze_mask,
+    random_nets,
+    tile_mask,
+)
 from mazeroute.layout import Layout, read_movingai  # noqa: E402
 from mazeroute.readers import load_layouts  # noqa: E402
 
@@ -64,10 +81,28 @@ SETS = {
         ("open:0.4", "dense:0.2", "wired:2", "maze:0.2"), (400, 560, 800),
         [("s60", 1200, 2, 60), ("s120", 2500, 2, 120), ("mp4", 2500, 4, 80),
          ("mp6", 4000, 6, 100), ("any", 4000, 2, None)]),
+    5: (71, [], ("kruskal:0.02:1", "kruskal:0.1:1", "kruskal:0.3:1", "kruskal:0.05:2"),
+        (511, 1023),
+        [("s60", 1500, 2, 60), ("s150", 3000, 2, 150), ("mp4", 3000, 4, 60),
+         ("any", 4000, 2, None)]),
+    6: (73, [], ("kruskal:0.05:1", "kruskal:0.2:1", "maze:0.15", "maze:0.25"), (380, 700),
+        [("s50", 1500, 2, 50), ("s200", 3000, 2, 200), ("mp3", 3000, 3, 80),
+         ("any", 4000, 2, None)]),
+    7: (79, [], ("kruskal:0.1:1", "kruskal:0.4:1", "maze:0.12", "maze:0.18"), (330, 600),
+        [("s80", 1500, 2, 80), ("s250", 3000, 2, 250), ("mp4", 3000, 4, 70),
+         ("any", 4000, 2, None)]),
 }
 # fewest and most nets of a mix (pins anywhere are capped: the CPU's searches are long)
-FLOOR = {1: 50, 2: 20, 3: 20, 4: 20}
-ANY_CAP = {1: 300, 2: 200, 3: 150, 4: 120}
+FLOOR = {1: 50, 2: 20, 3: 20, 4: 20, 5: 20, 6: 20, 7: 20}
+ANY_CAP = {1: 300, 2: 200, 3: 150, 4: 120, 5: 120, 6: 120, 7: 120}
+
+
+def mask(cls: str, side: int, seed: int) -> np.ndarray:
+    """A class's mask, or a Kruskal maze's for ``kruskal:LOOPS:WIDTH``."""
+    if cls.startswith("kruskal:"):
+        _, loops, width = cls.split(":")
+        return kruskal_maze_mask(side, side, float(loops), int(width), seed)
+    return class_mask(cls, side, seed)
 
 
 def _nets(set_no, blocked, tiles, tag, per, pins, span, rng):
@@ -85,7 +120,7 @@ def set_masks(set_no: int) -> list[tuple[str, int, np.ndarray]]:
     """The blocked masks of a set: name, map tiles (1 for a class) and mask."""
     seed, tilings, classes, sides, _ = SETS[set_no]
     masks = []
-    for m in MAPS:
+    for m in MAPS if tilings else ():
         blocked = read_movingai(m).blocked
         for tiles, crop in tilings:
             b = tile_mask(blocked, tiles) if tiles > 1 else blocked
@@ -96,7 +131,7 @@ def set_masks(set_no: int) -> list[tuple[str, int, np.ndarray]]:
             masks.append((name, tiles, b))
     for cls in classes:
         for side in sides:
-            masks.append((f"{cls}@{side}", 1, class_mask(cls, side, seed)))
+            masks.append((f"{cls}@{side}", 1, mask(cls, side, seed)))
     return masks
 
 
@@ -134,7 +169,8 @@ def main() -> None:
                     help="folder of the shared numberlink files (set 1 adds puzzles)")
     ap.add_argument("--picks-only", action="store_true")
     ap.add_argument("--ab", action="store_true",
-                    help="also auto with SPAN_CELLS at 0 (the rule before), same rounds")
+                    help="also auto with MAZE_CELLS_PER_SPAN at 0 (the rule before), "
+                    "same rounds")
     args = ap.parse_args()
     from mazeroute.router import Router
     for s in args.sets:
@@ -148,25 +184,25 @@ def main() -> None:
                 print(f"{lay.name} {lay.width}x{lay.height} {len(lay.nets)} | free {free} "
                       f"span {span:.0f} pins {pins:.0f} {p}", flush=True)
                 continue
-            span_cells = auto.SPAN_CELLS
+            span_cells = auto.MAZE_CELLS_PER_SPAN
             arms = {"cpu": ("cpu", span_cells), "gpu": ("gpu", span_cells),
                     "auto": ("auto", span_cells)}
             if args.ab:
                 arms["auto-before"] = ("auto", 0)
             for backend, cells in arms.values():
-                auto.SPAN_CELLS = cells
+                auto.MAZE_CELLS_PER_SPAN = cells
                 Router(lay, backend).run()
             ts: dict[str, list[float]] = {a: [] for a in arms}
             chose = {}
             for _ in range(args.rounds):
                 for arm, (backend, cells) in arms.items():
-                    auto.SPAN_CELLS = cells
+                    auto.MAZE_CELLS_PER_SPAN = cells
                     start = time.perf_counter()
                     router = Router(lay, backend)
                     router.run()
                     ts[arm].append(time.perf_counter() - start)
                     chose[arm] = router.engine.split("/")[0]
-            auto.SPAN_CELLS = span_cells
+            auto.MAZE_CELLS_PER_SPAN = span_cells
             t = {a: statistics.median(v) for a, v in ts.items()}
             best = min(t["cpu"], t["gpu"])
             r = t["auto"] / best
@@ -182,7 +218,7 @@ def main() -> None:
         if not args.picks_only:
             print(f"# set {s}: auto over 1.2x best on {over} of {len(cases)}", flush=True)
             if args.ab:
-                print(f"# set {s}: before the span rule, over 1.2x best on {before} of "
+                print(f"# set {s}: before the maze span rule, over 1.2x best on {before} of "
                       f"{len(cases)}", flush=True)
 
 

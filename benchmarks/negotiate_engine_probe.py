@@ -9,9 +9,12 @@ so that the timed run decides again). Run on a GPU machine
 from the repository root: ``PYTHONPATH=. python benchmarks/negotiate_engine_probe.py CAP
 [BACKENDS [CASES]]``: BACKENDS a comma list of ``cpu``, ``gpu``, ``auto`` (default
 ``cpu,gpu``); CASES a comma list of ``class@side`` (default: every case below at 512^2
-and 1024^2; the 2048^2 cases run only when named). Per case: seconds, nets routed,
-iterations, wirelength (the engines route the same wires), the engine auto took, and
-auto's time over the faster engine's.
+and 1024^2; the 2048^2 cases run only when named; any other ``class@side`` runs with
+side/2 nets of span 64, where the class may also be ``kruskal:P:W``, a maze that
+``class_mask`` does not make, :func:`~mazeroute.generate.kruskal_maze_mask`). Per case:
+seconds, nets routed, iterations, wirelength (the engines route the same wires), the
+engine auto took, and auto's time over the faster engine's. Under ``auto`` the warm-up
+routes on both engines, as auto may take either.
 """
 
 from __future__ import annotations
@@ -25,18 +28,29 @@ import sys, time, json
 import numpy as np
 sys.path.insert(0, ".")
 from mazeroute.layout import Layout
-from mazeroute.generate import class_mask, random_nets
+from mazeroute.generate import class_mask, kruskal_maze_mask, random_nets
 from mazeroute.engines import auto
 from mazeroute.router.fill import fill_routes
 import mazeroute
+
+
+def mask(cls, side, seed):
+    if cls.startswith("kruskal:"):
+        _, loops, width = cls.split(":")
+        return kruskal_maze_mask(side, side, float(loops), int(width), seed)
+    return class_mask(cls, side, seed)
+
+
 cls, backend = sys.argv[1], sys.argv[5]
 S, n, span = (int(v) for v in sys.argv[2:5])
-b = class_mask(cls, S, 5)
+b = mask(cls, S, 5)
 lay = Layout("x", S, S, [], [], b)
 lay.nets = random_nets(b, n, 2, np.random.default_rng(3), span=span)
-w = Layout("w", 256, 256, [], [], class_mask(cls, 256, 1))
+w = Layout("w", 256, 256, [], [], mask(cls, 256, 1))
 w.nets = random_nets(w.blocked, 60, 2, np.random.default_rng(1), span=span)
-mazeroute.route(w, backend=backend, mode="negotiate")
+from mazeroute.engines import gpu_available
+for warm in (("cpu", "gpu") if backend == "auto" and gpu_available() else (backend,)):
+    mazeroute.route(w, backend=warm, mode="negotiate")     # auto may take either
 fill_routes(np.ones((3, 3), bool), [np.array([[0, 0], [2, 0]]), np.array([[0, 1], [2, 1]])])
 auto.negotiation_prefers_cpu(~b)
 auto.forget()
@@ -66,9 +80,13 @@ def main() -> None:
     cap = float(sys.argv[1])
     backends = sys.argv[2].split(",") if len(sys.argv) > 2 else ["cpu", "gpu"]
     only = sys.argv[3].split(",") if len(sys.argv) > 3 else None
-    for cls, side, n, span in cases():
-        if (only and f"{cls}@{side}" not in only) or (not only and side > 1024):
-            continue
+    todo = [c for c in cases() if (f"{c[0]}@{c[1]}" in only if only else c[1] <= 1024)]
+    named = {f"{c[0]}@{c[1]}" for c in cases()}
+    for case in only or []:            # any other class@side: side/2 nets of span 64
+        if case not in named:
+            cls, side = case.rsplit("@", 1)
+            todo.append((cls, int(side), int(side) // 2, 64))
+    for cls, side, n, span in todo:
         line = f"{cls:13s} {side:5d} n{n:5d} span {span:4d}:"
         res = {}
         for backend in backends:

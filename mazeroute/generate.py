@@ -128,6 +128,71 @@ def loopy_maze_mask(width: int, height: int, fraction: float, seed: int = 0) -> 
     return blocked
 
 
+@numba.njit(cache=True)
+def _kruskal(rw, rh, w, order, extra):
+    """Rooms ``w`` x ``w`` on a pitch of ``w + 1``; ``order``: the walls between
+    neighbouring rooms in the order tried (horizontal ones first by index, then
+    vertical); a wall goes when it joins two trees, or where ``extra`` says so."""
+    pitch = w + 1
+    free = np.zeros((rh * pitch + 1, rw * pitch + 1), dtype=np.bool_)
+    for r in range(rw * rh):
+        y, x = divmod(r, rw)
+        free[1 + y * pitch:1 + y * pitch + w, 1 + x * pitch:1 + x * pitch + w] = True
+    parent = np.arange(rw * rh)
+    across = (rw - 1) * rh
+    for k in range(order.size):
+        e = order[k]
+        if e < across:
+            y, x = divmod(e, rw - 1)
+            a, b = y * rw + x, y * rw + x + 1
+        else:
+            y, x = divmod(e - across, rw)
+            a, b = y * rw + x, (y + 1) * rw + x
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        while parent[b] != b:
+            parent[b] = parent[parent[b]]
+            b = parent[b]
+        if a == b and not extra[k]:
+            continue
+        parent[a] = b
+        if e < across:
+            free[1 + y * pitch:1 + y * pitch + w, 1 + x * pitch + w] = True
+        else:
+            free[1 + y * pitch + w, 1 + x * pitch:1 + x * pitch + w] = True
+    return free
+
+
+def kruskal_maze_mask(width: int, height: int, loops: float = 0.0, corridor: int = 1,
+                      seed: int = 0) -> np.ndarray:
+    """Blocked mask of a maze made another way than :func:`maze_mask`'s: a random
+    spanning tree of rooms ``corridor`` cells wide by Kruskal's algorithm (uniform
+    choices of walls: many short dead ends where the backtracker carves long
+    corridors), with ``loops`` of the other walls between rooms removed. Benchmarks
+    use it as a maze that no rule was chosen on; no layout class makes it.
+
+    >>> m = kruskal_maze_mask(9, 9, seed=1)          # 16 rooms, 15 passages: a tree
+    >>> int((~m).sum())
+    31
+    >>> kruskal_maze_mask(9, 9, corridor=3).shape, int((~kruskal_maze_mask(9, 9, 1.0)).sum())
+    ((9, 9), 40)
+    """
+    if width < 1 or height < 1 or corridor < 1:
+        raise InputError("a maze needs a positive size and corridor width", field="size")
+    pitch = corridor + 1
+    rw, rh = max(1, (width - 1) // pitch), max(1, (height - 1) // pitch)
+    rng = np.random.default_rng(seed)
+    walls = (rw - 1) * rh + rw * (rh - 1)
+    order = rng.permutation(walls).astype(np.int64)
+    extra = rng.random(walls) < loops
+    free = np.zeros((height, width), dtype=bool)
+    carved = _kruskal(rw, rh, corridor, order, extra)
+    hh, ww = min(height, carved.shape[0]), min(width, carved.shape[1])
+    free[:hh, :ww] = carved[:hh, :ww]
+    return ~free
+
+
 def serpentine_mask(n: int, width: int) -> np.ndarray:
     """Blocked mask of one corridor ``width`` cells wide winding down an ``n`` x ``n``
     grid: rows one wall cell apart, joined at alternate ends.

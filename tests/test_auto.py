@@ -419,6 +419,32 @@ def test_routing_on_a_grid_under_span_cells_goes_by_the_median_span_both_ways():
     assert not routing_prefers_cpu(big, two, np.full(200, big.sum() // GPU_CELLS_PER_SPAN))
 
 
+@pytest.mark.parametrize("mask", ["class", "kruskal"])
+def test_a_small_maze_with_loops_routes_long_nets_on_the_cpu(mask):
+    from mazeroute.engines.auto import (
+        MAX_GPU_CORRIDOR,
+        MAZE_CELLS_PER_SPAN,
+        SPAN_CELLS,
+        routing_prefers_cpu,
+        sampled_features,
+    )
+    from mazeroute.generate import class_mask, kruskal_maze_mask
+    free = ~(class_mask("maze:0.2", 450, 3) if mask == "class"
+             else kruskal_maze_mask(511, 511, 0.1, 1, 3))
+    cells = int(free.sum())
+    assert sampled_features(free)["corridor"] >= MAX_GPU_CORRIDOR and cells < SPAN_CELLS
+    two, four = np.full(200, 2), np.full(200, 4)
+    assert not routing_prefers_cpu(free, two, np.full(200, 60))    # loops: the GPU
+    edge = -(-cells // MAZE_CELLS_PER_SPAN)
+    assert not routing_prefers_cpu(free, two, np.full(200, edge - 1))
+    assert routing_prefers_cpu(free, two, np.full(200, edge))      # long: the CPU
+    assert not routing_prefers_cpu(free, four, np.full(200, 3 * (edge - 1)))  # per branch
+    # the same maze tiled past SPAN_CELLS keeps the GPU for long nets
+    big = np.tile(free, (2, 2))
+    assert big.sum() >= SPAN_CELLS
+    assert not routing_prefers_cpu(big, two, np.full(200, edge))
+
+
 def test_router_under_auto_runs_routing_pick_even_against_the_wavefront_pick(monkeypatch):
     from mazeroute.generate import random_layout
     from mazeroute.router import Router, sequential

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mazeroute.errors import InputError
 from mazeroute.generate import (
@@ -100,6 +102,45 @@ def test_loopy_maze_adds_loops_and_keeps_the_maze_connected(fraction):
     assert cycle_rank(~loopy) >= removed     # each removal joins two corridors: a loop
     assert scipy.ndimage.label(~loopy)[1] == 1
     assert (removed > 0) == (fraction > 0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(w=st.integers(1, 60), h=st.integers(1, 60), corridor=st.integers(1, 4),
+       loops=st.sampled_from([0.0, 0.1, 1.0]), seed=st.integers(0, 10**6))
+def test_kruskal_maze_is_one_piece_of_rooms_and_loops_only_where_asked(w, h, corridor,
+                                                                      loops, seed):
+    import scipy.ndimage
+
+    from mazeroute.engines.auto import cycle_rank
+    from mazeroute.generate import kruskal_maze_mask
+    blocked = kruskal_maze_mask(w, h, loops, corridor, seed)
+    free = ~blocked
+    assert blocked.shape == (h, w)
+    pitch = corridor + 1
+    rw, rh = (w - 1) // pitch, (h - 1) // pitch
+    if rw < 1 or rh < 1:
+        return                              # too small for a room: nothing to check
+    assert scipy.ndimage.label(free)[1] == 1
+    # every room is free, in full
+    for ry in range(rh):
+        for rx in range(rw):
+            y, x = 1 + ry * pitch, 1 + rx * pitch
+            assert free[y:y + corridor, x:x + corridor].all()
+    # each wall removed joins two rooms by a passage as wide as a room: in rooms and
+    # passages, rooms - passages == 1 for a tree; every extra passage makes one loop
+    passages = 0
+    for ry in range(rh):
+        for rx in range(rw):
+            y, x = 1 + ry * pitch, 1 + rx * pitch
+            passages += rx + 1 < rw and bool(free[y, x + corridor])
+            passages += ry + 1 < rh and bool(free[y + corridor, x])
+    assert passages >= rw * rh - 1
+    if loops == 0.0:
+        assert passages == rw * rh - 1
+        if corridor == 1:
+            assert cycle_rank(free) == 0
+    if loops == 1.0:
+        assert passages == (rw - 1) * rh + rw * (rh - 1)
 
 
 # -- layout classes by name (issue 14) -----------------------------------------------------

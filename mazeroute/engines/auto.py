@@ -823,6 +823,16 @@ GROUP_SPAN = 128
 #: and mixes not used to choose it: RESULTS.md, issue 14, third session of 2026-11-26.
 SPAN_CELLS = 300_000
 GPU_CELLS_PER_SPAN = 1300
+#: The same rule for a maze with loops (which the loop thresholds above send to the
+#: GPU): on fewer than :data:`SPAN_CELLS` free cells, its nets route on the CPU where
+#: there are at most this many free cells per cell of the median branch's span. Below
+#: the rule's figure elsewhere: the CPU's search follows a maze's detours and so costs
+#: more per net than among blockages. Mazes of two generators (``class_mask``'s
+#: backtracker and :func:`~mazeroute.generate.kruskal_maze_mask`) at 300-800 cells a
+#: side route faster on the CPU, by 1.2-2.8x, up to about 500 (nets with pins anywhere),
+#: and from 550 to 650 either engine may be the faster one: the line sits below that
+#: band (RESULTS.md, issue 14, sixth session of 2026-11-26).
+MAZE_CELLS_PER_SPAN = 500
 
 
 def negotiation_prefers_cpu(free: np.ndarray) -> bool:
@@ -867,7 +877,9 @@ def routing_prefers_cpu(free: np.ndarray, pin_counts: np.ndarray,
       the corridors tile by tile;
     * a maze of one-cell corridors with few loops (under :data:`MIN_ROUTING_LOOPS` a
       free cell, :data:`MIN_ROUTING_LOOPS_BIG` for a big maze, :data:`MIN_ROUTING_LOOPS_HUGE`
-      for a huge one) goes to the CPU: its detours make windows grow;
+      for a huge one) goes to the CPU: its detours make windows grow; so does a maze
+      with loops of fewer than :data:`SPAN_CELLS` free cells whose nets are long for
+      its size (:data:`MAZE_CELLS_PER_SPAN`);
     * so does a layout where most nets have more than two pins and span much of a
       small grid (:data:`TREE_SPAN`, :data:`TREE_CELLS`), or have more pins than the batched
       search takes and are not local (:data:`GROUP_SPAN`; the GPU searches those in
@@ -895,7 +907,10 @@ def routing_prefers_cpu(free: np.ndarray, pin_counts: np.ndarray,
         need = (MIN_ROUTING_LOOPS_HUGE if f["cells"] >= HUGE_MAZE_CELLS
                 else MIN_ROUTING_LOOPS_BIG if f["cells"] >= BIG_MAZE_CELLS
                 else MIN_ROUTING_LOOPS)
-        return cycle_rank(free, int(np.ceil(need * f["cells"])), f) < need * f["cells"]
+        if cycle_rank(free, int(np.ceil(need * f["cells"])), f) < need * f["cells"]:
+            return True
+        return f["cells"] < SPAN_CELLS and f["cells"] <= MAZE_CELLS_PER_SPAN * _branch(
+            pin_counts, spans)
     if len(pin_counts) == 0 or free.size < MIN_GPU_CELLS:
         return cpu
     cells = f["cells"] if f is not None else int(np.count_nonzero(free))
@@ -911,6 +926,12 @@ def routing_prefers_cpu(free: np.ndarray, pin_counts: np.ndarray,
     if (np.count_nonzero(trees) * 2 > len(pins) and np.median(spans[trees]) > TREE_SPAN
             and cells < TREE_CELLS):
         return True
-    # a tree's searches are its branches, each about its span over its pins less one
-    branch = spans / np.maximum(pins - 1, 1)
-    return bool(cells < SPAN_CELLS and cells <= GPU_CELLS_PER_SPAN * np.median(branch))
+    return bool(cells < SPAN_CELLS
+                and cells <= GPU_CELLS_PER_SPAN * _branch(pin_counts, spans))
+
+
+def _branch(pin_counts: np.ndarray, spans: np.ndarray) -> float:
+    """The median net's span per branch: a tree's searches are its branches, each
+    about its span over its pins less one."""
+    pins = np.asarray(pin_counts)
+    return float(np.median(np.asarray(spans) / np.maximum(pins - 1, 1)))
