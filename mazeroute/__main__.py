@@ -6,7 +6,8 @@ import sys
 
 def run() -> int:
     """The command line, with the modules it needs loaded inside its own guard: Ctrl-C or
-    SIGTERM while they load gives one line and status 130 or 143, as later."""
+    SIGTERM while they load, or in the moments before and after the command's own guard
+    (:func:`mazeroute.cli.main`), gives one line and status 130 or 143, as within it."""
     got = []
 
     def stop(signum, frame):
@@ -16,6 +17,7 @@ def run() -> int:
     old = signal.signal(signal.SIGTERM, stop)
     try:
         from .cli import main
+        return main()
     except KeyboardInterrupt:
         term = signal.SIGTERM in got
         print(f"mazeroute: error: {'terminated (SIGTERM)' if term else 'interrupted'}",
@@ -23,7 +25,6 @@ def run() -> int:
         return 143 if term else 130
     finally:
         signal.signal(signal.SIGTERM, old)
-    return main()
 
 
 if __name__ == "__main__":

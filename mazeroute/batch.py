@@ -58,7 +58,7 @@ from pathlib import Path
 
 from . import layout as layout_module
 from .contract import check_routes, routes_text
-from .errors import EngineUnavailable, InputError
+from .errors import EngineUnavailable, InputError, reraise_interrupt
 from .io import OutputError, OutputSet, safe_folder_name, write_csv, write_text
 from .layout import (
     BYTES_PER_CELL,
@@ -301,9 +301,35 @@ def display_layout(layout: Layout) -> Layout:
                   layout.rects, nets, layout.blocked, layout.source)
 
 
+#: The files that routing one layout writes (or removes, when this run makes none) in
+#: its folder.
+OUTPUT_NAMES = ("routes.json", "report.txt", "layout.png", "view.html")
+
+
+def refuse_inputs(folder: Path, keep: Sequence[str | Path], field: str = "-o") -> None:
+    """Refuse (an :class:`InputError`) to write or remove, in ``folder``, one of the
+    command's input files ``keep``: a layout file named ``routes.json`` in the output
+    folder would be replaced by its own routes."""
+    for name in OUTPUT_NAMES:
+        target = folder / name
+        if any(same_file(target, given) for given in keep):
+            raise InputError(f"{safe_text(target, 200, middle=True)} is an input file of "
+                             "this command; writing it would destroy it", field=field)
+
+
+def same_file(a: str | Path, b: str | Path) -> bool:
+    """Whether two paths name one file (links resolved; False when either cannot be
+    resolved)."""
+    try:
+        return Path(a).resolve() == Path(b).resolve()
+    except (OSError, RuntimeError):
+        return False
+
+
 def write_outputs(result: RouteResult, folder: Path, picture: Picture,
                   root: Path | None = None, html: bool = False,
-                  options: dict | None = None) -> list[Path]:
+                  options: dict | None = None, keep: Sequence[str | Path] = ()
+                  ) -> list[Path]:
     """routes.json, report.txt, (per ``picture``) layout.png and (with ``html``) the
     interactive view.html in ``folder``, together.
 
@@ -313,8 +339,10 @@ def write_outputs(result: RouteResult, folder: Path, picture: Picture,
     temporary files a killed run left behind go too.
     Every file must lie inside ``root`` (default: ``folder``), links resolved.
     ``options``: the routing options that were not left at their defaults
-    (:func:`routing_options`), recorded in ``routes.json`` for ``--resume``.
+    (:func:`routing_options`), recorded in ``routes.json`` for ``--resume``. ``keep``:
+    input files, which no output may replace (:func:`refuse_inputs`).
     """
+    refuse_inputs(folder, keep)
     written = []
     remove_parts(folder)                 # a killed run's, before this run stages its own
     with OutputSet(folder, root) as files:
@@ -372,7 +400,7 @@ def route_layout(layout: Layout, folder: Path, args, picture: Picture, *,
         result = router.run(args.order or "file",
                             (lambda k, n, r: progress(k, n, "nets")) if progress else None)
     return result, write_outputs(result, folder, picture, root, getattr(args, "html", False),
-                                 given)
+                                 given, getattr(args, "protect", ()))
 
 
 #: Options of negotiated routing that the command line passes to PathFinderOptions.
@@ -438,6 +466,8 @@ class BatchOptions:
     html: bool = False
     quiet: bool = False
     resume: bool = False
+    #: input files inside the output folder, which no layout's outputs may replace
+    protect: tuple[str, ...] = ()
 
     @classmethod
     def from_args(cls, args) -> BatchOptions:
@@ -513,6 +543,7 @@ def load_file(file: str, options: BatchOptions, base: Layout | str | None = None
         return Loaded(file, error=summary_row(file, error=reason, status="invalid"),
                       message=reason)
     except Exception as e:  # noqa: BLE001 -- one file's fault must not end the batch
+        reraise_interrupt(e)
         reason = f"{file}: {type(e).__name__}: {e}"
         return Loaded(file, error=summary_row(file, error=reason, status="failed"),
                       message=reason)
@@ -586,6 +617,7 @@ def _route_one(file: str, label: str, layout: Layout, out: Path, folder: str,
     except OSError as e:
         reason = f"{file}: {OutputError.from_os(e, e.filename or file, 'failed').reason}"
     except Exception as e:  # noqa: BLE001 -- one layout's fault must not end the batch
+        reraise_interrupt(e)
         reason = f"{file}: {type(e).__name__}: {e}"
     messages.append(("error", reason))
     return summary_row(label, error=reason, status=status)
@@ -634,7 +666,8 @@ def complete_outputs(layout: Layout, folder: Path, options: BatchOptions
         if routes.get("options", {}) != routing_options(options):
             return None             # routed with other options: they may change the routes
         result = routes_result(layout, routes)
-    except Exception:  # noqa: BLE001 -- outputs that cannot be checked are routed again
+    except Exception as e:  # noqa: BLE001 -- outputs that cannot be checked are routed again
+        reraise_interrupt(e)
         return None
     result.engine = str(routes.get("engine", ""))
     return result

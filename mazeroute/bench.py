@@ -92,7 +92,7 @@ from scipy.sparse.csgraph import breadth_first_order
 
 from .engines import ENGINES, UNREACHED, gpu_available, make_problem, resolve
 from .engines.auto import forget
-from .errors import EngineUnavailable, InputError
+from .errors import EngineUnavailable, InputError, reraise_interrupt
 from .generate import (
     class_mask,
     parse_class,
@@ -102,7 +102,7 @@ from .generate import (
     tile_mask,
 )
 from .graph import GridGraph
-from .io import atomic_path, write_text
+from .io import atomic_path, check_output_file, check_output_folder, write_text
 from .io import write_csv as write_rows
 from .layout import Layout, read_movingai
 from .report import format_table as text_columns
@@ -409,6 +409,9 @@ def bench_case(case: Case, engines: Sequence[tuple[str, str]], repeats: int,
 
 
 def _error(e: Exception) -> str:
+    """A failure's one-line note for a row; an interrupt behind it is raised instead
+    (the handlers that make rows of failures call this first)."""
+    reraise_interrupt(e)
     return (f"{type(e).__name__}: {e}".splitlines() or [""])[0][:200]
 
 
@@ -1784,23 +1787,28 @@ def _check_args(args: argparse.Namespace) -> None:
     puzzles = getattr(args, "puzzles", None)
     if puzzles is not None and not Path(puzzles).is_dir():
         raise InputError(f"no such folder: {puzzles}", field="--puzzles")
+    # the classes suite's options, checked whichever suite runs (a bad value is a typo
+    # the user should hear of, even where the suite ignores it)
+    sizes = _sizes(args.sizes)
+    if not (args.big == 0 or 8 <= args.big <= MAX_SIZE):
+        raise InputError(f"must be 0 or between 8 and {MAX_SIZE}, got {args.big}",
+                         field="--big")
+    if args.seeds < 1:
+        raise InputError(f"must be at least 1, got {args.seeds}", field="--seeds")
+    if args.route_repeats < 1:
+        raise InputError(f"must be at least 1, got {args.route_repeats}",
+                         field="--route-repeats")
+    if not 0 < args.route_scale <= 1:
+        raise InputError(f"must be in (0, 1], got {args.route_scale}",
+                         field="--route-scale")
     if args.suite == "classes":
-        sizes = _sizes(args.sizes)
-        if not (args.big == 0 or 8 <= args.big <= MAX_SIZE):
-            raise InputError(f"must be 0 or between 8 and {MAX_SIZE}, got {args.big}",
-                             field="--big")
-        if args.seeds < 1:
-            raise InputError(f"must be at least 1, got {args.seeds}", field="--seeds")
-        if args.route_repeats < 1:
-            raise InputError(f"must be at least 1, got {args.route_repeats}",
-                             field="--route-repeats")
-        if not 0 < args.route_scale <= 1:
-            raise InputError(f"must be in (0, 1], got {args.route_scale}",
-                             field="--route-scale")
         args.sizes = sizes
+    # where the results go, checked before the benchmark runs (it may take an hour)
+    if getattr(args, "out", None):
+        check_output_folder(args.out)
     log_file = getattr(args, "log", None)
-    if log_file is not None and Path(log_file).is_dir():
-        raise InputError(f"is a folder, not a file: {log_file}", field="--log")
+    if log_file is not None:
+        check_output_file(log_file)
 
 
 def _sizes(text: str) -> list[int]:

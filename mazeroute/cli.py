@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
+import os
 import signal
 import sys
 import threading
@@ -32,6 +34,7 @@ from . import __version__
 from . import layout as layout_module
 from .batch import (
     MESSAGE_WIDTH,
+    OUTPUT_NAMES,
     PICTURE_NAME_WIDTH,
     PROG,
     BatchOptions,
@@ -41,14 +44,16 @@ from .batch import (
     load_base,
     plan_picture,
     read_summary,
+    refuse_inputs,
     route_layout,
     run_serial,
+    same_file,
     sweep_temporaries,
 )
 from .batch import say as _say
 from .contract import check_routes, load_routes
 from .engines import ENGINES, gpu_available, resolve, strategies
-from .errors import EngineUnavailable, InputError
+from .errors import EngineUnavailable, InputError, reraise_interrupt
 from .generate import perfect_maze, random_layout
 from .io import (
     OutputError,
@@ -231,17 +236,24 @@ def _check_scale(scale: int | None) -> None:
 _SIGNALLED: list[int] = []
 
 
-def _interrupt(e: BaseException) -> KeyboardInterrupt | None:
-    """The Ctrl-C or SIGTERM behind ``e``, if any: a signal that lands while compiled
-    code calls back into Python (Numba loading a cached function) surfaces as a
-    ``SystemError`` whose cause is the interrupt."""
-    seen = set()
-    while e is not None and id(e) not in seen:
-        if isinstance(e, KeyboardInterrupt):
-            return e
-        seen.add(id(e))
-        e = e.__cause__ or e.__context__
-    return None
+def _deferred(signum: int) -> bool:
+    """Whether a signal that lands inside Numba's compiler (this thread holds its lock:
+    a function compiled, or loaded from its cache, at its first call) is put off until
+    the compiler is done, then sent again. Raised in there, the interrupt can land in a
+    callback that LLVM calls (one that hands it the cached machine code), which Python
+    must ignore, and the code then run is garbage: a segmentation fault (seen in about
+    one of five interrupts of a negotiation's first iterations on a busy host)."""
+    lock = getattr(sys.modules.get("numba.core.compiler_lock"), "global_compiler_lock", None)
+    if lock is None or not lock.is_locked():
+        return False
+
+    def again():
+        with lock:                  # blocks until the main thread's compile is done
+            pass
+        os.kill(os.getpid(), signum)
+
+    threading.Thread(target=again, daemon=True).start()
+    return True
 
 
 @contextlib.contextmanager
@@ -256,11 +268,13 @@ def _sigterm_as_interrupt() -> Iterator[None]:
 
     def raise_terminated(signum, frame):
         _SIGNALLED.append(signum)
-        raise Terminated()
+        if not _deferred(signum):
+            raise Terminated()
 
     def raise_interrupt(signum, frame):
         _SIGNALLED.append(signum)
-        raise KeyboardInterrupt()
+        if not _deferred(signum):
+            raise KeyboardInterrupt()
 
     def unraisable(u):
         if not isinstance(u.exc_value, KeyboardInterrupt):
@@ -292,6 +306,12 @@ def cmd_route(args) -> int:
         out = root / safe_folder_name(layout.name)
         ensure_inside(out, root)
         check_output_folder(out)
+    # no output may replace an input file (a layout saved as routes.json in -o)
+    args.protect = tuple(p for p in (args.layout, args.nets) if p)
+    refuse_inputs(out, args.protect)
+    if args.congestion and any(same_file(args.congestion, out / n) for n in OUTPUT_NAMES):
+        raise InputError(f"{safe_text(args.congestion, 200, middle=True)} is one of the "
+                         "route's own outputs in -o", field="--congestion")
     picture = plan_picture(layout, not args.no_png, args.scale, args.mode)
     with output_folder(out):
         if picture.notice and not args.quiet:
@@ -402,7 +422,7 @@ def _not_an_input(args, *outputs: tuple[str, str | None]) -> None:
     inputs = [p for p in (args.layout, getattr(args, "nets", None),
                           getattr(args, "routes", None)) if p]
     for field, out in outputs:
-        if out and any(_same_file(out, given) for given in inputs):
+        if out and any(same_file(out, given) for given in inputs):
             raise InputError(f"{safe_text(out, 200, middle=True)} is an input file of this "
                              "command; writing it would destroy it", field=field)
 
@@ -426,9 +446,10 @@ def _check_batch(args) -> str | None:
         return None
 
 
-def _same_file(a: str | Path, b: str | Path) -> bool:
+def _inside(path: str | Path, folder: Path) -> bool:
+    """Whether ``path`` lies inside ``folder`` (links resolved)."""
     try:
-        return Path(a).resolve() == Path(b).resolve()
+        return Path(path).resolve().is_relative_to(folder.resolve())
     except (OSError, RuntimeError):
         return False
 
@@ -451,7 +472,7 @@ def cmd_batch(args) -> int:
     base = load_base(args.layout) if args.layout else None
     files = collect(args.inputs)
     if base is not None:         # a folder holding the base and its netlists: not the base
-        files = [f for f in files if not _same_file(f, args.layout)]
+        files = [f for f in files if not same_file(f, args.layout)]
     files = [str(f) for f in files]
     if not files:
         raise InputError("no layout files found", field="inputs")
@@ -460,8 +481,14 @@ def cmd_batch(args) -> int:
         files = [str(Path(f).absolute()) for f in files]
         where = out.absolute()
         base_path = base_path and str(Path(base_path).absolute())
-    options = BatchOptions.from_args(args)
     path = out / f"summary.{args.summary}"
+    # input files inside the output folder: no layout's outputs may replace them
+    inputs = files + ([args.layout] if args.layout else [])
+    if any(same_file(path, f) for f in inputs):
+        raise InputError(f"{safe_text(path, 200, middle=True)} is an input file of this "
+                         "command; writing the summary would destroy it", field="--summary")
+    inside = tuple(str(Path(f).absolute()) for f in inputs if _inside(f, out))
+    options = dataclasses.replace(BatchOptions.from_args(args), protect=inside)
     bar = None if args.quiet else _progress_bar()
     with output_folder(out):
         if path.is_dir() and not path.is_symlink():
@@ -804,8 +831,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             stream.reconfigure(errors="backslashreplace")
     _SIGNALLED.clear()
     try:
-        args = build_parser().parse_args(argv)
         with _sigterm_as_interrupt():
+            args = build_parser().parse_args(argv)
             try:
                 status = args.func(args)
             except (InputError, EngineUnavailable, OutputError) as e:
@@ -818,10 +845,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 _say("error", "the input is nested too deeply")
                 return 2
             except Exception as e:
-                behind = _interrupt(e)
-                if behind is None:
-                    raise
-                raise behind from None
+                reraise_interrupt(e)
+                raise
     except KeyboardInterrupt as e:
         if isinstance(e, Terminated):
             _say("error", "terminated (SIGTERM)")

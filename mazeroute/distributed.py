@@ -61,7 +61,7 @@ from .batch import (
     load_file,
     route_file,
 )
-from .errors import InputError
+from .errors import InputError, reraise_interrupt
 from .io import signals_held
 
 if TYPE_CHECKING:                     # Dask is imported only when a batch uses it
@@ -386,6 +386,7 @@ def run_batch(client: Client, files: Sequence[str], out: str | Path, options: Ba
                 try:
                     held = future.result()
                 except Exception as e:  # noqa: BLE001 -- the file's row, not the batch's end
+                    reraise_interrupt(e)
                     failed = failed_outcome(FilePlan(files[k], [files[k]], [], []),
                                             _reason(e, "loading"))
                     held = Loaded(files[k], error=failed.rows[0],
@@ -399,6 +400,7 @@ def run_batch(client: Client, files: Sequence[str], out: str | Path, options: Ba
                 try:
                     outcome = future.result()
                 except Exception as e:  # noqa: BLE001 -- the file's rows, not the batch's end
+                    reraise_interrupt(e)
                     outcome = failed_outcome(plan, _reason(e, "routing"))
                 finish(k, outcome)
             future.release()

@@ -63,6 +63,38 @@ def quote(value, limit: int = QUOTE_LIMIT) -> str:
     return text
 
 
+def interrupt_behind(e: BaseException | None) -> KeyboardInterrupt | None:
+    """The Ctrl-C or SIGTERM behind ``e``, if any: a signal that lands while compiled
+    code calls back into Python (Numba loading a cached function) surfaces as a
+    ``SystemError`` whose cause is the interrupt.
+
+    >>> try:
+    ...     try:
+    ...         raise KeyboardInterrupt()
+    ...     except KeyboardInterrupt as k:
+    ...         raise SystemError("returned a result with an exception set") from k
+    ... except SystemError as e:
+    ...     type(interrupt_behind(e)).__name__, interrupt_behind(ValueError())
+    ('KeyboardInterrupt', None)
+    """
+    seen = set()
+    while e is not None and id(e) not in seen:
+        if isinstance(e, KeyboardInterrupt):
+            return e
+        seen.add(id(e))
+        e = e.__cause__ or e.__context__
+    return None
+
+
+def reraise_interrupt(e: BaseException) -> None:
+    """Raise the interrupt behind ``e`` (:func:`interrupt_behind`), if there is one: a
+    handler that turns any error into a report (a batch's row, a benchmark's note) calls
+    it first, so that Ctrl-C stops the run instead of becoming a failed layout."""
+    behind = interrupt_behind(e)
+    if behind is not None:
+        raise behind from None
+
+
 class InputError(Exception):
     """A layout, netlist or option that mazeroute cannot use.
 

@@ -28,6 +28,7 @@ import csv
 import errno
 import os
 import signal
+import stat
 import tempfile
 import threading
 import unicodedata
@@ -331,7 +332,22 @@ def check_output_file(path: str | Path) -> None:
         raise OutputError(path, "names a folder; give a file name")
     if p.is_dir():
         raise OutputError(p, "is a folder; give a file name")
+    _not_special(p)
     _check_parents(p)
+
+
+def _not_special(p: Path) -> None:
+    """Refuse a path the user named for a file that names a device, FIFO or socket
+    (links followed): written atomically, it would be replaced by a regular file, and
+    /dev/full with it. (In an output folder of the tool's own, such a thing where an
+    output goes is debris of an earlier run, and is replaced.)"""
+    try:
+        mode = os.stat(p).st_mode
+    except (OSError, ValueError):
+        return                               # not there (yet): a new file
+    if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+        raise OutputError(p, "is not a regular file (a device, FIFO or socket); give a "
+                          "file name")
 
 
 def check_output_folder(path: str | Path) -> None:

@@ -222,16 +222,7 @@ def parse_layout(data, file: str | Path = "<layout>") -> Layout:
                      "give one with 'name:')")
     width = _size(data, "width", file)
     height = _size(data, "height", file)
-    if width * height > MAX_CELLS:
-        raise InputError(f"{quote(width)} x {quote(height)} cells is more than the "
-                         f"{MAX_CELLS} a layout "
-                         "may have", file=file, field="width")
-    need = width * height * BYTES_PER_CELL
-    have = available_memory()
-    if have and need > have:
-        raise InputError(f"{width} x {height} cells needs about {need / 2**30:.1f} GiB, "
-                         f"more than the {have / 2**30:.1f} GiB of memory available",
-                         file=file, field="width")
+    check_size(width, height, file)
     rects = _parse_blockages(data.get("blockages", []), width, height, file)
     if "nets" not in data:
         raise InputError("missing (use 'nets: []' for a layout without nets)",
@@ -271,6 +262,22 @@ def _yaml_text(s: str) -> str:
     return json.dumps(s, ensure_ascii=False)
 
 
+def check_size(width: int, height: int, file: str | Path | None = None,
+               field: str = "width") -> None:
+    """Refuse (an :class:`InputError` naming ``file`` and ``field``) a grid of more than
+    :data:`MAX_CELLS` cells, or one that would need more memory than there is: before
+    anything of its size is made, whatever format it came in."""
+    if width * height > MAX_CELLS:
+        raise InputError(f"{quote(width)} x {quote(height)} cells is more than the "
+                         f"{MAX_CELLS} a layout may have", file=file, field=field)
+    need = width * height * BYTES_PER_CELL
+    have = available_memory()
+    if have and need > have:
+        raise InputError(f"{width} x {height} cells needs about {need / 2**30:.1f} GiB, "
+                         f"more than the {have / 2**30:.1f} GiB of memory available",
+                         file=file, field=field)
+
+
 def movingai_rows(text: str, path: str | Path) -> tuple[dict[str, str], list[tuple[int, str]]]:
     r"""A Moving AI map's text split up: its header (``type``, ``height``, ``width``, each
     word to its value) and its non-blank map rows with their line numbers (trailing
@@ -308,8 +315,11 @@ def movingai_layout(rows: list[str], path: str | Path) -> Layout:
     passable, everything else (``@ O T W``) is blocked, and so are the cells a short
     row leaves out."""
     width = max(len(r) for r in rows)
-    chars = np.array([list(r.ljust(width, "@")) for r in rows])
-    blocked = ~np.isin(chars, list(".GS"))
+    # the size the rows span (a short row is padded), checked before it is made
+    check_size(width, len(rows), path, "map")
+    codes = np.frombuffer("".join(r.ljust(width, "@") for r in rows).encode("utf-32-le"),
+                          np.uint32).reshape(len(rows), width)
+    blocked = ~np.isin(codes, [ord(c) for c in ".GS"])
     return Layout(Path(path).stem, width, len(rows), [], [], blocked, str(path))
 
 

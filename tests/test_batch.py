@@ -220,6 +220,44 @@ def interrupted_serial_run(src: Path, out: Path, monkeypatch, at: str, *extra: s
         assert main(cpu(str(src), "-o", str(out), *extra)) == 130
 
 
+@pytest.mark.parametrize("where", ["route", "load"])
+def test_an_interrupt_behind_a_system_error_stops_the_batch(tmp_path, monkeypatch, where):
+    """Ctrl-C landing while compiled code calls back into Python comes out as a
+    SystemError caused by the interrupt: the batch stops there (status 130, the layouts
+    before it kept, the rest not routed), not a failed row and the batch going on."""
+    src = five_layouts(tmp_path)
+    out = tmp_path / "out"
+
+    def wrapped():
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as e:
+            raise SystemError("CPUDispatcher(...) returned a result with an exception set") \
+                from e
+    if where == "route":
+        real = batch.route_layout
+
+        def route_layout(layout, *a, **k):
+            if layout.name == "n2":
+                wrapped()
+            return real(layout, *a, **k)
+        monkeypatch.setattr(batch, "route_layout", route_layout)
+    else:
+        real = batch.load_all
+
+        def load_all(file, *a, **k):
+            if Path(file).name == "l2.yaml":
+                wrapped()
+            return real(file, *a, **k)
+        monkeypatch.setattr(batch, "load_all", load_all)
+    assert main(cpu(str(src), "-o", str(out), *SEQ)) == 130
+    rows = rows_of(out)
+    assert [r["status"] for r in rows][:2] == ["ok", "ok"]
+    assert all(r["status"] != "failed" and "SystemError" not in r.get("error", "")
+               for r in rows)
+    assert not (out / "n3").exists() and not (out / "n4").exists()
+
+
 def five_layouts(root: Path) -> Path:
     src = root / "five"
     src.mkdir()
@@ -528,3 +566,30 @@ def test_parallel_options_are_checked_first(argv, words, tmp_path, capsys):
     line = capsys.readouterr().err.strip()
     assert "\n" not in line and words in line
     assert not (tmp_path / "o").exists()
+
+
+def test_no_output_replaces_an_input_file_inside_the_output_folder(tmp_path, capsys):
+    """A puzzle file ``out/report/report.txt`` routed into ``out``: its layout's folder
+    is ``out/report``, whose report would replace the puzzle. That layout is refused
+    (invalid, one line, the file intact); the others are routed; a summary that would
+    replace an input is refused before any work."""
+    out = tmp_path / "out"
+    (out / "report").mkdir(parents=True)
+    puzzle = out / "report" / "report.txt"
+    puzzle.write_text("3 1\na.a\n")
+    (out / "other.yaml").write_text(layout_text("other"))
+    assert main(cpu(str(out), "-o", str(out))) == 2
+    assert puzzle.read_text() == "3 1\na.a\n"
+    rows = {r["folder"] or r["file"]: r for r in rows_of(out)}
+    assert rows["other"]["status"] == "ok"
+    bad = [r for r in rows_of(out) if r["status"] != "ok"]
+    assert len(bad) == 1 and bad[0]["status"] == "invalid"
+    assert "is an input file of this command" in bad[0]["error"]
+    assert "is an input file" in capsys.readouterr().err
+    src = tmp_path / "src"
+    src.mkdir()
+    table = src / "summary.csv"
+    table.write_text(layout_text("table"))          # a layout file named like the summary
+    assert main(cpu(str(table), "-o", str(src))) == 2
+    assert table.read_text() == layout_text("table")
+    assert "--summary" in capsys.readouterr().err

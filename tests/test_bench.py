@@ -20,6 +20,7 @@ from mazeroute.engines.oracle import oracle_levels
 from mazeroute.errors import EngineUnavailable, InputError
 from mazeroute.generate import random_nets
 from mazeroute.graph import GridGraph
+from mazeroute.io import OutputError
 from mazeroute.layout import Layout
 from tests.corpus import hand_cases, random_cases
 
@@ -523,8 +524,22 @@ def test_bad_classes_options_are_input_errors(argv, field, tmp_path):
     with pytest.raises(InputError) as e:
         bench.run(_args("--suite", "classes", *argv))
     assert e.value.field == field
-    with pytest.raises(InputError):
+    with pytest.raises(OutputError):
         bench.run(_args("--suite", "table", "--log", str(tmp_path)))     # a folder
+
+
+def test_bench_outputs_are_checked_before_the_benchmark_runs(tmp_path, monkeypatch, capsys):
+    """-o naming a file, --log under a file or naming a device: one line, exit 2, and
+    nothing measured (before, a traceback after the whole run, or /dev/full replaced)."""
+    from mazeroute import cli
+    monkeypatch.setattr(bench, "bench_table", lambda *a, **k: pytest.fail("it ran"))
+    afile = tmp_path / "afile.txt"
+    afile.write_text("x")
+    for argv in (["-o", str(afile)], ["--log", str(afile / "x.log")], ["--log", "/dev/null"]):
+        assert cli.main(["bench", "--suite", "table", "--size", "8", *argv]) == 2
+        err = capsys.readouterr().err.strip()
+        assert "\n" not in err and "Traceback" not in err
+    assert afile.read_text() == "x"
 
 
 @pytest.mark.gpu

@@ -1401,3 +1401,76 @@ def test_fill_steps_turn_the_space_filling_search_off_or_on(tmp_path, capsys):
     assert main(["batch", str(puzzle), "-o", str(batch), "--fill-steps", "0", *held]) == 0
     rows = list(csv.DictReader((batch / "summary.csv").open()))
     assert [int(r["routed"]) for r in rows] == [routed[0]]
+
+
+def test_a_signal_inside_numbas_compiler_is_put_off_until_it_is_done(tmp_path, monkeypatch,
+                                                                     capsys, request):
+    """Raised inside Numba's compiler (a callback of LLVM's that hands over cached machine
+    code), an interrupt is ignored there and the code then run is garbage: a segfault.
+    So a signal landing while the compile lock is held waits for its release; then it
+    stops the command as anywhere else."""
+    from numba.core.compiler_lock import global_compiler_lock
+
+    import mazeroute.cli as cli
+    previous = signal.getsignal(signal.SIGINT)
+    request.addfinalizer(lambda: signal.signal(signal.SIGINT, previous))
+    reached = []
+
+    def command(args):
+        with global_compiler_lock:
+            os.kill(os.getpid(), signal.SIGINT)
+            for _ in range(10_000):             # bytecodes: the handler has run by now
+                pass
+            reached.append("inside")
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:      # the signal, sent again, lands here
+            time.sleep(0.01)
+        reached.append("after")
+        return 0
+    monkeypatch.setattr(cli, "cmd_generate", command)
+    assert main(["generate", "rects", "-o", str(tmp_path / "g.yaml")]) == 130
+    assert reached == ["inside"]
+    assert capsys.readouterr().err.strip().splitlines() == ["mazeroute: error: interrupted"]
+
+
+@pytest.mark.parametrize("which", ["SIGTERM", "Ctrl-C"])
+def test_a_signal_before_the_commands_guard_is_one_line_and_its_status(monkeypatch, capsys,
+                                                                       request, which):
+    """``python -m mazeroute`` guards the moments before and after ``cli.main``'s own
+    handlers (loading modules, reading the arguments): one line, 143 or 130."""
+    import mazeroute.__main__ as entry
+    import mazeroute.cli as cli
+    previous = signal.getsignal(signal.SIGTERM)
+    request.addfinalizer(lambda: signal.signal(signal.SIGTERM, previous))
+
+    def early(argv=None):
+        if which == "SIGTERM":
+            os.kill(os.getpid(), signal.SIGTERM)
+        raise KeyboardInterrupt
+    monkeypatch.setattr(cli, "main", early)
+    assert entry.run() == (143 if which == "SIGTERM" else 130)
+    line = "terminated (SIGTERM)" if which == "SIGTERM" else "interrupted"
+    assert capsys.readouterr().err.strip().splitlines() == [f"mazeroute: error: {line}"]
+    assert signal.getsignal(signal.SIGTERM) == previous
+
+
+def test_route_never_replaces_its_input_files(tmp_path, capsys):
+    """A layout saved as ``routes.json`` (or a netlist as ``report.txt``) in the output
+    folder, and a congestion picture named like one of route's outputs: refused before
+    any work, one line, exit 2, the files intact."""
+    out = tmp_path / "out"
+    out.mkdir()
+    text = "width: 3\nheight: 1\nnets: [{name: a, pins: [[0,0],[2,0]]}]\n"
+    (out / "routes.json").write_text(text)
+    assert main(["route", str(out / "routes.json"), "-o", str(out), "-q"]) == 2
+    assert (out / "routes.json").read_text() == text
+    assert capsys.readouterr().err.count("is an input file of this command") == 1
+    good = tmp_path / "good.yaml"
+    good.write_text(text)
+    for name in ("routes.json", "report.txt", "layout.png"):
+        target = tmp_path / "o2" / name
+        assert main(["route", str(good), "-o", str(tmp_path / "o2"), "-q",
+                     "--congestion", str(target)]) == 2
+        err = capsys.readouterr().err.strip()
+        assert "\n" not in err and "--congestion" in err and "own outputs" in err
+    assert not (tmp_path / "o2").exists()

@@ -192,3 +192,16 @@ def test_a_file_where_a_folder_should_be_is_named_so(tmp_path):
     other = OutputError.from_os(FileExistsError(errno.EEXIST, "File exists"),
                                 tmp_path / "elsewhere" / "x.png")
     assert str(other).endswith("cannot write: File exists")
+
+
+def test_an_output_file_over_a_device_or_fifo_is_refused(tmp_path):
+    """Written atomically, a FIFO or device the user named would be replaced by a
+    regular file (as root, /dev/full with it): refused before any work."""
+    from mazeroute.io import check_output_file
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    for path in (fifo, Path("/dev/null")):
+        with pytest.raises(OutputError, match="not a regular file"):
+            check_output_file(path)
+    assert fifo.is_fifo() and Path("/dev/null").is_char_device()
+    check_output_file(tmp_path / "new.txt")                  # a new file is fine

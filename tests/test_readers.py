@@ -389,6 +389,22 @@ def test_movingai_header_must_agree_with_the_map(tmp_path):
     assert lay.blocked.tolist() == [[False, False, True], [False, True, False]]
 
 
+def test_a_movingai_map_too_big_for_a_layout_is_refused_before_it_is_made(tmp_path,
+                                                                         monkeypatch):
+    """A small file whose short rows are padded to a grid past MAX_CELLS (one long row,
+    many one-cell rows), or past the memory there is: one line naming the file, at
+    once, as for a YAML layout of that size."""
+    import mazeroute.layout as layout_module
+    p = write(tmp_path, "big.map", "." * 60000 + "\n" + ".\n" * 40000)
+    with pytest.raises(InputError, match="60000 x 40001 cells is more than") as e:
+        load_layouts(p)
+    assert str(p) in str(e.value) and "\n" not in str(e.value)
+    small = write(tmp_path, "small.map", "...\n.@.\n")
+    monkeypatch.setattr(layout_module, "available_memory", lambda: 10)
+    with pytest.raises(InputError, match="more than the .* GiB of memory available"):
+        load_layouts(small)
+
+
 # -- files that are not layouts ---------------------------------------------------------
 def test_missing_file_and_folder(tmp_path):
     with pytest.raises(InputError, match="no such file") as e:
