@@ -35,6 +35,9 @@ needed) prints each layout's features and auto's routing pick without routing.
 ``--ab`` adds a fourth arm in the same rounds, ``auto`` with ``auto.MAZE_CELLS_PER_SPAN``
 at 0 (the span rule for mazes off: the rule before it), so that the two compare on one
 machine (until the sixth session of 2026-11-26 the arm set ``auto.SPAN_CELLS`` to 0).
+``--mode negotiate``: the default mode instead (``Negotiator(layout, b).run()``, whose
+auto asks :func:`~mazeroute.engines.auto.negotiation_prefers_cpu`); ``--mixes TAG ...``
+keeps only those net mixes (negotiation of nets with pins anywhere takes seconds).
 """
 
 from __future__ import annotations
@@ -168,13 +171,25 @@ def main() -> None:
     ap.add_argument("--numberlink", type=Path, default=None,
                     help="folder of the shared numberlink files (set 1 adds puzzles)")
     ap.add_argument("--picks-only", action="store_true")
+    ap.add_argument("--mode", choices=["sequential", "negotiate"], default="sequential")
+    ap.add_argument("--mixes", nargs="+", metavar="TAG", default=None)
     ap.add_argument("--ab", action="store_true",
                     help="also auto with MAZE_CELLS_PER_SPAN at 0 (the rule before), "
                     "same rounds")
     args = ap.parse_args()
     from mazeroute.router import Router
+    from mazeroute.router.negotiate import Negotiator
+
+    def run(lay, backend):
+        if args.mode == "negotiate":
+            return Negotiator(lay, backend).run().engine
+        router = Router(lay, backend)
+        router.run()
+        return router.engine
+
     for s in args.sets:
-        cases = layouts(s, args.numberlink)
+        cases = [lay for lay in layouts(s, args.numberlink)
+                 if args.mixes is None or lay.name.rsplit(":", 1)[-1] in args.mixes]
         print(f"# set {s}: name WxH nets | cpu_ms gpu_ms auto_ms cpu/gpu pick auto/best",
               flush=True)
         over = before = 0
@@ -191,17 +206,16 @@ def main() -> None:
                 arms["auto-before"] = ("auto", 0)
             for backend, cells in arms.values():
                 auto.MAZE_CELLS_PER_SPAN = cells
-                Router(lay, backend).run()
+                run(lay, backend)
             ts: dict[str, list[float]] = {a: [] for a in arms}
             chose = {}
             for _ in range(args.rounds):
                 for arm, (backend, cells) in arms.items():
                     auto.MAZE_CELLS_PER_SPAN = cells
                     start = time.perf_counter()
-                    router = Router(lay, backend)
-                    router.run()
+                    engine = run(lay, backend)
                     ts[arm].append(time.perf_counter() - start)
-                    chose[arm] = router.engine.split("/")[0]
+                    chose[arm] = engine.split("/")[0]
             auto.MAZE_CELLS_PER_SPAN = span_cells
             t = {a: statistics.median(v) for a, v in ts.items()}
             best = min(t["cpu"], t["gpu"])
