@@ -37,7 +37,8 @@ at 0 (the span rule for mazes off: the rule before it), so that the two compare 
 machine (until the sixth session of 2026-11-26 the arm set ``auto.SPAN_CELLS`` to 0).
 ``--mode negotiate``: the default mode instead (``Negotiator(layout, b).run()``, whose
 auto asks :func:`~mazeroute.engines.auto.negotiation_prefers_cpu`); ``--mixes TAG ...``
-keeps only those net mixes (negotiation of nets with pins anywhere takes seconds).
+keeps only those net mixes (negotiation of nets with pins anywhere takes seconds),
+``--layouts MASK ...`` only those masks (the names before ``:mix``).
 """
 
 from __future__ import annotations
@@ -173,6 +174,8 @@ def main() -> None:
     ap.add_argument("--picks-only", action="store_true")
     ap.add_argument("--mode", choices=["sequential", "negotiate"], default="sequential")
     ap.add_argument("--mixes", nargs="+", metavar="TAG", default=None)
+    ap.add_argument("--layouts", nargs="+", metavar="NAME", default=None,
+                    help="only the layouts whose mask is one of these (name before ':mix')")
     ap.add_argument("--ab", action="store_true",
                     help="also auto with MAZE_CELLS_PER_SPAN at 0 (the rule before), "
                     "same rounds")
@@ -189,7 +192,8 @@ def main() -> None:
 
     for s in args.sets:
         cases = [lay for lay in layouts(s, args.numberlink)
-                 if args.mixes is None or lay.name.rsplit(":", 1)[-1] in args.mixes]
+                 if (args.mixes is None or lay.name.rsplit(":", 1)[-1] in args.mixes)
+                 and (args.layouts is None or lay.name.rsplit(":", 1)[0] in args.layouts)]
         print(f"# set {s}: name WxH nets | cpu_ms gpu_ms auto_ms cpu/gpu pick auto/best",
               flush=True)
         over = before = 0

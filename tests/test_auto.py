@@ -603,12 +603,15 @@ def test_auto_negotiates_small_grids_on_the_cpus_search(monkeypatch):
 @pytest.mark.parametrize("name, want", [("maze:0", "cpu"), ("maze:0.05", "cpu"),
                                         ("serpentine:4", "cpu"), ("spiral:3", "cpu"),
                                         ("serpentine:1", "cpu"), ("open:0.25", "gpu"),
-                                        ("dense:0.3", "gpu"), ("wired:2", "gpu")])
+                                        ("dense:0.3", "walls"), ("wired:2", "walls")])
 @pytest.mark.parametrize("side", [512, 1024])
 def test_auto_negotiates_mazes_and_winding_corridors_on_the_cpus_search(name, want, side,
                                                                          monkeypatch):
     """Under ``auto`` with a device present, mazes and winding corridors get the CPU's
-    weighted search (as sequential routing does), fields of blockages the GPU's."""
+    weighted search (as sequential routing does), open fields of blockages the GPU's;
+    fields where many free cells lie beside a wall ("walls") the CPU's on a grid of
+    fewer than SPAN_CELLS free cells, the GPU's on a bigger one."""
+    from mazeroute.engines.auto import MIN_CPU_WALL, SPAN_CELLS, sampled_features
     import mazeroute.engines as engines
     from mazeroute.engines.auto import forget
     from mazeroute.generate import class_mask
@@ -617,6 +620,10 @@ def test_auto_negotiates_mazes_and_winding_corridors_on_the_cpus_search(name, wa
     monkeypatch.setitem(engines.NET_SEARCHES, "gpu", "mazeroute.engines.weighted:CPUNetSearch")
     forget()
     free = ~class_mask(name, side, seed=5)
+    if want == "walls":
+        assert sampled_features(free)["wall"] >= MIN_CPU_WALL
+        want = "cpu" if free.sum() < SPAN_CELLS else "gpu"
+        assert want == ("cpu" if side == 512 else "gpu")
     search = engines.make_net_search("auto", free, np.full(free.shape, -1, np.int32))
     assert search.backend == want
 

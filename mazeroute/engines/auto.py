@@ -848,7 +848,13 @@ def negotiation_prefers_cpu(free: np.ndarray) -> bool:
       the detours until it holds a way, often to the whole grid, and boxes that overlap
       go one to a launch, whose min-plus sweeps take rounds by the corridors' bends,
       while the CPU's search stops at its target (RESULTS.md, fourth session of
-      2026-11-26: "Negotiation on mazes and winding corridors takes the CPU's search").
+      2026-11-26: "Negotiation on mazes and winding corridors takes the CPU's search");
+    * on a grid of fewer than :data:`SPAN_CELLS` free cells where at least
+      :data:`MIN_CPU_WALL` of them lie beside a wall (dense blockages, corridors a few
+      cells wide, mazes with many loops): the paths bend at every turn, each bend a
+      round of the device's sweeps, and the device's calls of a few nets each cost
+      more than the CPU's searches of such a grid (RESULTS.md, sixth session of
+      2026-11-26: "Negotiation under auto on held-out layouts").
 
     >>> negotiation_prefers_cpu(np.ones((50, 50), bool))
     True
@@ -859,7 +865,8 @@ def negotiation_prefers_cpu(free: np.ndarray) -> bool:
     if free.size < MIN_GPU_CELLS:
         return True
     _, f = _decide(free)
-    return f is not None and (is_maze_like(free, f) or f.get("run", 0) >= MIN_LINES_RUN)
+    return f is not None and (is_maze_like(free, f) or f.get("run", 0) >= MIN_LINES_RUN
+                              or (f["wall"] >= MIN_CPU_WALL and f["cells"] < SPAN_CELLS))
 
 
 def routing_prefers_cpu(free: np.ndarray, pin_counts: np.ndarray,
