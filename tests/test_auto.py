@@ -611,9 +611,8 @@ def test_auto_negotiates_mazes_and_winding_corridors_on_the_cpus_search(name, wa
     weighted search (as sequential routing does), open fields of blockages the GPU's;
     fields where many free cells lie beside a wall ("walls") the CPU's on a grid of
     fewer than SPAN_CELLS free cells, the GPU's on a bigger one."""
-    from mazeroute.engines.auto import MIN_CPU_WALL, SPAN_CELLS, sampled_features
     import mazeroute.engines as engines
-    from mazeroute.engines.auto import forget
+    from mazeroute.engines.auto import MIN_CPU_WALL, SPAN_CELLS, forget, sampled_features
     from mazeroute.generate import class_mask
 
     monkeypatch.setattr(engines, "gpu_available", lambda: True)

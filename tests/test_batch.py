@@ -29,7 +29,7 @@ from mazeroute.cli import build_parser, main
 from mazeroute.contract import check_routes
 from mazeroute.layout import load_layout
 from mazeroute.report import SUMMARY_FIELDS, SUMMARY_NUMBERS, summary_row
-from tests.test_cli import GOOD
+from tests.test_cli import GOOD, before_layout
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -235,13 +235,7 @@ def test_an_interrupt_behind_a_system_error_stops_the_batch(tmp_path, monkeypatc
             raise SystemError("CPUDispatcher(...) returned a result with an exception set") \
                 from e
     if where == "route":
-        real = batch.route_layout
-
-        def route_layout(layout, *a, **k):
-            if layout.name == "n2":
-                wrapped()
-            return real(layout, *a, **k)
-        monkeypatch.setattr(batch, "route_layout", route_layout)
+        before_layout(monkeypatch, "n2", wrapped)
     else:
         real = batch.load_all
 

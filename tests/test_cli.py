@@ -707,6 +707,18 @@ def _interrupt():
     raise KeyboardInterrupt
 
 
+def before_layout(monkeypatch, name: str, action) -> None:
+    """Call ``action()`` as a batch (or route) starts routing the layout ``name``."""
+    import mazeroute.batch as batch
+    real = batch.route_layout
+
+    def route_layout(layout, *a, **k):
+        if layout.name == name:
+            action()
+        return real(layout, *a, **k)
+    monkeypatch.setattr(batch, "route_layout", route_layout)
+
+
 def test_interrupted_batch_keeps_a_summary_of_what_finished(tmp_path, monkeypatch, capsys):
     """Issue 12 item 5: the summary is rewritten as layouts finish; the one cut off
     leaves no folder, and is marked interrupted."""
@@ -720,14 +732,7 @@ def test_interrupted_batch_keeps_a_summary_of_what_finished(tmp_path, monkeypatc
     def look():                                   # the summary as the 3rd layout starts
         summaries.append([r["layout"] for r in csv.DictReader((out / "summary.csv").open())])
     _stop_at(monkeypatch, 3, stop, seen)
-    import mazeroute.batch as batch
-    real_route = batch.route_layout
-
-    def route_layout(layout, *a, **k):
-        if layout.name == "n2":
-            look()
-        return real_route(layout, *a, **k)
-    monkeypatch.setattr(batch, "route_layout", route_layout)
+    before_layout(monkeypatch, "n2", look)
     assert main(["batch", str(src), "-o", str(out), "-q", "--backend", "cpu"]) == 130
     assert capsys.readouterr().err.strip().splitlines()[-1] == "mazeroute: error: interrupted"
     assert summaries == [["n0", "n1"]]
