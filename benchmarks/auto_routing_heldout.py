@@ -24,7 +24,11 @@ some can be checked on the others:
    nets, anywhere; seed 73 (it failed the check and moved the line);
 7. the check of the rule as it stands: Kruskal mazes with 10 and 40 % loops and
    ``maze:0.12``, ``maze:0.18`` at 330 and 600; spans 80 and 250, four-pin nets,
-   anywhere; seed 79.
+   anywhere; seed 79;
+8. mazes of fewer free cells than ``auto.MIN_GPU_CELLS`` on grids of more cells (the
+   maze rules read their features too since the sixth session of 2026-11-26): Kruskal
+   mazes with 8 and 30 % loops, ``maze:0.2`` and ``maze:0.1`` at 280 and 320; spans 60
+   and 200, four-pin nets, anywhere; seed 83.
 
 Run on a GPU machine from the repository root: ``PYTHONPATH=. python
 benchmarks/auto_routing_heldout.py SET... [--rounds K] [--numberlink DIR]``. Per
@@ -95,10 +99,13 @@ SETS = {
     7: (79, [], ("kruskal:0.1:1", "kruskal:0.4:1", "maze:0.12", "maze:0.18"), (330, 600),
         [("s80", 1500, 2, 80), ("s250", 3000, 2, 250), ("mp4", 3000, 4, 70),
          ("any", 4000, 2, None)]),
+    8: (83, [], ("kruskal:0.08:1", "kruskal:0.3:1", "maze:0.2", "maze:0.1"), (280, 320),
+        [("s60", 1200, 2, 60), ("s200", 2500, 2, 200), ("mp4", 2500, 4, 70),
+         ("any", 4000, 2, None)]),
 }
 # fewest and most nets of a mix (pins anywhere are capped: the CPU's searches are long)
-FLOOR = {1: 50, 2: 20, 3: 20, 4: 20, 5: 20, 6: 20, 7: 20}
-ANY_CAP = {1: 300, 2: 200, 3: 150, 4: 120, 5: 120, 6: 120, 7: 120}
+FLOOR = {1: 50, 2: 20, 3: 20, 4: 20, 5: 20, 6: 20, 7: 20, 8: 20}
+ANY_CAP = {1: 300, 2: 200, 3: 150, 4: 120, 5: 120, 6: 120, 7: 120, 8: 120}
 
 
 def mask(cls: str, side: int, seed: int) -> np.ndarray:

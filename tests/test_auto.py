@@ -445,6 +445,29 @@ def test_a_small_maze_with_loops_routes_long_nets_on_the_cpu(mask):
     assert not routing_prefers_cpu(big, two, np.full(200, edge))
 
 
+def test_a_maze_of_few_free_cells_on_a_bigger_grid_is_still_routed_as_a_maze():
+    """Under MIN_GPU_CELLS free cells the wavefront's decision reads no features; the
+    maze rules for routing still read them: local nets of a maze with loops route on
+    the GPU (the span rule for open fields would have sent them to the CPU), nets
+    spanning the maze on the CPU."""
+    from mazeroute.engines.auto import (
+        GPU_CELLS_PER_SPAN,
+        MAX_GPU_CORRIDOR,
+        MIN_GPU_CELLS,
+        routing_prefers_cpu,
+        sampled_features,
+    )
+    from mazeroute.generate import kruskal_maze_mask
+    free = ~kruskal_maze_mask(280, 280, 0.3, 1, 3)
+    cells = int(free.sum())
+    assert cells < MIN_GPU_CELLS <= free.size
+    assert sampled_features(free)["corridor"] >= MAX_GPU_CORRIDOR
+    local = np.full(40, 45)
+    assert cells <= GPU_CELLS_PER_SPAN * 45              # the field rule would say CPU
+    assert not routing_prefers_cpu(free, np.full(40, 2), local)
+    assert routing_prefers_cpu(free, np.full(20, 2), np.full(20, 150))
+
+
 def test_router_under_auto_runs_routing_pick_even_against_the_wavefront_pick(monkeypatch):
     from mazeroute.generate import random_layout
     from mazeroute.router import Router, sequential

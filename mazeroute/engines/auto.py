@@ -908,6 +908,11 @@ def routing_prefers_cpu(free: np.ndarray, pin_counts: np.ndarray,
     """
     free = np.asarray(free, dtype=bool)
     cpu, f = _decide(free)
+    if f is None and free.size >= MIN_GPU_CELLS and len(pin_counts):
+        # too few free cells for the wavefront's decision to read features; a maze's
+        # loops and its nets' spans still decide its routing (the patches cost little)
+        f = sampled_features(free)
+        f["cells"] = int(np.count_nonzero(free))
     if f is not None and f["corridor"] >= MAX_GPU_CORRIDOR and len(pin_counts):
         # a maze: its loops decide by the routing thresholds, not the wavefront's (the
         # routes' detours and walled-off nets set the pace, not one wavefront's levels)
