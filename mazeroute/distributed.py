@@ -186,48 +186,61 @@ def local_client(workers: int = 1, gpus: Sequence[str] | None = None) -> Iterato
     """
     require_dask("--gpus" if gpus else "--workers")
     import dask
-    from distributed import Client, LocalCluster, Nanny, Scheduler, SpecCluster
+    from distributed import Client
 
     quiet = logging.CRITICAL
     # A task waiting for a busy worker would share the blame if that worker died: hand
     # out files only to idle threads.
     with _quiet_logs(), dask.config.set({"distributed.scheduler.worker-saturation": 1.0}):
+        cluster = client = None
         try:
-            if gpus:
-                memory = _memory_per_worker(len(gpus))
-                try:
-                    from dask_cuda import LocalCUDACluster
-                except ImportError:
-                    LocalCUDACluster = None
-                if LocalCUDACluster is not None:
-                    cluster = LocalCUDACluster(CUDA_VISIBLE_DEVICES=list(gpus),
-                                               threads_per_worker=1, memory_limit=memory,
-                                               dashboard_address=None, silence_logs=quiet,
-                                               scheduler_kwargs=NO_DASHBOARD)
-                else:
-                    specs = {f"gpu{i}": {"cls": Nanny, "options": {
-                        "nthreads": 1, "memory_limit": memory, "silence_logs": quiet,
-                        "env": {"CUDA_VISIBLE_DEVICES": device}}}
-                        for i, device in enumerate(gpus)}
-                    cluster = SpecCluster(workers=specs, scheduler={
-                        "cls": Scheduler, "options": {"dashboard": False,
-                                                      "dashboard_address": ":0"}},
-                        silence_logs=quiet)
-            else:
-                cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                       dashboard_address=None, silence_logs=quiet,
-                                       memory_limit=_memory_per_worker(workers),
-                                       scheduler_kwargs=NO_DASHBOARD)
-        except Exception as e:  # noqa: BLE001 -- a cluster that cannot start: one line
-            raise InputError(f"cannot start a local Dask cluster: {type(e).__name__}: {e}",
-                             field="--gpus" if gpus else "--workers") from None
-        client = None
-        try:
-            client = Client(cluster)
-            client.register_plugin(_plugin(), name="mazeroute-no-sigint")
+            # Ctrl-C or SIGTERM while the cluster starts takes effect once it is up, and
+            # it is closed as after any other interrupt: raised in the middle, it left
+            # workers half started, whose closing at exit printed a traceback
+            with signals_held():
+                cluster = _start_cluster(workers, gpus, quiet)
+                client = Client(cluster)
+                client.register_plugin(_plugin(), name="mazeroute-no-sigint")
             yield client
         finally:
-            _close(client, cluster)
+            if cluster is not None:
+                _close(client, cluster)
+
+
+def _start_cluster(workers: int, gpus: Sequence[str] | None, quiet: int):
+    """:func:`local_client`'s cluster (an :class:`InputError` when it cannot start)."""
+    from distributed import LocalCluster, Nanny, Scheduler, SpecCluster
+
+    try:
+        if gpus:
+            memory = _memory_per_worker(len(gpus))
+            try:
+                from dask_cuda import LocalCUDACluster
+            except ImportError:
+                LocalCUDACluster = None
+            if LocalCUDACluster is not None:
+                cluster = LocalCUDACluster(CUDA_VISIBLE_DEVICES=list(gpus),
+                                           threads_per_worker=1, memory_limit=memory,
+                                           dashboard_address=None, silence_logs=quiet,
+                                           scheduler_kwargs=NO_DASHBOARD)
+            else:
+                specs = {f"gpu{i}": {"cls": Nanny, "options": {
+                    "nthreads": 1, "memory_limit": memory, "silence_logs": quiet,
+                    "env": {"CUDA_VISIBLE_DEVICES": device}}}
+                    for i, device in enumerate(gpus)}
+                cluster = SpecCluster(workers=specs, scheduler={
+                    "cls": Scheduler, "options": {"dashboard": False,
+                                                  "dashboard_address": ":0"}},
+                    silence_logs=quiet)
+        else:
+            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                   dashboard_address=None, silence_logs=quiet,
+                                   memory_limit=_memory_per_worker(workers),
+                                   scheduler_kwargs=NO_DASHBOARD)
+    except Exception as e:  # noqa: BLE001 -- a cluster that cannot start: one line
+        raise InputError(f"cannot start a local Dask cluster: {type(e).__name__}: {e}",
+                         field="--gpus" if gpus else "--workers") from None
+    return cluster
 
 
 def _plugin():

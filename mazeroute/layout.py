@@ -675,6 +675,60 @@ def _parse_nets(items, file) -> list[Net]:
     return nets
 
 
+def check_layout(layout: Layout) -> None:
+    """Refuse a :class:`Layout` built in Python that :func:`parse_layout` would have
+    refused, before it is routed: an :class:`InputError` naming the field (a positive
+    size, ``blocked`` a ``(height, width)`` bool array, nets of unique names with two or
+    more distinct pins inside the grid, on free cells, no pin shared by two nets), or a
+    ``TypeError`` for what is no layout at all. The readers' layouts pass already.
+
+    >>> check_layout(Layout("a", 4, 4, nets=[Net("n", [(0, 0), (3, 0)]),
+    ...                                     Net("m", [(0, 0), (0, 3)])]))
+    Traceback (most recent call last):
+    ...
+    mazeroute.errors.InputError: nets[1] 'm': pin [0, 0] is also a pin of net 'n'
+    """
+    if not isinstance(layout, Layout):
+        raise TypeError(f"expected a Layout, got {type(layout).__name__}")
+    file = layout.source
+    for name in ("width", "height"):
+        v = getattr(layout, name)
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+            raise InputError(f"must be an integer >= 1, got {quote(v)}", file=file,
+                             field=name)
+    h, w = int(layout.height), int(layout.width)
+    b = layout.blocked
+    if not isinstance(b, np.ndarray) or b.dtype != np.bool_ or b.shape != (h, w):
+        got = (f"a {b.dtype} array of shape {b.shape}" if isinstance(b, np.ndarray)
+               else f"a {type(b).__name__}")
+        raise InputError(f"must be a bool array of shape (height, width) = ({h}, {w}), "
+                         f"got {got}", file=file, field="blocked")
+    seen: dict[str, int] = {}
+    for i, net in enumerate(layout.nets):
+        if not isinstance(net, Net):
+            raise TypeError(f"nets[{i}] is a {type(net).__name__}, not a Net")
+        where = f"nets[{i}] {quote(net.name)}"
+        if not isinstance(net.name, str):
+            raise InputError(f"a net's name is text, got {quote(net.name)}", file=file,
+                             field=f"nets[{i}] name")
+        if net.name in seen:
+            raise InputError(f"name repeats nets[{seen[net.name]}]", file=file, field=where)
+        seen[net.name] = i
+        pins = list(net.pins)
+        if len(pins) < 2:
+            raise InputError(f"pins must be at least 2 cells, got {len(pins)}", file=file,
+                             field=where)
+        for j, c in enumerate(pins):
+            if not (len(c) == 2 and all(isinstance(v, (int, np.integer))
+                                        and not isinstance(v, (bool, np.bool_)) for v in c)
+                    and min(c) >= 0):
+                raise InputError(f"a pin is two integers x, y >= 0, got {quote(c)}",
+                                 file=file, field=f"{where} pins[{j}]")
+        if len(set(map(tuple, pins))) < len(pins):
+            raise InputError("lists a cell twice", file=file, field=where)
+    _check_pins(layout, file)
+
+
 def _check_pins(layout: Layout, file) -> None:
     owner: dict[Cell, int] = {}
     for i, net in enumerate(layout.nets):

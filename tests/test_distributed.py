@@ -387,3 +387,32 @@ def test_gpus_batch_gives_each_worker_its_own_gpu_and_the_serial_results(tmp_pat
     assert all(len(d) == 1 for d in device_of.values())          # pinned: one device each
     buses = [next(iter(d)) for d in device_of.values()]
     assert len(set(buses)) == len(buses)                         # and no two the same
+
+
+def test_an_interrupt_while_the_local_cluster_starts_lands_once_it_is_up(monkeypatch):
+    """Ctrl-C while the workers start: raised in the middle, it left workers half started,
+    whose closing at exit printed a traceback. It now takes effect once the cluster and
+    its client are up, and they are closed as after any other interrupt."""
+    pytest.importorskip("distributed")
+    import mazeroute.distributed as md
+    closed = []
+
+    class FakeClient:
+        def __init__(self, cluster):
+            self.cluster = cluster
+
+        def register_plugin(self, *a, **k):
+            pass
+
+    def start(workers, gpus, quiet):
+        os.kill(os.getpid(), signal.SIGINT)          # Ctrl-C as the workers start
+        for _ in range(10_000):                      # bytecodes: a handler runs by now
+            pass
+        return "cluster"
+    monkeypatch.setattr(md, "_start_cluster", start)
+    monkeypatch.setattr("distributed.Client", FakeClient)
+    monkeypatch.setattr(md, "_close", lambda client, cluster: closed.append(
+        (client.cluster if client else None, cluster)))
+    with pytest.raises(KeyboardInterrupt), md.local_client(2):
+        pytest.fail("the batch ran after the interrupt")
+    assert closed == [("cluster", "cluster")]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -200,3 +201,33 @@ def test_gpu_fault_with_backend_gpu_is_one_clear_error(monkeypatch, fail_at):
     with pytest.raises(EngineUnavailable) as err:
         Router(lay, "gpu").run()
     assert "GPU" in str(err.value) and "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("mode", ["sequential", "negotiate"])
+def test_route_refuses_a_layout_built_in_python_that_the_readers_would_refuse(mode):
+    """A Layout built directly is checked as a layout file is: a shared pin, a repeated
+    name, a pin off the grid or on a blockage, a mask of the wrong shape or type, a net
+    of fewer than two pins; each an InputError naming the field, never routes that break
+    the contract, an obscure numpy error, or routed=0 without a word."""
+    from mazeroute.errors import InputError
+    from mazeroute.layout import Layout, Net
+    from mazeroute.router import route
+    n = Net("n", [(0, 0), (3, 0)])
+    cases = [
+        (Layout("a", 4, 4, nets=[n, Net("m", [(0, 0), (0, 3)])]), "also a pin of net"),
+        (Layout("a", 4, 4, nets=[n, Net("n", [(1, 1), (2, 2)])]), "name repeats"),
+        (Layout("a", 4, 4, nets=[Net("n", [(0, 0), (9, 9)])]), "outside the 4 x 4 grid"),
+        (Layout("a", 4, 4, [(1, 0, 1, 3)], [Net("n", [(0, 0), (1, 1)])]), "lies on"),
+        (Layout("a", 4, 3, blocked=np.zeros((4, 3), bool), nets=[n]), "shape"),
+        (Layout("a", 4, 4, blocked=np.zeros((4, 4)), nets=[n]), "bool array"),
+        (Layout("a", 4, 4, nets=[Net("n", [])]), "at least 2"),
+        (Layout("a", 4, 4, nets=[Net("n", [(0, 0), (-1, 0)])]), "two integers"),
+    ]
+    for layout, words in cases:
+        with pytest.raises(InputError, match=words) as e:
+            route(layout, backend="cpu", mode=mode)
+        assert "\n" not in str(e.value)
+    with pytest.raises(TypeError, match="expected a Layout"):
+        route(None, backend="cpu", mode=mode)
+    good = Layout("a", 4, 4, nets=[n, Net("m", [(0, 1), (0, 3)])])
+    assert route(good, backend="cpu", mode=mode).routed == 2

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..layout import Layout
+from ..layout import Layout, check_layout
 from .congestion import PathFinderOptions
 from .negotiate import Negotiator
 from .negotiate import negotiate as _negotiate
@@ -45,7 +45,10 @@ def route(layout: Layout, *, backend: str = "auto", strategy: str | None = None,
     is called as ``progress(done, total, net_route)``). ``negotiate``: see
     :class:`~.negotiate.Negotiator` (``backend``; ``max_iterations``, ``time_limit`` and
     ``options``; ``progress`` is called with each iteration's :class:`IterationStats`).
+    A layout built in Python is checked first (:func:`~mazeroute.layout.check_layout`):
+    what the readers refuse is refused here too, with the field named.
     """
+    check_layout(layout)
     if mode == "sequential":
         for name, value in (("max_iterations", max_iterations), ("time_limit", time_limit),
                             ("options", options)):
