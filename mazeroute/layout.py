@@ -91,6 +91,10 @@ class Layout:
 
     def __post_init__(self):
         if self.blocked is None:
+            for name in ("width", "height"):       # before a grid of that size is made
+                v = getattr(self, name)
+                if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
+                    raise InputError(f"must be an integer >= 1, got {quote(v)}", field=name)
             self.blocked = paint(self.width, self.height, self.rects)
 
     def grid(self) -> GridGraph:

@@ -229,5 +229,8 @@ def test_route_refuses_a_layout_built_in_python_that_the_readers_would_refuse(mo
         assert "\n" not in str(e.value)
     with pytest.raises(TypeError, match="expected a Layout"):
         route(None, backend="cpu", mode=mode)
+    for width in (-3, 2.5, "4", True):                   # refused as it is built
+        with pytest.raises(InputError, match="width: must be an integer"):
+            Layout("a", width, 4)
     good = Layout("a", 4, 4, nets=[n, Net("m", [(0, 1), (0, 3)])])
     assert route(good, backend="cpu", mode=mode).routed == 2
