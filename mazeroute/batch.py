@@ -306,12 +306,12 @@ def display_layout(layout: Layout) -> Layout:
 OUTPUT_NAMES = ("routes.json", "report.txt", "layout.png", "view.html")
 
 
-def refuse_inputs(folder: Path, keep: Sequence[str | Path], field: str = "-o") -> None:
-    """Refuse (an :class:`InputError`) to write or remove, in ``folder``, one of the
-    command's input files ``keep``: a layout file named ``routes.json`` in the output
-    folder would be replaced by its own routes."""
-    for name in OUTPUT_NAMES:
-        target = folder / name
+def refuse_inputs(targets: Iterable[str | Path], keep: Sequence[str | Path],
+                  field: str = "-o") -> None:
+    """Refuse (an :class:`InputError` naming ``field``) to write or remove any of
+    ``targets`` that is one of the command's input files ``keep``: a layout file named
+    ``routes.json`` in the output folder would be replaced by its own routes."""
+    for target in targets:
         if any(same_file(target, given) for given in keep):
             raise InputError(f"{safe_text(target, 200, middle=True)} is an input file of "
                              "this command; writing it would destroy it", field=field)
@@ -342,7 +342,7 @@ def write_outputs(result: RouteResult, folder: Path, picture: Picture,
     (:func:`routing_options`), recorded in ``routes.json`` for ``--resume``. ``keep``:
     input files, which no output may replace (:func:`refuse_inputs`).
     """
-    refuse_inputs(folder, keep)
+    refuse_inputs([folder / name for name in OUTPUT_NAMES], keep)
     written = []
     remove_parts(folder)                 # a killed run's, before this run stages its own
     with OutputSet(folder, root) as files:

@@ -307,8 +307,8 @@ def cmd_route(args) -> int:
         ensure_inside(out, root)
         check_output_folder(out)
     # no output may replace an input file (a layout saved as routes.json in -o)
-    args.protect = tuple(p for p in (args.layout, args.nets) if p)
-    refuse_inputs(out, args.protect)
+    refuse_inputs([out / name for name in OUTPUT_NAMES],
+                  [p for p in (args.layout, args.nets) if p])
     if args.congestion and any(same_file(args.congestion, out / n) for n in OUTPUT_NAMES):
         raise InputError(f"{safe_text(args.congestion, 200, middle=True)} is one of the "
                          "route's own outputs in -o", field="--congestion")
@@ -422,9 +422,8 @@ def _not_an_input(args, *outputs: tuple[str, str | None]) -> None:
     inputs = [p for p in (args.layout, getattr(args, "nets", None),
                           getattr(args, "routes", None)) if p]
     for field, out in outputs:
-        if out and any(same_file(out, given) for given in inputs):
-            raise InputError(f"{safe_text(out, 200, middle=True)} is an input file of this "
-                             "command; writing it would destroy it", field=field)
+        if out:
+            refuse_inputs([out], inputs, field)
 
 
 def _check_batch(args) -> str | None:
@@ -447,11 +446,13 @@ def _check_batch(args) -> str | None:
 
 
 def _inside(path: str | Path, folder: Path) -> bool:
-    """Whether ``path`` lies inside ``folder`` (links resolved)."""
+    """Whether ``path`` lies inside ``folder`` (links resolved, as :func:`ensure_inside`
+    has it)."""
     try:
-        return Path(path).resolve().is_relative_to(folder.resolve())
-    except (OSError, RuntimeError):
+        ensure_inside(path, folder)
+    except (OutputError, OSError, RuntimeError):
         return False
+    return True
 
 
 def cmd_batch(args) -> int:

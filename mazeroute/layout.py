@@ -91,10 +91,7 @@ class Layout:
 
     def __post_init__(self):
         if self.blocked is None:
-            for name in ("width", "height"):       # before a grid of that size is made
-                v = getattr(self, name)
-                if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
-                    raise InputError(f"must be an integer >= 1, got {quote(v)}", field=name)
+            _check_dimensions(self, 0)             # before a grid of that size is made
             self.blocked = paint(self.width, self.height, self.rects)
 
     def grid(self) -> GridGraph:
@@ -695,11 +692,7 @@ def check_layout(layout: Layout) -> None:
     if not isinstance(layout, Layout):
         raise TypeError(f"expected a Layout, got {type(layout).__name__}")
     file = layout.source
-    for name in ("width", "height"):
-        v = getattr(layout, name)
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-            raise InputError(f"must be an integer >= 1, got {quote(v)}", file=file,
-                             field=name)
+    _check_dimensions(layout, 1)
     h, w = int(layout.height), int(layout.width)
     b = layout.blocked
     if not isinstance(b, np.ndarray) or b.dtype != np.bool_ or b.shape != (h, w):
@@ -723,14 +716,27 @@ def check_layout(layout: Layout) -> None:
             raise InputError(f"pins must be at least 2 cells, got {len(pins)}", file=file,
                              field=where)
         for j, c in enumerate(pins):
-            if not (len(c) == 2 and all(isinstance(v, (int, np.integer))
-                                        and not isinstance(v, (bool, np.bool_)) for v in c)
-                    and min(c) >= 0):
+            if not (len(c) == 2 and all(_is_index(v) for v in c) and min(c) >= 0):
                 raise InputError(f"a pin is two integers x, y >= 0, got {quote(c)}",
                                  file=file, field=f"{where} pins[{j}]")
         if len(set(map(tuple, pins))) < len(pins):
             raise InputError("lists a cell twice", file=file, field=where)
     _check_pins(layout, file)
+
+
+def _is_index(v) -> bool:
+    """An integer of Python or NumPy (a layout built in Python may hold either), not a
+    bool."""
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+def _check_dimensions(layout: Layout, least: int) -> None:
+    """Refuse a ``width`` or ``height`` that is no integer or is under ``least``."""
+    for name in ("width", "height"):
+        v = getattr(layout, name)
+        if not _is_index(v) or v < least:
+            raise InputError(f"must be an integer >= {least}, got {quote(v)}",
+                             file=layout.source, field=name)
 
 
 def _check_pins(layout: Layout, file) -> None:
