@@ -13,6 +13,8 @@ cutting a random Hamiltonian path of a SIDE x SIDE grid (a boustrophedon shuffle
 backbite moves a cell) into pieces of LO-HI cells, each piece a net between its ends:
 every such puzzle has a solution that fills the board, but its wires may run beside
 themselves, which the space-filling search of ``router/fill.py`` excludes.
+``--window-work N``: negotiation's ``PathFinderOptions.window_work`` (the exact windows of
+``router/windows.py``; 0 turns them off), to compare the two on the same puzzles.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ import numpy as np  # noqa: E402
 
 from mazeroute.layout import parse_layout  # noqa: E402
 from mazeroute.readers import load_layouts  # noqa: E402
-from mazeroute.router import route  # noqa: E402
+from mazeroute.router import PathFinderOptions, route  # noqa: E402
 
 
 def solvable(lay) -> bool:
@@ -112,7 +114,10 @@ def main() -> None:
     ap.add_argument("files", nargs="*", type=Path)
     ap.add_argument("--cut-paths", nargs="*", default=[])
     ap.add_argument("--brute-cells", type=int, default=64)
+    ap.add_argument("--window-work", type=int)
     args = ap.parse_args()
+    options = None if args.window_work is None else PathFinderOptions(
+        window_work=args.window_work)
     route(cut_path_puzzle(8, 0, 3, 9), backend="cpu")               # compile first
     sets = [(f.name, load_layouts(f)) for f in args.files]
     for spec in args.cut_paths:
@@ -120,11 +125,12 @@ def main() -> None:
         sets.append((f"cut paths {spec}", [cut_path_puzzle(side, s, lo, hi) for s in range(4)]))
     for name, lays in sets:
         start = time.perf_counter()
-        complete, slowest, missed = 0, 0.0, []
+        complete, slowest, missed, routed = 0, 0.0, [], 0
         for k, lay in enumerate(lays):
             t0 = time.perf_counter()
-            res = route(lay, backend="cpu")
+            res = route(lay, backend="cpu", options=options)
             slowest = max(slowest, time.perf_counter() - t0)
+            routed += res.routed
             if res.routed == len(lay.nets):
                 complete += 1
                 continue
@@ -132,7 +138,8 @@ def main() -> None:
                 if lay.width * lay.height <= args.brute_cells else "not checked"
             missed.append(f"#{k} {lay.width}x{lay.height} {res.routed}/{len(lay.nets)} "
                           f"({verdict})")
-        print(f"{name}: {complete} of {len(lays)} complete in "
+        print(f"{name}: {complete} of {len(lays)} complete ({routed} of "
+              f"{sum(len(lay.nets) for lay in lays)} nets) in "
               f"{time.perf_counter() - start:.1f} s (slowest {slowest:.2f} s)"
               + (f"; incomplete: {', '.join(missed)}" if missed else ""), flush=True)
 

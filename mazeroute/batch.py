@@ -404,7 +404,7 @@ def route_layout(layout: Layout, folder: Path, args, picture: Picture, *,
 
 
 #: Options of negotiated routing that the command line passes to PathFinderOptions.
-PATHFINDER_FLAGS = ("fill_steps", "snapshot_nets", "reroute_order")
+PATHFINDER_FLAGS = ("fill_steps", "window_work", "snapshot_nets", "reroute_order")
 #: Options that may change the routes of a mode (engines and strategies give the same
 #: routes; they change only the time).
 ROUTING_OPTIONS = {"negotiate": ("max_iterations", "time_limit", *PATHFINDER_FLAGS),
@@ -459,6 +459,7 @@ class BatchOptions:
     max_iterations: int | None = None
     time_limit: float | None = None
     fill_steps: int | None = None
+    window_work: int | None = None
     snapshot_nets: int | None = None
     reroute_order: str | None = None
     format: str = "auto"

@@ -121,6 +121,11 @@ def _mode_options(p: argparse.ArgumentParser) -> None:
                    help="negotiate: choices the exact space-filling search may try when "
                         "nets stay unrouted and every net has two pins (0: never; "
                         "default 400000000, about 8 s on one core)")
+    g.add_argument("--window-work", type=int, metavar="N",
+                   help="negotiate: when two-pin nets stay unrouted after that, re-solve "
+                        "windows round their pins exactly (SAT), with the wires crossing "
+                        "them, within N of the solver's conflicts in all (0: never; "
+                        "default 50000, some seconds on one core)")
     g.add_argument("--snapshot-nets", type=int, metavar="K",
                    help="negotiate: a net waits only for the overlapping nets at least K "
                         "places before it; nearer ones are searched together on the same "
@@ -148,6 +153,8 @@ def _check_engine(args) -> str | None:
             ("time_limit", "--time-limit", lambda v: 0 < v <= MAX_OPTION_FLOAT,
              f"> 0 and at most {MAX_OPTION_FLOAT:g} seconds"),                # NaN too
             ("fill_steps", "--fill-steps", lambda v: 0 <= v <= MAX_OPTION_INT,
+             f"0 .. {MAX_OPTION_INT}"),
+            ("window_work", "--window-work", lambda v: 0 <= v <= MAX_OPTION_INT,
              f"0 .. {MAX_OPTION_INT}"),
             ("snapshot_nets", "--snapshot-nets", lambda v: 1 <= v <= MAX_OPTION_INT,
              f"1 .. {MAX_OPTION_INT}"),

@@ -1369,6 +1369,7 @@ def test_pathfinder_options_reach_the_negotiation_of_route_and_batch(tmp_path, f
 
 
 @pytest.mark.parametrize("flag, value", [("--fill-steps", "100000000000000000000"),
+                                         ("--window-work", "100000000000000000000"),
                                          ("--snapshot-nets", "100000000000000000000"),
                                          ("--max-iterations", "100000000000000000000"),
                                          ("--time-limit", "1e300")])
@@ -1394,7 +1395,8 @@ def test_fill_steps_turn_the_space_filling_search_off_or_on(tmp_path, capsys):
     # held to 50 iterations, negotiation leaves this puzzle incomplete (with its whole
     # budget it completes it: tests/test_negotiate.py)
     held = ["--max-iterations", "50"]
-    assert main(["route", str(puzzle), "-o", str(off), "--fill-steps", "0", *held]) == 0
+    off_ = ["--fill-steps", "0", "--window-work", "0"]       # and the exact windows
+    assert main(["route", str(puzzle), "-o", str(off), *off_, *held]) == 0
     assert main(["route", str(puzzle), "-o", str(on), *held]) == 0
     printed = capsys.readouterr().out
     assert "space-filling search connected them all" in printed
@@ -1402,8 +1404,15 @@ def test_fill_steps_turn_the_space_filling_search_off_or_on(tmp_path, capsys):
               for d in (off, on)]
     assert routed[0] < routed[1] == 18
     assert main(["check", str(puzzle), "--routes", str(on / "routes.json")]) == 0
+    windows = tmp_path / "windows"      # without the search, windows do it (given twice
+    assert main(["route", str(puzzle), "-o", str(windows), "--fill-steps", "0",   # the work
+                 "--window-work", "100000", *held]) == 0
+    assert "exact re-solves of windows round the others connected" in capsys.readouterr().out
+    assert sum(n["routed"] for n in json.loads((windows / "routes.json").read_text())[
+        "nets"]) == 18
+    assert main(["check", str(puzzle), "--routes", str(windows / "routes.json")]) == 0
     batch = tmp_path / "batch"                      # batch takes it too
-    assert main(["batch", str(puzzle), "-o", str(batch), "--fill-steps", "0", *held]) == 0
+    assert main(["batch", str(puzzle), "-o", str(batch), *off_, *held]) == 0
     rows = list(csv.DictReader((batch / "summary.csv").open()))
     assert [int(r["routed"]) for r in rows] == [routed[0]]
 

@@ -165,7 +165,8 @@ def test_negotiation_completes_the_puzzle_with_the_search_and_not_without():
     lay = puzzle_layout()
     # negotiation's first budget_after iterations leave it incomplete (its whole budget
     # completes it: tests/test_negotiate.py); by default the search is tried there
-    plain = Negotiator(lay, "cpu", PathFinderOptions(fill_steps=0, max_iterations=50)).run()
+    plain = Negotiator(lay, "cpu", PathFinderOptions(fill_steps=0, window_work=0,
+                                                     max_iterations=50)).run()
     assert plain.routed < len(lay.nets)
     res = Negotiator(lay, "cpu").run()
     assert res.routed == len(lay.nets)

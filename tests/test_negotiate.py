@@ -137,7 +137,7 @@ def test_cheap_iterations_go_on_past_budget_after_until_the_budget():
     never passes ``max_iterations``."""
     from dataclasses import replace
     lay = puzzle_layout()
-    opt = PathFinderOptions(fill_steps=0)                  # negotiation's own routes
+    opt = PathFinderOptions(fill_steps=0, window_work=0)   # negotiation's own routes
     ng = Negotiator(lay, "cpu", opt)
     full = ng.run()
     assert full.routed == len(lay.nets) and len(full.iterations) > opt.budget_after

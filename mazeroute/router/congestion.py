@@ -158,6 +158,11 @@ class PathFinderOptions:
         (:meth:`~mazeroute.engines.weighted.NetSearch.route_chain`); the routes are the
         same. Off by default: measured sooner on issue 13's 1024^2 layout but later on
         its 4096^2 one (benchmarks/RESULTS.md, sixth session of 2026-11-25)
+    window_work : when nets still stay unrouted after the space-filling search and every
+        net has two pins, windows round each one's pins are re-solved exactly with the
+        wires crossing them (:mod:`.windows`, a SAT solver), within this much work in
+        all, counted in the solver's conflicts (0: never; needs the ``python-sat``
+        package); it needs no clock, some seconds at most on one core by default
     shorten_group : after the space-filling search connected every net, up to this many
         touching wires are rerouted together for shorter wires (:mod:`.shorten`; 0 or
         1: its wires are kept as they are; each group is tried in all of its
@@ -190,6 +195,7 @@ class PathFinderOptions:
     reroute_order: str = "colour"
     shorten_group: int = 3
     device_chains: bool = False
+    window_work: int = 50_000
 
     def __post_init__(self):
         for name, value in ((f.name, getattr(self, f.name)) for f in fields(self)):
@@ -233,6 +239,7 @@ class PathFinderOptions:
                   ("snapshot_nets", self.snapshot_nets >= 1),
                   ("reroute_order", self.reroute_order in REROUTE_ORDERS),
                   ("shorten_group", self.shorten_group >= 0),
+                  ("window_work", self.window_work >= 0),
                   ("device_chains", isinstance(self.device_chains, bool))]
         for name, ok in checks:
             if not ok:

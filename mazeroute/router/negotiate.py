@@ -24,7 +24,10 @@ space-filling search of :mod:`.fill` tries to connect them all by wires that cov
 every free cell (dense layouts such as numberlink puzzles need such long, winding
 wires, which cost gradients seldom find); its routes replace negotiation's when it
 connects every net, after touching wires were rerouted in pairs and threes for shorter
-ones (:mod:`.shorten`). The result never has fewer routed nets than sequential
+ones (:mod:`.shorten`). Nets still unrouted on a dense layout of two-pin nets are then
+connected where a window round their pins, re-solved exactly with the wires crossing it
+(:mod:`.windows`, a SAT solver), has a solution, and touching wires are shortened
+again. The result never has fewer routed nets than sequential
 mode's: :func:`sequential_routes` is computed as a floor whenever some net that could
 be routed alone stays unrouted, and the better result is kept.
 
@@ -95,6 +98,8 @@ from .fill import fill_routes
 from .result import IterationStats, NetRoute, PhaseStats, RouteResult
 from .sequential import Router
 from .shorten import shorten_wires
+from .windows import available as windows_available
+from .windows import complete_in_windows
 
 _NO_CELLS = np.zeros(0, np.int64)
 #: The phases after the loop, as they end (``mazeroute route`` shows them on a terminal).
@@ -745,6 +750,17 @@ class Negotiator:
             result = filled
         if asked and self._fill_seconds:        # the search ran (now, or at budget_after)
             phase("space-filling search", t0, result.routed)
+        if result.routed < len(self.layout.nets) - len(self.enclosed):
+            t0 = time.perf_counter()
+            added = self._windows()
+            if added is not None:
+                if added:
+                    before = result.routed
+                    result = self._result()
+                    result.notice = (f"negotiation connected {before} of "
+                                     f"{len(self.layout.nets)} nets; exact re-solves of "
+                                     f"windows round the others connected {added} more")
+                phase("exact windows", t0, result.routed)
         if result.routed < len(self.layout.nets):
             t0 = time.perf_counter()
             self._explain(result, iterations)
@@ -801,6 +817,38 @@ class Negotiator:
                 self._set_route(i, np.stack([shorter[i] % w, shorter[i] // w], axis=1))
         self.seconds += (time.perf_counter() - start) / max(1, len(self.pins))
         return True
+
+    def _windows(self) -> int | None:
+        """Connect nets still unrouted by exact re-solves of windows round their pins
+        (:mod:`.windows`), then let touching wires trade cells for shorter ones
+        (:mod:`.shorten`), and again while that connects more (the shorter wires leave
+        other windows room) and the option's work lasts; the nets it connected, or
+        None when it does not apply (an option, a net of more than two pins, or no SAT
+        solver installed)."""
+        opt = self.options
+        if (opt.window_work == 0 or any(len(p) != 2 for p in self.pins)
+                or not windows_available()):
+            return None
+        w = self.shape[1]
+        budget, added = opt.window_work, 0
+        while budget > 0:
+            start = time.perf_counter()
+            before = list(self.routes)
+            todo = [i for i, c in enumerate(self.cells)
+                    if c is None and i not in self.enclosed]
+            got = complete_in_windows(self.free, self.pins, before, nets=todo,
+                                      work=budget)
+            budget = 0 if got.full else budget - max(1, got.work)
+            if not got.added:
+                break
+            added += got.added
+            shorter, _ = shorten_wires(self.free, self.pins, got.routes, opt.shorten_group)
+            changed = [i for i in self.order.tolist() if shorter[i] is not None and (
+                before[i] is None or not np.array_equal(shorter[i], before[i]))]
+            for i in changed:
+                self._set_route(i, np.stack([shorter[i] % w, shorter[i] // w], axis=1))
+            self.seconds[changed] += (time.perf_counter() - start) / len(changed)
+        return added
 
     # -- results ----------------------------------------------------------------------
     def _result(self) -> RouteResult:

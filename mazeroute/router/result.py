@@ -90,7 +90,8 @@ class IterationStats:
 @dataclass(frozen=True)
 class PhaseStats:
     """One phase of negotiated routing after its loop (``legalise``, ``repair``,
-    ``tidy``, ``space-filling search``, ``reasons``: why each unrouted net is unrouted,
+    ``tidy``, ``space-filling search``, ``exact windows`` (:mod:`.windows`), ``reasons``:
+    why each unrouted net is unrouted,
     ``sequential floor``: sequential mode's routes compared), its wall time and the
     nets routed at its end."""
 
