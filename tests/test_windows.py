@@ -244,3 +244,16 @@ def test_negotiation_connects_the_net_it_left_by_a_window():
     assert check_routes(lay, res.to_json()) == []
     assert "windows" in res.notice
     assert [p.phase for p in res.phases].count("exact windows") == 1
+
+
+def test_windows_passed_over_count_as_work():
+    """Windows built and then passed over (here: none is dense enough) count as work too,
+    so that their number stays bounded: a small budget stops the search early."""
+    free = np.ones((30, 30), bool)
+    pins = [np.array([[0, 0], [29, 0]]), np.array([[5, 5], [6, 5]])]
+    before = [np.arange(30, dtype=np.int64), None]
+    common = dict(min_density=2.0, min_layout_density=0.0, max_unrouted=1.0)
+    whole = complete_in_windows(free, pins, before, **common)
+    assert whole.windows == 0 and whole.work > 0 and not whole.full
+    cut = complete_in_windows(free, pins, before, work=whole.work - 1, **common)
+    assert cut.windows == 0 and cut.full and cut.work >= whole.work - 1

@@ -47,8 +47,9 @@ import numpy as np
 #: Most (cell, piece) variables of one window's problem.
 MAX_VARS = 1 << 16
 #: The work of one call, in conflicts of the solver (each window also counts one per
-#: :data:`CONFLICTS_PER_VAR` variables, its encoding's share): the solver's time per
-#: conflict grows with the window, some 20-400 us on one core.
+#: :data:`CONFLICTS_PER_VAR` variables, its encoding's share, and one per 64 cells of
+#: its box, its building's): the solver's time per conflict grows with the window, some
+#: 20-400 us on one core.
 WORK = 50_000
 #: Conflicts the solver may spend on one window before it is given up: this many per
 #: variable of its problem, at most :data:`MAX_CONFLICTS` (a window that has no
@@ -162,6 +163,9 @@ def complete_in_windows(free: np.ndarray, pins: Sequence[np.ndarray],
     if len(todo) > max_unrouted * len(pins):
         return out                          # far more nets than room: see MAX_UNROUTED
     owner = np.full(h * w, -1, np.int64)            # the net whose wire holds a cell
+    pin_net = np.full(h * w, -1, np.int64)          # the net whose pin a cell is
+    for k, ends in enumerate(ends_of):
+        pin_net[list(ends)] = k
     for i, r in enumerate(routes):
         if r is not None:
             owner[r] = i
@@ -182,7 +186,10 @@ def complete_in_windows(free: np.ndarray, pins: Sequence[np.ndarray],
             if level and box == _box(pins[i], (margin >> 1) if level > 1 else first_margin,
                                      w, h):
                 continue                    # the window was the whole grid already
-            window = _Window(free, ends_of, out.routes, owner, box)
+            window = _Window(free, ends_of, out.routes, owner, pin_net, box)
+            # building a window is work too (a cell of its box a 64th of a conflict), so
+            # that windows passed over below cannot add up without bound on a big grid
+            spent += 1 + (box[2] - box[0] + 1) * (box[3] - box[1] + 1) // 64
             if window.variables > max_vars:
                 out_of_room.add(i)
                 continue
@@ -220,7 +227,7 @@ def complete_in_windows(free: np.ndarray, pins: Sequence[np.ndarray],
             break
         else:
             level += 1
-    out.work, out.full = spent, full
+    out.work, out.full = spent, full or spent >= work
     return out
 
 
@@ -238,7 +245,7 @@ class _Window:
 
     def __init__(self, free: np.ndarray, ends_of: list[tuple[int, int]],
                  routes: Sequence[np.ndarray | None], owner: np.ndarray,
-                 box: tuple[int, int, int, int]):
+                 pin_net: np.ndarray, box: tuple[int, int, int, int]):
         h, w = free.shape
         x0, y0, x1, y1 = box
         self.box, self.w = box, w
@@ -257,9 +264,11 @@ class _Window:
                 held[y[s] - y0, x[s] - x0] = held[y[e] - y0, x[e] - x0] = True
                 if e > s:                   # a lone cell stays as it is
                     self._piece(j, int(r[s]), int(r[e]), s, e)
-        for k, ends in enumerate(ends_of):
+        pins_here = pin_net.reshape(h, w)[y0:y1 + 1, x0:x1 + 1]
+        for k in np.unique(pins_here[pins_here >= 0]).tolist():
             if routes[k] is not None:
                 continue
+            ends = ends_of[k]
             inside = [c for c in ends if x0 <= c % w <= x1 and y0 <= c // w <= y1]
             for c in inside:
                 held[c // w - y0, c % w - x0] = True
