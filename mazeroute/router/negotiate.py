@@ -808,15 +808,22 @@ class Negotiator:
         for i in self.order:
             self._set_route(int(i), got.routes[i])
         # its wires cover every free cell: neighbours trade cells for shorter wires
-        w = self.shape[1]
-        flat = list(self.routes)
-        shorter, self.filled_gain = shorten_wires(self.free, self.pins, flat,
-                                                  self.options.shorten_group)
-        for i in self.order.tolist():
-            if shorter[i] is not flat[i]:
-                self._set_route(i, np.stack([shorter[i] % w, shorter[i] // w], axis=1))
+        _, self.filled_gain = self._take_shortened(list(self.routes))
         self.seconds += (time.perf_counter() - start) / max(1, len(self.pins))
         return True
+
+    def _take_shortened(self, routes: list[np.ndarray | None]) -> tuple[list[int], int]:
+        """Let the touching wires of ``routes`` (flat cells; a legal routing) trade cells
+        for shorter ones (:mod:`.shorten`), and give each net its wire where that differs
+        from its route now; the nets whose route changed (in routing order), and the cells
+        the wires lost."""
+        w = self.shape[1]
+        shorter, gained = shorten_wires(self.free, self.pins, routes, self.options.shorten_group)
+        changed = [i for i in self.order.tolist() if shorter[i] is not None and (
+            self.routes[i] is None or not np.array_equal(shorter[i], self.routes[i]))]
+        for i in changed:
+            self._set_route(i, np.stack([shorter[i] % w, shorter[i] // w], axis=1))
+        return changed, gained
 
     def _windows(self) -> int | None:
         """Connect nets still unrouted by exact re-solves of windows round their pins
@@ -829,24 +836,18 @@ class Negotiator:
         if (opt.window_work == 0 or any(len(p) != 2 for p in self.pins)
                 or not windows_available()):
             return None
-        w = self.shape[1]
         budget, added = opt.window_work, 0
         while budget > 0:
             start = time.perf_counter()
-            before = list(self.routes)
             todo = [i for i, c in enumerate(self.cells)
                     if c is None and i not in self.enclosed]
-            got = complete_in_windows(self.free, self.pins, before, nets=todo,
+            got = complete_in_windows(self.free, self.pins, self.routes, nets=todo,
                                       work=budget)
             budget = 0 if got.full else budget - max(1, got.work)
             if not got.added:
                 break
             added += got.added
-            shorter, _ = shorten_wires(self.free, self.pins, got.routes, opt.shorten_group)
-            changed = [i for i in self.order.tolist() if shorter[i] is not None and (
-                before[i] is None or not np.array_equal(shorter[i], before[i]))]
-            for i in changed:
-                self._set_route(i, np.stack([shorter[i] % w, shorter[i] // w], axis=1))
+            changed, _ = self._take_shortened(got.routes)
             self.seconds[changed] += (time.perf_counter() - start) / len(changed)
         return added
 

@@ -211,11 +211,12 @@ def complete_in_windows(free: np.ndarray, pins: Sequence[np.ndarray],
                 continue
             out.found += 1
             before = sum(r is not None for r in out.routes)
-            for j in window.nets():
+            moved = window.nets()
+            for j in moved:
                 if out.routes[j] is not None:
                     owner[out.routes[j]] = -1
             out.routes = window.apply(out.routes, paths)
-            for j in window.nets():
+            for j in moved:
                 owner[out.routes[j]] = j
             out.added += sum(r is not None for r in out.routes) - before
             connected = True
