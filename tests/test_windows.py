@@ -149,8 +149,26 @@ def test_nets_that_must_cross_stay_unrouted_and_nothing_moves():
 def test_a_route_that_is_not_a_path_between_its_pins_is_refused():
     free = np.ones((3, 3), bool)
     pins = [np.array([[0, 0], [2, 0]]), np.array([[0, 2], [2, 2]])]
+    for bad in ([0, 2], [0], [0, 1, 2, 5], [2, 1, 0, -1], [0, 1, 2, 3, 2]):
+        with pytest.raises(ValueError, match="path"):
+            complete_in_windows(free, pins, [np.array(bad), None], max_unrouted=1)
+    # a row's last cell and the next row's first are not neighbours
+    pins = [np.array([[0, 0], [0, 1]]), np.array([[1, 2], [2, 2]])]
     with pytest.raises(ValueError, match="path"):
-        complete_in_windows(free, pins, [np.array([0, 2]), None])
+        complete_in_windows(free, pins, [np.array([0, 1, 2, 3]), None], max_unrouted=1)
+    with pytest.raises(ValueError, match="path"):           # past the grid's last row
+        complete_in_windows(np.ones((2, 3), bool), [np.array([[0, 1], [1, 1]]),
+                                                    np.array([[2, 0], [2, 1]])],
+                            [np.array([3, 6, 7, 4]), None], max_unrouted=1)
+    # the wires of many nets are checked together: a good one and a bad one
+    pins = [np.array([[0, 0], [2, 0]]), np.array([[0, 1], [2, 1]]),
+            np.array([[0, 2], [2, 2]])]
+    with pytest.raises(ValueError, match="path"):
+        complete_in_windows(free, pins, [np.array([0, 1, 2]), np.array([3, 4, 8, 5]), None],
+                            max_unrouted=1)
+    got = complete_in_windows(free, pins, [np.array([2, 1, 0]), np.array([3, 4, 5]), None],
+                              max_unrouted=1)            # either direction is a path
+    assert got.routes[2].tolist() == [6, 7, 8]
 
 
 def test_sparse_layouts_are_left_alone():

@@ -152,16 +152,19 @@ def complete_in_windows(free: np.ndarray, pins: Sequence[np.ndarray],
     out = WindowResult(list(routes))
     if any(len(p) != 2 for p in pins):
         return out
-    ends_of = [tuple(int(y * w + x) for x, y in np.asarray(p, np.int64).tolist())
-               for p in pins]
-    if not all(r is None or _is_path(r, ends, w) for r, ends in zip(routes, ends_of)):
-        raise ValueError("every route must be a path of grid neighbours between its pins")
+    # the gates first: on a big sparse layout (issue 13's 4096^2 one) the checks below
+    # are most of this call's time, for no window
     held = sum(len(r) for r in routes if r is not None) + 2 * sum(r is None for r in routes)
     if held < min_layout_density * free.sum():
         return out                          # a sparse layout: see MIN_LAYOUT_DENSITY
     todo = [i for i in (range(len(pins)) if nets is None else nets) if routes[i] is None]
     if len(todo) > max_unrouted * len(pins):
         return out                          # far more nets than room: see MAX_UNROUTED
+    xy = np.asarray(pins, np.int64).reshape(len(pins), 2, 2)
+    flat_ends = xy[:, :, 1] * w + xy[:, :, 0]
+    ends_of = [(int(a), int(b)) for a, b in flat_ends.tolist()]
+    if not _are_paths(routes, flat_ends, w, h * w):
+        raise ValueError("every route must be a path of grid neighbours between its pins")
     owner = np.full(h * w, -1, np.int64)            # the net whose wire holds a cell
     pin_net = np.full(h * w, -1, np.int64)          # the net whose pin a cell is
     for k, ends in enumerate(ends_of):
@@ -377,12 +380,32 @@ class _Window:
         return new
 
 
-def _is_path(r: np.ndarray, ends: tuple[int, int], w: int) -> bool:
-    """Whether the flat cells ``r`` are a path of grid neighbours between ``ends``."""
-    step = np.diff(r)
-    across = (np.abs(step) == 1) & (np.minimum(r[:-1], r[1:]) % w != w - 1)
-    return ({int(r[0]), int(r[-1])} == set(ends) and len(r) > 1
-            and bool((across | (np.abs(step) == w)).all()))
+def _are_paths(routes: Sequence[np.ndarray | None], ends: np.ndarray, w: int,
+               cells_in_grid: int) -> bool:
+    """Whether each route that is not None is a path of grid neighbours (flat cells of
+    a grid ``w`` wide, of ``cells_in_grid`` cells) between its net's two ``ends`` (an
+    ``(n, 2)`` array), in either direction; all routes at once."""
+    have = [i for i, r in enumerate(routes) if r is not None]
+    if not have:
+        return True
+    rs = [routes[i] for i in have]
+    sizes = np.fromiter((len(r) for r in rs), np.int64, len(rs))
+    if sizes.min() < 2:
+        return False
+    cells = np.concatenate(rs)
+    if cells.min() < 0 or cells.max() >= cells_in_grid:
+        return False
+    last = np.cumsum(sizes) - 1
+    first = last - sizes + 1
+    got = np.stack([cells[first], cells[last]], axis=1)
+    want = ends[have]
+    if not ((got == want) | (got == want[:, ::-1])).all(axis=1).all():
+        return False
+    step = np.diff(cells)
+    across = (np.abs(step) == 1) & (np.minimum(cells[:-1], cells[1:]) % w != w - 1)
+    ok = across | (np.abs(step) == w)
+    ok[last[:-1]] = True                    # the step from one route to the next
+    return bool(ok.all())
 
 
 def _at_most_one(lits: list[int], top: int, clauses: list[list[int]]) -> int:
