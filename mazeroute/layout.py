@@ -660,20 +660,31 @@ def _parse_nets(items, file) -> list[Net]:
                              file=file, field=where)
         name = _name(item.get("name"), file, f"{where} name")
         where = f"nets[{i}] {quote(name)}"
-        if name in seen:
-            raise InputError(f"name repeats nets[{seen[name]}]", file=file, field=where)
-        seen[name] = i
         pins = item.get("pins")
-        if not isinstance(pins, list) or len(pins) < 2:
+        if not isinstance(pins, list):
             raise InputError(f"pins must be a list of at least 2 cells, {_got(pins)}",
                              file=file, field=where)
         cells = [_cell(p, None, None, file, f"{where} pins[{j}]") for j, p in enumerate(pins)]
-        if len(set(cells)) != len(cells):
-            once: set[Cell] = set()
-            dup = next(c for c in cells if c in once or once.add(c))
-            raise InputError(f"lists cell {quote(list(dup))} twice", file=file, field=where)
+        _net_rules(i, name, cells, seen, file)
         nets.append(Net(name, cells))
     return nets
+
+
+def _net_rules(i: int, name: str, cells: list[Cell], seen: dict[str, int], file) -> None:
+    """The rules of ``nets[i]`` that hold for a file's nets and a Layout built in Python
+    alike: a name no earlier net has (``seen``: names so far, their index; updated), at
+    least two pins, no cell listed twice."""
+    where = f"nets[{i}] {quote(name)}"
+    if name in seen:
+        raise InputError(f"name repeats nets[{seen[name]}]", file=file, field=where)
+    seen[name] = i
+    if len(cells) < 2:
+        raise InputError(f"pins must be a list of at least 2 cells, got {len(cells)}",
+                         file=file, field=where)
+    once: set[Cell] = set()
+    dup = next((c for c in cells if c in once or once.add(c)), None)
+    if dup is not None:
+        raise InputError(f"lists cell {quote(list(dup))} twice", file=file, field=where)
 
 
 def check_layout(layout: Layout) -> None:
@@ -708,19 +719,12 @@ def check_layout(layout: Layout) -> None:
         if not isinstance(net.name, str):
             raise InputError(f"a net's name is text, got {quote(net.name)}", file=file,
                              field=f"nets[{i}] name")
-        if net.name in seen:
-            raise InputError(f"name repeats nets[{seen[net.name]}]", file=file, field=where)
-        seen[net.name] = i
         pins = list(net.pins)
-        if len(pins) < 2:
-            raise InputError(f"pins must be at least 2 cells, got {len(pins)}", file=file,
-                             field=where)
         for j, c in enumerate(pins):
             if not (len(c) == 2 and all(_is_index(v) for v in c) and min(c) >= 0):
                 raise InputError(f"a pin is two integers x, y >= 0, got {quote(c)}",
                                  file=file, field=f"{where} pins[{j}]")
-        if len(set(map(tuple, pins))) < len(pins):
-            raise InputError("lists a cell twice", file=file, field=where)
+        _net_rules(i, net.name, [(int(x), int(y)) for x, y in pins], seen, file)
     _check_pins(layout, file)
 
 

@@ -405,3 +405,21 @@ def test_rectangles_that_paint_the_mask_are_written_as_they_are(tmp_path):
     lay = parse_layout(BASE, "chip.yaml")
     save_layout(lay, tmp_path / "x.yaml")
     assert load_layout(tmp_path / "x.yaml").rects == lay.rects
+
+
+@pytest.mark.parametrize("nets, words", [
+    ([("n", [(0, 0), (1, 0)]), ("n", [(2, 2), (3, 3)])], "nets[1] 'n': name repeats nets[0]"),
+    ([("n", [(0, 0)])], "nets[0] 'n': pins must be a list of at least 2 cells, got 1"),
+    ([("n", [(0, 0), (1, 1), (0, 0)])], "nets[0] 'n': lists cell [0, 0] twice"),
+])
+def test_a_file_and_a_layout_built_in_python_break_a_net_rule_in_the_same_words(nets, words):
+    from mazeroute.errors import InputError
+    from mazeroute.layout import Layout, Net, check_layout, parse_layout
+    data = {"width": 4, "height": 4,
+            "nets": [{"name": n, "pins": [list(c) for c in pins]} for n, pins in nets]}
+    with pytest.raises(InputError) as from_file:
+        parse_layout(data, "f.yaml")
+    with pytest.raises(InputError) as built:
+        check_layout(Layout("a", 4, 4, nets=[Net(n, pins) for n, pins in nets]))
+    assert str(from_file.value) == f"f.yaml: {words}"
+    assert str(built.value) == words
