@@ -275,3 +275,117 @@ def test_windows_passed_over_count_as_work():
     assert whole.windows == 0 and whole.work > 0 and not whole.full
     cut = complete_in_windows(free, pins, before, work=whole.work - 1, **common)
     assert cut.windows == 0 and cut.full and cut.work >= whole.work - 1
+
+
+CTRL_C_IN_A_SOLVE = r'''
+import signal
+import numpy as np
+import pysat.solvers
+from mazeroute.router.windows import complete_in_windows
+
+class Hard(pysat.solvers.Solver):
+    """The window's problem and a pigeonhole problem (11 into 10) beside it, and a
+    budget of 200,000 conflicts: the solve runs out of them after a second or more."""
+    def __init__(self, name, bootstrap_with):
+        top = max(abs(x) for c in bootstrap_with for x in c)
+        v = lambda i, j: top + i * 10 + j + 1
+        php = [[v(i, j) for j in range(10)] for i in range(11)]
+        php += [[-v(a, j), -v(b, j)] for j in range(10) for a in range(11)
+                for b in range(a + 1, 11)]
+        super().__init__(name=name, bootstrap_with=list(bootstrap_with) + php)
+
+    def conf_budget(self, budget):
+        super().conf_budget(200_000)
+
+    def solve_limited(self, *args, **kwargs):
+        print("solving", flush=True)          # the test's Ctrl-C comes now
+        return super().solve_limited(*args, **kwargs)
+
+pysat.solvers.Solver = Hard
+free = np.ones((3, 4), bool)
+pins = [np.array([[0, 0], [3, 0]]), np.array([[0, 2], [3, 2]])]
+a = np.array([y * 4 + x for x, y in [(0, 0), (0, 1), (1, 1), (1, 2), (2, 2), (2, 1),
+                                     (3, 1), (3, 0)]])
+try:
+    complete_in_windows(free, pins, [a, None], max_unrouted=1)
+    print("not interrupted")
+except KeyboardInterrupt:
+    print("KeyboardInterrupt", signal.getsignal(signal.SIGINT) is signal.default_int_handler)
+'''
+
+
+def test_ctrl_c_during_a_solve_is_pythons_keyboard_interrupt(tmp_path):
+    """python-sat's solve in the main thread used to install a SIGINT handler of its own:
+    a Ctrl-C during a window's solve came out as pysat's error (a batch logged a failed
+    layout and went on), and a later signal could deadlock in the solver's destructor.
+    Now the solve leaves SIGINT to Python: a KeyboardInterrupt when it returns, and
+    Python's handler in place after it."""
+    import signal
+    import subprocess
+    import sys
+    import time
+    script = tmp_path / "ctrl_c.py"
+    script.write_text(CTRL_C_IN_A_SOLVE)
+    child = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline().strip() == "solving"
+        time.sleep(0.3)
+        child.send_signal(signal.SIGINT)      # from another process, as a terminal's
+        out, err = child.communicate(timeout=120)
+    finally:
+        child.kill()
+    assert out.strip() == "KeyboardInterrupt True", out + err
+    assert "Traceback" not in err and child.returncode == 0
+
+
+def test_the_solves_leave_pysats_main_thread_check_as_it_was(monkeypatch):
+    import pysat.solvers
+    seen = []
+    real = pysat.solvers.Solver
+
+    class Watched(real):
+        def solve_limited(self, *a, **k):
+            seen.append(pysat.solvers.MainThread.check())
+            return super().solve_limited(*a, **k)
+    monkeypatch.setattr(pysat.solvers, "Solver", Watched)
+    free = np.ones((3, 4), bool)
+    pins = [np.array([[0, 0], [3, 0]]), np.array([[0, 2], [3, 2]])]
+    got = complete_in_windows(free, pins, [_flat([(0, 0), (1, 0), (2, 0), (3, 0)], 4), None],
+                              max_unrouted=1)
+    assert got.added == 1 and seen and not any(seen)
+    assert pysat.solvers.MainThread.check() is True       # pytest runs in the main thread
+
+
+def test_inputs_that_are_no_legal_routing_are_refused_in_words():
+    free = np.ones((3, 4), bool)
+    pins = [np.array([[0, 0], [3, 0]]), np.array([[0, 2], [3, 2]])]
+    row0, row2 = _flat([(0, 0), (1, 0), (2, 0), (3, 0)], 4), _flat([(x, 2) for x in range(4)], 4)
+    blocked = free.copy()
+    blocked[0, 1] = False
+    cases = [
+        (dict(free=free, pins=[np.array([[0, 0], [4, 0]]), pins[1]], routes=[None, None]),
+         "outside the 4 x 3 grid"),
+        (dict(free=free, pins=[np.array([[-1, 0], [3, 0]]), pins[1]], routes=[None, None]),
+         "outside"),
+        (dict(free=free, pins=[np.array([[0, 0, 1], [3, 0, 1]]), pins[1]],
+              routes=[None, None]), "two cells of two integers"),
+        (dict(free=free, pins=pins, routes=[None]), "1 routes for 2 nets"),
+        (dict(free=free, pins=[pins[0], np.array([[0, 0], [3, 2]])], routes=[None, None]),
+         "share a pin"),
+        (dict(free=blocked, pins=pins, routes=[row0, None]), "not free"),
+        (dict(free=free, pins=[pins[0], np.array([[1, 0], [1, 2]])],
+              routes=[row0, _flat([(1, 0), (1, 1), (1, 2)], 4)]), "two routes"),
+        (dict(free=free, pins=[pins[0], np.array([[1, 1], [2, 0]])],
+              routes=[row0, None]), "another net's pin"),
+        (dict(free=free.ravel(), pins=pins, routes=[row0, None]), "2-D grid"),
+        (dict(free=free, pins=pins, routes=[row0, None], nets=[5]), "net indices below 2"),
+        (dict(free=free, pins=pins, routes=[row0, None], first_margin=-1), "first_margin"),
+    ]
+    for kwargs, words in cases:
+        with pytest.raises(ValueError, match=words):
+            complete_in_windows(**kwargs, max_unrouted=1)
+    # no nets at all, and nets named twice: nothing to refuse
+    assert complete_in_windows(np.ones((1, 1), bool), [], []).added == 0
+    got = complete_in_windows(free, pins, [None, row2], nets=[0, 0, 0], max_unrouted=1)
+    assert got.added == 1 and got.windows == 1

@@ -38,6 +38,7 @@ Examples
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -147,11 +148,30 @@ def complete_in_windows(free: np.ndarray, pins: Sequence[np.ndarray],
     from pysat.solvers import Solver
 
     free = np.asarray(free, bool)
+    if free.ndim != 2:
+        raise ValueError(f"free must be a 2-D grid, got {free.ndim} dimensions")
     h, w = free.shape
-    routes = [None if r is None else np.asarray(r, np.int64) for r in routes]
+    if len(routes) != len(pins):
+        raise ValueError(f"{len(routes)} routes for {len(pins)} nets")
+    if first_margin < 0:
+        raise ValueError(f"first_margin must be 0 or more, got {first_margin}")
+    routes = [None if r is None else np.asarray(r, np.int64).ravel() for r in routes]
     out = WindowResult(list(routes))
-    if any(len(p) != 2 for p in pins):
-        return out
+    if not len(pins) or any(len(p) != 2 for p in pins):
+        return out                          # no nets, or a tree: nothing to do here
+    try:
+        xy = np.asarray(pins)
+    except ValueError:                      # pins of several shapes
+        xy = np.zeros(0)
+    if xy.shape != (len(pins), 2, 2) or not np.issubdtype(xy.dtype, np.integer):
+        raise ValueError("each net's pins must be two cells of two integers x, y")
+    xy = xy.astype(np.int64)
+    if ((xy < 0).any() or (xy[:, :, 0] >= w).any() or (xy[:, :, 1] >= h).any()):
+        raise ValueError(f"a pin lies outside the {w} x {h} grid")
+    if nets is not None:
+        nets = list(dict.fromkeys(int(i) for i in nets))
+        if any(not 0 <= i < len(pins) for i in nets):
+            raise ValueError(f"nets must be net indices below {len(pins)}")
     # the gates first: on a big sparse layout (issue 13's 4096^2 one) the checks below
     # are most of this call's time, for no window
     held = sum(len(r) for r in routes if r is not None) + 2 * sum(r is None for r in routes)
@@ -160,11 +180,11 @@ def complete_in_windows(free: np.ndarray, pins: Sequence[np.ndarray],
     todo = [i for i in (range(len(pins)) if nets is None else nets) if routes[i] is None]
     if len(todo) > max_unrouted * len(pins):
         return out                          # far more nets than room: see MAX_UNROUTED
-    xy = np.asarray(pins, np.int64).reshape(len(pins), 2, 2)
     flat_ends = xy[:, :, 1] * w + xy[:, :, 0]
     ends_of = [(int(a), int(b)) for a, b in flat_ends.tolist()]
     if not _are_paths(routes, flat_ends, w, h * w):
         raise ValueError("every route must be a path of grid neighbours between its pins")
+    _check_legal(free, routes, flat_ends)
     owner = np.full(h * w, -1, np.int64)            # the net whose wire holds a cell
     pin_net = np.full(h * w, -1, np.int64)          # the net whose pin a cell is
     for k, ends in enumerate(ends_of):
@@ -221,8 +241,9 @@ def complete_in_windows(free: np.ndarray, pins: Sequence[np.ndarray],
             out.routes = window.apply(out.routes, paths)
             for j in moved:
                 owner[out.routes[j]] = j
-            out.added += sum(r is not None for r in out.routes) - before
-            connected = True
+            gained = sum(r is not None for r in out.routes) - before
+            out.added += gained
+            connected = connected or gained > 0
         if full:
             break
         if connected:
@@ -342,7 +363,8 @@ class _Window:
                     clauses.append([-x for x in lits if x is not True])
         if [] in clauses:
             return None, 0
-        with solver_class(name="cadical195", bootstrap_with=clauses) as s:
+        with _signals_left_to_python(), solver_class(name="cadical195",
+                                                     bootstrap_with=clauses) as s:
             s.conf_budget(max_conflicts)
             ok = s.solve_limited()
             conflicts = int(s.accum_stats().get("conflicts", 0))
@@ -378,6 +400,55 @@ class _Window:
                 r = new[net]
                 new[net] = np.concatenate([r[:s], paths[k], r[e + 1:]])
         return new
+
+
+def _check_legal(free: np.ndarray, routes: Sequence[np.ndarray | None],
+                 ends: np.ndarray) -> None:
+    """Refuse routes (paths of neighbours already) that are no legal routing: a cell that
+    is not free, on two wires or twice on one, or a wire through another net's pin."""
+    have = [i for i, r in enumerate(routes) if r is not None]
+    if not have:
+        pins = ends.ravel()
+        if np.unique(pins).size != pins.size:
+            raise ValueError("two nets share a pin")
+        return
+    cells = np.concatenate([routes[i] for i in have])
+    if not free.ravel()[cells].all():
+        raise ValueError("a route passes a cell that is not free")
+    if np.unique(cells).size != cells.size:
+        raise ValueError("a cell is on two routes, or twice on one")
+    owner = np.full(free.size, -1, np.int64)
+    owner[cells] = np.repeat(np.asarray(have, np.int64), [routes[i].size for i in have])
+    pins, net = ends.ravel(), np.repeat(np.arange(len(ends)), 2)
+    if np.unique(pins).size != pins.size:
+        raise ValueError("two nets share a pin")
+    if ((owner[pins] >= 0) & (owner[pins] != net)).any():
+        raise ValueError("a route passes another net's pin")
+
+
+@contextlib.contextmanager
+def _signals_left_to_python():
+    """Keep python-sat from installing its own SIGINT handler round a solve.
+
+    In the main thread, python-sat's solve sets a C handler that jumps out of the solver
+    on Ctrl-C and is not taken down after the jump. The interrupt then came out as
+    pysat's own error (a batch logged it as a failed layout and went on), and a later
+    signal could deadlock in the solver's destructor or crash the process. Told that it
+    is not in the main thread, the solve leaves SIGINT to Python's handler, whose
+    KeyboardInterrupt is raised when the solve returns (within one window's conflict
+    budget). Only this module's solves are changed: the check is restored after each.
+    """
+    from pysat.solvers import MainThread
+    check = MainThread.__dict__["check"]
+    MainThread.check = staticmethod(_never)
+    try:
+        yield
+    finally:
+        MainThread.check = check
+
+
+def _never() -> bool:
+    return False
 
 
 def _are_paths(routes: Sequence[np.ndarray | None], ends: np.ndarray, w: int,
