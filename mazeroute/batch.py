@@ -567,22 +567,27 @@ class FileOutcome:
     rows: list[dict]
     resumed: list[bool] = field(default_factory=list)
     messages: list[tuple[str, str]] = field(default_factory=list)
+    #: the label of the layout being routed (None between layouts): an interrupted
+    #: file's summary keeps the rows of its layouts before it (:meth:`Summary.interrupt`)
+    current: str | None = None
 
 
 def route_file(loaded: Loaded, folders: Sequence[str], out: str | Path,
-               options: BatchOptions) -> FileOutcome:
+               options: BatchOptions, outcome: FileOutcome | None = None) -> FileOutcome:
     """Route the layouts of one loaded input file into ``out/<folder>/``; return the rows.
 
     With ``options.resume``, a layout whose outputs are complete and valid
     (:func:`complete_outputs`) is not routed again: its row is recomputed from its
     ``routes.json``. Never raises an :class:`Exception` (see :func:`load_file`); only an
-    interruption passes.
+    interruption passes. ``outcome``: the (empty) outcome to fill, row by row, which
+    the caller keeps when an interruption passes.
     """
     if loaded.error is not None:
         return loaded.outcome()
     out = Path(out)
-    outcome = FileOutcome([])
+    outcome = FileOutcome([]) if outcome is None else outcome
     for label, layout, folder in zip(loaded.labels, loaded.layouts, folders):
+        outcome.current = label
         kept = None
         if options.resume:
             kept = complete_outputs(layout, out / folder, options)
@@ -595,6 +600,7 @@ def route_file(loaded: Loaded, folders: Sequence[str], out: str | Path,
         outcome.rows.append(_route_one(loaded.file, label, layout, out, folder, options,
                                        outcome.messages))
         outcome.resumed.append(False)
+    outcome.current = None
     return outcome
 
 
@@ -755,30 +761,40 @@ class Summary:
         self.path, self.kind = path, kind
         self.previous = previous or {}
         self._rows: dict[int, list[dict]] = {}
-        self.started: dict[int, tuple[str, list[str]]] = {}
+        self.started: dict[int, tuple[str, list[str], FileOutcome | None]] = {}
         self.resumed = 0
         self._due = 0.0                # when update() writes again (time.monotonic())
 
-    def start(self, index: int, file: str, folders: Sequence[str] = ()) -> None:
-        """File ``index`` is being routed (into ``folders``)."""
-        self.started[index] = (file, list(folders))
+    def start(self, index: int, file: str, folders: Sequence[str] = (),
+              outcome: FileOutcome | None = None) -> None:
+        """File ``index`` is being routed (into ``folders``; ``outcome``: the outcome
+        :func:`route_file` fills as its layouts finish, when this process routes it)."""
+        self.started[index] = (file, list(folders), outcome)
 
     def finish(self, index: int, outcome: FileOutcome) -> None:
         """File ``index`` is done: keep its rows (``write`` writes them)."""
         self.started.pop(index, None)
+        self._rows[index] = self._taken(outcome)
+
+    def _taken(self, outcome: FileOutcome) -> list[dict]:
+        """``outcome``'s rows, those kept by ``--resume`` with their earlier timing."""
         for row, kept in zip(outcome.rows, outcome.resumed):
             if kept:
                 self.resumed += 1
                 old = self.previous.get((row["file"], row["folder"]), {})
                 for key in ("seconds", "worker", "device"):
                     row[key] = old.get(key, row[key])
-        self._rows[index] = outcome.rows
+        return outcome.rows
 
     def interrupt(self, error: str = INTERRUPTED) -> list[str]:
-        """Mark every file started and not finished ``interrupted``; return their folders."""
+        """Mark every file started and not finished ``interrupted`` (a file of several
+        layouts keeps the rows of those it finished, and the one cut off is marked);
+        return their folders."""
         folders = []
-        for index, (file, planned) in sorted(self.started.items()):
-            self._rows[index] = [summary_row(file, status="interrupted", error=error)]
+        for index, (file, planned, outcome) in sorted(self.started.items()):
+            done = self._taken(outcome) if outcome is not None else []
+            label = outcome.current if outcome is not None and outcome.current else file
+            self._rows[index] = done + [summary_row(label, status="interrupted", error=error)]
             folders += planned
         self.started.clear()
         return folders
@@ -861,11 +877,13 @@ def run_serial(files: Sequence[str], out: Path, options: BatchOptions, summary: 
     taken: set[str] = set()
     counter = BatchProgress(len(files), progress)
     for k, f in enumerate(files):
-        summary.start(k, f)
+        outcome = FileOutcome([])
+        summary.start(k, f, outcome=outcome)
         loaded = load_file(f, options, base)
         counter.loaded(k, len(loaded.layouts), sum(len(lay.nets) for lay in loaded.layouts),
                        failed=loaded.error is not None)
-        outcome = route_file(loaded, assign_folders(loaded.names, taken), out, options)
+        outcome = route_file(loaded, assign_folders(loaded.names, taken), out, options,
+                             outcome)
         summary.finish(k, outcome)
         emit(outcome, options.quiet)
         summary.update()

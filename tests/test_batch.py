@@ -265,6 +265,24 @@ def stamps(out: Path) -> dict[str, int]:
             if p.is_file() and p.parent != out}
 
 
+def test_an_interrupted_file_of_puzzles_keeps_the_rows_of_those_it_finished(tmp_path,
+                                                                           monkeypatch):
+    """A numberlink file of four puzzles, stopped (Ctrl-C) as it writes the third: the
+    summary has the first two puzzles' rows and the third marked interrupted, by its
+    label; it no longer says of the whole file that nothing was written."""
+    src = tmp_path / "four.txt"
+    src.write_text(PUZZLES_8x6 + "\n" + PUZZLES_8x6)
+    out = tmp_path / "out"
+    interrupted_serial_run(src, out, monkeypatch, "four-3")
+    rows = rows_of(out)
+    assert [(r["file"], r["status"]) for r in rows] == [
+        (f"{src}#1", "ok"), (f"{src}#2", "ok"), (f"{src}#3", "interrupted")]
+    assert [r["layout"] for r in rows[:2]] == ["four-1", "four-2"]
+    assert sorted(p.name for p in out.iterdir()) == ["four-1", "four-2", "summary.csv"]
+    resumed = main(cpu(str(src), "-o", str(out), "--resume"))
+    assert resumed == 0 and [r["status"] for r in rows_of(out)] == ["ok"] * 4
+
+
 def test_resume_keeps_complete_outputs_and_routes_the_rest(tmp_path, monkeypatch):
     """Sequential mode, whose router the test watches."""
     src = five_layouts(tmp_path)
