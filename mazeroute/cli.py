@@ -624,16 +624,27 @@ def _check_generate(args) -> str:
     return args.name
 
 
+#: The generator's parameter names, as ``generate``'s flags.
+_GENERATE_FLAGS = {"nets": "--nets", "pins": "--pins", "span": "--span",
+                   "density": "--density", "size": "--width/--height"}
+
+
 def cmd_generate(args) -> int:
     name = _check_generate(args)
     out = Path(args.output) if args.output else Path(safe_folder_name(name) + ".yaml")
     check_output_file(args.output or out)
-    if args.kind == "maze":
-        layout = perfect_maze(args.width, args.height, nets=args.nets, pins=args.pins,
-                              seed=args.seed, name=name, span=args.span)
-    else:
-        layout = random_layout(args.width, args.height, density=args.density, nets=args.nets,
-                               pins=args.pins, seed=args.seed, name=name, span=args.span)
+    try:
+        if args.kind == "maze":
+            layout = perfect_maze(args.width, args.height, nets=args.nets, pins=args.pins,
+                                  seed=args.seed, name=name, span=args.span)
+        else:
+            layout = random_layout(args.width, args.height, density=args.density,
+                                   nets=args.nets, pins=args.pins, seed=args.seed, name=name,
+                                   span=args.span)
+    except InputError as e:
+        # the generator names its Python parameters; the user gave flags
+        flag = _GENERATE_FLAGS.get(e.field or "", e.field)
+        raise InputError(e.message, file=e.file, field=flag) from None
     try:
         save_layout(layout, out)
     except OSError as e:

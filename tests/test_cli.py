@@ -1037,6 +1037,16 @@ def test_generate_options_are_checked_first(argv, field, tmp_path, monkeypatch, 
     assert field in _one_line(capsys.readouterr().err)
 
 
+def test_generate_names_its_flags_where_the_layout_itself_refuses(tmp_path, capsys):
+    """A maze has fewer free cells than its grid: too many nets for them is found by the
+    generator, whose error names the flag (``--nets``), as the checks before it do."""
+    out = tmp_path / "g.yaml"
+    assert main(["generate", "maze", "-W", "9", "-H", "9", "--nets", "30", "-o", str(out)]) == 2
+    line = _one_line(capsys.readouterr().err)
+    assert line.startswith("mazeroute: error: --nets: 30 nets of 2 pins need 60 free cells")
+    assert not out.exists()
+
+
 def test_generate_default_file_name_is_safe(tmp_path, monkeypatch):
     """Issue 12 item 1: `generate --name ../../x` writes ./x.yaml, not ../../x.yaml."""
     monkeypatch.chdir(tmp_path / ".")

@@ -50,6 +50,19 @@ def test_options_of_the_wrong_kind_or_size_are_refused(field, value):
         PathFinderOptions(**{field: value})
 
 
+def test_numpy_numbers_are_the_numbers_they_hold():
+    """A value read from an array (np.int64, np.float32) is taken as the number it holds,
+    as a plain int or float; a NumPy bool, or a fraction for a whole number, is not."""
+    opt = PathFinderOptions(window_work=np.int64(5), max_iterations=np.int32(7),
+                            acc_fac=np.float32(0.5))
+    assert (opt.window_work, opt.max_iterations, opt.acc_fac) == (5, 7, 0.5)
+    assert type(opt.window_work) is int and type(opt.acc_fac) is float
+    for field, value in (("window_work", np.float64(2.5)), ("window_work", np.bool_(True)),
+                         ("acc_fac", np.float64("nan")), ("fill_steps", np.int64(-1))):
+        with pytest.raises(ValueError, match=field):
+            PathFinderOptions(**{field: value})
+
+
 def _expected_costs(state: Congestion, pres_fac: float) -> np.ndarray:
     """The cost rule written out cell by cell, in exact integers."""
     pres = int(round(pres_fac * COST_SCALE))

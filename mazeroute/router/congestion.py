@@ -202,6 +202,10 @@ class PathFinderOptions:
             kind = _KINDS.get(name)
             if kind is None or (value is None and name in _OPTIONAL):
                 continue
+            if isinstance(value, (np.integer, np.floating)) and not isinstance(value, np.bool_):
+                # a NumPy number (a value read from an array) is the number it holds
+                value = value.item()
+                object.__setattr__(self, name, value)
             if kind is int and (isinstance(value, bool) or not isinstance(value, int)
                                 or abs(value) > MAX_OPTION_INT):
                 raise ValueError(f"{name} = {value!r} must be a whole number of at most "
