@@ -144,6 +144,14 @@ def complete_in_windows(free: np.ndarray, pins: Sequence[np.ndarray],
     -------
     WindowResult
         Every net routed before stays routed, and no cell is shared.
+
+    Raises
+    ------
+    ValueError
+        When the input is no legal routing: a pin off the grid or of the wrong shape, two
+        nets on one pin, a route that is no path between its pins, passes a cell that is
+        not free, another route's cell or another net's pin (where windows run at all:
+        the gates come first).
     """
     from pysat.solvers import Solver
 
@@ -406,11 +414,11 @@ def _check_legal(free: np.ndarray, routes: Sequence[np.ndarray | None],
                  ends: np.ndarray) -> None:
     """Refuse routes (paths of neighbours already) that are no legal routing: a cell that
     is not free, on two wires or twice on one, or a wire through another net's pin."""
+    pins = ends.ravel()
+    if np.unique(pins).size != pins.size:
+        raise ValueError("two nets share a pin")
     have = [i for i, r in enumerate(routes) if r is not None]
     if not have:
-        pins = ends.ravel()
-        if np.unique(pins).size != pins.size:
-            raise ValueError("two nets share a pin")
         return
     cells = np.concatenate([routes[i] for i in have])
     if not free.ravel()[cells].all():
@@ -419,9 +427,7 @@ def _check_legal(free: np.ndarray, routes: Sequence[np.ndarray | None],
         raise ValueError("a cell is on two routes, or twice on one")
     owner = np.full(free.size, -1, np.int64)
     owner[cells] = np.repeat(np.asarray(have, np.int64), [routes[i].size for i in have])
-    pins, net = ends.ravel(), np.repeat(np.arange(len(ends)), 2)
-    if np.unique(pins).size != pins.size:
-        raise ValueError("two nets share a pin")
+    net = np.repeat(np.arange(len(ends)), 2)
     if ((owner[pins] >= 0) & (owner[pins] != net)).any():
         raise ValueError("a route passes another net's pin")
 
