@@ -199,6 +199,7 @@ class Negotiator:
         self.enclosed: set[int] = set()          # no route even through other nets' wires
         self._pieces: np.ndarray | None = None   # see _cut_off
         self._pinned = None                      # see _pin_search
+        self._unit: np.ndarray | None = None     # see _unit_costs
         self._filled = None                      # see _fills
         self._fill_seconds = 0.0
         self.conflicts: dict[int, set[int]] = {}  # nets dropped by legalise, and why
@@ -595,6 +596,14 @@ class Negotiator:
             self._pinned = make_net_search(self.backend, self.free, self.owner)
         return self._pinned
 
+    def _unit_costs(self) -> np.ndarray:
+        """One base cost on every cell, ``(H, W)``, made once: repair and tidy search on
+        it (the engines read cost arrays, never write them), and on a big grid making
+        it is a share of their time (benchmarks/RESULTS.md)."""
+        if self._unit is None:
+            self._unit = np.full(self.shape, COST_SCALE, COST_DTYPE)
+        return self._unit
+
     def repair(self, max_victims: int = 2, passes: int = 3) -> int:
         """Rip-up and reroute for the nets legalisation left unrouted: a net takes the
         way that crosses the fewest other wires (a wire costs :data:`WIRE_COST` base costs
@@ -607,14 +616,16 @@ class Negotiator:
         h, w = self.shape
         whole = (0, 0, w - 1, h - 1)
         own = np.full(h * w, -1, np.int32)
+        dear = np.full(h * w, COST_SCALE, COST_DTYPE)
         nets = [i for i, r in enumerate(self.routes) if r is not None]
         if nets:
-            own[np.concatenate([self.routes[i] for i in nets])] = np.repeat(
-                np.asarray(nets, np.int32), [self.routes[i].size for i in nets])
+            wires = np.concatenate([self.routes[i] for i in nets])
+            own[wires] = np.repeat(np.asarray(nets, np.int32),
+                                   [self.routes[i].size for i in nets])
+            dear[wires] = WIRE_COST * COST_SCALE
         self._reserve_wires()
         push = self._pin_search()
-        uniform = np.full(self.shape, COST_SCALE, COST_DTYPE)
-        dear = np.where(own >= 0, WIRE_COST * COST_SCALE, COST_SCALE).astype(COST_DTYPE)
+        uniform = self._unit_costs()
         dirty: list[np.ndarray] | None = None         # cells of dear changed; None: all
         legal_changed: np.ndarray | None = None
 
@@ -698,7 +709,7 @@ class Negotiator:
         repair may have routed outside the box (a net of the batch must not enter the
         lifted wire of another that then keeps it)."""
         self._reserve_wires()
-        uniform = np.full(self.shape, COST_SCALE, COST_DTYPE)
+        uniform = self._unit_costs()
         changed = None
         nets = np.array([i for i in self.order if self.cells[int(i)] is not None], np.int64)
         boxes = self.boxes(nets)
