@@ -718,8 +718,9 @@ class Negotiator:
         order = self._order(regions)
         # a wire already as short as its pins allow keeps it: dropping it from the order
         # keeps every other pair of overlapping nets in turn, so no route changes
-        order = order[~as_short_as_can_be([self.pins[i] for i in nets[order].tolist()],
-                                          [self.cells[i] for i in nets[order].tolist()])]
+        ordered = nets[order].tolist()
+        order = order[~as_short_as_can_be([self.pins[i] for i in ordered],
+                                          [self.cells[i] for i in ordered])]
         nets, boxes, regions = nets[order].tolist(), boxes[order], regions[order]
         for batch in batches(regions, self.shape):
             start = time.perf_counter()

@@ -190,9 +190,7 @@ def complete_in_windows(free: np.ndarray, pins: Sequence[np.ndarray],
         return out                          # far more nets than room: see MAX_UNROUTED
     flat_ends = xy[:, :, 1] * w + xy[:, :, 0]
     ends_of = [(int(a), int(b)) for a, b in flat_ends.tolist()]
-    if not _are_paths(routes, flat_ends, w, h * w):
-        raise ValueError("every route must be a path of grid neighbours between its pins")
-    _check_legal(free, routes, flat_ends)
+    _check_routing(free, routes, flat_ends)
     owner = np.full(h * w, -1, np.int64)            # the net whose wire holds a cell
     pin_net = np.full(h * w, -1, np.int64)          # the net whose pin a cell is
     for k, ends in enumerate(ends_of):
@@ -410,23 +408,40 @@ class _Window:
         return new
 
 
-def _check_legal(free: np.ndarray, routes: Sequence[np.ndarray | None],
-                 ends: np.ndarray) -> None:
-    """Refuse routes (paths of neighbours already) that are no legal routing: a cell that
-    is not free, on two wires or twice on one, or a wire through another net's pin."""
+def _check_routing(free: np.ndarray, routes: Sequence[np.ndarray | None],
+                   ends: np.ndarray) -> None:
+    """Refuse ``routes`` (flat cells) that are no legal routing of the nets whose two
+    pins are ``ends`` (an ``(n, 2)`` array of flat cells), all routes at once: two nets on
+    one pin; a route that is no path of grid neighbours between its pins (in either
+    direction); a cell that is not free, on two routes or twice on one; a route over
+    another net's pin."""
     pins = ends.ravel()
     if np.unique(pins).size != pins.size:
         raise ValueError("two nets share a pin")
     have = [i for i, r in enumerate(routes) if r is not None]
     if not have:
         return
+    h, w = free.shape
+    sizes = np.fromiter((routes[i].size for i in have), np.int64, len(have))
     cells = np.concatenate([routes[i] for i in have])
+    last = np.cumsum(sizes) - 1
+    first = last - sizes + 1
+    if sizes.min() < 2 or cells.min() < 0 or cells.max() >= h * w:
+        raise ValueError("every route must be a path of grid neighbours between its pins")
+    got = np.stack([cells[first], cells[last]], axis=1)
+    want = ends[have]
+    step = np.diff(cells)
+    across = (np.abs(step) == 1) & (np.minimum(cells[:-1], cells[1:]) % w != w - 1)
+    ok = across | (np.abs(step) == w)
+    ok[last[:-1]] = True                    # the step from one route to the next
+    if not (((got == want) | (got == want[:, ::-1])).all(axis=1).all() and ok.all()):
+        raise ValueError("every route must be a path of grid neighbours between its pins")
     if not free.ravel()[cells].all():
         raise ValueError("a route passes a cell that is not free")
     if np.unique(cells).size != cells.size:
         raise ValueError("a cell is on two routes, or twice on one")
     owner = np.full(free.size, -1, np.int64)
-    owner[cells] = np.repeat(np.asarray(have, np.int64), [routes[i].size for i in have])
+    owner[cells] = np.repeat(np.asarray(have, np.int64), sizes)
     net = np.repeat(np.arange(len(ends)), 2)
     if ((owner[pins] >= 0) & (owner[pins] != net)).any():
         raise ValueError("a route passes another net's pin")
@@ -455,34 +470,6 @@ def _signals_left_to_python():
 
 def _never() -> bool:
     return False
-
-
-def _are_paths(routes: Sequence[np.ndarray | None], ends: np.ndarray, w: int,
-               cells_in_grid: int) -> bool:
-    """Whether each route that is not None is a path of grid neighbours (flat cells of
-    a grid ``w`` wide, of ``cells_in_grid`` cells) between its net's two ``ends`` (an
-    ``(n, 2)`` array), in either direction; all routes at once."""
-    have = [i for i, r in enumerate(routes) if r is not None]
-    if not have:
-        return True
-    rs = [routes[i] for i in have]
-    sizes = np.fromiter((len(r) for r in rs), np.int64, len(rs))
-    if sizes.min() < 2:
-        return False
-    cells = np.concatenate(rs)
-    if cells.min() < 0 or cells.max() >= cells_in_grid:
-        return False
-    last = np.cumsum(sizes) - 1
-    first = last - sizes + 1
-    got = np.stack([cells[first], cells[last]], axis=1)
-    want = ends[have]
-    if not ((got == want) | (got == want[:, ::-1])).all(axis=1).all():
-        return False
-    step = np.diff(cells)
-    across = (np.abs(step) == 1) & (np.minimum(cells[:-1], cells[1:]) % w != w - 1)
-    ok = across | (np.abs(step) == w)
-    ok[last[:-1]] = True                    # the step from one route to the next
-    return bool(ok.all())
 
 
 def _at_most_one(lits: list[int], top: int, clauses: list[list[int]]) -> int:
