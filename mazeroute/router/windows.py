@@ -190,14 +190,9 @@ def complete_in_windows(free: np.ndarray, pins: Sequence[np.ndarray],
         return out                          # far more nets than room: see MAX_UNROUTED
     flat_ends = xy[:, :, 1] * w + xy[:, :, 0]
     ends_of = [(int(a), int(b)) for a, b in flat_ends.tolist()]
-    _check_routing(free, routes, flat_ends)
-    owner = np.full(h * w, -1, np.int64)            # the net whose wire holds a cell
-    pin_net = np.full(h * w, -1, np.int64)          # the net whose pin a cell is
-    for k, ends in enumerate(ends_of):
-        pin_net[list(ends)] = k
-    for i, r in enumerate(routes):
-        if r is not None:
-            owner[r] = i
+    owner = _check_routing(free, routes, flat_ends)     # the net whose wire holds a cell
+    pin_net = np.full(h * w, -1, np.int64)              # the net whose pin a cell is
+    pin_net[flat_ends.ravel()] = np.repeat(np.arange(len(pins)), 2)
     spent, level, full = 0, 0, False
     failed: set[int] = set()
     out_of_room: set[int] = set()
@@ -409,18 +404,19 @@ class _Window:
 
 
 def _check_routing(free: np.ndarray, routes: Sequence[np.ndarray | None],
-                   ends: np.ndarray) -> None:
+                   ends: np.ndarray) -> np.ndarray:
     """Refuse ``routes`` (flat cells) that are no legal routing of the nets whose two
     pins are ``ends`` (an ``(n, 2)`` array of flat cells), all routes at once: two nets on
     one pin; a route that is no path of grid neighbours between its pins (in either
     direction); a cell that is not free, on two routes or twice on one; a route over
-    another net's pin."""
+    another net's pin. Returns, per flat cell, the net whose route holds it (-1: none)."""
     pins = ends.ravel()
     if np.unique(pins).size != pins.size:
         raise ValueError("two nets share a pin")
+    owner = np.full(free.size, -1, np.int64)
     have = [i for i, r in enumerate(routes) if r is not None]
     if not have:
-        return
+        return owner
     h, w = free.shape
     sizes = np.fromiter((routes[i].size for i in have), np.int64, len(have))
     cells = np.concatenate([routes[i] for i in have])
@@ -440,11 +436,11 @@ def _check_routing(free: np.ndarray, routes: Sequence[np.ndarray | None],
         raise ValueError("a route passes a cell that is not free")
     if np.unique(cells).size != cells.size:
         raise ValueError("a cell is on two routes, or twice on one")
-    owner = np.full(free.size, -1, np.int64)
     owner[cells] = np.repeat(np.asarray(have, np.int64), sizes)
     net = np.repeat(np.arange(len(ends)), 2)
     if ((owner[pins] >= 0) & (owner[pins] != net)).any():
         raise ValueError("a route passes another net's pin")
+    return owner
 
 
 @contextlib.contextmanager
