@@ -1188,7 +1188,7 @@ def measure_class(name: str, free: np.ndarray, repeats: int = DEFAULT_REPEATS,
                 notes.append(f"auto picked {row.auto_pick}, which did not run here")
                 break
             problems[key].wavefront(src)
-            _sync("gpu" if gpu else "cpu")
+            _sync(spec.backend)     # a CPU pick leaves nothing on the device to wait for
             total.append(time.perf_counter() - start)
             decided.append(mid - start)
             if sum(total) >= max_seconds:
@@ -1216,34 +1216,78 @@ def measure_class(name: str, free: np.ndarray, repeats: int = DEFAULT_REPEATS,
     return row
 
 
+def turns(backends: Sequence[str], repeats: int) -> list[str]:
+    """The order in which backends compared with one another run: every backend at
+    least ``repeats`` times, each run after each backend (itself included) equally
+    often. The first entry is a run that only goes before the second (not timed).
+
+    A run's time depends on the run before it: on an H100 host a first CPU wavefront
+    on a small map took 20-30 % longer after a GPU run than after a CPU run, and a
+    first GPU wavefront up to a third less after a GPU run (benchmarks/RESULTS.md,
+    issue 14, tenth session of 2026-11-26). Rounds that rotate their first backend
+    gave one backend the same predecessor in most of its runs; here each ordered pair
+    of backends occurs once a cycle (a de Bruijn sequence of order 2), and the cycles
+    repeat until each backend has ``repeats`` runs.
+
+    >>> turns(["cpu", "gpu"], 2)
+    ['gpu', 'cpu', 'cpu', 'gpu', 'gpu']
+    >>> from collections import Counter
+    >>> order = turns(["cpu", "gpu", "auto"], 5)
+    >>> Counter(zip(order, order[1:])) == Counter({(a, b): 2 for a in "cpu gpu auto".split()
+    ...                                            for b in "cpu gpu auto".split()})
+    True
+    """
+    n = len(backends)
+    word: list[int] = []
+    a = [0] * 3
+
+    def lyndon(t: int, p: int) -> None:      # the standard construction, alphabet n, order 2
+        if t > 2:
+            if 2 % p == 0:
+                word.extend(a[1:p + 1])
+            return
+        a[t] = a[t - p]
+        lyndon(t + 1, p)
+        for j in range(a[t - p] + 1, n):
+            a[t] = j
+            lyndon(t + 1, t)
+
+    lyndon(1, 1)
+    cycles = -(-max(repeats, 1) // n)
+    seq = word * cycles
+    return [backends[i] for i in [seq[-1]] + seq]
+
+
 def _first_wavefronts(graph: GridGraph, src: np.ndarray, backends: list[str], repeats: int,
                       max_seconds: float) -> dict[str, float]:
     """Median times, by backend, of what a user waits for on a layout the process has
     not seen: the problem built (``auto``: decided first) and one wavefront, device
     synchronised; remembered facts of the mask dropped before each run.
 
-    The backends take turns, a round each, the first of a round moving on by one: they
-    are compared with one another, and a host's drift over the rows' seconds (clock,
-    other work) then weighs on each alike. ``max_seconds`` bounds each backend's runs.
+    The backends take turns (:func:`turns`: each after each equally often): they are
+    compared with one another, and a host's drift over the rows' seconds (clock, other
+    work) then weighs on each alike. ``max_seconds`` bounds each backend's runs.
     """
     gpu = gpu_available()
 
     def once(backend: str) -> float:
-        sync = "gpu" if backend == "gpu" or (backend == "auto" and gpu) else "cpu"
-        _sync(sync)
+        _sync("gpu" if gpu else "cpu")           # nothing queued before the start
         forget()
         start = time.perf_counter()
-        make_problem(graph, backend).wavefront(src)
-        _sync(sync)
+        problem = make_problem(graph, backend)
+        problem.wavefront(src)
+        # the picked engine's device only: auto's CPU pick has nothing queued there
+        _sync(problem.name[0])
         return time.perf_counter() - start
 
     times: dict[str, list[float]] = {b: [] for b in backends}
     for b in backends:
         once(b)                                  # warm-up: compiled parts, allocations
-    for k in range(repeats):
-        for b in backends[k % len(backends):] + backends[:k % len(backends)]:
-            if k == 0 or sum(times[b]) < max_seconds:
-                times[b].append(once(b))
+    order = turns(backends, repeats)
+    once(order[0])                               # only the first timed run's predecessor
+    for b in order[1:]:
+        if not times[b] or sum(times[b]) < max_seconds:
+            times[b].append(once(b))
     forget()
     return {b: _median(t) for b, t in times.items()}
 
@@ -1402,10 +1446,10 @@ def measure_routing(case: RoutingCase, seeds: Sequence[int], scale: float = 1.0,
                     repeats: int = ROUTING_REPEATS) -> RoutingRow:
     """Sequential routing of ``case`` on the CPU engine, the GPU engine and under
     ``auto`` for each seed: wall time of building the router (auto decides there) and
-    routing every net, the device synchronised. Each seed runs ``repeats`` times, the
-    backends taking turns; a seed's time is the median of its runs (a first use of a
-    memory pool or of a kernel's variant lands in one run, not in the figure), and a
-    case's the median over the seeds."""
+    routing every net, the device synchronised. Each seed runs at least ``repeats``
+    times, the backends taking turns (:func:`turns`); a seed's time is the median of
+    its runs (a first use of a memory pool or of a kernel's variant lands in one run,
+    not in the figure), and a case's the median over the seeds."""
     from .engines.auto import forget
 
     log = log or (lambda s: None)
@@ -1421,33 +1465,34 @@ def measure_routing(case: RoutingCase, seeds: Sequence[int], scale: float = 1.0,
         runs: dict[str, list[float]] = {b: [] for b in backends}
         failed: set[str] = set()
         ref = None
-        for _ in range(repeats):
-            for backend in backends:
-                if backend in failed:
-                    continue
-                if backend == "auto":
-                    forget()                # decide as on a layout never seen
-                try:
-                    _sync("gpu" if gpu else "cpu")
-                    start = time.perf_counter()
-                    result = Router(layout, backend).run()
-                    _sync("gpu" if gpu else "cpu")
+        order = turns(backends, repeats)
+        for k, backend in enumerate(order):
+            if backend in failed:
+                continue
+            if backend == "auto":
+                forget()                    # decide as on a layout never seen
+            try:
+                _sync("gpu" if gpu else "cpu")
+                start = time.perf_counter()
+                result = Router(layout, backend).run()
+                _sync(result.engine.split("/")[0])     # the backend that routed
+                if k:                       # the first run only goes before the second
                     runs[backend].append(time.perf_counter() - start)
-                except Exception as e:      # a failing backend is a note, not a crash
-                    check = "ERROR"
-                    failed.add(backend)
-                    notes.append(f"{backend}, seed {seed}: {_error(e)}")
-                    continue
-                if backend == "auto":
-                    engines.add(result.engine)
-                if backend == "cpu":
-                    if ref is None:
-                        ref = _wires(result)
-                        routed.append(result.routed)
-                elif ref is not None and _wires(result) != ref and check != "WRONG":
-                    check = "WRONG"
-                    notes.append(f"{backend}, seed {seed}: wires differ from the CPU's")
-                result = None
+            except Exception as e:          # a failing backend is a note, not a crash
+                check = "ERROR"
+                failed.add(backend)
+                notes.append(f"{backend}, seed {seed}: {_error(e)}")
+                continue
+            if backend == "auto":
+                engines.add(result.engine)
+            if backend == "cpu":
+                if ref is None:
+                    ref = _wires(result)
+                    routed.append(result.routed)
+            elif ref is not None and _wires(result) != ref and check != "WRONG":
+                check = "WRONG"
+                notes.append(f"{backend}, seed {seed}: wires differ from the CPU's")
+            result = None
         for backend in backends:
             if runs[backend] and backend not in failed:
                 times[backend].append(statistics.median(runs[backend]))
@@ -1594,12 +1639,13 @@ CLASSES_LEGEND = (
     "cpu and gpu; auto/best = auto / best. 1st columns: a first wavefront on the layout, "
     "what a user of one wavefront waits for: make_problem (auto: its decision first; "
     "cycle memo dropped) + one wavefront, levels left in place, the engines taking "
-    "turns run by run; 1st best and 1st auto/best compare those. check: CPU and GPU "
+    "turns run by run; 1st best and 1st auto/best compare those. A GPU engine's time, "
+    "auto's with a GPU pick, ends with a device synchronisation. check: CPU and GPU "
     "levels equal.")
 ROUTING_LEGEND = (
     "Sequential routing, Router(layout, backend).run() (router built, every net routed, "
-    "device synchronised), each seed's time the median of its runs, medians over the "
-    "seeds; under auto the router decides "
+    "the device synchronised when a GPU engine routed), each seed's time the median of "
+    "its runs, medians over the seeds; under auto the router decides "
     "(auto.routing_prefers_cpu). gpu speed-up = cpu / gpu. check: every net's wire "
     "equal on every backend.")
 

@@ -431,8 +431,9 @@ def test_routing_times_are_medians_of_each_seeds_runs(monkeypatch):
     clock = SimpleNamespace(now=0.0)
     monkeypatch.setattr(bench, "time", SimpleNamespace(perf_counter=lambda: clock.now))
     monkeypatch.setattr(bench, "gpu_available", lambda: False)   # backends cpu, auto
-    took = {("cpu", 0): [9.0, 1.0, 2.0], ("auto", 0): [3.0, 5.0, 4.0],
-            ("cpu", 1): [4.0, 4.0, 6.0], ("auto", 1): [1.0, 8.0, 2.0]}
+    # each seed: auto's first run only goes before the first timed one (bench.turns)
+    took = {("cpu", 0): [9.0, 1.0, 2.0, 2.0], ("auto", 0): [100.0, 3.0, 5.0, 4.0, 2.0],
+            ("cpu", 1): [4.0, 4.0, 6.0, 4.0], ("auto", 1): [100.0, 1.0, 8.0, 2.0, 3.0]}
     calls = []
 
     class Timed:
@@ -450,11 +451,12 @@ def test_routing_times_are_medians_of_each_seeds_runs(monkeypatch):
                              lambda side, nets, pins, span, seed: Layout(str(seed), 4, 4))
     lines = []
     row = bench.measure_routing(case, [0, 1], log=lines.append, repeats=3)
-    assert calls[:6] == [("cpu", 0), ("auto", 0)] * 3            # the backends take turns
+    # the backends take turns, each after each as often
+    assert [b for b, _ in calls[:9]] == ["auto"] + ["cpu", "cpu", "auto", "auto"] * 2
     assert row.cpu_s == pytest.approx((2.0 + 4.0) / 2)            # medians 2 and 4
-    assert row.auto_s == pytest.approx((4.0 + 2.0) / 2)           # medians 4 and 2
+    assert row.auto_s == pytest.approx((3.5 + 2.5) / 2)           # the 100s not timed
     assert row.check == "-" and row.routed == 1
-    assert "runs 9 1 2" in lines[0]
+    assert "runs 9 1 2 2" in lines[0]
 
 
 def test_classes_suite_flags_wrong_gpu_levels(fake_gpu, monkeypatch, tmp_path, capsys):
