@@ -1221,13 +1221,12 @@ def turns(backends: Sequence[str], repeats: int) -> list[str]:
     least ``repeats`` times, each run after each backend (itself included) equally
     often. The first entry is a run that only goes before the second (not timed).
 
-    A run's time depends on the run before it: on an H100 host a first CPU wavefront
-    on a small map took 20-30 % longer after a GPU run than after a CPU run, and a
-    first GPU wavefront up to a third less after a GPU run (benchmarks/RESULTS.md,
-    issue 14, tenth session of 2026-11-26). Rounds that rotate their first backend
-    gave one backend the same predecessor in most of its runs; here each ordered pair
-    of backends occurs once a cycle (a de Bruijn sequence of order 2), and the cycles
-    repeat until each backend has ``repeats`` runs.
+    A run's time depends on the run before it: a first CPU wavefront is slower right
+    after a GPU run, a first GPU wavefront faster (benchmarks/RESULTS.md, issue 14,
+    tenth session of 2026-11-26: "The run before a first wavefront"). Rounds that
+    rotate their first backend gave one backend the same predecessor in most of its
+    runs; here each ordered pair of backends occurs once a cycle (a de Bruijn sequence
+    of order 2), and the cycles repeat until each backend has ``repeats`` runs.
 
     >>> turns(["cpu", "gpu"], 2)
     ['gpu', 'cpu', 'cpu', 'gpu', 'gpu']
