@@ -27,22 +27,11 @@ sys.path.insert(0, str(HERE.parent))
 
 import numpy as np  # noqa: E402
 
-from mazeroute.bench import _sync, corner_source  # noqa: E402
-from mazeroute.engines import gpu_available, make_problem  # noqa: E402
-from mazeroute.engines.auto import forget  # noqa: E402
+from mazeroute.bench import corner_source, first_wavefront  # noqa: E402
+from mazeroute.engines import gpu_available  # noqa: E402
 from mazeroute.generate import class_mask  # noqa: E402
 from mazeroute.graph import GridGraph  # noqa: E402
 from mazeroute.layout import read_movingai  # noqa: E402
-
-
-def first(graph: GridGraph, src: np.ndarray, backend: str, gpu: bool) -> float:
-    _sync("gpu" if gpu else "cpu")
-    forget()
-    start = time.perf_counter()
-    problem = make_problem(graph, backend)
-    problem.wavefront(src)
-    _sync(problem.name[0])
-    return time.perf_counter() - start
 
 
 def main() -> None:
@@ -66,15 +55,15 @@ def main() -> None:
             graph = GridGraph(free)
             src = np.array([corner_source(free)], np.int64)
             for b in backends:
-                first(graph, src, b, gpu)
+                first_wavefront(graph, src, b, gpu)
             times: dict[tuple[str, str], list[float]] = {}
             for _ in range(args.rounds):
                 for prev in backends:
                     for b in backends:
-                        first(graph, src, prev, gpu)
+                        first_wavefront(graph, src, prev, gpu)
                         if mb:
                             scratch += 1.0
-                        times.setdefault((b, prev), []).append(first(graph, src, b, gpu))
+                        times.setdefault((b, prev), []).append(first_wavefront(graph, src, b, gpu))
             med = {k: statistics.median(v) * 1e3 for k, v in times.items()}
             cells = " ".join(f"{b}:" + "/".join(f"{med[b, p]:.3f}" for p in backends)
                              for b in backends)

@@ -1257,6 +1257,23 @@ def turns(backends: Sequence[str], repeats: int) -> list[str]:
     return [backends[i] for i in [seq[-1]] + seq]
 
 
+def first_wavefront(graph: GridGraph, src: np.ndarray, backend: str,
+                    gpu: bool | None = None) -> float:
+    """Seconds of one first wavefront on a layout the process has not seen: the problem
+    built (``auto``: decided first, its remembered facts of masks dropped) and one
+    wavefront from ``src``, the picked engine's device synchronised (``gpu``: whether a
+    device is there, asked when None)."""
+    gpu = gpu_available() if gpu is None else gpu
+    _sync("gpu" if gpu else "cpu")               # nothing queued before the start
+    forget()
+    start = time.perf_counter()
+    problem = make_problem(graph, backend)
+    problem.wavefront(src)
+    # the picked engine's device only: auto's CPU pick has nothing queued there
+    _sync(problem.name[0])
+    return time.perf_counter() - start
+
+
 def _first_wavefronts(graph: GridGraph, src: np.ndarray, backends: list[str], repeats: int,
                       max_seconds: float) -> dict[str, float]:
     """Median times, by backend, of what a user waits for on a layout the process has
@@ -1270,14 +1287,7 @@ def _first_wavefronts(graph: GridGraph, src: np.ndarray, backends: list[str], re
     gpu = gpu_available()
 
     def once(backend: str) -> float:
-        _sync("gpu" if gpu else "cpu")           # nothing queued before the start
-        forget()
-        start = time.perf_counter()
-        problem = make_problem(graph, backend)
-        problem.wavefront(src)
-        # the picked engine's device only: auto's CPU pick has nothing queued there
-        _sync(problem.name[0])
-        return time.perf_counter() - start
+        return first_wavefront(graph, src, backend, gpu)
 
     times: dict[str, list[float]] = {b: [] for b in backends}
     for b in backends:
@@ -1825,6 +1835,8 @@ def _check_args(args: argparse.Namespace) -> None:
         raise InputError(f"must be between 8 and {MAX_SIZE}, got {args.size}", field="--size")
     if args.repeats < 1:
         raise InputError(f"must be at least 1, got {args.repeats}", field="--repeats")
+    if args.seed < 0:
+        raise InputError(f"must be >= 0, got {args.seed}", field="--seed")
     if not args.max_seconds > 0:
         raise InputError(f"must be positive, got {args.max_seconds}", field="--max-seconds")
     if args.maps is not None and not Path(args.maps).is_dir():
