@@ -553,6 +553,25 @@ def load_file(file: str, options: BatchOptions, base: Layout | str | None = None
     return Loaded(file, labels, layouts)
 
 
+def occupied(out: str | Path) -> set[str]:
+    """Names in the output folder ``out`` that no layout's folder can have: entries that
+    are not folders (an input file kept there, say). Seeding a run's taken names with
+    them gives a layout of such a name the folder ``name-2`` instead of a failed row;
+    the same entries give the same folders again on ``--resume``."""
+    names = set()
+    try:
+        with os.scandir(out) as entries:
+            for entry in entries:
+                try:
+                    if not entry.is_dir():
+                        names.add(entry.name)
+                except OSError:
+                    names.add(entry.name)
+    except OSError:
+        pass                          # not there yet: nothing in the way
+    return names
+
+
 def assign_folders(names: Iterable[str], taken: set[str]) -> list[str]:
     """The output folders of one file's layouts, given the folders of the files before it
     (``taken``, which grows): the order of the calls decides, so call in input order."""
@@ -874,7 +893,7 @@ def run_serial(files: Sequence[str], out: Path, options: BatchOptions, summary: 
                progress: Callable[[int, int, str], None] | None = None) -> None:
     """The batch in this process, one file after another (``--workers 1``); ``progress``
     is told the layouts done (:class:`BatchProgress`)."""
-    taken: set[str] = set()
+    taken = occupied(out)
     counter = BatchProgress(len(files), progress)
     for k, f in enumerate(files):
         outcome = FileOutcome([])
@@ -914,4 +933,5 @@ def remove_parts(folder: Path) -> None:
 
 
 __all__ = ["BatchOptions", "BatchProgress", "FileOutcome", "FilePlan", "Loaded", "Summary",
-           "assign_folders", "batch_layout", "collect", "load_file", "route_file", "run_serial"]
+           "assign_folders", "batch_layout", "collect", "load_file", "occupied", "route_file",
+           "run_serial"]

@@ -104,7 +104,8 @@ def _mode_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("routing mode")
     g.add_argument("--mode", default=DEFAULT_MODE, choices=MODES,
                    help="negotiate: negotiated congestion (PathFinder), rip-up and reroute "
-                        "until no cell is shared, never fewer nets than sequential; "
+                        "until no cell is shared, never fewer nets than sequential mode in file "
+                        "order; "
                         "sequential: Lee's algorithm, one net after another, each wire a "
                         "blockage for the next (shortest paths in turn; --order, "
                         f"--strategy) (default: {DEFAULT_MODE})")
@@ -180,6 +181,10 @@ def _check_engine(args) -> str | None:
         if e.field in ("backend", "strategy"):
             raise InputError(e.message, field=f"--{e.field}") from None
         raise
+    except EngineUnavailable as e:
+        # a strategy alone (auto's backend) names the strategy, else the backend asked for
+        field = "--strategy" if args.backend == "auto" and args.strategy else "--backend"
+        raise EngineUnavailable(f"{field}: {e}") from None
 
 
 def _progress_bar(stream=None) -> Callable[[int, int, str], None]:
@@ -366,7 +371,7 @@ def cmd_wavefront(args) -> int:
         shown = ", ".join(safe_text(n, 20) for n in names[:10]) + (", ..." if len(names) > 10
                                                                    else "")
         raise InputError(f"no net {safe_text(args.net, 40)!r} in the layout (nets: {shown})",
-                         field="--net")
+                         file=args.nets or args.layout, field="--net")
     index = names.index(args.net)
     router = Router(layout, args.backend, args.strategy)
     if router.notice and not args.quiet:
@@ -539,6 +544,8 @@ def cmd_batch(args) -> int:
 
 
 def cmd_check(args) -> int:
+    if args.sequential and not args.routes:
+        raise InputError("checks a routes file: give --routes too", field="--sequential")
     layout = _load(args.layout, args.nets, args.format, args.puzzle)
     blocked = f"{int(layout.blocked.sum())} blocked cells"
     if layout.rects:             # a Moving AI map has blocked cells and no rectangles
@@ -843,6 +850,16 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _out_of_memory(args: argparse.Namespace) -> str:
+    """The one line for a run that ran out of memory: the input it read, and what may
+    fit (a smaller layout; without its picture where the command draws one)."""
+    where = getattr(args, "layout", None)
+    hint = "a smaller layout, or --no-png, may fit" if hasattr(args, "no_png") \
+        else "a smaller layout may fit"
+    return (f"{safe_text(where, 200, middle=True)}: " if isinstance(where, str) else "") \
+        + f"out of memory ({hint})"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status (never raises for user errors)."""
     for stream in (sys.stdout, sys.stderr):       # a name never fails to print
@@ -858,7 +875,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                 _say("error", str(e))
                 return 2
             except MemoryError:
-                _say("error", "out of memory (a smaller layout, or --no-png, may fit)")
+                _say("error", _out_of_memory(args))
+                return 2
+            except OSError as e:
+                if isinstance(e, BrokenPipeError):
+                    raise
+                # the file system refused a path or a write that no check foresaw (a
+                # name too long, a full disk): the path and the reason, in one line
+                _say("error", f"{e.filename}: {e.strerror}" if e.filename and e.strerror
+                     else str(e) or type(e).__name__)
                 return 2
             except RecursionError:
                 _say("error", "the input is nested too deeply")

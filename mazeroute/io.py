@@ -330,10 +330,26 @@ def check_output_file(path: str | Path) -> None:
     p = Path(path)
     if str(path).endswith(("/", os.sep, os.altsep or "/")):
         raise OutputError(path, "names a folder; give a file name")
-    if p.is_dir():
+    if _kind(p) == "folder":
         raise OutputError(p, "is a folder; give a file name")
     _not_special(p)
     _check_parents(p)
+
+
+def _kind(p: Path) -> str | None:
+    """``"folder"``, ``"file"`` (anything else) or None (nothing there, or a link that
+    leads nowhere) for ``p``, links followed; a path the system refuses to look up (a
+    name too long) is an :class:`OutputError`."""
+    try:
+        return "folder" if stat.S_ISDIR(os.stat(p).st_mode) else "file"
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as e:
+        if e.errno in (errno.ELOOP, errno.EBADF):
+            return None
+        raise OutputError.from_os(e, p, "cannot use the path") from None
+    except ValueError:                          # an embedded NUL
+        raise OutputError(p, "cannot use the path: it holds a NUL character") from None
 
 
 def _not_special(p: Path) -> None:
@@ -353,15 +369,16 @@ def _not_special(p: Path) -> None:
 def check_output_folder(path: str | Path) -> None:
     """Fail early (before any work) when ``path`` cannot be a folder we write into."""
     p = Path(path)
-    if p.exists() and not p.is_dir():
+    if _kind(p) == "file":
         raise OutputError(p, "exists and is not a folder")
     _check_parents(p)
 
 
 def _check_parents(p: Path) -> None:
     for parent in p.absolute().parents:
-        if parent.exists():
-            if not parent.is_dir():
+        kind = _kind(parent)
+        if kind is not None:
+            if kind != "folder":
                 raise OutputError(p, f"{parent} is a file, not a folder")
             return
 

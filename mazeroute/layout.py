@@ -318,9 +318,15 @@ def movingai_layout(rows: list[str], path: str | Path) -> Layout:
     width = max(len(r) for r in rows)
     # the size the rows span (a short row is padded), checked before it is made
     check_size(width, len(rows), path, "map")
-    codes = np.frombuffer("".join(r.ljust(width, "@") for r in rows).encode("utf-32-le"),
-                          np.uint32).reshape(len(rows), width)
-    blocked = ~np.isin(codes, [ord(c) for c in ".GS"])
+    passable = np.zeros(256, bool)
+    passable[list(b".GS")] = True
+    blocked = np.ones((len(rows), width), bool)
+    # row by row, a byte a cell (any character beyond Latin-1 becomes "?", blocked):
+    # a map of short rows padded to a long one stays at the grid's own size in memory
+    for y, r in enumerate(rows):
+        if r:
+            codes = np.frombuffer(r.encode("latin-1", errors="replace"), np.uint8)
+            blocked[y, :codes.size] = ~passable[codes]
     return Layout(Path(path).stem, width, len(rows), [], [], blocked, str(path))
 
 
@@ -771,8 +777,16 @@ def _blockage_at(layout: Layout, x: int, y: int) -> str:
 def available_memory() -> int:
     """Bytes of memory a new allocation can get now (0 when unknown).
 
-    Linux's ``MemAvailable`` (free memory plus caches it can drop), else physical memory.
+    The least of: Linux's ``MemAvailable`` (free memory plus caches it can drop), else
+    physical memory; the room left under the memory limits of the process's control
+    groups (a container's, or a job scheduler's: past it the kernel kills the process
+    without a word); and the room left under its address-space limit (``ulimit -v``).
     """
+    room = [r for r in (_machine_memory(), _cgroup_room(), _address_room()) if r is not None]
+    return max(1, min(room)) if room else 0
+
+
+def _machine_memory() -> int | None:
     try:
         with open("/proc/meminfo", encoding="ascii") as fh:
             for line in fh:
@@ -783,4 +797,70 @@ def available_memory() -> int:
     try:
         return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (ValueError, OSError, AttributeError):
-        return 0
+        return None
+
+
+def _read_int(path: Path) -> int | None:
+    try:
+        text = path.read_text(encoding="ascii").strip()
+        return None if text == "max" else int(text)
+    except (OSError, ValueError):
+        return None
+
+
+#: Limits at or above this many bytes stand for "none" (cgroup v1 writes 2^63 less a page).
+_NO_LIMIT = 1 << 60
+
+
+def _cgroup_room(root: Path = Path("/sys/fs/cgroup"), own: Path = Path("/proc/self/cgroup")
+                 ) -> int | None:
+    """Bytes left under the tightest memory limit of this process's control group and
+    the groups above it (v2: ``memory.max`` less ``memory.current``; v1:
+    ``memory.limit_in_bytes`` less ``memory.usage_in_bytes``), or None without one."""
+    try:
+        lines = own.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+    places = []
+    for line in lines:
+        parts = line.split(":", 2)
+        if len(parts) != 3:
+            continue
+        rel = parts[2].lstrip("/")
+        if parts[0] == "0" and parts[1] == "":
+            for mount in (root, root / "unified"):
+                places.append((mount, rel, "memory.max", "memory.current"))
+        elif "memory" in parts[1].split(","):
+            places.append((root / "memory", rel, "memory.limit_in_bytes",
+                           "memory.usage_in_bytes"))
+    best = None
+    for mount, rel, limit_name, used_name in places:
+        group = mount / rel
+        if not group.is_dir():
+            group = mount                  # a namespaced view: the group is the mount
+        while True:
+            limit = _read_int(group / limit_name)
+            if limit is not None and limit < _NO_LIMIT:
+                used = _read_int(group / used_name) or 0
+                best = limit - used if best is None else min(best, limit - used)
+            if group == mount or mount not in group.parents:
+                break
+            group = group.parent
+    return best
+
+
+def _address_room() -> int | None:
+    """Bytes left under ``RLIMIT_AS`` (the soft limit less the process's virtual size),
+    or None without a limit."""
+    try:
+        import resource
+        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+        if soft == resource.RLIM_INFINITY:
+            return None
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("VmSize:"):
+                    return soft - int(line.split()[1]) * 1024
+    except (ImportError, OSError, ValueError, IndexError, AttributeError):
+        pass
+    return None

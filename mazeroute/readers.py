@@ -34,6 +34,7 @@ from .layout import (
     MAX_DIGITS,
     MAX_NAME,
     Layout,
+    check_size,
     load_layout,
     load_netlist,
     movingai_layout,
@@ -326,6 +327,7 @@ def _parse_numberlink(text: str, file) -> list[Layout]:
         if w < 1 or h < 1:
             raise _err(f"puzzle sizes are integers >= 1 ('0 0' ends the file), got {_show(s)}",
                        file, head)
+        check_size(w, h, file, f"line {head}")
         k = len(puzzles) + 1
         rows = lines[head:head + h]
         pins: dict[str, list[tuple[int, int, int]]] = {}
@@ -394,6 +396,7 @@ def _parse_adc(text: str, file) -> list[Layout]:
         raise _err(f"sizes are integers >= 1, got {_show(s)}", file, no)
     if layers > 1:
         raise _multilayer(file, no, f"{s}: {layers} layers")
+    check_size(w, h, file, f"line {no}")        # the SIZE line, not a YAML field
     count = None  # (n, line number)
     nets: dict[str, tuple[list[tuple[int, int]], int]] = {}
     owner: dict[tuple[int, int], str] = {}

@@ -1498,3 +1498,92 @@ def test_route_never_replaces_its_input_files(tmp_path, capsys):
         err = capsys.readouterr().err.strip()
         assert "\n" not in err and "--congestion" in err and "own outputs" in err
     assert not (tmp_path / "o2").exists()
+
+
+# -- paths and faults the file system refuses -----------------------------------------------
+LONG = "a" * 300          # one path component over the 255 bytes file systems allow
+
+
+@pytest.mark.parametrize("argv", [
+    ["route", "{fig}", "-o", "{tmp}/" + LONG, "--no-png"],
+    ["route", "{fig}", "-o", "{tmp}/ok", "--congestion", "{tmp}/" + LONG + ".png"],
+    ["wavefront", "{fig}", "-o", "{tmp}/" + LONG + ".png"],
+    ["view", "{fig}", "-o", "{tmp}/" + LONG + ".html"],
+    ["generate", "rects", "-W", "9", "-H", "9", "-o", "{tmp}/" + LONG + ".yaml"],
+    ["batch", "{fig}", "-o", "{tmp}/" + LONG],
+    ["batch", "{tmp}/" + LONG + ".yaml", "-o", "{tmp}/b"],
+    ["bench", "--suite", "cpu", "--size", "8", "--repeats", "1", "-o", "{tmp}/" + LONG],
+    ["bench", "--suite", "cpu", "--size", "8", "--repeats", "1", "--maps", "{tmp}/" + LONG],
+])
+def test_a_name_too_long_is_one_line_and_exit_2(argv, tmp_path, capsys):
+    """A path component longer than the file system takes (ENAMETOOLONG, raised even by
+    a look-up) is a one-line error naming the path, exit 2, never a traceback."""
+    argv = [a.format(fig=LAYOUTS / "fig15_5.yaml", tmp=tmp_path) for a in argv]
+    assert main(argv) == 2
+    line = _one_line(capsys.readouterr().err)
+    assert "File name too long" in line and "a" * 20 in line
+
+
+def test_bench_refuses_a_negative_seed(capsys):
+    assert main(["bench", "--size", "16", "--repeats", "1", "--seed", "-1"]) == 2
+    assert "--seed" in _one_line(capsys.readouterr().err)
+
+
+def test_an_unforeseen_os_error_is_one_line_naming_the_file(tmp_path, monkeypatch, capsys):
+    """A write the file system refuses where no check could foresee it (bench's CSV on a
+    full disk) is the path and the reason, exit 2."""
+    import mazeroute.bench as bench
+
+    def full(path, *a, **k):
+        raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+    monkeypatch.setattr(bench, "write_csv", full)
+    assert main(["bench", "--size", "16", "--repeats", "1", "--engines", "cpu/grid",
+                 "-o", str(tmp_path / "b")]) == 2
+    err = capsys.readouterr().err            # the rows' progress lines, then the error
+    assert "Traceback" not in err
+    line = err.strip().splitlines()[-1]
+    assert line.startswith("mazeroute: error: ") and line.endswith("No space left on device")
+    assert str(tmp_path / "b") in line
+
+
+def test_out_of_memory_names_the_input_and_only_options_the_command_has(tmp_path,
+                                                                         monkeypatch, capsys):
+    import mazeroute.cli as cli
+
+    def no_memory(*a, **k):
+        raise MemoryError
+
+    monkeypatch.setattr(cli, "_load", no_memory)
+    fig = str(LAYOUTS / "fig15_5.yaml")
+    assert main(["check", fig]) == 2
+    line = _one_line(capsys.readouterr().err)
+    assert line.endswith(f"{fig}: out of memory (a smaller layout may fit)")
+    assert main(["route", fig, "-o", str(tmp_path / "o")]) == 2
+    assert "or --no-png," in _one_line(capsys.readouterr().err)
+
+
+def test_batch_gives_a_layout_named_like_a_file_in_the_output_folder_another_folder(
+        tmp_path, capsys):
+    """A file already in the output folder (an input kept there) takes no layout's row
+    down: the layout of that name gets ``name-2``, on a first run and on --resume."""
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "foo.yaml").write_text(_named("foo.yaml"))
+    (out / "bar").write_text("not a folder\\n")
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "b.yaml").write_text(_named("bar"))
+    for extra in ([], ["--resume"]):
+        assert main(["batch", str(out / "foo.yaml"), str(src / "b.yaml"), "-o", str(out),
+                     "--backend", "cpu", "--no-png", "-q", *extra]) == 0
+        capsys.readouterr()
+        rows = list(csv.DictReader((out / "summary.csv").open(newline="")))
+        assert [r["folder"] for r in rows] == ["foo.yaml-2", "bar-2"]
+        assert all(r["status"] == "ok" for r in rows)
+    assert (out / "bar").read_text() == "not a folder\\n"
+
+
+def test_check_sequential_without_routes_is_refused(capsys):
+    assert main(["check", str(LAYOUTS / "fig15_5.yaml"), "--sequential"]) == 2
+    assert "--sequential" in _one_line(capsys.readouterr().err)

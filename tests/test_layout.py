@@ -423,3 +423,55 @@ def test_a_file_and_a_layout_built_in_python_break_a_net_rule_in_the_same_words(
         check_layout(Layout("a", 4, 4, nets=[Net(n, pins) for n, pins in nets]))
     assert str(from_file.value) == f"f.yaml: {words}"
     assert str(built.value) == words
+
+
+# -- memory available: the machine, control groups, the address-space limit ---------------
+def _groups(tmp_path: Path, own: str, files: dict[str, str]) -> tuple[Path, Path]:
+    root = tmp_path / "cgroup"
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    (tmp_path / "self").write_text(own)
+    return root, tmp_path / "self"
+
+
+def test_cgroup_v2_room_is_the_tightest_limit_up_the_tree(tmp_path):
+    root, own = _groups(tmp_path, "0::/jobs/run7\n", {
+        "jobs/memory.max": str(6 << 30), "jobs/memory.current": str(1 << 30),
+        "jobs/run7/memory.max": str(2 << 30), "jobs/run7/memory.current": str(512 << 20),
+        "memory.max": "max"})
+    assert layout_module._cgroup_room(root, own) == (2 << 30) - (512 << 20)
+
+
+def test_cgroup_v1_room_and_no_limit(tmp_path):
+    root, own = _groups(tmp_path, "4:memory:/box\n3:cpuset:/\n", {
+        "memory/box/memory.limit_in_bytes": str(3 << 30),
+        "memory/box/memory.usage_in_bytes": str(1 << 30),
+        "memory/memory.limit_in_bytes": "9223372036854771712",
+        "memory/memory.usage_in_bytes": str(5 << 30)})
+    assert layout_module._cgroup_room(root, own) == 2 << 30
+    root, own = _groups(tmp_path / "free", "0::/\n", {"memory.max": "max",
+                                                         "memory.current": "123"})
+    assert layout_module._cgroup_room(root, own) is None
+
+
+def test_a_cgroup_limit_bounds_available_memory(monkeypatch):
+    monkeypatch.setattr(layout_module, "_machine_memory", lambda: 64 << 30)
+    monkeypatch.setattr(layout_module, "_cgroup_room", lambda: 1 << 30)
+    monkeypatch.setattr(layout_module, "_address_room", lambda: None)
+    assert layout_module.available_memory() == 1 << 30
+    with pytest.raises(InputError, match="more than the 1.0 GiB"):
+        layout_module.check_size(20000, 20000, "big.yaml")
+    monkeypatch.setattr(layout_module, "_address_room", lambda: -5)   # over the limit
+    assert layout_module.available_memory() == 1                      # known: no room
+
+
+def test_address_space_limit_is_read_in_a_child():
+    code = ("import resource; from mazeroute import layout as L; "
+            "resource.setrlimit(resource.RLIMIT_AS, (6 << 30, resource.RLIM_INFINITY)); "
+            "r = L._address_room(); print(0 < r < 6 << 30, L.available_memory() <= r)")
+    import subprocess
+    import sys
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == ["True", "True"]

@@ -583,3 +583,16 @@ def test_a_read_puzzle_saves_as_yaml_and_loads_back(tmp_path):
     save_layout(lay, out)
     again, = load_layouts(out)
     assert nets_of(again) == nets_of(lay) and again.name == "p"
+
+
+def test_a_movingai_map_of_short_rows_and_foreign_characters(tmp_path):
+    """Short rows are padded with blockages; any character but ``. G S`` is blocked,
+    whether it is ASCII, Latin-1 or beyond (the grid is built a byte a cell)."""
+    path = tmp_path / "odd.map"
+    path.write_text("..GS@\n.\n.é.\n.\u2603S\n", encoding="utf-8")
+    lay = read_movingai(path)
+    assert (lay.width, lay.height) == (5, 4)
+    assert lay.blocked.tolist() == [[False, False, False, False, True],
+                                    [False, True, True, True, True],
+                                    [False, True, False, True, True],
+                                    [False, True, False, True, True]]
