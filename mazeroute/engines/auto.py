@@ -688,8 +688,10 @@ def _counted(free: np.ndarray, limit: int, at_least: int = 0) -> int:
     if cells and surplus + 1 >= limit:
         return limit
     if free.size >= PARALLEL_CELLS and many_cores():
-        count = int(_cycles_strips(free, limit, min(free.shape[0],
-                                                    4 * numba.get_num_threads())))
+        # a band a thread: the seams between bands are joined on one core, and more
+        # bands cost more there than they save in balance (RESULTS.md, issue 14, tenth
+        # session of 2026-11-26: "Forest tests: a band a thread")
+        count = int(_cycles_strips(free, limit, min(free.shape[0], numba.get_num_threads())))
     else:
         count = int(_cycles(free, limit))
     if count < limit:
