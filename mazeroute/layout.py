@@ -14,6 +14,7 @@ Examples
 
 from __future__ import annotations
 
+import functools
 import gc
 import json
 import os
@@ -816,11 +817,27 @@ def _cgroup_room(root: Path = Path("/sys/fs/cgroup"), own: Path = Path("/proc/se
                  ) -> int | None:
     """Bytes left under the tightest memory limit of this process's control group and
     the groups above it (v2: ``memory.max`` less ``memory.current``; v1:
-    ``memory.limit_in_bytes`` less ``memory.usage_in_bytes``), or None without one."""
+    ``memory.limit_in_bytes`` less ``memory.usage_in_bytes``), or None without one.
+    Which groups have a limit is found once a process (:func:`_cgroup_limits`); their
+    limits and usage are read at every call."""
+    best = None
+    for limit_file, used_file in _cgroup_limits(root, own):
+        limit = _read_int(limit_file)
+        if limit is not None and limit < _NO_LIMIT:
+            room = limit - (_read_int(used_file) or 0)
+            best = room if best is None else min(best, room)
+    return best
+
+
+@functools.cache
+def _cgroup_limits(root: Path, own: Path) -> tuple[tuple[Path, Path], ...]:
+    """The (limit, usage) files of this process's control groups, from its own up to
+    the hierarchy's top, that held a limit when first asked: looking them up reads a
+    dozen files and folders, a cost every layout's memory check would pay again."""
     try:
         lines = own.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
-        return None
+        return ()
     places = []
     for line in lines:
         parts = line.split(":", 2)
@@ -833,7 +850,7 @@ def _cgroup_room(root: Path = Path("/sys/fs/cgroup"), own: Path = Path("/proc/se
         elif "memory" in parts[1].split(","):
             places.append((root / "memory", rel, "memory.limit_in_bytes",
                            "memory.usage_in_bytes"))
-    best = None
+    found = []
     for mount, rel, limit_name, used_name in places:
         group = mount / rel
         if not group.is_dir():
@@ -841,12 +858,11 @@ def _cgroup_room(root: Path = Path("/sys/fs/cgroup"), own: Path = Path("/proc/se
         while True:
             limit = _read_int(group / limit_name)
             if limit is not None and limit < _NO_LIMIT:
-                used = _read_int(group / used_name) or 0
-                best = limit - used if best is None else min(best, limit - used)
+                found.append((group / limit_name, group / used_name))
             if group == mount or mount not in group.parents:
                 break
             group = group.parent
-    return best
+    return tuple(found)
 
 
 def _address_room() -> int | None:
