@@ -298,24 +298,43 @@ __constant__ int c_dy[4] = {-1, 0, 0, 1};
 // right, down; a straight step probes one cell) from local cell (x, y) on level T down to
 // level 0: the cell reached after `step` steps goes to cells[T - step] (vertex ids; the
 // one on level 0 only when `last`), each turn adds to *bends. Returns false if a step
-// finds no cell, which exact levels never allow. One thread runs it. (A warp voting on
-// the five candidates per step measured no faster on the H100: ~600 cycles a step.)
+// finds no cell, which exact levels never allow. The 32 lanes of one warp run it, with the
+// same arguments (lane 0 alone adds to *bends): while the heading holds, lane j probes the
+// cell j + 1 steps straight on, so a straight run of up to 32 steps costs one probe and a
+// vote; at its end lanes 0-3 probe the four turns. (One thread stepping cell by cell took
+// ~600 cycles a step.)
 __device__ __forceinline__ bool traceBack(const Window& win, int x, int y, int T,
                                           bool last, int width, int* cells, int* bends) {
-    int heading = -1;
-    for (int step = 1; step <= T; ++step) {
-        int want = (T - step) & 3;
-        int go = heading >= 0 && win.holds(x + stepX(heading), y + stepY(heading), want)
-                     ? heading : -1;
-        for (int d = 0; d < 4 && go < 0; ++d)
-            if (d != heading && win.holds(x + stepX(d), y + stepY(d), want)) go = d;
-        if (go < 0) return false;
-        if (heading >= 0 && go != heading) ++*bends;
+    const unsigned all = 0xFFFFFFFFu;
+    const int lane = threadIdx.x & 31;
+    int heading = -1, turns = 0, step = 1;    // step: the number of the next step
+    while (step <= T) {
+        if (heading >= 0) {
+            const int dx = stepX(heading), dy = stepY(heading);
+            const int ax = x + (lane + 1) * dx, ay = y + (lane + 1) * dy;
+            const bool on = step + lane <= T && win.holds(ax, ay, (T - step - lane) & 3);
+            const unsigned m = __ballot_sync(all, on);
+            const int run = m == all ? 32 : __ffs(~m) - 1;
+            if (lane < run && (step + lane < T || last))
+                cells[T - step - lane] = (win.y0 + ay) * width + win.x0 + ax;
+            x += run * dx;
+            y += run * dy;
+            step += run;
+            if (run == 32 || step > T) continue;
+        }
+        const bool open = lane < 4 && lane != heading
+                          && win.holds(x + stepX(lane), y + stepY(lane), (T - step) & 3);
+        const unsigned m = __ballot_sync(all, open);
+        if (!m) return false;
+        const int go = __ffs(m) - 1;
+        turns += heading >= 0;
         heading = go;
         x += stepX(go);
         y += stepY(go);
-        if (step < T || last) cells[T - step] = (win.y0 + y) * width + win.x0 + x;
+        if (lane == 0 && (step < T || last)) cells[T - step] = (win.y0 + y) * width + win.x0 + x;
+        ++step;
     }
+    if (lane == 0) *bends += turns;
     return true;
 }
 
@@ -463,25 +482,35 @@ __device__ void routeTree(Window& win, const Grid& g, const int* rec, const int*
         // no pin reached, and the wave touched the outside: are the pins enclosed?
         const bool flood = T < 0 && s_bound != NO_BOUND;
         const bool escaped = flood && pinsEscape(win, g, pos, npins, joined, row, col);
-        if (threadIdx.x == 0) {
+        if (threadIdx.x < 32) {          // warp 0: lane 0 writes, all lanes trace back
+            const bool lead = threadIdx.x == 0;
+            const int bound = s_bound, tree = s_tree;
+            __syncwarp();                 // every lane has read them before lane 0 writes
             if (T < 0) {
-                if (!flood) s_levels += numLevels;
-                s_status = !flood ? UNROUTED_SOURCE : escaped ? ESCAPED : UNROUTED_TARGET;
-            } else if (T >= s_bound) {
-                s_status = ESCAPED;
-            } else if (s_tree + T > room) {
-                s_status = ALONE;
+                if (lead) {
+                    if (!flood) s_levels += numLevels;
+                    s_status = !flood ? UNROUTED_SOURCE : escaped ? ESCAPED : UNROUTED_TARGET;
+                }
+            } else if (T >= bound) {
+                if (lead) s_status = ESCAPED;
+            } else if (tree + T > room) {
+                if (lead) s_status = ALONE;
             } else {
-                s_levels += numLevels;
                 int q = 0;       // the first pin not in the tree that is labelled
                 while ((joined >> q) & 1u || !win.holds(s_px[q], s_py[q], T & 3)) ++q;
-                int* at = paths + off + s_tree - 1;   // the branch's cell on level L: at[L]
-                at[T] = (win.y0 + s_py[q]) * g.width + win.x0 + s_px[q];
+                int* at = paths + off + tree - 1;   // the branch's cell on level L: at[L]
+                if (lead) {
+                    s_levels += numLevels;
+                    at[T] = (win.y0 + s_py[q]) * g.width + win.x0 + s_px[q];
+                }
                 // level 0 is the tree's cell already; a failed step commits nothing
-                if (!traceBack(win, s_px[q], s_py[q], T, false, g.width, at, &s_bends))
-                    s_status = 0;
-                s_tree += T;
-                s_target = q;
+                const bool traced = traceBack(win, s_px[q], s_py[q], T, false, g.width, at,
+                                              &s_bends);
+                if (lead) {
+                    if (!traced) s_status = 0;
+                    s_tree = tree + T;
+                    s_target = q;
+                }
             }
         }
         __syncthreads();
@@ -555,15 +584,15 @@ route_batch(const int* recs, int numNets, const int* pinXY, u64* freeBits, u64* 
         status = escaped ? ESCAPED : UNROUTED_TARGET;
         numLevels = 0;
     }
+    int cells = 0;
+    if (threadIdx.x < 32 && status == OK) {     // warp 0 (a block has at least 64 threads)
+        if (threadIdx.x == 0) paths[off + T] = (win.y0 + ty) * width + win.x0 + tx;
+        if (traceBack(win, tx, ty, T, true, width, paths + off, &bends))
+            cells = T + 1;
+        else
+            status = 0;          // commit nothing
+    }
     if (threadIdx.x == 0) {
-        int cells = 0;
-        if (status == OK) {
-            paths[off + T] = (win.y0 + ty) * width + win.x0 + tx;
-            if (traceBack(win, tx, ty, T, true, width, paths + off, &bends))
-                cells = T + 1;
-            else
-                status = 0;          // commit nothing
-        }
         s_cells = cells;
         int* h = hdr + (size_t)blockIdx.x * HDR;
         h[0] = status;

@@ -481,6 +481,22 @@ def test_lazy_cells_read_as_tuples_and_write_as_lists():
     assert r.cells == [(5, 5)] and r.to_json()["cells"] == [[5, 5]]
 
 
+def test_a_route_made_of_its_wire_equals_one_made_field_by_field():
+    from mazeroute.router import NetRoute
+    xy = np.array([[0, 0], [1, 0], [1, 1]], np.int64)
+    want = NetRoute("a", [(0, 0), (1, 1)], bends=1, seconds=0.5)
+    want.routed, want.order, want.length = True, 3, 2
+    want.set_cells(xy)
+    got = NetRoute.of_wire("a", [(0, 0), (1, 1)], xy, 3, 1, 0.5)
+    assert got == want and got.cells == [(0, 0), (1, 0), (1, 1)]
+    assert got.to_json() == want.to_json() and got.levels == 0 and got.reason is None
+    lost = [NetRoute.of_wire(n, [(0, 0), (1, 1)], None, 7, 2, 0.1) for n in "bc"]
+    assert lost[0] == NetRoute("b", [(0, 0), (1, 1)], bends=2, seconds=0.1)
+    assert not lost[0].routed and lost[0].order is None and lost[0].length == 0
+    lost[0].cells.append((9, 9))            # each unrouted route has a list of its own
+    assert lost[1].cells == [] and NetRoute.of_wire("d", [], None, 0, 0, 0).cells == []
+
+
 # -- the batched loop against the CPU router ------------------------------------------------
 @pytest.mark.parametrize("seed", range(60))
 def test_batched_routing_equals_sequential(seed):

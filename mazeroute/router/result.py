@@ -39,6 +39,25 @@ class NetRoute:
         """
         self.__dict__["_cells"], self.__dict__["_xy"] = None, xy
 
+    @classmethod
+    def of_wire(cls, name: str, pins: list[Cell], xy: np.ndarray | None,
+                order: int | None, bends: int, seconds: float) -> NetRoute:
+        """A net's route as ``NetRoute(name, pins, bends=bends, seconds=seconds)`` and,
+        for a wire ``xy`` (``(k, 2)`` array of ``x, y``; None: unrouted), ``routed``,
+        ``order``, ``length`` and :meth:`set_cells` would make it: the fields set at once
+        (a batched run builds a thousand routes, where the constructor's and the setters'
+        per-field cost adds up to milliseconds)."""
+        d = dict(_blank())
+        d["name"], d["pins"], d["bends"], d["seconds"] = name, pins, bends, seconds
+        if xy is not None:
+            d["routed"], d["order"], d["length"], d["_xy"] = True, order, len(xy) - 1, xy
+            d["_cells"] = None
+        else:
+            d["_cells"] = []               # its own list, never the blank's
+        route = cls.__new__(cls)
+        route.__dict__ = d
+        return route
+
     def cell_array(self) -> np.ndarray:
         """``cells`` as a ``(k, 2)`` int64 array of ``x, y``; a route set by
         :meth:`set_cells` is not turned into tuples on the way."""
@@ -72,6 +91,15 @@ def _put_cells(self: NetRoute, cells: list[Cell]) -> None:
 
 # ``cells`` stays a dataclass field (init, repr, eq); reads go through the lazy getter.
 NetRoute.cells = property(_get_cells, _put_cells)  # type: ignore[assignment]
+
+_BLANK: dict = {}
+
+
+def _blank() -> dict:
+    """A new NetRoute's attributes with every field at its default (made once)."""
+    if not _BLANK:
+        _BLANK.update(NetRoute("", []).__dict__)
+    return _BLANK
 
 
 @dataclass(frozen=True)

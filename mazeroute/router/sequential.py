@@ -312,12 +312,9 @@ def _batched(router: Router, sequence: list[int],
             xy = out.cells(p)
             searched.append(p)
             # an unrouted tree keeps the bends of the branches it found, as the router's
-            r = NetRoute(nets[i].name, list(nets[i].pins), bends=out.bends[p],
-                         seconds=out.seconds[p])
-            if xy is not None:
-                r.routed, r.order, r.length = True, order, len(xy) - 1
-                r.set_cells(xy)
-                order += 1
+            r = NetRoute.of_wire(nets[i].name, list(nets[i].pins), xy, order, out.bends[p],
+                                 out.seconds[p])
+            order += xy is not None
         elif r.routed:
             r.order = order
             order += 1
