@@ -45,10 +45,11 @@
 typedef unsigned long long u64;
 
 #define UNREACHED 0xFFFFFFFFu
+#define NO_WIRE 0x7FFFFFFF      // time of a cell no wire holds (gpu_batch.py NO_WIRE)
 #define BLOCKED 0xFFFFFFFEu
 
 // record fields (gpu_batch.py REC, F_*)
-#define REC 13
+#define REC 14
 #define F_POS 0
 #define F_X0 1
 #define F_Y0 2
@@ -62,18 +63,22 @@ typedef unsigned long long u64;
 #define F_OFF 10
 #define F_NPINS 11
 #define F_PINS 12
+#define F_ROOM 13       // the largest margin the window may grow to in this launch
 // result header: status, levels, bends, cells of the wire, clock cycles, BFS levels run
-#ifdef PHASES   // probing (benchmarks/route_breakdown.py): + cycles of load, BFS levels, backtrace
-#define HDR 9
+#ifdef PHASES   // probing: + cycles of load, BFS levels, backtrace
+#define HDR 10
 #else
-#define HDR 6
+#define HDR 7
 #endif
+#define H_MARGIN 6      // the margin of the window the result is of (it may grow: F_ROOM)
 #define OK 1
 #define GROW 2
 #define UNROUTED_SOURCE 3
 #define UNROUTED_TARGET 4
 #define ESCAPED 5
 #define ALONE 6
+// 64-bit planes per window row word (gpu_batch.py PLANES).
+#define PLANES 6
 // Most pins of a net searched as a tree (a bit each in a mask).
 #define MAX_PINS 32
 
@@ -153,20 +158,22 @@ struct Window {
         return (m >> (x & 63)) & 1ull;
     }
 
+    // CONCURRENT: the window grew in the launch and may hold cells other blocks write.
+    template <bool CONCURRENT = false>
     __device__ void load(const Grid& g, int pos) {
         for (int i = threadIdx.x; i < n; i += blockDim.x) {
             int r = i / wd, k = i - r * wd;
-            avail[i] = freeAt<false>(g, y0 + r, x0 + 64 * k, min(64, w - 64 * k), pos);
+            avail[i] = freeAt<CONCURRENT>(g, y0 + r, x0 + 64 * k, min(64, w - 64 * k), pos);
             vis[i] = front0[i] = front1[i] = lv0[i] = lv1[i] = 0;
         }
         for (int k = threadIdx.x; k < wd; k += blockDim.x) {
             int nb = min(64, w - 64 * k);
-            haloT[k] = y0 > 0 ? freeAt<false>(g, y0 - 1, x0 + 64 * k, nb, pos) : 0;
-            haloB[k] = y0 + h < g.height ? freeAt<false>(g, y0 + h, x0 + 64 * k, nb, pos) : 0;
+            haloT[k] = y0 > 0 ? freeAt<CONCURRENT>(g, y0 - 1, x0 + 64 * k, nb, pos) : 0;
+            haloB[k] = y0 + h < g.height ? freeAt<CONCURRENT>(g, y0 + h, x0 + 64 * k, nb, pos) : 0;
         }
         for (int r = threadIdx.x; r < h; r += blockDim.x) {
-            haloL[r] = x0 > 0 ? (unsigned char)freeAt<false>(g, y0 + r, x0 - 1, 1, pos) : 0;
-            haloR[r] = x0 + w < g.width ? (unsigned char)freeAt<false>(g, y0 + r, x0 + w, 1, pos) : 0;
+            haloL[r] = x0 > 0 ? (unsigned char)freeAt<CONCURRENT>(g, y0 + r, x0 - 1, 1, pos) : 0;
+            haloR[r] = x0 + w < g.width ? (unsigned char)freeAt<CONCURRENT>(g, y0 + r, x0 + w, 1, pos) : 0;
         }
     }
 };
@@ -255,10 +262,15 @@ __device__ __forceinline__ void ownWords(const Window& win, int* row, int* col) 
 // Level-synchronous BFS from local cell (sx, sy) with both pins free; labels levels mod 4
 // when `labels`. Stops after the level that labels (tx, ty) (tx < 0: no target). Returns
 // that level or -1; *numLevels is the number of levels labelled; *escaped as above.
-// Every thread must call it (it synchronises the block).
+// `concurrent`: the window grew in the launch (Window::load). Every thread must call it
+// (it synchronises the block).
 __device__ int bfs(Window& win, const Grid& g, int pos, int sx, int sy, int ox, int oy,
-                   int tx, int ty, bool labels, int* numLevels, bool* escaped) {
-    win.load(g, pos);
+                   int tx, int ty, bool labels, int* numLevels, bool* escaped,
+                   bool concurrent) {
+    if (concurrent)
+        win.load<true>(g, pos);
+    else
+        win.load(g, pos);
     __syncthreads();
 #ifdef PHASES
     if (threadIdx.x == 0 && labels) s_loaded = clock64();
@@ -351,7 +363,9 @@ __device__ __forceinline__ void commitCell(const Grid& g, unsigned* rest, unsign
     int y = v / g.width, x = v - y * g.width;
     size_t word = (size_t)y * g.wordsPerRow + (x >> 6);
     u64 bit = 1ull << (x & 63);
-    g.time[v] = pos;
+    // the earliest wire on a cell names it: two wires of one launch may share a cell
+    // (a window grown in the launch), and lifting the later one must leave it blocked
+    atomicMin(&g.time[v], pos);
     atomicOr(&g.wiredBits[word], bit);
     __threadfence();      // time and wired bit before the free bit (count_levels)
     atomicAnd(&g.freeBits[word], ~bit);
@@ -527,8 +541,9 @@ __device__ void routeTree(Window& win, const Grid& g, const int* rec, const int*
         h[3] = cells;
         h[4] = (int)min(clock64() - t0, (long long)0x7FFFFFFF);
         h[5] = steps;
+        h[H_MARGIN] = 0;
 #ifdef PHASES
-        h[6] = h[7] = h[8] = 0;
+        h[7] = h[8] = h[9] = 0;
 #endif
     }
     if (s_status != OK) return;
@@ -543,10 +558,16 @@ __device__ void routeTree(Window& win, const Grid& g, const int* rec, const int*
     }
 }
 
+// Shared memory of a window of h x w cells (gpu_batch.py window_bytes).
+__device__ __forceinline__ int windowBytes(int h, int w) {
+    const int wd = (w + 63) >> 6;
+    return PLANES * h * wd * 8 + 2 * wd * 8 + 2 * ((h + 7) / 8 * 8);
+}
+
 extern "C" __global__ void __launch_bounds__(1024)
 route_batch(const int* recs, int numNets, const int* pinXY, u64* freeBits, u64* wiredBits,
             int* time, unsigned* rest, unsigned* level, int width, int height,
-            int wordsPerRow, int* hdr, int* paths) {
+            int wordsPerRow, int* hdr, int* paths, int smemBytes) {
     extern __shared__ u64 smem[];
     __shared__ int s_cells;
     const int* rec = recs + (size_t)blockIdx.x * REC;
@@ -561,32 +582,57 @@ route_batch(const int* recs, int numNets, const int* pinXY, u64* freeBits, u64* 
         routeTree(win, g, rec, pinXY, rest, level, hdr, paths);
         return;
     }
-    const int pos = rec[F_POS], limit = rec[F_LIMIT], off = rec[F_OFF];
-    const int sx = rec[F_SX] - win.x0, sy = rec[F_SY] - win.y0;
-    const int tx = rec[F_TX] - win.x0, ty = rec[F_TY] - win.y0;
+    const int pos = rec[F_POS], off = rec[F_OFF], room = rec[F_ROOM];
+    const int gsx = rec[F_SX], gsy = rec[F_SY], gtx = rec[F_TX], gty = rec[F_TY];
+    const int span = abs(gsx - gtx) + abs(gsy - gty);
+    int limit = rec[F_LIMIT];
+    int margin = (limit - span - 1) / 2;
     long long t0 = clock64();
-    int numLevels = 0, bends = 0;
-    bool escaped = false;
-    int T = bfs(win, g, pos, sx, sy, tx, ty, tx, ty, true, &numLevels, &escaped);
-    int steps = numLevels;
+    int numLevels = 0, bends = 0, steps = 0, status, T;
+    bool grown = false;
+    while (true) {
+        const int sx = gsx - win.x0, sy = gsy - win.y0, tx = gtx - win.x0, ty = gty - win.y0;
+        bool escaped = false;
+        T = bfs(win, g, pos, sx, sy, tx, ty, tx, ty, true, &numLevels, &escaped, grown);
+        steps += numLevels;
+        if (T >= 0) {
+            status = T <= limit ? OK : GROW;
+        } else if (!escaped) {
+            status = UNROUTED_SOURCE;
+        } else {
+            int more;
+            bfs(win, g, pos, tx, ty, sx, sy, -1, -1, false, &more, &escaped, grown);
+            steps += more;
+            status = escaped ? ESCAPED : UNROUTED_TARGET;
+            numLevels = 0;
+        }
+        if (status != GROW && status != ESCAPED) break;
+        // the window grows in this launch where the net's room (no earlier net waiting
+        // within it) and the block allow: the margin the host would give it next
+        const int m = status == GROW ? (T - span) / 2 : 2 * margin + 16;
+        const int x0 = max(min(gsx, gtx) - m, 0), x1 = min(max(gsx, gtx) + m, width - 1);
+        const int y0 = max(min(gsy, gty) - m, 0), y1 = min(max(gsy, gty) + m, height - 1);
+        const int w = x1 - x0 + 1, h = y1 - y0 + 1;
+        if (m > room || h * ((w + 63) >> 6) > WORDS_PER_THREAD * (int)blockDim.x
+            || windowBytes(h, w) > smemBytes)
+            break;
+        __syncthreads();                 // every thread is done with the smaller window
+        win.x0 = x0;
+        win.y0 = y0;
+        win.w = w;
+        win.h = h;
+        win.carve(smem);
+        margin = m;
+        limit = span + 2 * m + 1;
+        grown = true;
+    }
 #ifdef PHASES
     long long t1 = clock64();
 #endif
-    int status;
-    if (T >= 0) {
-        status = T <= limit ? OK : GROW;
-    } else if (!escaped) {
-        status = UNROUTED_SOURCE;
-    } else {
-        int more;
-        bfs(win, g, pos, tx, ty, sx, sy, -1, -1, false, &more, &escaped);
-        steps += more;
-        status = escaped ? ESCAPED : UNROUTED_TARGET;
-        numLevels = 0;
-    }
+    const int tx = gtx - win.x0, ty = gty - win.y0;
     int cells = 0;
-    if (threadIdx.x < 32 && status == OK) {     // warp 0 (a block has at least 64 threads)
-        if (threadIdx.x == 0) paths[off + T] = (win.y0 + ty) * width + win.x0 + tx;
+    if (threadIdx.x < 32 && status == OK) {     // warp 0 (a block has at least 128 threads)
+        if (threadIdx.x == 0) paths[off + T] = gty * width + gtx;
         if (traceBack(win, tx, ty, T, true, width, paths + off, &bends))
             cells = T + 1;
         else
@@ -601,22 +647,27 @@ route_batch(const int* recs, int numNets, const int* pinXY, u64* freeBits, u64* 
         h[3] = cells;
         h[4] = (int)min(clock64() - t0, (long long)0x7FFFFFFF);
         h[5] = steps;
+        h[H_MARGIN] = margin;
 #ifdef PHASES
-        h[6] = (int)(s_loaded - t0);
-        h[7] = (int)(t1 - s_loaded);
-        h[8] = (int)(clock64() - t1);
+        h[7] = (int)(s_loaded - t0);
+        h[8] = (int)(t1 - s_loaded);
+        h[9] = (int)(clock64() - t1);
 #endif
     }
     __syncthreads();
-    // commit the wire's inner cells (the pins are blocked for good already); no other
-    // block of this launch reads them: claims of one batch are disjoint
+    // commit the wire's inner cells (the pins are blocked for good already). Another
+    // block of this launch may read them only where this window grew in the launch:
+    // a later net reads them as free or blocked, and the host redoes it if they lie in
+    // its claim (an earlier net's reads them as free, by their time)
     for (int i = 1 + threadIdx.x; i < s_cells - 1; i += blockDim.x)
         commitCell(g, rest, level, paths[off + i], pos);
 }
 
-// block != 0: cells[i] becomes a wire cell of the net at pos[i]. block == 0: cells[i] is
-// freed if it still belongs to that net's wire (freed[i] = 1; its wired bit and time
-// stay: a reader of the free bit must never see "blocked, not wired" for it).
+// block != 0: cells[i] becomes a wire cell of the net at pos[i] (the earliest net whose
+// wire holds a cell names it). block == 0: cells[i] is freed if it still belongs to that
+// net's wire (freed[i] = 1; its wired bit stays: a reader of the free bit must never see
+// "blocked, not wired" for it; its time becomes NO_WIRE, later than every net, which a
+// reader that saw the free bit before it was set reads as free, as a later net's wire).
 extern "C" __global__ void commit_cells(const int* cells, const int* pos, int n, int block,
                                         u64* freeBits, u64* wiredBits, int* time,
                                         unsigned* rest, unsigned* level, int width,
@@ -628,7 +679,7 @@ extern "C" __global__ void commit_cells(const int* cells, const int* pos, int n,
     size_t word = (size_t)y * wordsPerRow + (x >> 6);
     u64 bit = 1ull << (x & 63);
     if (block) {
-        time[v] = pos[i];
+        atomicMin(&time[v], pos[i]);            // the earliest wire names it (commitCell)
         atomicOr(&wiredBits[word], bit);
         __threadfence();
         atomicAnd(&freeBits[word], ~bit);
@@ -639,6 +690,8 @@ extern "C" __global__ void commit_cells(const int* cells, const int* pos, int n,
         rest[v] = UNREACHED;
         level[v] = UNREACHED;
         freed[i] = 1;
+        __threadfence();
+        time[v] = NO_WIRE;    // after the free bit: whoever reads it blocked reads it late
     }
 }
 

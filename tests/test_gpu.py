@@ -137,7 +137,7 @@ def test_cuda_error_mid_run_falls_back_under_auto(monkeypatch):
 
     def broken(self, *a, **k):
         raise cupy.cuda.runtime.CUDARuntimeError(700)       # cudaErrorIllegalAddress
-    monkeypatch.setattr(gpu_batch.GridBatch, "search", broken)
+    monkeypatch.setattr(gpu_batch.GridBatch, "finish", broken)    # where a fault surfaces
     router = Router(lay, "gpu", "grid")
     with pytest.raises(EngineUnavailable, match="GPU"):
         router.run()

@@ -36,8 +36,11 @@ Scheduling
     a cell blocked by the wire of a later net (its commit position, kept per cell in
     ``time``) counts as free. Only an earlier net whose claim had to grow can break a
     later net's result: when its wire lands in the claim of a later committed net, that
-    net and every later committed net whose claim overlaps it go back to the queue
-    (:func:`wire_hits`, :func:`cascade`).
+    net goes back to the queue, and so does every later net whose claim holds a cell of
+    a wire lifted so (:func:`wire_hits`, :func:`dependents`); a net sent back is marked
+    grown, so that its next wire is checked where it lands.
+    While one batch runs, the next is queued behind it, the nets in flight counting as
+    committed (:meth:`BatchRun.run`).
 
 Outcomes of one search (``status``)
     ``OK``: the wire (root first), committed by the kernel; ``GROW``: reached, but deeper
@@ -52,6 +55,17 @@ Outcomes of one search (``status``)
     added to the levels of the branches it found);
     ``ESCAPED``: neither, so the margin grows to ``2m + 16``;
     ``ALONE``: a tree outgrew its room in the path buffer, and the router searches it.
+
+Windows that grow in the launch
+    A two-pin net's record carries its *room* (:func:`rooms`): the largest margin whose
+    claim stays clear of every earlier net still waiting. A ``GROW`` or ``ESCAPED``
+    search whose next margin is within the room (and whose window fits the block) is
+    searched again at once, in the same launch, rather than in a later one; the header
+    tells the margin its result is of. Nothing earlier that is still to come can change
+    that result; a wire an earlier net of the launch lays in it is caught as any grown
+    net's (:func:`wire_hits`), and two wires of one launch may then share a cell, which
+    names the earlier (``time`` keeps the least position; a lifted wire frees only the
+    cells that name it).
 
 Nets proven unroutable without a search
     Before a two-pin net is routed alone (its window does not fit the kernel, so its
@@ -77,25 +91,39 @@ from .base import allow_shared
 
 #: int32 fields of one net's search record (see kernels/route_batch.cu): for a tree,
 #: ``F_LIMIT`` is one less than the room for its cells, ``F_PINS`` the index of its first
-#: pin in the pins given to :meth:`GridBatch.set_pins`.
-REC = 13
-F_POS, F_X0, F_Y0, F_W, F_H, F_SX, F_SY, F_TX, F_TY, F_LIMIT, F_OFF, F_NPINS, F_PINS = range(13)
-#: int32 fields of one net's result header: status, levels, bends, wire cells, and for
-#: probing the block's clock cycles and the BFS levels it ran.
-HDR = 6
+#: pin in the pins given to :meth:`GridBatch.set_pins`; ``F_ROOM``: the largest margin a
+#: two-pin net's window may grow to within the launch (:func:`rooms`).
+REC = 14
+F_POS, F_X0, F_Y0, F_W, F_H, F_SX, F_SY, F_TX, F_TY, F_LIMIT, F_OFF, F_NPINS, F_PINS, \
+    F_ROOM = range(14)
+#: int32 fields of one net's result header: status, levels, bends, wire cells, for
+#: probing the block's clock cycles and the BFS levels it ran, and the margin of the
+#: window its result is of (a two-pin net's window may grow in the launch: ``F_ROOM``).
+HDR = 7
+H_MARGIN = 6
 OK, GROW, UNROUTED_SOURCE, UNROUTED_TARGET, ESCAPED, ALONE = 1, 2, 3, 4, 5, 6
 #: Most pins of a net the kernel searches as a tree (a bit each in a 32-bit mask).
 MAX_PINS = 32
 #: 64-bit planes per window row word in shared memory: free-and-unvisited, visited,
 #: two frontier buffers, two bits of the level (mod 4).
 PLANES = 6
+#: Fewest threads of a block: a two-pin net's window that grows in the launch must fit
+#: five words a thread.
+MIN_THREADS = 128
+#: Dynamic shared memory of a launch of at most one block per multiprocessor, where more
+#: costs nothing: room for windows that grow in the launch.
+GROW_SMEM = 96 << 10
+#: Largest margin a window grows to within a launch (:func:`rooms`).
+REACH = 128
 #: Default window margin: large enough that most local nets succeed at once, small enough
 #: that windows rarely overlap (RESULTS.md, "Figures moved from code comments": it gave
 #: the fewest batches of the margins tried).
 MARGIN = 12
 
-# net states kept by the router's batched loop
-TODO, COMMITTED, FINAL = 0, 1, 2
+#: ``time`` of a cell no wire holds: later than every net.
+NO_WIRE = 0x7FFFFFFF
+# net states kept by the router's batched loop (INFLIGHT: in a launch not yet read back)
+TODO, COMMITTED, FINAL, INFLIGHT = 0, 1, 2, 3
 
 
 def window_bytes(rows, cols):
@@ -207,11 +235,77 @@ def next_batch(todo, claim, barrier, width, height, tile, max_batch):
 
 
 @numba.njit(cache=True, nogil=True)
+def rooms(batch, todo, claim, pins, width, height, tile, reach):
+    """For each net of ``batch`` (chosen by :func:`next_batch` from ``todo``), the
+    largest margin (at most ``reach``) whose claim around its pins' box stays clear of
+    the claim of every earlier net of ``todo``: the room its window may grow into
+    within the launch. A net's result there depends on no earlier net that is still to
+    be searched; later nets' wires read as free, and an earlier net of the batch that
+    grows into this one's claim is checked when its wire lands (:func:`wire_hits`).
+
+    Examples
+    --------
+    >>> claim = np.array([[0, 0, 4, 4], [10, 0, 14, 4]])
+    >>> pins = np.array([[1, 1, 3, 3], [11, 1, 13, 3]])
+    >>> rooms(np.array([0, 1]), np.arange(2), claim, pins, 20, 20, 4, 99).tolist()
+    [99, 5]
+    """
+    tx = (width + tile - 1) // tile
+    ty = (height + tile - 1) // tile
+    head = np.full(tx * ty, -1, np.int64)
+    last = batch[batch.size - 1] if batch.size else -1
+    entries = 0
+    for p in todo:
+        if p > last:
+            break
+        entries += ((claim[p, 2] // tile - claim[p, 0] // tile + 1)
+                    * (claim[p, 3] // tile - claim[p, 1] // tile + 1))
+    nxt = np.empty(entries, np.int64)
+    who = np.empty(entries, np.int64)
+    seen = np.full(claim.shape[0], -1, np.int64)       # last net that checked it
+    out = np.empty(batch.size, np.int64)
+    count = 0
+    used = 0
+    for p in todo:
+        if count == batch.size:
+            break
+        if p == batch[count]:
+            bx0, bx1 = min(pins[p, 0], pins[p, 2]), max(pins[p, 0], pins[p, 2])
+            by0, by1 = min(pins[p, 1], pins[p, 3]), max(pins[p, 1], pins[p, 3])
+            best = reach
+            # claims within reach of the box: those in tiles it may grow into
+            for j in range(max(by0 - reach - 1, 0) // tile,
+                           min(by1 + reach + 1, height - 1) // tile + 1):
+                for i in range(max(bx0 - reach - 1, 0) // tile,
+                               min(bx1 + reach + 1, width - 1) // tile + 1):
+                    e = head[j * tx + i]
+                    while e >= 0:
+                        q = who[e]
+                        e = nxt[e]
+                        if seen[q] == p:
+                            continue
+                        seen[q] = p
+                        gap = max(claim[q, 0] - bx1, bx0 - claim[q, 2],
+                                  claim[q, 1] - by1, by0 - claim[q, 3])
+                        best = min(best, gap - 2)
+            out[count] = best
+            count += 1
+        for j in range(claim[p, 1] // tile, claim[p, 3] // tile + 1):
+            for i in range(claim[p, 0] // tile, claim[p, 2] // tile + 1):
+                t = j * tx + i
+                who[used] = p
+                nxt[used] = head[t]
+                head[t] = used
+                used += 1
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
 def launch_shape(rec):
     """Threads per block and dynamic shared memory of one batch's launch.
 
-    Two window words per thread (at least 64 threads, at most 1024), and room for the
-    largest window; compiled because NumPy's per-call overhead on these few-row arrays
+    Two window words per thread (at least :data:`MIN_THREADS`, at most 1024), and room
+    for the largest window; compiled because NumPy's per-call overhead on these few-row arrays
     would cost more than the work, once per batch (RESULTS.md, "Figures moved from code
     comments").
     """
@@ -222,14 +316,15 @@ def launch_shape(rec):
         wd = (cols + 63) // 64
         words = max(words, rows * wd)
         smem = max(smem, PLANES * rows * wd * 8 + 2 * wd * 8 + 2 * ((rows + 7) // 8 * 8))
-    threads = min(1024, max(64, (words + 63) // 64 * 32))
+    threads = min(1024, max(MIN_THREADS, (words + 63) // 64 * 32))
     return threads, smem
 
 
 @numba.njit(cache=True, nogil=True)
-def records(batch, search, pins, limit, npins, pin_at):
+def records(batch, search, pins, limit, npins, pin_at, room):
     """Search records of a batch, the path offset of each and the path buffer size
-    (``pin_at``: each net's first pin in the pins of :meth:`GridBatch.set_pins`)."""
+    (``pin_at``: each net's first pin in the pins of :meth:`GridBatch.set_pins`;
+    ``room``: per batch net, the margin its window may grow to in the launch)."""
     b = batch.size
     rec = np.zeros((b, REC), np.int32)
     off = np.empty(b, np.int64)
@@ -247,8 +342,11 @@ def records(batch, search, pins, limit, npins, pin_at):
         rec[k, F_OFF] = size
         rec[k, F_NPINS] = npins[p]
         rec[k, F_PINS] = pin_at[p]
+        rec[k, F_ROOM] = room[k]
         off[k] = size
-        size += limit[p] + 1
+        # a window that grows in the launch may find a wire up to its room's limit
+        size += max(limit[p], abs(pins[p, 0] - pins[p, 2]) + abs(pins[p, 1] - pins[p, 3])
+                    + 2 * room[k] + 1) + 1 if npins[p] == 2 else limit[p] + 1
     return rec, off, size
 
 
@@ -274,17 +372,25 @@ def wire_hits(wire, width, pos, claim, state):
 
 
 @numba.njit(cache=True, nogil=True)
-def cascade(seeds, claim, state):
-    """``seeds`` plus every committed later net whose claim overlaps an invalidated one's.
-
-    Such a net may have read the invalidated net's wire (or its absence) in its own
-    window, so its result is no longer known to be sequential. Returns sorted positions.
+def dependents(seeds, wire_off, wire_len, store, is_pin, width, claim, state):
+    """``seeds`` (nets to redo) plus every later net, committed or in flight, whose claim
+    holds a cell of a redone net's wire other than a pin (the wires still in ``store``),
+    and so on from those. Such a net read that wire, which is lifted. A redone net's
+    next wire, wherever it lands, is checked when it comes (the caller marks the net
+    grown: :func:`wire_hits`), so nets whose claims only overlap a redone one's stay.
+    Returns sorted positions.
 
     Examples
     --------
-    >>> claim = np.array([[0, 0, 2, 2], [2, 2, 4, 4], [4, 4, 6, 6], [8, 8, 9, 9]])
-    >>> cascade(np.array([1]), claim, np.ones(4, np.int8)).tolist()
+    >>> claim = np.array([[0, 0, 2, 2], [2, 2, 4, 4], [4, 4, 6, 6], [3, 0, 9, 1]])
+    >>> store = np.array([22, 32, 33, 34, 44])      # net 1's wire, (2, 2) to (4, 4)
+    >>> off, n = np.array([0, 0, 0, 0]), np.array([0, 5, 0, 0])
+    >>> pin = np.zeros(100, np.bool_)
+    >>> dependents(np.array([1]), off, n, store, pin, 10, claim, np.ones(4, np.int8)).tolist()
     [1, 2]
+    >>> pin[44] = True                               # a pin blocks for good: no one reads it
+    >>> dependents(np.array([1]), off, n, store, pin, 10, claim, np.ones(4, np.int8)).tolist()
+    [1]
     """
     n = claim.shape[0]
     mark = np.zeros(n, np.bool_)
@@ -295,13 +401,23 @@ def cascade(seeds, claim, state):
             stack.append(s)
     while stack:
         k = stack.pop()
+        cells = store[wire_off[k]:wire_off[k] + wire_len[k]]
+        cells = cells[~is_pin[cells]]
+        if not cells.size:
+            continue
+        xs, ys = cells % width, cells // width
+        bx0, bx1, by0, by1 = xs.min(), xs.max(), ys.min(), ys.max()
         for q in range(k + 1, n):
-            if mark[q] or state[q] != COMMITTED:
+            if mark[q] or (state[q] != COMMITTED and state[q] != INFLIGHT):
                 continue
-            if not (claim[q, 0] > claim[k, 2] or claim[q, 2] < claim[k, 0]
-                    or claim[q, 1] > claim[k, 3] or claim[q, 3] < claim[k, 1]):
-                mark[q] = True
-                stack.append(q)
+            x0, y0, x1, y1 = claim[q, 0], claim[q, 1], claim[q, 2], claim[q, 3]
+            if x0 > bx1 or x1 < bx0 or y0 > by1 or y1 < by0:
+                continue
+            for i in range(cells.size):
+                if x0 <= xs[i] <= x1 and y0 <= ys[i] <= y1:
+                    mark[q] = True
+                    stack.append(q)
+                    break
     return np.flatnonzero(mark)
 
 
@@ -340,14 +456,15 @@ def wire_cells(pos, wire_off, wire_len, store, is_pin):
 @numba.njit(cache=True, nogil=True)
 def take(batch, hdr, off, paths, book, pins, margin, search, claim, limit, barrier,
          shape, smem_limit, store, used, npins):
-    """Record one batch's outcomes in the router's book; return the nets to redo.
+    """Record one batch's outcomes in the router's book; return the later committed nets
+    that a grown net's wire lands in.
 
     ``book`` rows (per routing position): state, status, levels, bends, wire offset in
-    ``store``, wire length, grown (the claim was enlarged). OK wires are appended to
-    ``store`` from ``used`` on (the caller makes room). GROW and ESCAPED nets get their
-    new margin and window. A net whose claim grew may land its wire in the claim of a
-    later committed net: that net and its dependants (:func:`cascade`) are returned, their
-    state set back to TODO; their wires stay in ``store`` for the caller to lift.
+    ``store``, wire length, grown (the claim was enlarged, or the net was redone). OK
+    wires are appended to ``store`` from ``used`` on (the caller makes room). GROW and
+    ESCAPED nets get their new margin and window. A net whose claim grew may land its
+    wire in the claim of a later committed net: such nets are returned (the caller redoes
+    them and their :func:`dependents`).
     """
     state, status, levels, bends = book[0], book[1], book[2], book[3]
     wire_off, wire_len, grown = book[4], book[5], book[6]
@@ -355,6 +472,13 @@ def take(batch, hdr, off, paths, book, pins, margin, search, claim, limit, barri
     for k in range(batch.size):
         p = batch[k]
         st = hdr[k, 0]
+        if npins[p] == 2 and hdr[k, H_MARGIN] != margin[p]:
+            # the window grew in the launch: the result is of the wider claim, whose
+            # wire is checked where it lands like any grown net's
+            margin[p] = hdr[k, H_MARGIN]
+            grown[p] = 1
+            _set_window(p, pins, margin, shape, search, claim, limit, barrier, smem_limit,
+                        npins)
         status[p] = st
         levels[p] = hdr[k, 1]
         bends[p] = hdr[k, 2]
@@ -390,10 +514,7 @@ def take(batch, hdr, off, paths, book, pins, margin, search, claim, limit, barri
             hits.append(q)
     if not hits:
         return used, np.zeros(0, np.int64)
-    redo = cascade(np.array(hits), claim, state)
-    for q in redo:
-        state[q] = TODO
-    return used, redo
+    return used, np.unique(np.array(hits))
 
 
 class GridBatch:
@@ -401,7 +522,7 @@ class GridBatch:
 
     It shares the problem's bit-packed free mask, its level and resting-level arrays and
     its host mirror ``host_free``, and adds ``time`` (per cell, the routing position of
-    the net whose wire blocks it) and ``wired`` (bit-packed: the cell is or was a wire
+    the earliest net whose wire blocks it) and ``wired`` (bit-packed: the cell is or was a wire
     cell, so ``time`` is valid; the layout and pins never are).
 
     Parameters
@@ -421,19 +542,32 @@ class GridBatch:
         self.shape = problem.shape
         self.margin = margin
         h, w = self.shape
-        self.time = cupy.empty(h * w, dtype=cupy.int32)     # read only where wired
+        # per cell, the routing position of the earliest wire on it (read only where wired)
+        self.time = cupy.full(h * w, NO_WIRE, dtype=cupy.int32)
         self.wired = cupy.zeros_like(problem.free_bits)
         optin = device_attributes().get("MaxSharedMemoryPerBlockOptin", 48 << 10)
         # the kernel handles at most WORDS_PER_THREAD (5) words per thread of 1024, and
         # keeps a few bytes of its own beside the window
         self.smem_limit = smem_limit or min(optin - 1024, int(window_bytes(5 * 1024, 64)))
+        self.sms = device_attributes().get("MultiProcessorCount", 1)
         self._get_kernel = get_kernel
         self._kernels: dict[tuple, tuple] = {}   # compiled on first use, with its static smem
         self._pins = cupy.zeros(2, dtype=cupy.int32)     # see set_pins
-        self._buf = cupy.zeros(1 << 16, dtype=cupy.int32)
+        # a device buffer, pinned host memory and an event for each of the two batches
+        # that may be in flight (launch)
+        self._bufs = [cupy.zeros(1 << 16, dtype=cupy.int32) for _ in range(2)]
         self._pinned = cupy.cuda.alloc_pinned_memory(1 << 18)
-        self._stage = cupy.cuda.alloc_pinned_memory(1 << 14)   # see _upload
-        self._staged = cupy.cuda.Event(disable_timing=True)
+        self._pinned2 = cupy.cuda.alloc_pinned_memory(1 << 18)
+        self._done = [cupy.cuda.Event(disable_timing=True) for _ in range(2)]
+        self._slot = 0
+        # staging buffers of _upload, used in turn, each with the event of its last copy
+        self._stages = [[cupy.cuda.alloc_pinned_memory(1 << 14),
+                         cupy.cuda.Event(disable_timing=True)] for _ in range(_STAGES)]
+        self._stage_at = 0
+        # pinned buffers the cells a lift freed are read back into, used in turn
+        self._readback = [[cupy.cuda.alloc_pinned_memory(1 << 14),
+                           cupy.cuda.Event(disable_timing=True)] for _ in range(_STAGES)]
+        self._readback_at = 0
         self.launches = 0
         self._streams: list = []                    # level counts run beside the batches
         self._counts: list[tuple[np.ndarray, np.ndarray, np.ndarray, object]] = []
@@ -441,7 +575,7 @@ class GridBatch:
         # until their stream is past them: freed, memory allocated on this stream may be
         # handed out again at once to a later upload on it, the side stream still reading
         self._copies: list[tuple] = []
-        self._lifted: list[tuple[np.ndarray, object]] = []   # see uncommit()
+        self._lifted: list[tuple] = []            # see uncommit()
         # components for apart(): labels, the wires committed when they were taken, turn
         self._labels = None
         self._wired_count = 0            # calls that committed a wire so far
@@ -482,17 +616,23 @@ class GridBatch:
         """``arrays`` concatenated, as int32, in a new device array: copied on the current
         stream from pinned memory, without waiting (``cupy.asarray`` copies from pageable
         memory and waits for the stream, on a side stream behind the level counts queued
-        there). The staging buffer is reused once its last copy has left."""
+        there, or behind a batch in flight). The staging buffers are used in turn, each
+        once its last copy has left: a copy queued behind a batch in flight leaves only
+        when the batch is done."""
         cp = self.cupy
         n = sum(a.size for a in arrays)
-        self._staged.synchronize()
-        host = self._host(4 * n, "_stage")
+        stage = self._stages[self._stage_at]
+        self._stage_at = (self._stage_at + 1) % len(self._stages)
+        stage[1].synchronize()
+        if 4 * n > stage[0].size():
+            stage[0] = cp.cuda.alloc_pinned_memory(8 * n)
+        host = np.frombuffer(stage[0], np.int32, n)
         np.concatenate(arrays, out=host, casting="same_kind")
         dev = cp.empty(max(n, 1), dtype=cp.int32)
         stream = cp.cuda.get_current_stream()
         cp.cuda.runtime.memcpyAsync(dev.data.ptr, host.ctypes.data, 4 * n,
                                     cp.cuda.runtime.memcpyHostToDevice, stream.ptr)
-        self._staged.record(stream)
+        stage[1].record(stream)
         return dev
 
     def search(self, rec: np.ndarray, path_size: int) -> tuple[np.ndarray, np.ndarray]:
@@ -501,28 +641,45 @@ class GridBatch:
         Wires of ``OK`` nets are committed on the device by the kernel itself (their
         claims are disjoint) and here in the host mirrors.
         """
+        return self.finish(self.launch(rec, path_size))
+
+    def launch(self, rec: np.ndarray, path_size: int):
+        """Queue one batch (see :meth:`search`) without waiting; :meth:`finish` reads it
+        back. Two batches may be in flight, in turn on the device, each with its own
+        buffers: the one queued two launches before must be finished first."""
         cp = self.cupy
         runtime = cp.cuda.runtime
         stream = cp.cuda.get_current_stream()
+        slot = self._slot = 1 - self._slot
         b = rec.shape[0]
         need = b * REC + b * HDR + path_size
-        if need > self._buf.size:
-            self._buf = cp.zeros(2 * need, dtype=cp.int32)
-        buf = self._buf
-        host = self._host(4 * need)
+        if need > self._bufs[slot].size:
+            self._bufs[slot] = cp.zeros(2 * need, dtype=cp.int32)
+        buf = self._bufs[slot]
+        host = self._host(4 * need, ("_pinned", "_pinned2")[slot])
         host[:b * REC] = rec.ravel()
         runtime.memcpyAsync(buf.data.ptr, host.ctypes.data, 4 * b * REC,
                             runtime.memcpyHostToDevice, stream.ptr)
         out = buf[b * REC:need]
         threads, smem = launch_shape(rec)
+        if b <= self.sms:       # a block a multiprocessor: room for windows that grow
+            smem = max(smem, min(GROW_SMEM, self.smem_limit))
         kernel = self._kernel("route_batch", smem)
         kernel((b,), (threads,), (buf, np.int32(b), self._pins, *self._state(),
-                                  out[:b * HDR], out[b * HDR:]), shared_mem=smem)
+                                  out[:b * HDR], out[b * HDR:], np.int32(smem)),
+               shared_mem=smem)
         self.launches += 1
         res = host[b * REC:need]
         runtime.memcpyAsync(res.ctypes.data, out.data.ptr, 4 * res.size,
                             runtime.memcpyDeviceToHost, stream.ptr)
-        stream.synchronize()
+        done = self._done[slot]
+        done.record(stream)
+        return rec, res, b, done
+
+    def finish(self, token) -> tuple[np.ndarray, np.ndarray]:
+        """Wait for a batch queued by :meth:`launch`; its headers and paths."""
+        rec, res, b, done = token
+        done.synchronize()
         hdr = res[:b * HDR].reshape(b, HDR).copy()
         paths = res[b * HDR:].copy()
         self._settle()             # cells lifted earlier first: a new wire may reuse them
@@ -557,12 +714,30 @@ class GridBatch:
         host mirror learns which cells were freed at the next synchronisation point (the
         next batch's download, or :meth:`quiesce`), not with a round trip of its own.
         """
-        if cells.size:
-            self._lifted.append((cells, self._cells_launch(cells, pos, False)))
+        if not cells.size:
+            return
+        cp = self.cupy
+        if len(self._lifted) == len(self._readback):
+            self._settle()                   # every read-back buffer holds a lift
+        freed = self._cells_launch(cells, pos, False)
+        # read back right behind the lift (into pinned buffers used in turn), so that
+        # the wait for it at the next synchronisation point is not also a wait for
+        # batches queued after it
+        slot = self._readback[self._readback_at]
+        self._readback_at = (self._readback_at + 1) % len(self._readback)
+        if 4 * cells.size > slot[0].size():
+            slot[0] = cp.cuda.alloc_pinned_memory(8 * cells.size)
+        host = np.frombuffer(slot[0], np.int32, cells.size)
+        stream = cp.cuda.get_current_stream()
+        cp.cuda.runtime.memcpyAsync(host.ctypes.data, freed.data.ptr, 4 * cells.size,
+                                    cp.cuda.runtime.memcpyDeviceToHost, stream.ptr)
+        slot[1].record(stream)
+        self._lifted.append((cells, host, slot[1]))
 
     def _settle(self) -> None:
-        for cells, freed in self._lifted:
-            self.problem.host_free.ravel()[cells[freed.get().astype(bool)]] = True
+        for cells, host, done in self._lifted:
+            done.synchronize()
+            self.problem.host_free.ravel()[cells[host.astype(bool)]] = True
         self._lifted.clear()
 
     def count_levels(self, roots: np.ndarray, pos: np.ndarray,
@@ -725,12 +900,15 @@ def batch_device(problem) -> GridBatch | None:
     return GridBatch(problem)
 
 
-__all__ = ["GridBatch", "batch_device", "next_batch", "wire_hits", "cascade", "windows",
+__all__ = ["GridBatch", "batch_device", "next_batch", "wire_hits", "dependents", "windows",
            "records", "take", "wire_cells", "mark_wires", "window_bytes", "launch_shape",
+           "rooms",
            "OK", "GROW",
            "UNROUTED_SOURCE", "UNROUTED_TARGET", "ESCAPED"]
 
 
+#: Staging buffers of :meth:`GridBatch._upload`, used in turn.
+_STAGES = 4
 #: Most nets searched in one launch.
 MAX_BATCH = 4096
 #: Most bytes of visited bits and queues that one launch of level counts allocates, and
@@ -798,6 +976,10 @@ class BatchRun:
         nets are final and unrouted (None: never)
     """
 
+    #: Whether the next batch is queued while one runs (:meth:`run`); the same routes
+    #: either way.
+    overlap = True
+
     def __init__(self, dev: GridBatch, shape: tuple[int, int], pin_xy: np.ndarray,
                  pin_start: np.ndarray, pin_count: np.ndarray, barrier: np.ndarray,
                  route_alone, max_unrouted: int | None = None):
@@ -841,6 +1023,10 @@ class BatchRun:
         self.proven = 0               # nets proven unroutable by components, not searched
         # trees found UNROUTED_TARGET: the tree so far, the roots of their level count
         self.roots: dict[int, np.ndarray] = {}
+        # nets in flight whose results a redo made void (see _finish), and the claims
+        # of nets in flight at the widest their windows may grow to in the launch
+        self.void = np.zeros(n, bool)
+        self.wide = np.zeros((n, 4), np.int64)
         per_root = dev.count_bytes()
         # nets in windows that may still be proven apart (see _check)
         self._spare = n if per_root == 0 else COUNT_BYTES // per_root
@@ -881,14 +1067,29 @@ class BatchRun:
                 + int(np.count_nonzero(unrouted[p:] & (state[p:] == FINAL))) + self.lost_alone)
 
     def run(self) -> BatchOutcome | None:
-        """Route every position; None when the run gave up (``max_unrouted``)."""
-        h, w = self.shape
+        """Route every position; None when the run gave up (``max_unrouted``).
+
+        Launches overlap the host's work: while one batch runs, the next is chosen and
+        queued behind it on the device, the nets in flight counting as committed (a
+        later net whose claim overlaps one of theirs reads its wire, the launches running
+        in turn). A net in flight that comes back ``GROW`` or ``ESCAPED`` has grown, so
+        its wire is checked against later nets when it lands (:func:`wire_hits`); one
+        whose result an earlier net's redo made void is redone itself (:meth:`_finish`).
+        """
         state, status = self.book[0], self.book[1]
-        todo = np.flatnonzero(state == TODO)
         counting = np.zeros(self.n, bool)
-        while todo.size:
-            p = int(todo[0])
+        self.void = np.zeros(self.n, bool)
+        flight = None
+        while True:
+            todo = np.flatnonzero(state == TODO)
+            waiting = todo if flight is None else np.flatnonzero(
+                (state == TODO) | (state == INFLIGHT))
+            if not waiting.size:
+                break
+            p = int(waiting[0])          # every net before p is final in effect
             if self.max_unrouted is not None and self.lost(p) > self.max_unrouted:
+                if flight is not None:
+                    self._finish(flight)
                 return None
             # level counts of unroutable nets whose turn is final start at once, and run
             # on the device while the loop goes on
@@ -896,6 +1097,14 @@ class BatchRun:
             if ready.size:
                 counting[ready] = True
                 self._count(ready)
+            if flight is not None:
+                # the next batch goes in behind this one, unless a net routed alone (or
+                # the check before it) must wait for every earlier net first
+                ahead = self._launch(todo) if self.overlap and todo.size \
+                    and not self.barrier[todo[0]] else None
+                self._finish(flight)
+                flight = ahead
+                continue
             if self.barrier[p] and not self.multi[p]:
                 # a two-pin net alone searches the whole grid, and all of its piece when
                 # its pins are apart: first a check of every net waiting, at the cost of
@@ -905,34 +1114,82 @@ class BatchRun:
             if self.barrier[p] and state[p] == TODO:
                 self._alone(p)
             elif not self.barrier[p]:
-                start = time.perf_counter()
-                batch = next_batch(todo, self.claim, self.barrier, w, h, _TILE, MAX_BATCH)
-                rec, off, size = records(batch, self.search, self.pins, self.limit,
-                                         self.npins, self.pin_at)
-                hdr, paths = self.dev.search(rec, size)
-                self.batches += 1
-                if self.used + paths.size > self.store.size:
-                    grown = np.zeros(2 * (self.used + paths.size), np.int32)
-                    grown[:self.used] = self.store[:self.used]
-                    self.store = grown
-                self.used, redo = take(batch, hdr, off, paths, self.book, self.pins,
-                                       self.margin, self.search, self.claim, self.limit,
-                                       self.barrier, self.shape, self.dev.smem_limit,
-                                       self.store, self.used, self.npins)
-                for k in np.flatnonzero((hdr[:, 0] == UNROUTED_TARGET) & self.multi[batch]):
-                    self.roots[int(batch[k])] = paths[off[k]:off[k] + hdr[k, 3]].copy()
-                if redo.size:
-                    self.dev.uncommit(*wire_cells(redo, self.book[4], self.book[5],
-                                                  self.store, self.is_pin))
-                    self.book[5, redo] = 0
-                self.seconds[batch] += (time.perf_counter() - start) / batch.size
-            todo = np.flatnonzero(state == TODO)
+                flight = self._launch(todo)
         if self.max_unrouted is not None and self.lost(self.n) > self.max_unrouted:
             return None
         ready = np.flatnonzero((status == UNROUTED_TARGET) & ~counting)
         if ready.size:
             self._count(ready)
         return self._outcome(self.book[2].tolist(), self.dev.counted)
+
+    def _launch(self, todo: np.ndarray):
+        """Queue the batch of ``todo`` (TODO positions; nets in flight are not among
+        them, so they count as committed) on the device; None if it is empty."""
+        h, w = self.shape
+        start = time.perf_counter()
+        batch = next_batch(todo, self.claim, self.barrier, w, h, _TILE, MAX_BATCH)
+        if not batch.size:
+            return None
+        room = rooms(batch, todo, self.claim, self.pins, w, h, _TILE, REACH)
+        rec, off, size = records(batch, self.search, self.pins, self.limit, self.npins,
+                                 self.pin_at, room)
+        token = self.dev.launch(rec, size)
+        self.book[0, batch] = INFLIGHT
+        # the claim a net in flight may have grown to (see _redo)
+        grow = np.maximum(room, self.margin[batch])[:, None] + 1
+        box = self.pins[batch]
+        self.wide[batch, :2] = np.maximum(np.minimum(box[:, :2], box[:, 2:]) - grow, 0)
+        self.wide[batch, 2:] = np.minimum(np.maximum(box[:, :2], box[:, 2:]) + grow,
+                                          [w - 1, h - 1])
+        return batch, off, token, start
+
+    def _finish(self, flight) -> None:
+        """Take the results of the batch in ``flight``; lift the wires of the nets they
+        make redo, and make void the results of later nets in flight that may have read
+        those wires (they are redone when they come back)."""
+        batch, off, token, start = flight
+        hdr, paths = self.dev.finish(token)
+        self.batches += 1
+        state = self.book[0]
+        state[batch] = TODO                  # take() commits what came back
+        if self.used + paths.size > self.store.size:
+            grown = np.zeros(2 * (self.used + paths.size), np.int32)
+            grown[:self.used] = self.store[:self.used]
+            self.store = grown
+        self.used, redo = take(batch, hdr, off, paths, self.book, self.pins,
+                               self.margin, self.search, self.claim, self.limit,
+                               self.barrier, self.shape, self.dev.smem_limit,
+                               self.store, self.used, self.npins)
+        for k in np.flatnonzero((hdr[:, 0] == UNROUTED_TARGET) & self.multi[batch]):
+            self.roots[int(batch[k])] = paths[off[k]:off[k] + hdr[k, 3]].copy()
+        void = batch[self.void[batch]]
+        if void.size:
+            self.void[void] = False
+            state[void] = TODO
+            self.book[6, void] = 1
+            redo = np.union1d(redo, void)
+        if redo.size:
+            self._redo(redo)
+        self.seconds[batch] += (time.perf_counter() - start) / batch.size
+
+    def _redo(self, seeds: np.ndarray) -> None:
+        """Send ``seeds`` and their :func:`dependents` back to the queue: the committed
+        ones now (their wires lifted), those in flight when they come back (void)."""
+        state = self.book[0]
+        claim = self.claim
+        flying = np.flatnonzero(state == INFLIGHT)
+        if flying.size:          # a net in flight reads what its window may grow over
+            claim = claim.copy()
+            claim[flying] = self.wide[flying]
+        hit = dependents(seeds, self.book[4], self.book[5], self.store, self.is_pin,
+                         self.shape[1], claim, state)
+        self.void[hit[state[hit] == INFLIGHT]] = True
+        undo = hit[state[hit] != INFLIGHT]
+        state[undo] = TODO
+        self.book[6, undo] = 1               # the next wire is checked where it lands
+        self.dev.uncommit(*wire_cells(undo, self.book[4], self.book[5], self.store,
+                                      self.is_pin))
+        self.book[5, undo] = 0
 
     def _count(self, ready: np.ndarray) -> None:
         """Start the level counts of the ``UNROUTED_TARGET`` nets at ``ready``: from a
@@ -974,9 +1231,11 @@ class BatchRun:
             self.dev.commit(inner, np.full(inner.size, p, np.int32))
             hits = wire_hits(wire, self.shape[1], p, self.claim, state)
             if hits.size:
-                redo = cascade(hits, self.claim, state)
+                redo = dependents(hits, self.book[4], self.book[5], self.store,
+                                  self.is_pin, self.shape[1], self.claim, state)
                 state[redo] = TODO
                 self.book[5, redo] = 0
+                self.book[6, redo] = 1       # the next wire is checked where it lands
         keep = np.isin(pos, redo, invert=True)
         self.dev.commit(cells[keep], pos[keep])
 
