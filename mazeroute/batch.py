@@ -553,12 +553,22 @@ def load_file(file: str, options: BatchOptions, base: Layout | str | None = None
     return Loaded(file, labels, layouts)
 
 
-def occupied(out: str | Path) -> set[str]:
+def occupied(out: str | Path, inputs: Iterable[str | Path] = ()) -> set[str]:
     """Names in the output folder ``out`` that no layout's folder can have: entries that
-    are not folders (an input file kept there, say). Seeding a run's taken names with
-    them gives a layout of such a name the folder ``name-2`` instead of a failed row;
-    the same entries give the same folders again on ``--resume``."""
+    are not folders (an input file kept there, say), and the folders there that hold
+    any of the ``inputs`` (a layout's outputs must not land among the input files).
+    Seeding a run's taken names with them gives a layout of such a name the folder
+    ``name-2`` instead of a failed row or a folder of inputs; the same entries and
+    inputs give the same folders again on ``--resume``."""
     names = set()
+    root = os.path.realpath(out)             # realpath: a link loop is no error here
+    for f in inputs:
+        try:
+            inside = Path(os.path.relpath(os.path.realpath(f), root)).parts
+        except ValueError:                   # another drive
+            continue
+        if len(inside) > 1 and inside[0] != os.pardir:
+            names.add(inside[0])
     try:
         with os.scandir(out) as entries:
             for entry in entries:
@@ -893,7 +903,7 @@ def run_serial(files: Sequence[str], out: Path, options: BatchOptions, summary: 
                progress: Callable[[int, int, str], None] | None = None) -> None:
     """The batch in this process, one file after another (``--workers 1``); ``progress``
     is told the layouts done (:class:`BatchProgress`)."""
-    taken = occupied(out)
+    taken = occupied(out, files)
     counter = BatchProgress(len(files), progress)
     for k, f in enumerate(files):
         outcome = FileOutcome([])

@@ -342,7 +342,7 @@ def run_batch(client: Client, files: Sequence[str], out: str | Path, options: Ba
     named: deque = deque()                 # (index, loaded, folders), in input order
     routing: set[int] = set()
     tags: dict = {}                        # key of a future not yet returned -> its task
-    taken = occupied(out)
+    taken = occupied(out, files)
     count = {"next": 0, "cells": 0}
     counter = BatchProgress(len(files), progress)     # the serial batch's count and label
     pending = as_completed(loop=client.loop)

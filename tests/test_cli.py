@@ -1584,6 +1584,25 @@ def test_batch_gives_a_layout_named_like_a_file_in_the_output_folder_another_fol
     assert (out / "bar").read_text() == "not a folder\\n"
 
 
+def test_batch_writes_no_layout_into_a_folder_of_inputs_inside_the_output_folder(
+        tmp_path, capsys):
+    """Inputs kept in a subfolder of the output folder: a layout named like that subfolder
+    gets ``name-2``, and nothing is written among the inputs (first run and --resume)."""
+    out = tmp_path / "out"
+    (out / "layouts").mkdir(parents=True)
+    (out / "layouts" / "a.yaml").write_text(_named("layouts"))
+    (out / "layouts" / "b.yaml").write_text(_named("b"))
+    for extra in ([], ["--resume"]):
+        assert main(["batch", str(out / "layouts"), "-o", str(out), "--backend", "cpu",
+                     "--no-png", "-q", *extra]) == 0
+        capsys.readouterr()
+        rows = list(csv.DictReader((out / "summary.csv").open(newline="")))
+        assert sorted(r["folder"] for r in rows) == ["b", "layouts-2"]
+        assert all(r["status"] == "ok" for r in rows)
+        assert sorted(p.name for p in (out / "layouts").iterdir()) == ["a.yaml", "b.yaml"]
+        assert (out / "layouts-2" / "routes.json").is_file()
+
+
 def test_check_sequential_without_routes_is_refused(capsys):
     assert main(["check", str(LAYOUTS / "fig15_5.yaml"), "--sequential"]) == 2
     assert "--sequential" in _one_line(capsys.readouterr().err)

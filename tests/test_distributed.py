@@ -416,3 +416,18 @@ def test_an_interrupt_while_the_local_cluster_starts_lands_once_it_is_up(monkeyp
     with pytest.raises(KeyboardInterrupt), md.local_client(2):
         pytest.fail("the batch ran after the interrupt")
     assert closed == [("cluster", "cluster")]
+
+
+@needs_dask
+def test_a_cluster_writes_no_layout_into_a_folder_of_inputs_in_the_output_folder(
+        tmp_path, cluster, capsys):
+    """As the serial batch (tests/test_cli.py): inputs kept in a subfolder of the output
+    folder give a layout named like it the folder ``name-2``; nothing lands among them."""
+    out = tmp_path / "out"
+    (out / "layouts").mkdir(parents=True)
+    for name in ("layouts", "b"):
+        (out / "layouts" / f"{name}.yaml").write_text(layout_text(name))
+    assert main(cpu(str(out / "layouts"), "-o", str(out), *on(cluster))) == 0
+    capsys.readouterr()
+    assert sorted(r["folder"] for r in rows_of(out)) == ["b", "layouts-2"]
+    assert sorted(p.name for p in (out / "layouts").iterdir()) == ["b.yaml", "layouts.yaml"]
