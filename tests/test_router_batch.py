@@ -539,6 +539,29 @@ def test_the_kernel_and_the_host_share_their_constants():
         == gb.NO_WIRE
 
 
+def test_a_pinned_ring_hands_out_each_buffer_once_its_last_copy_is_done():
+    class Memory(bytearray):
+        def size(self):
+            return len(self)
+
+    class Event:
+        def __init__(self, **_):
+            self.waits = 0
+
+        def synchronize(self):
+            self.waits += 1
+
+    cuda = type("cuda", (), {"alloc_pinned_memory": Memory, "Event": Event})
+    Cupy = type("cupy", (), {"cuda": cuda})
+
+    ring = gb.PinnedRing(Cupy, 2, 16)
+    got = [ring.take(n) for n in (3, 4, 10)]
+    assert [k for k, _, _ in got] == [0, 1, 0]              # in turn
+    assert got[0][2] is got[2][2] and got[2][2].waits == 2   # waited for before each use
+    assert got[1][1].size == 4 and got[2][1].size == 10      # grown past its 16 bytes
+    assert ring.slots[0][0].size() >= 40
+
+
 def test_lazy_cells_read_as_tuples_and_write_as_lists():
     from mazeroute.router import NetRoute
     r = NetRoute("a", [(0, 0), (2, 0)], routed=True)

@@ -517,6 +517,34 @@ def take(batch, hdr, off, paths, book, pins, margin, search, claim, limit, barri
     return used, np.unique(np.array(hits))
 
 
+class PinnedRing:
+    """Pinned host buffers for asynchronous copies, used in turn, each with the event
+    recorded after its last copy: :meth:`take` hands out the next one once that copy is
+    done, so a copy queued behind work still running never has its memory reused early.
+
+    Parameters
+    ----------
+    cupy : the cupy module
+    size : buffers, in turn
+    nbytes : each buffer's first size (one grows when it is asked for more)
+    """
+
+    def __init__(self, cupy, size: int, nbytes: int):
+        self.cupy = cupy
+        self.slots = [[cupy.cuda.alloc_pinned_memory(nbytes),
+                       cupy.cuda.Event(disable_timing=True)] for _ in range(size)]
+        self.at = -1
+
+    def take(self, n: int) -> tuple[int, np.ndarray, object]:
+        """The next buffer's index, its first ``n`` int32 and its event (to record)."""
+        self.at = (self.at + 1) % len(self.slots)
+        slot = self.slots[self.at]
+        slot[1].synchronize()
+        if 4 * n > slot[0].size():
+            slot[0] = self.cupy.cuda.alloc_pinned_memory(8 * n)
+        return self.at, np.frombuffer(slot[0], np.int32, n), slot[1]
+
+
 class GridBatch:
     """The batched search on a ``gpu/grid`` problem's device state.
 
@@ -553,21 +581,12 @@ class GridBatch:
         self._get_kernel = get_kernel
         self._kernels: dict[tuple, tuple] = {}   # compiled on first use, with its static smem
         self._pins = cupy.zeros(2, dtype=cupy.int32)     # see set_pins
-        # a device buffer, pinned host memory and an event for each of the two batches
-        # that may be in flight (launch)
+        # a device buffer and pinned host memory for each of the two batches that may be
+        # in flight (launch)
         self._bufs = [cupy.zeros(1 << 16, dtype=cupy.int32) for _ in range(2)]
-        self._pinned = cupy.cuda.alloc_pinned_memory(1 << 18)
-        self._pinned2 = cupy.cuda.alloc_pinned_memory(1 << 18)
-        self._done = [cupy.cuda.Event(disable_timing=True) for _ in range(2)]
-        self._slot = 0
-        # staging buffers of _upload, used in turn, each with the event of its last copy
-        self._stages = [[cupy.cuda.alloc_pinned_memory(1 << 14),
-                         cupy.cuda.Event(disable_timing=True)] for _ in range(_STAGES)]
-        self._stage_at = 0
-        # pinned buffers the cells a lift freed are read back into, used in turn
-        self._readback = [[cupy.cuda.alloc_pinned_memory(1 << 14),
-                           cupy.cuda.Event(disable_timing=True)] for _ in range(_STAGES)]
-        self._readback_at = 0
+        self._batches = PinnedRing(cupy, 2, 1 << 18)
+        self._stages = PinnedRing(cupy, _RING, 1 << 14)       # see _upload
+        self._readback = PinnedRing(cupy, _RING, 1 << 14)     # see uncommit
         self.launches = 0
         self._streams: list = []                    # level counts run beside the batches
         self._counts: list[tuple[np.ndarray, np.ndarray, np.ndarray, object]] = []
@@ -605,13 +624,6 @@ class GridBatch:
         return (free_bits, self.wired, self.time, rest, level, np.int32(w), np.int32(h),
                 np.int32(words_per_row))
 
-    def _host(self, nbytes: int, buffer: str = "_pinned") -> np.ndarray:
-        """Pinned host memory of at least ``nbytes``, as int32 (asynchronous copies), from
-        the buffer held in attribute ``buffer`` (grown when too small)."""
-        if nbytes > getattr(self, buffer).size():
-            setattr(self, buffer, self.cupy.cuda.alloc_pinned_memory(2 * nbytes))
-        return np.frombuffer(getattr(self, buffer), np.int32, nbytes // 4)
-
     def _upload(self, *arrays: np.ndarray):
         """``arrays`` concatenated, as int32, in a new device array: copied on the current
         stream from pinned memory, without waiting (``cupy.asarray`` copies from pageable
@@ -621,42 +633,30 @@ class GridBatch:
         when the batch is done."""
         cp = self.cupy
         n = sum(a.size for a in arrays)
-        stage = self._stages[self._stage_at]
-        self._stage_at = (self._stage_at + 1) % len(self._stages)
-        stage[1].synchronize()
-        if 4 * n > stage[0].size():
-            stage[0] = cp.cuda.alloc_pinned_memory(8 * n)
-        host = np.frombuffer(stage[0], np.int32, n)
+        _, host, copied = self._stages.take(n)
         np.concatenate(arrays, out=host, casting="same_kind")
         dev = cp.empty(max(n, 1), dtype=cp.int32)
         stream = cp.cuda.get_current_stream()
         cp.cuda.runtime.memcpyAsync(dev.data.ptr, host.ctypes.data, 4 * n,
                                     cp.cuda.runtime.memcpyHostToDevice, stream.ptr)
-        stage[1].record(stream)
+        copied.record(stream)
         return dev
 
-    def search(self, rec: np.ndarray, path_size: int) -> tuple[np.ndarray, np.ndarray]:
-        """Run one batch (one block per record); return headers ``(b, HDR)`` and paths.
-
-        Wires of ``OK`` nets are committed on the device by the kernel itself (their
-        claims are disjoint) and here in the host mirrors.
-        """
-        return self.finish(self.launch(rec, path_size))
-
     def launch(self, rec: np.ndarray, path_size: int):
-        """Queue one batch (see :meth:`search`) without waiting; :meth:`finish` reads it
-        back. Two batches may be in flight, in turn on the device, each with its own
-        buffers: the one queued two launches before must be finished first."""
+        """Queue one batch (one block per record) without waiting; :meth:`finish` reads
+        back its headers ``(b, HDR)`` and paths. Wires of ``OK`` nets are committed on
+        the device by the kernel itself, and at :meth:`finish` in the host mirrors. Two
+        batches may be in flight, in turn on the device, each with its own buffers: the
+        one queued two launches before must be finished first."""
         cp = self.cupy
         runtime = cp.cuda.runtime
         stream = cp.cuda.get_current_stream()
-        slot = self._slot = 1 - self._slot
         b = rec.shape[0]
         need = b * REC + b * HDR + path_size
+        slot, host, done = self._batches.take(need)
         if need > self._bufs[slot].size:
             self._bufs[slot] = cp.zeros(2 * need, dtype=cp.int32)
         buf = self._bufs[slot]
-        host = self._host(4 * need, ("_pinned", "_pinned2")[slot])
         host[:b * REC] = rec.ravel()
         runtime.memcpyAsync(buf.data.ptr, host.ctypes.data, 4 * b * REC,
                             runtime.memcpyHostToDevice, stream.ptr)
@@ -672,7 +672,6 @@ class GridBatch:
         res = host[b * REC:need]
         runtime.memcpyAsync(res.ctypes.data, out.data.ptr, 4 * res.size,
                             runtime.memcpyDeviceToHost, stream.ptr)
-        done = self._done[slot]
         done.record(stream)
         return rec, res, b, done
 
@@ -717,22 +716,17 @@ class GridBatch:
         if not cells.size:
             return
         cp = self.cupy
-        if len(self._lifted) == len(self._readback):
+        if len(self._lifted) == len(self._readback.slots):
             self._settle()                   # every read-back buffer holds a lift
         freed = self._cells_launch(cells, pos, False)
-        # read back right behind the lift (into pinned buffers used in turn), so that
-        # the wait for it at the next synchronisation point is not also a wait for
-        # batches queued after it
-        slot = self._readback[self._readback_at]
-        self._readback_at = (self._readback_at + 1) % len(self._readback)
-        if 4 * cells.size > slot[0].size():
-            slot[0] = cp.cuda.alloc_pinned_memory(8 * cells.size)
-        host = np.frombuffer(slot[0], np.int32, cells.size)
+        # read back right behind the lift, so that the wait for it at the next
+        # synchronisation point is not also a wait for batches queued after it
+        _, host, done = self._readback.take(cells.size)
         stream = cp.cuda.get_current_stream()
         cp.cuda.runtime.memcpyAsync(host.ctypes.data, freed.data.ptr, 4 * cells.size,
                                     cp.cuda.runtime.memcpyDeviceToHost, stream.ptr)
-        slot[1].record(stream)
-        self._lifted.append((cells, host, slot[1]))
+        done.record(stream)
+        self._lifted.append((cells, host, done))
 
     def _settle(self) -> None:
         for cells, host, done in self._lifted:
@@ -900,15 +894,15 @@ def batch_device(problem) -> GridBatch | None:
     return GridBatch(problem)
 
 
-__all__ = ["GridBatch", "batch_device", "next_batch", "wire_hits", "dependents", "windows",
-           "records", "take", "wire_cells", "mark_wires", "window_bytes", "launch_shape",
-           "rooms",
+__all__ = ["GridBatch", "PinnedRing", "batch_device", "next_batch", "wire_hits", "dependents",
+           "windows", "records", "take", "wire_cells", "mark_wires", "window_bytes",
+           "launch_shape", "rooms",
            "OK", "GROW",
            "UNROUTED_SOURCE", "UNROUTED_TARGET", "ESCAPED"]
 
 
-#: Staging buffers of :meth:`GridBatch._upload`, used in turn.
-_STAGES = 4
+#: Pinned buffers of :meth:`GridBatch._upload` and of the lifts' read-backs, used in turn.
+_RING = 4
 #: Most nets searched in one launch.
 MAX_BATCH = 4096
 #: Most bytes of visited bits and queues that one launch of level counts allocates, and
@@ -1078,7 +1072,6 @@ class BatchRun:
         """
         state, status = self.book[0], self.book[1]
         counting = np.zeros(self.n, bool)
-        self.void = np.zeros(self.n, bool)
         flight = None
         while True:
             todo = np.flatnonzero(state == TODO)
@@ -1162,11 +1155,9 @@ class BatchRun:
                                self.store, self.used, self.npins)
         for k in np.flatnonzero((hdr[:, 0] == UNROUTED_TARGET) & self.multi[batch]):
             self.roots[int(batch[k])] = paths[off[k]:off[k] + hdr[k, 3]].copy()
-        void = batch[self.void[batch]]
+        void = batch[self.void[batch]]       # redone with their dependents, as seeds
         if void.size:
             self.void[void] = False
-            state[void] = TODO
-            self.book[6, void] = 1
             redo = np.union1d(redo, void)
         if redo.size:
             self._redo(redo)
@@ -1185,11 +1176,16 @@ class BatchRun:
                          self.shape[1], claim, state)
         self.void[hit[state[hit] == INFLIGHT]] = True
         undo = hit[state[hit] != INFLIGHT]
-        state[undo] = TODO
-        self.book[6, undo] = 1               # the next wire is checked where it lands
         self.dev.uncommit(*wire_cells(undo, self.book[4], self.book[5], self.store,
                                       self.is_pin))
-        self.book[5, undo] = 0
+        self._send_back(undo)
+
+    def _send_back(self, nets: np.ndarray) -> None:
+        """``nets`` (their wires lifted) are to be searched again; their next wires are
+        checked where they land (grown: :func:`wire_hits`)."""
+        self.book[0, nets] = TODO
+        self.book[5, nets] = 0
+        self.book[6, nets] = 1
 
     def _count(self, ready: np.ndarray) -> None:
         """Start the level counts of the ``UNROUTED_TARGET`` nets at ``ready``: from a
@@ -1233,9 +1229,7 @@ class BatchRun:
             if hits.size:
                 redo = dependents(hits, self.book[4], self.book[5], self.store,
                                   self.is_pin, self.shape[1], self.claim, state)
-                state[redo] = TODO
-                self.book[5, redo] = 0
-                self.book[6, redo] = 1       # the next wire is checked where it lands
+                self._send_back(redo)
         keep = np.isin(pos, redo, invert=True)
         self.dev.commit(cells[keep], pos[keep])
 
