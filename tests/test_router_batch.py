@@ -429,16 +429,19 @@ def test_next_batch_takes_exactly_the_nets_disjoint_from_all_earlier_ones(seed):
     claim = np.concatenate([lo, hi], axis=1)
     barrier = rng.random(n) < 0.03
     todo = np.sort(rng.choice(n, size=int(rng.integers(1, n + 1)), replace=False))
-    got = gb.next_batch(todo, claim, barrier, size, size, int(rng.integers(1, 64)), 10**6)
+    got, _ = gb.schedule(todo, claim, barrier, claim, size, size, int(rng.integers(1, 64)),
+                         10**6, 8)
     assert got.tolist() == _batch_brute(todo.tolist(), claim, barrier)
 
 
 def test_next_batch_stops_at_a_barrier_and_at_the_batch_limit():
     claim = np.array([[0, 0, 1, 1], [5, 5, 6, 6], [9, 9, 9, 9], [3, 3, 3, 3]])
     todo = np.arange(4)
-    assert gb.next_batch(todo, claim, np.array([0, 0, 1, 0], bool), 10, 10, 4,
-                         99).tolist() == [0, 1]
-    assert gb.next_batch(todo, claim, np.zeros(4, bool), 10, 10, 4, 3).tolist() == [0, 1, 2]
+    got, room = gb.schedule(todo, claim, np.array([0, 0, 1, 0], bool), claim, 10, 10, 4,
+                            99, 5)
+    assert got.tolist() == [0, 1] and room.size == 2
+    assert gb.schedule(todo, claim, np.zeros(4, bool), claim, 10, 10, 4, 3,
+                       5)[0].tolist() == [0, 1, 2]
 
 
 def test_wire_hits_and_dependents_look_only_at_later_nets_that_read_the_wire():
@@ -453,14 +456,37 @@ def test_wire_hits_and_dependents_look_only_at_later_nets_that_read_the_wire():
     store = np.array([44, 45, 46, 47])
     off, length = np.zeros(6, np.int64), np.array([0, 0, 2, 0, 0, 0])
     pin = np.zeros(100, bool)
-    got = gb.dependents(np.array([2]), off, length, store, pin, 10, claim, state)
+    got = gb.dependents(np.array([2]), off, length, store, pin, 10, claim, state, claim)
     assert got.tolist() == [2, 3, 5]
     pin[[44, 45]] = True                 # pins are blocked for good: nobody reads them
     assert gb.dependents(np.array([2]), off, length, store, pin, 10, claim,
-                         state).tolist() == [2]
+                         state, claim).tolist() == [2]
     length[2] = 4                        # (6, 4), (7, 4): net 3's claim, not 5's
     assert gb.dependents(np.array([2]), off, length, store, pin, 10, claim,
-                         state).tolist() == [2, 3]
+                         state, claim).tolist() == [2, 3]
+    wide = claim.copy()
+    wide[5] = [6, 4, 7, 4]               # net 5 in flight may grow over (6, 4) and (7, 4)
+    assert gb.dependents(np.array([2]), off, length, store, pin, 10, claim,
+                         state, wide).tolist() == [2, 3, 5]
+    wide[3] = [0, 0, 0, 0]               # the committed net 3 is read at its claim
+    assert gb.dependents(np.array([2]), off, length, store, pin, 10, claim,
+                         state, wide).tolist() == [2, 3, 5]
+
+
+def test_a_lift_sends_back_the_committed_and_voids_the_nets_in_flight():
+    claim = np.array([[0, 0, 9, 9], [2, 2, 5, 5], [4, 4, 8, 8], [4, 4, 4, 4]])
+    book = np.zeros((7, 4), np.int64)
+    book[0] = [gb.COMMITTED, gb.COMMITTED, gb.COMMITTED, gb.INFLIGHT]
+    book[4], book[5] = [0, 0, 2, 0], [0, 2, 2, 0]
+    store = np.array([33, 44, 46, 47])      # net 1: (3, 3), (4, 4); net 2: (6, 4), (7, 4)
+    void = np.zeros(4, bool)
+    cells, pos = gb.lift(np.array([1]), book, store, np.zeros(100, bool), 10, claim,
+                         claim, void)
+    # net 1's wire lies in net 2's claim and in net 3's (in flight); net 2's is lifted too
+    assert sorted(zip(cells.tolist(), pos.tolist())) == [(33, 1), (44, 1), (46, 2), (47, 2)]
+    assert book[0].tolist() == [gb.COMMITTED, gb.TODO, gb.TODO, gb.INFLIGHT]
+    assert book[5].tolist() == [0, 0, 0, 0] and book[6].tolist() == [0, 1, 1, 0]
+    assert void.tolist() == [False, False, False, True]
 
 
 def test_windows_are_clipped_and_claims_one_cell_wider():
@@ -498,8 +524,8 @@ def test_rooms_keep_a_grown_claim_clear_of_every_earlier_net_waiting(seed):
                             np.minimum(hi + margin[:, None] + 1, size - 1)], axis=1)
     todo = np.sort(rng.choice(n, size=int(rng.integers(1, n + 1)), replace=False))
     tile, reach = int(rng.integers(1, 64)), int(rng.integers(0, 80))
-    batch = gb.next_batch(todo, claim, np.zeros(n, bool), size, size, tile, 10**6)
-    room = gb.rooms(batch, todo, claim, pins, size, size, tile, reach)
+    batch, room = gb.schedule(todo, claim, np.zeros(n, bool), pins, size, size, tile, 10**6,
+                              reach)
 
     def clear(p, m):
         x0, y0, x1, y1 = lo[p, 0] - m - 1, lo[p, 1] - m - 1, hi[p, 0] + m + 1, hi[p, 1] + m + 1
@@ -509,6 +535,45 @@ def test_rooms_keep_a_grown_claim_clear_of_every_earlier_net_waiting(seed):
     for p, m in zip(batch.tolist(), room.tolist()):
         assert m <= reach and m >= min(margin[p], reach)     # a batch net's own margin fits
         assert clear(p, m) and (m == reach or not clear(p, m + 1))
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_a_plan_is_the_schedule_its_records_and_the_claims_in_flight(seed):
+    rng, n, size, lo, hi = _random_boxes(seed, 150, 16, 30)
+    pins = np.concatenate([lo, hi], axis=1)
+    margin = rng.integers(0, 6, n)
+    npins = np.full(n, 2)
+    barrier = rng.random(n) < 0.02
+    search, claim, limit = gb.windows(pins, margin, (size, size), 10**9, barrier, npins)
+    todo = np.sort(rng.choice(n, size=int(rng.integers(1, n + 1)), replace=False))
+    state = np.full(n, gb.COMMITTED, np.int64)
+    state[todo] = gb.TODO
+    wide = np.full((n, 4), -1, np.int64)
+    pin_at = np.arange(n) * 2
+    batch, rec, off, psize = gb.plan(todo, claim, barrier, pins, search, limit, npins, pin_at,
+                                     margin, state, wide, size, size, 16, 50, 40)
+    want, room = gb.schedule(todo, claim, barrier, pins, size, size, 16, 50, 40)
+    assert batch.tolist() == want.tolist()
+    rec2, off2, size2 = gb.records(want, search, pins, limit, npins, pin_at, room)
+    assert np.array_equal(rec, rec2) and np.array_equal(off, off2) and psize == size2
+    assert (state[batch] == gb.INFLIGHT).all()
+    rest = np.setdiff1d(np.arange(n), batch)
+    assert (wide[rest] == -1).all() and np.isin(state[rest], [gb.TODO, gb.COMMITTED]).all()
+    for k, p in enumerate(batch.tolist()):
+        g = max(room[k], margin[p]) + 1
+        assert wide[p].tolist() == [max(lo[p, 0] - g, 0), max(lo[p, 1] - g, 0),
+                                    min(hi[p, 0] + g, size - 1), min(hi[p, 1] + g, size - 1)]
+
+
+def test_a_turn_finds_the_first_net_waiting_and_the_counts_due():
+    state = np.array([gb.FINAL, gb.COMMITTED, gb.INFLIGHT, gb.TODO, gb.COMMITTED, gb.TODO])
+    status = np.array([gb.UNROUTED_TARGET, gb.UNROUTED_TARGET, 0, 0, gb.UNROUTED_TARGET, 0])
+    counting = np.array([True, False, False, False, False, False])
+    todo, p, ready = gb._turn(state, status, counting)
+    assert todo.tolist() == [3, 5] and p == 2 and ready.tolist() == [1]
+    assert counting.tolist() == [True, True, False, False, False, False]
+    todo, p, ready = gb._turn(np.full(3, gb.FINAL), np.zeros(3, np.int64), np.zeros(3, bool))
+    assert todo.size == 0 and p == 3 and ready.size == 0
 
 
 @pytest.mark.parametrize("seed", range(10))

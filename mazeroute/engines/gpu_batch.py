@@ -29,7 +29,7 @@ Trees
 
 Scheduling
     Walking the nets in routing order, a net joins the batch when its claim is disjoint
-    from the claims of all earlier nets not yet committed (:func:`next_batch`); nets of
+    from the claims of all earlier nets not yet committed (:func:`schedule`); nets of
     more pins and nets whose window does not fit the kernel are *barriers*, routed alone
     by the router once every earlier net is done. A later net may thus be committed before
     an earlier one; the kernel therefore reads the blockages *as of its own net's turn*:
@@ -57,7 +57,7 @@ Outcomes of one search (``status``)
     ``ALONE``: a tree outgrew its room in the path buffer, and the router searches it.
 
 Windows that grow in the launch
-    A two-pin net's record carries its *room* (:func:`rooms`): the largest margin whose
+    A two-pin net's record carries its *room* (:func:`schedule`): the largest margin whose
     claim stays clear of every earlier net still waiting. A ``GROW`` or ``ESCAPED``
     search whose next margin is within the room (and whose window fits the block) is
     searched again at once, in the same launch, rather than in a later one; the header
@@ -92,7 +92,7 @@ from .base import allow_shared
 #: int32 fields of one net's search record (see kernels/route_batch.cu): for a tree,
 #: ``F_LIMIT`` is one less than the room for its cells, ``F_PINS`` the index of its first
 #: pin in the pins given to :meth:`GridBatch.set_pins`; ``F_ROOM``: the largest margin a
-#: two-pin net's window may grow to within the launch (:func:`rooms`).
+#: two-pin net's window may grow to within the launch (:func:`schedule`).
 REC = 14
 F_POS, F_X0, F_Y0, F_W, F_H, F_SX, F_SY, F_TX, F_TY, F_LIMIT, F_OFF, F_NPINS, F_PINS, \
     F_ROOM = range(14)
@@ -113,7 +113,7 @@ MIN_THREADS = 128
 #: Dynamic shared memory of a launch of at most one block per multiprocessor, where more
 #: costs nothing: room for windows that grow in the launch.
 GROW_SMEM = 96 << 10
-#: Largest margin a window grows to within a launch (:func:`rooms`).
+#: Largest margin a window grows to within a launch (:func:`schedule`).
 REACH = 128
 #: Default window margin: large enough that most local nets succeed at once, small enough
 #: that windows rarely overlap (RESULTS.md, "Figures moved from code comments": it gave
@@ -185,18 +185,28 @@ def windows(pins, margin, shape, smem_limit, barrier, npins):
 
 
 @numba.njit(cache=True, nogil=True)
-def next_batch(todo, claim, barrier, width, height, tile, max_batch):
-    """Nets of ``todo`` (routing positions, in order) that can be searched together now.
+def schedule(todo, claim, barrier, pins, width, height, tile, max_batch, reach):
+    """The nets of ``todo`` (routing positions, in order) that can be searched together
+    now, and the room of each.
 
-    A net joins when its claim overlaps the claim of no earlier net of ``todo``; the scan
-    stops at the first barrier. Claims are bucketed by ``tile`` x ``tile`` cells so that a
-    net is compared only with the earlier nets near it.
+    A net joins the batch when its claim overlaps the claim of no earlier net of
+    ``todo``; the scan stops at the first barrier (or at ``max_batch`` nets). Its *room*
+    is the largest margin (at most ``reach``) whose claim around its pins' box stays
+    clear of the claim of every earlier net of ``todo``: its window may grow that far
+    within the launch. Its result there depends on no earlier net still to be searched;
+    later nets' wires read as free, and an earlier net of the batch that grows into this
+    one's claim is checked when its wire lands (:func:`wire_hits`). Claims are bucketed
+    by ``tile`` x ``tile`` cells, so that a net is compared only with earlier nets near
+    it; one pass over ``todo`` gives both answers.
 
     Examples
     --------
-    >>> claim = np.array([[0, 0, 4, 4], [3, 3, 8, 8], [6, 0, 9, 2], [7, 7, 9, 9]])
-    >>> next_batch(np.arange(4), claim, np.zeros(4, np.bool_), 10, 10, 4, 99).tolist()
-    [0, 2]
+    >>> claim = np.array([[0, 0, 4, 4], [3, 3, 8, 8], [6, 0, 9, 2], [12, 7, 14, 9]])
+    >>> pins = np.array([[1, 1, 3, 3], [4, 4, 7, 7], [7, 1, 8, 1], [13, 8, 13, 8]])
+    >>> batch, room = schedule(np.arange(4), claim, np.zeros(4, np.bool_), pins,
+    ...                        20, 20, 4, 99, 9)
+    >>> batch.tolist(), room.tolist()
+    ([0, 2, 3], [9, 0, 3])
     """
     tx = (width + tile - 1) // tile
     ty = (height + tile - 1) // tile
@@ -207,7 +217,9 @@ def next_batch(todo, claim, barrier, width, height, tile, max_batch):
                     * (claim[p, 3] // tile - claim[p, 1] // tile + 1))
     nxt = np.empty(entries, np.int64)
     who = np.empty(entries, np.int64)
+    seen = np.full(claim.shape[0], -1, np.int64)       # last net whose room read it
     out = np.empty(min(todo.size, max_batch), np.int64)
+    room = np.empty(out.size, np.int64)
     count = 0
     used = 0
     for p in todo:
@@ -217,59 +229,13 @@ def next_batch(todo, claim, barrier, width, height, tile, max_batch):
         clash = False
         for j in range(y0 // tile, y1 // tile + 1):
             for i in range(x0 // tile, x1 // tile + 1):
-                t = j * tx + i
-                e = head[t]
+                e = head[j * tx + i]
                 while e >= 0 and not clash:
                     q = who[e]
                     clash = not (claim[q, 0] > x1 or claim[q, 2] < x0
                                  or claim[q, 1] > y1 or claim[q, 3] < y0)
                     e = nxt[e]
-                who[used] = p
-                nxt[used] = head[t]
-                head[t] = used
-                used += 1
         if not clash:
-            out[count] = p
-            count += 1
-    return out[:count]
-
-
-@numba.njit(cache=True, nogil=True)
-def rooms(batch, todo, claim, pins, width, height, tile, reach):
-    """For each net of ``batch`` (chosen by :func:`next_batch` from ``todo``), the
-    largest margin (at most ``reach``) whose claim around its pins' box stays clear of
-    the claim of every earlier net of ``todo``: the room its window may grow into
-    within the launch. A net's result there depends on no earlier net that is still to
-    be searched; later nets' wires read as free, and an earlier net of the batch that
-    grows into this one's claim is checked when its wire lands (:func:`wire_hits`).
-
-    Examples
-    --------
-    >>> claim = np.array([[0, 0, 4, 4], [10, 0, 14, 4]])
-    >>> pins = np.array([[1, 1, 3, 3], [11, 1, 13, 3]])
-    >>> rooms(np.array([0, 1]), np.arange(2), claim, pins, 20, 20, 4, 99).tolist()
-    [99, 5]
-    """
-    tx = (width + tile - 1) // tile
-    ty = (height + tile - 1) // tile
-    head = np.full(tx * ty, -1, np.int64)
-    last = batch[batch.size - 1] if batch.size else -1
-    entries = 0
-    for p in todo:
-        if p > last:
-            break
-        entries += ((claim[p, 2] // tile - claim[p, 0] // tile + 1)
-                    * (claim[p, 3] // tile - claim[p, 1] // tile + 1))
-    nxt = np.empty(entries, np.int64)
-    who = np.empty(entries, np.int64)
-    seen = np.full(claim.shape[0], -1, np.int64)       # last net that checked it
-    out = np.empty(batch.size, np.int64)
-    count = 0
-    used = 0
-    for p in todo:
-        if count == batch.size:
-            break
-        if p == batch[count]:
             bx0, bx1 = min(pins[p, 0], pins[p, 2]), max(pins[p, 0], pins[p, 2])
             by0, by1 = min(pins[p, 1], pins[p, 3]), max(pins[p, 1], pins[p, 3])
             best = reach
@@ -288,16 +254,17 @@ def rooms(batch, todo, claim, pins, width, height, tile, reach):
                         gap = max(claim[q, 0] - bx1, bx0 - claim[q, 2],
                                   claim[q, 1] - by1, by0 - claim[q, 3])
                         best = min(best, gap - 2)
-            out[count] = best
+            out[count] = p
+            room[count] = best
             count += 1
-        for j in range(claim[p, 1] // tile, claim[p, 3] // tile + 1):
-            for i in range(claim[p, 0] // tile, claim[p, 2] // tile + 1):
+        for j in range(y0 // tile, y1 // tile + 1):
+            for i in range(x0 // tile, x1 // tile + 1):
                 t = j * tx + i
                 who[used] = p
                 nxt[used] = head[t]
                 head[t] = used
                 used += 1
-    return out
+    return out[:count], room[:count]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -351,6 +318,29 @@ def records(batch, search, pins, limit, npins, pin_at, room):
 
 
 @numba.njit(cache=True, nogil=True)
+def plan(todo, claim, barrier, pins, search, limit, npins, pin_at, margin, state, wide,
+         width, height, tile, max_batch, reach):
+    """One launch: its batch and their rooms (:func:`schedule`), its records
+    (:func:`records`: the records, path offsets and path buffer size), and the batch
+    marked ``INFLIGHT`` in ``state``, each net with the claim its window may grow to in
+    the launch in ``wide`` (what a redo must assume it read). One compiled call, as
+    the host's share of a launch is what a route of many short nets waits for
+    (RESULTS.md, issue 14, twelfth session of 2026-11-26)."""
+    batch, room = schedule(todo, claim, barrier, pins, width, height, tile, max_batch,
+                           reach)
+    rec, off, size = records(batch, search, pins, limit, npins, pin_at, room)
+    for k in range(batch.size):
+        p = batch[k]
+        state[p] = INFLIGHT
+        g = max(room[k], margin[p]) + 1
+        wide[p, 0] = max(min(pins[p, 0], pins[p, 2]) - g, 0)
+        wide[p, 1] = max(min(pins[p, 1], pins[p, 3]) - g, 0)
+        wide[p, 2] = min(max(pins[p, 0], pins[p, 2]) + g, width - 1)
+        wide[p, 3] = min(max(pins[p, 1], pins[p, 3]) + g, height - 1)
+    return batch, rec, off, size
+
+
+@numba.njit(cache=True, nogil=True)
 def wire_hits(wire, width, pos, claim, state):
     """Committed nets after ``pos`` whose claim holds a cell of ``wire`` (vertex ids)."""
     n = claim.shape[0]
@@ -372,13 +362,14 @@ def wire_hits(wire, width, pos, claim, state):
 
 
 @numba.njit(cache=True, nogil=True)
-def dependents(seeds, wire_off, wire_len, store, is_pin, width, claim, state):
+def dependents(seeds, wire_off, wire_len, store, is_pin, width, claim, state, wide):
     """``seeds`` (nets to redo) plus every later net, committed or in flight, whose claim
     holds a cell of a redone net's wire other than a pin (the wires still in ``store``),
-    and so on from those. Such a net read that wire, which is lifted. A redone net's
-    next wire, wherever it lands, is checked when it comes (the caller marks the net
-    grown: :func:`wire_hits`), so nets whose claims only overlap a redone one's stay.
-    Returns sorted positions.
+    and so on from those. Such a net read that wire, which is lifted. A net in flight
+    is taken at the claim its window may grow to in its launch (``wide``). A redone
+    net's next wire, wherever it lands, is checked when it comes (the caller marks the
+    net grown: :func:`wire_hits`), so nets whose claims only overlap a redone one's
+    stay. Returns sorted positions.
 
     Examples
     --------
@@ -386,10 +377,12 @@ def dependents(seeds, wire_off, wire_len, store, is_pin, width, claim, state):
     >>> store = np.array([22, 32, 33, 34, 44])      # net 1's wire, (2, 2) to (4, 4)
     >>> off, n = np.array([0, 0, 0, 0]), np.array([0, 5, 0, 0])
     >>> pin = np.zeros(100, np.bool_)
-    >>> dependents(np.array([1]), off, n, store, pin, 10, claim, np.ones(4, np.int8)).tolist()
+    >>> dependents(np.array([1]), off, n, store, pin, 10, claim, np.ones(4, np.int8),
+    ...            claim).tolist()
     [1, 2]
     >>> pin[44] = True                               # a pin blocks for good: no one reads it
-    >>> dependents(np.array([1]), off, n, store, pin, 10, claim, np.ones(4, np.int8)).tolist()
+    >>> dependents(np.array([1]), off, n, store, pin, 10, claim, np.ones(4, np.int8),
+    ...            claim).tolist()
     [1]
     """
     n = claim.shape[0]
@@ -410,7 +403,8 @@ def dependents(seeds, wire_off, wire_len, store, is_pin, width, claim, state):
         for q in range(k + 1, n):
             if mark[q] or (state[q] != COMMITTED and state[q] != INFLIGHT):
                 continue
-            x0, y0, x1, y1 = claim[q, 0], claim[q, 1], claim[q, 2], claim[q, 3]
+            box = wide if state[q] == INFLIGHT else claim
+            x0, y0, x1, y1 = box[q, 0], box[q, 1], box[q, 2], box[q, 3]
             if x0 > bx1 or x1 < bx0 or y0 > by1 or y1 < by0:
                 continue
             for i in range(cells.size):
@@ -419,6 +413,31 @@ def dependents(seeds, wire_off, wire_len, store, is_pin, width, claim, state):
                     stack.append(q)
                     break
     return np.flatnonzero(mark)
+
+
+@numba.njit(cache=True, nogil=True)
+def lift(seeds, book, store, is_pin, width, claim, wide, void):
+    """A redo's bookkeeping: ``seeds`` and their :func:`dependents` go back to the queue,
+    the committed ones now (returned: the cells of their wires to free, less pins, and
+    their positions), those in flight when they come back (marked in ``void``). Nets
+    sent back are marked grown, so that their next wires are checked where they land."""
+    state = book[0]
+    hit = dependents(seeds, book[4], book[5], store, is_pin, width, claim, state, wide)
+    undo = np.empty(hit.size, np.int64)
+    m = 0
+    for q in hit:
+        if state[q] == INFLIGHT:
+            void[q] = True
+        else:
+            undo[m] = q
+            m += 1
+    undo = undo[:m]
+    cells, pos = wire_cells(undo, book[4], book[5], store, is_pin)
+    for q in undo:
+        state[q] = TODO
+        book[5, q] = 0
+        book[6, q] = 1
+    return cells, pos
 
 
 @numba.njit(cache=True, nogil=True)
@@ -472,6 +491,7 @@ def take(batch, hdr, off, paths, book, pins, margin, search, claim, limit, barri
     for k in range(batch.size):
         p = batch[k]
         st = hdr[k, 0]
+        state[p] = TODO                 # what came back is committed below
         if npins[p] == 2 and hdr[k, H_MARGIN] != margin[p]:
             # the window grew in the launch: the result is of the wider claim, whose
             # wire is checked where it lands like any grown net's
@@ -515,6 +535,32 @@ def take(batch, hdr, off, paths, book, pins, margin, search, claim, limit, barri
     if not hits:
         return used, np.zeros(0, np.int64)
     return used, np.unique(np.array(hits))
+
+
+@numba.njit(cache=True, nogil=True)
+def _turn(state, status, counting):
+    """A turn of :meth:`BatchRun.run`: the ``TODO`` positions, the first position still
+    waiting (``TODO`` or ``INFLIGHT``; the number of nets when none is), and the
+    ``UNROUTED_TARGET`` nets before it not yet ``counting`` (marked so now)."""
+    n = state.size
+    todo = np.empty(n, np.int64)
+    m = 0
+    p = n
+    for q in range(n):
+        if state[q] == TODO:
+            todo[m] = q
+            m += 1
+            p = min(p, q)
+        elif state[q] == INFLIGHT:
+            p = min(p, q)
+    ready = np.empty(p, np.int64)
+    r = 0
+    for q in range(p):
+        if status[q] == UNROUTED_TARGET and not counting[q]:
+            counting[q] = True
+            ready[r] = q
+            r += 1
+    return todo[:m], p, ready[:r]
 
 
 class PinnedRing:
@@ -579,6 +625,7 @@ class GridBatch:
         self.smem_limit = smem_limit or min(optin - 1024, int(window_bytes(5 * 1024, 64)))
         self.sms = device_attributes().get("MultiProcessorCount", 1)
         self._get_kernel = get_kernel
+        self._args = None                           # the kernels' grid arguments (_state)
         self._kernels: dict[tuple, tuple] = {}   # compiled on first use, with its static smem
         self._pins = cupy.zeros(2, dtype=cupy.int32)     # see set_pins
         # a device buffer and pinned host memory for each of the two batches that may be
@@ -620,9 +667,11 @@ class GridBatch:
 
     def _state(self):
         free_bits, rest, level, words_per_row = self.problem.device_state()
-        h, w = self.shape
-        return (free_bits, self.wired, self.time, rest, level, np.int32(w), np.int32(h),
-                np.int32(words_per_row))
+        if self._args is None or self._args[0] is not free_bits:
+            h, w = self.shape
+            self._args = (free_bits, self.wired, self.time, rest, level, np.int32(w),
+                          np.int32(h), np.int32(words_per_row))
+        return self._args
 
     def _upload(self, *arrays: np.ndarray):
         """``arrays`` concatenated, as int32, in a new device array: copied on the current
@@ -676,11 +725,12 @@ class GridBatch:
         return rec, res, b, done
 
     def finish(self, token) -> tuple[np.ndarray, np.ndarray]:
-        """Wait for a batch queued by :meth:`launch`; its headers and paths."""
+        """Wait for a batch queued by :meth:`launch`; its headers and paths (views of
+        pinned memory that the launch after next reuses)."""
         rec, res, b, done = token
         done.synchronize()
-        hdr = res[:b * HDR].reshape(b, HDR).copy()
-        paths = res[b * HDR:].copy()
+        hdr = res[:b * HDR].reshape(b, HDR)
+        paths = res[b * HDR:]
         self._settle()             # cells lifted earlier first: a new wire may reuse them
         mark_wires(self.problem.host_free.reshape(-1), hdr, rec, paths)
         self._wired_count += bool((hdr[:, 0] == OK).any())
@@ -760,8 +810,10 @@ class GridBatch:
         ready = cp.cuda.Event(disable_timing=True)
         free_bits, wired, *rest = self._state()
         copy = cp.empty((2, free_bits.size), dtype=free_bits.dtype)
-        copy[0] = free_bits.reshape(-1)
-        copy[1] = wired.reshape(-1)
+        stream = cp.cuda.get_current_stream()
+        for i, bits in enumerate((free_bits, wired)):    # a copy, not a kernel: cheaper to queue
+            cp.cuda.runtime.memcpyAsync(copy[i].data.ptr, bits.data.ptr, bits.nbytes,
+                                        cp.cuda.runtime.memcpyDeviceToDevice, stream.ptr)
         arg = self._upload(roots, start, pos)
         ready.record()
         side.wait_event(ready)
@@ -894,9 +946,10 @@ def batch_device(problem) -> GridBatch | None:
     return GridBatch(problem)
 
 
-__all__ = ["GridBatch", "PinnedRing", "batch_device", "next_batch", "wire_hits", "dependents",
+__all__ = ["GridBatch", "PinnedRing", "batch_device", "schedule", "plan", "wire_hits",
+           "dependents", "lift",
            "windows", "records", "take", "wire_cells", "mark_wires", "window_bytes",
-           "launch_shape", "rooms",
+           "launch_shape",
            "OK", "GROW",
            "UNROUTED_SOURCE", "UNROUTED_TARGET", "ESCAPED"]
 
@@ -984,6 +1037,7 @@ class BatchRun:
         n = self.n = len(pin_count)
         self.npins = np.asarray(pin_count, np.int64)
         self.multi = self.npins > 2                       # nets of more than two pins
+        self.trees = bool(self.multi.any())
         self.barrier = np.asarray(barrier, bool) | (self.npins > MAX_PINS) | (self.npins < 2)
         # every net's pins in routing order (the kernel reads a tree's from pin_at[p] on)
         cuts = np.cumsum(self.npins) - self.npins
@@ -1074,22 +1128,18 @@ class BatchRun:
         counting = np.zeros(self.n, bool)
         flight = None
         while True:
-            todo = np.flatnonzero(state == TODO)
-            waiting = todo if flight is None else np.flatnonzero(
-                (state == TODO) | (state == INFLIGHT))
-            if not waiting.size:
-                break
-            p = int(waiting[0])          # every net before p is final in effect
+            # p: the first net waiting (to do, or in flight); every net before it is
+            # final in effect, so the level counts of the unroutable ones (ready) start
+            # at once, and run on the device while the loop goes on
+            todo, p, ready = _turn(state, status, counting)
             if self.max_unrouted is not None and self.lost(p) > self.max_unrouted:
                 if flight is not None:
                     self._finish(flight)
                 return None
-            # level counts of unroutable nets whose turn is final start at once, and run
-            # on the device while the loop goes on
-            ready = np.flatnonzero((status[:p] == UNROUTED_TARGET) & ~counting[:p])
             if ready.size:
-                counting[ready] = True
                 self._count(ready)
+            if p == self.n:
+                break
             if flight is not None:
                 # the next batch goes in behind this one, unless a net routed alone (or
                 # the check before it) must wait for every earlier net first
@@ -1108,11 +1158,6 @@ class BatchRun:
                 self._alone(p)
             elif not self.barrier[p]:
                 flight = self._launch(todo)
-        if self.max_unrouted is not None and self.lost(self.n) > self.max_unrouted:
-            return None
-        ready = np.flatnonzero((status == UNROUTED_TARGET) & ~counting)
-        if ready.size:
-            self._count(ready)
         return self._outcome(self.book[2].tolist(), self.dev.counted)
 
     def _launch(self, todo: np.ndarray):
@@ -1120,21 +1165,12 @@ class BatchRun:
         them, so they count as committed) on the device; None if it is empty."""
         h, w = self.shape
         start = time.perf_counter()
-        batch = next_batch(todo, self.claim, self.barrier, w, h, _TILE, MAX_BATCH)
+        batch, rec, off, size = plan(todo, self.claim, self.barrier, self.pins, self.search,
+                                     self.limit, self.npins, self.pin_at, self.margin,
+                                     self.book[0], self.wide, w, h, _TILE, MAX_BATCH, REACH)
         if not batch.size:
             return None
-        room = rooms(batch, todo, self.claim, self.pins, w, h, _TILE, REACH)
-        rec, off, size = records(batch, self.search, self.pins, self.limit, self.npins,
-                                 self.pin_at, room)
-        token = self.dev.launch(rec, size)
-        self.book[0, batch] = INFLIGHT
-        # the claim a net in flight may have grown to (see _redo)
-        grow = np.maximum(room, self.margin[batch])[:, None] + 1
-        box = self.pins[batch]
-        self.wide[batch, :2] = np.maximum(np.minimum(box[:, :2], box[:, 2:]) - grow, 0)
-        self.wide[batch, 2:] = np.minimum(np.maximum(box[:, :2], box[:, 2:]) + grow,
-                                          [w - 1, h - 1])
-        return batch, off, token, start
+        return batch, off, self.dev.launch(rec, size), start
 
     def _finish(self, flight) -> None:
         """Take the results of the batch in ``flight``; lift the wires of the nets they
@@ -1143,8 +1179,6 @@ class BatchRun:
         batch, off, token, start = flight
         hdr, paths = self.dev.finish(token)
         self.batches += 1
-        state = self.book[0]
-        state[batch] = TODO                  # take() commits what came back
         if self.used + paths.size > self.store.size:
             grown = np.zeros(2 * (self.used + paths.size), np.int32)
             grown[:self.used] = self.store[:self.used]
@@ -1153,8 +1187,9 @@ class BatchRun:
                                self.margin, self.search, self.claim, self.limit,
                                self.barrier, self.shape, self.dev.smem_limit,
                                self.store, self.used, self.npins)
-        for k in np.flatnonzero((hdr[:, 0] == UNROUTED_TARGET) & self.multi[batch]):
-            self.roots[int(batch[k])] = paths[off[k]:off[k] + hdr[k, 3]].copy()
+        if self.trees:
+            for k in np.flatnonzero((hdr[:, 0] == UNROUTED_TARGET) & self.multi[batch]):
+                self.roots[int(batch[k])] = paths[off[k]:off[k] + hdr[k, 3]].copy()
         void = batch[self.void[batch]]       # redone with their dependents, as seeds
         if void.size:
             self.void[void] = False
@@ -1166,19 +1201,8 @@ class BatchRun:
     def _redo(self, seeds: np.ndarray) -> None:
         """Send ``seeds`` and their :func:`dependents` back to the queue: the committed
         ones now (their wires lifted), those in flight when they come back (void)."""
-        state = self.book[0]
-        claim = self.claim
-        flying = np.flatnonzero(state == INFLIGHT)
-        if flying.size:          # a net in flight reads what its window may grow over
-            claim = claim.copy()
-            claim[flying] = self.wide[flying]
-        hit = dependents(seeds, self.book[4], self.book[5], self.store, self.is_pin,
-                         self.shape[1], claim, state)
-        self.void[hit[state[hit] == INFLIGHT]] = True
-        undo = hit[state[hit] != INFLIGHT]
-        self.dev.uncommit(*wire_cells(undo, self.book[4], self.book[5], self.store,
-                                      self.is_pin))
-        self._send_back(undo)
+        self.dev.uncommit(*lift(seeds, self.book, self.store, self.is_pin, self.shape[1],
+                                self.claim, self.wide, self.void))
 
     def _send_back(self, nets: np.ndarray) -> None:
         """``nets`` (their wires lifted) are to be searched again; their next wires are
@@ -1228,7 +1252,7 @@ class BatchRun:
             hits = wire_hits(wire, self.shape[1], p, self.claim, state)
             if hits.size:
                 redo = dependents(hits, self.book[4], self.book[5], self.store,
-                                  self.is_pin, self.shape[1], self.claim, state)
+                                  self.is_pin, self.shape[1], self.claim, state, self.wide)
                 self._send_back(redo)
         keep = np.isin(pos, redo, invert=True)
         self.dev.commit(cells[keep], pos[keep])
