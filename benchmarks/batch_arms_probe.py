@@ -1,6 +1,8 @@
-"""The batched router's two launch-saving designs, on and off (issue 14; RESULTS.md,
-eleventh session of 2026-11-26): windows that grow within a launch (``gpu_batch.REACH``;
-0 turns it off) and the next batch queued while one runs (``BatchRun.overlap``).
+"""The batched router's launch-saving designs, on and off (issue 14; RESULTS.md,
+eleventh and twelfth sessions of 2026-11-26): windows that grow within a launch
+(``gpu_batch.REACH``; 0 turns it off), the next batch queued while one runs
+(``BatchRun.overlap``) and eager batches after a launch that left most of the device
+idle (``BatchRun.eager``).
 
 In one process the arms take turns with the CPU router on the routing suite's cases,
 seeds 0-4 (``reps`` runs each, each seed's median, then the median over the seeds); it
@@ -8,7 +10,8 @@ prints the launches of each arm and whether every arm's routes equal the CPU's.
 
     PYTHONPATH=. python benchmarks/batch_arms_probe.py [reps] [all|case,case,...] [arm,...]
 
-Arms: grow+overlap (the defaults), grow, overlap, neither, cpu.
+Arms: all (the defaults), grow+overlap (eager off), grow, overlap, neither (each of
+these three with eager off), cpu.
 """
 import hashlib
 import sys
@@ -20,9 +23,10 @@ from mazeroute import bench
 from mazeroute.engines import gpu_batch as gb
 from mazeroute.router.sequential import Router
 
-#: arm: (REACH, BatchRun.overlap), or None for the CPU router
-ARMS = {"grow+overlap": (gb.REACH, True), "grow": (gb.REACH, False), "overlap": (0, True),
-        "neither": (0, False), "cpu": None}
+#: arm: (REACH, BatchRun.overlap, BatchRun.eager), or None for the CPU router
+ARMS = {"all": (gb.REACH, True, True), "grow+overlap": (gb.REACH, True, False),
+        "grow": (gb.REACH, False, False), "overlap": (0, True, False),
+        "neither": (0, False, False), "cpu": None}
 
 
 def digest(res) -> str:
@@ -37,7 +41,7 @@ def set_arm(arm: str) -> str:
     """Set the arm's options; the backend it routes on."""
     if ARMS[arm] is None:
         return "cpu"
-    gb.REACH, gb.BatchRun.overlap = ARMS[arm]
+    gb.REACH, gb.BatchRun.overlap, gb.BatchRun.eager = ARMS[arm]
     return "gpu"
 
 

@@ -238,6 +238,7 @@ class EmuBatch:
         self.pins = np.zeros((0, 2), np.int64)
         self.trees = 0                    # tree records searched
         self.grown = 0                    # windows grown within a launch
+        self.sms = 132                    # as an H100's or H200's multiprocessors
 
     def set_pins(self, xy):
         self.pins = np.asarray(xy, np.int64).reshape(-1, 2)
@@ -430,18 +431,46 @@ def test_next_batch_takes_exactly_the_nets_disjoint_from_all_earlier_ones(seed):
     barrier = rng.random(n) < 0.03
     todo = np.sort(rng.choice(n, size=int(rng.integers(1, n + 1)), replace=False))
     got, _ = gb.schedule(todo, claim, barrier, claim, size, size, int(rng.integers(1, 64)),
-                         10**6, 8)
+                         10**6, 8, False, np.zeros(n, np.int64))
     assert got.tolist() == _batch_brute(todo.tolist(), claim, barrier)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_an_eager_batch_also_takes_the_nets_clear_of_every_earlier_pins_box(seed):
+    rng, n, size, lo, hi = _random_boxes(seed, 200, 8, 40)
+    pins = np.concatenate([lo, hi], axis=1)
+    grow = rng.integers(1, 12, (n, 1))
+    claim = np.concatenate([np.maximum(lo - grow, 0), np.minimum(hi + grow, size - 1)], axis=1)
+    barrier = rng.random(n) < 0.03
+    todo = np.sort(rng.choice(n, size=int(rng.integers(1, n + 1)), replace=False))
+    check = np.zeros(n, np.int64)
+    got, _ = gb.schedule(todo, claim, barrier, pins, size, size, int(rng.integers(1, 64)),
+                         10**6, 8, True, check)
+
+    def meets(a, b):
+        return not (a[0] > b[2] or a[2] < b[0] or a[1] > b[3] or a[3] < b[1])
+
+    want, marked = [], set()
+    for k, p in enumerate(todo.tolist()):
+        if barrier[p]:
+            break
+        over = [q for q in todo[:k].tolist() if meets(claim[q], claim[p])]
+        if not any(meets(lo[q].tolist() + hi[q].tolist() - np.array([1, 1, -1, -1]),
+                         claim[p]) for q in over):
+            want.append(p)
+            marked.update(over)
+    assert got.tolist() == want and set(np.flatnonzero(check).tolist()) == marked
 
 
 def test_next_batch_stops_at_a_barrier_and_at_the_batch_limit():
     claim = np.array([[0, 0, 1, 1], [5, 5, 6, 6], [9, 9, 9, 9], [3, 3, 3, 3]])
     todo = np.arange(4)
+    check = np.zeros(4, np.int64)
     got, room = gb.schedule(todo, claim, np.array([0, 0, 1, 0], bool), claim, 10, 10, 4,
-                            99, 5)
+                            99, 5, False, check)
     assert got.tolist() == [0, 1] and room.size == 2
     assert gb.schedule(todo, claim, np.zeros(4, bool), claim, 10, 10, 4, 3,
-                       5)[0].tolist() == [0, 1, 2]
+                       5, False, check)[0].tolist() == [0, 1, 2]
 
 
 def test_wire_hits_and_dependents_look_only_at_later_nets_that_read_the_wire():
@@ -525,7 +554,7 @@ def test_rooms_keep_a_grown_claim_clear_of_every_earlier_net_waiting(seed):
     todo = np.sort(rng.choice(n, size=int(rng.integers(1, n + 1)), replace=False))
     tile, reach = int(rng.integers(1, 64)), int(rng.integers(0, 80))
     batch, room = gb.schedule(todo, claim, np.zeros(n, bool), pins, size, size, tile, 10**6,
-                              reach)
+                              reach, False, np.zeros(n, np.int64))
 
     def clear(p, m):
         x0, y0, x1, y1 = lo[p, 0] - m - 1, lo[p, 1] - m - 1, hi[p, 0] + m + 1, hi[p, 1] + m + 1
@@ -551,8 +580,10 @@ def test_a_plan_is_the_schedule_its_records_and_the_claims_in_flight(seed):
     wide = np.full((n, 4), -1, np.int64)
     pin_at = np.arange(n) * 2
     batch, rec, off, psize = gb.plan(todo, claim, barrier, pins, search, limit, npins, pin_at,
-                                     margin, state, wide, size, size, 16, 50, 40)
-    want, room = gb.schedule(todo, claim, barrier, pins, size, size, 16, 50, 40)
+                                     margin, state, wide, size, size, 16, 50, 40, False,
+                                     np.zeros(n, np.int64))
+    want, room = gb.schedule(todo, claim, barrier, pins, size, size, 16, 50, 40, False,
+                             np.zeros(n, np.int64))
     assert batch.tolist() == want.tolist()
     rec2, off2, size2 = gb.records(want, search, pins, limit, npins, pin_at, room)
     assert np.array_equal(rec, rec2) and np.array_equal(off, off2) and psize == size2
@@ -676,6 +707,7 @@ def test_batched_routing_equals_sequential(seed):
 @pytest.mark.parametrize("seed", range(0, 60, 4))
 def test_batched_routing_one_launch_at_a_time_equals_sequential(seed, monkeypatch):
     monkeypatch.setattr(gb.BatchRun, "overlap", False)
+    monkeypatch.setattr(gb.BatchRun, "eager", seed % 8 == 0)    # mostly disjoint claims only
     lay = _random_layout(seed)
     margin = int(np.random.default_rng(seed).choice([0, 2, 16]))
     _same(_emu_route(lay, margin=margin)[0], Router(lay, "cpu").run())

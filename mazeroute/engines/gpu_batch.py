@@ -39,6 +39,12 @@ Scheduling
     net goes back to the queue, and so does every later net whose claim holds a cell of
     a wire lifted so (:func:`wire_hits`, :func:`dependents`); a net sent back is marked
     grown, so that its next wire is checked where it lands.
+    After a launch of fewer nets than half the device's multiprocessors, the next also
+    takes nets *eagerly*: a net whose claim overlaps only the margins of earlier waiting
+    nets' claims, not their pins' boxes, joins, and those earlier nets are marked like
+    grown ones, so that a wire of theirs landing in its claim sends it back (the same
+    check, hence the same routes). The chain of launches of a route's last nets is
+    shorter for it (RESULTS.md, issue 14, twelfth session of 2026-11-26).
     While one batch runs, the next is queued behind it, the nets in flight counting as
     committed (:meth:`BatchRun.run`).
 
@@ -185,7 +191,8 @@ def windows(pins, margin, shape, smem_limit, barrier, npins):
 
 
 @numba.njit(cache=True, nogil=True)
-def schedule(todo, claim, barrier, pins, width, height, tile, max_batch, reach):
+def schedule(todo, claim, barrier, pins, width, height, tile, max_batch, reach, eager,
+             check):
     """The nets of ``todo`` (routing positions, in order) that can be searched together
     now, and the room of each.
 
@@ -199,14 +206,25 @@ def schedule(todo, claim, barrier, pins, width, height, tile, max_batch, reach):
     by ``tile`` x ``tile`` cells, so that a net is compared only with earlier nets near
     it; one pass over ``todo`` gives both answers.
 
+    With ``eager``, a net whose claim overlaps earlier claims of ``todo`` but none of
+    those nets' pins' boxes (grown by a cell) joins too: a wire between pins that nothing
+    pushes aside stays in their box, so theirs will likely miss its claim. Each earlier
+    net it overlaps is marked in ``check``: its wire is checked where it lands, as a
+    grown net's, and the eager net redone if it lands in its claim.
+
     Examples
     --------
     >>> claim = np.array([[0, 0, 4, 4], [3, 3, 8, 8], [6, 0, 9, 2], [12, 7, 14, 9]])
     >>> pins = np.array([[1, 1, 3, 3], [4, 4, 7, 7], [7, 1, 8, 1], [13, 8, 13, 8]])
+    >>> check = np.zeros(4, np.int64)
     >>> batch, room = schedule(np.arange(4), claim, np.zeros(4, np.bool_), pins,
-    ...                        20, 20, 4, 99, 9)
+    ...                        20, 20, 4, 99, 9, False, check)
     >>> batch.tolist(), room.tolist()
     ([0, 2, 3], [9, 0, 3])
+    >>> claim[1], pins[1] = [5, 5, 10, 10], [7, 7, 8, 8]   # clear of net 0's box
+    >>> schedule(np.arange(2), claim, np.zeros(4, np.bool_), pins, 20, 20, 4, 99, 9,
+    ...          True, check)[0].tolist(), check.tolist()
+    ([0, 1], [1, 0, 0, 0])
     """
     tx = (width + tile - 1) // tile
     ty = (height + tile - 1) // tile
@@ -218,6 +236,7 @@ def schedule(todo, claim, barrier, pins, width, height, tile, max_batch, reach):
     nxt = np.empty(entries, np.int64)
     who = np.empty(entries, np.int64)
     seen = np.full(claim.shape[0], -1, np.int64)       # last net whose room read it
+    over = np.empty(256, np.int64)
     out = np.empty(min(todo.size, max_batch), np.int64)
     room = np.empty(out.size, np.int64)
     count = 0
@@ -226,15 +245,31 @@ def schedule(todo, claim, barrier, pins, width, height, tile, max_batch, reach):
         if barrier[p] or count == max_batch:
             break
         x0, y0, x1, y1 = claim[p, 0], claim[p, 1], claim[p, 2], claim[p, 3]
-        clash = False
+        clash = False            # over an earlier claim
+        boxed = False            # over an earlier net's pins' box (grown by a cell)
+        met = 0                  # earlier nets overlapped (eager: listed in over)
         for j in range(y0 // tile, y1 // tile + 1):
             for i in range(x0 // tile, x1 // tile + 1):
                 e = head[j * tx + i]
-                while e >= 0 and not clash:
+                while e >= 0 and not boxed and (eager or not clash):
                     q = who[e]
-                    clash = not (claim[q, 0] > x1 or claim[q, 2] < x0
-                                 or claim[q, 1] > y1 or claim[q, 3] < y0)
                     e = nxt[e]
+                    if (claim[q, 0] > x1 or claim[q, 2] < x0
+                            or claim[q, 1] > y1 or claim[q, 3] < y0):
+                        continue
+                    clash = True
+                    if eager:
+                        boxed = not (min(pins[q, 0], pins[q, 2]) - 1 > x1
+                                     or max(pins[q, 0], pins[q, 2]) + 1 < x0
+                                     or min(pins[q, 1], pins[q, 3]) - 1 > y1
+                                     or max(pins[q, 1], pins[q, 3]) + 1 < y0)
+                        if met < over.size:
+                            over[met] = q
+                        met += 1
+        if clash and eager and not boxed and met <= over.size:
+            for k in range(met):
+                check[over[k]] = 1
+            clash = False
         if not clash:
             bx0, bx1 = min(pins[p, 0], pins[p, 2]), max(pins[p, 0], pins[p, 2])
             by0, by1 = min(pins[p, 1], pins[p, 3]), max(pins[p, 1], pins[p, 3])
@@ -319,15 +354,16 @@ def records(batch, search, pins, limit, npins, pin_at, room):
 
 @numba.njit(cache=True, nogil=True)
 def plan(todo, claim, barrier, pins, search, limit, npins, pin_at, margin, state, wide,
-         width, height, tile, max_batch, reach):
-    """One launch: its batch and their rooms (:func:`schedule`), its records
+         width, height, tile, max_batch, reach, eager, grown):
+    """One launch: its batch and their rooms (:func:`schedule`; ``grown``: the book's
+    row, where eager nets mark the earlier nets to check), its records
     (:func:`records`: the records, path offsets and path buffer size), and the batch
     marked ``INFLIGHT`` in ``state``, each net with the claim its window may grow to in
     the launch in ``wide`` (what a redo must assume it read). One compiled call, as
     the host's share of a launch is what a route of many short nets waits for
     (RESULTS.md, issue 14, twelfth session of 2026-11-26)."""
     batch, room = schedule(todo, claim, barrier, pins, width, height, tile, max_batch,
-                           reach)
+                           reach, eager, grown)
     rec, off, size = records(batch, search, pins, limit, npins, pin_at, room)
     for k in range(batch.size):
         p = batch[k]
@@ -962,8 +998,10 @@ MAX_BATCH = 4096
 #: of visited bits in device memory that a run spends on the counts of nets proven apart
 #: in place of their window searches (:meth:`BatchRun._check`).
 COUNT_BYTES = 256 << 20
-#: Side of the buckets in which the scheduler compares claims.
-_TILE = 32
+#: Least and greatest side of the buckets in which the scheduler compares claims (a
+#: run takes the power of two between them nearest above its claims' median side:
+#: smaller buckets hold a claim in more of them, larger ones hold more claims each).
+TILE_RANGE = (16, 256)
 
 
 class BatchOutcome:
@@ -1026,6 +1064,9 @@ class BatchRun:
     #: Whether the next batch is queued while one runs (:meth:`run`); the same routes
     #: either way.
     overlap = True
+    #: Whether a launch after one of fewer nets than half the device's multiprocessors
+    #: also takes nets eagerly (:func:`schedule`); the same routes either way.
+    eager = True
 
     def __init__(self, dev: GridBatch, shape: tuple[int, int], pin_xy: np.ndarray,
                  pin_start: np.ndarray, pin_count: np.ndarray, barrier: np.ndarray,
@@ -1062,12 +1103,16 @@ class BatchRun:
         self.margin = np.full(n, dev.margin, np.int64)
         self.search, self.claim, self.limit = windows(
             self.pins, self.margin, self.shape, dev.smem_limit, self.barrier, self.npins)
+        side = np.maximum(self.claim[:, 2] - self.claim[:, 0], self.claim[:, 3] - self.claim[:, 1])
+        self.tile = int(np.clip(1 << int(np.median(side) if n else 0).bit_length(),
+                                *TILE_RANGE))
         # state, status, levels, bends, wire offset, wire length, grown
         self.book = np.zeros((7, n), np.int64)
         self.store = np.zeros(1 << 16, np.int32)      # wires, root first, back to back
         self.used = 0
         self.seconds = np.zeros(n)
         self.batches = 0
+        self.last = n                 # nets of the last launch
         self.proven = 0               # nets proven unroutable by components, not searched
         # trees found UNROUTED_TARGET: the tree so far, the roots of their level count
         self.roots: dict[int, np.ndarray] = {}
@@ -1165,11 +1210,16 @@ class BatchRun:
         them, so they count as committed) on the device; None if it is empty."""
         h, w = self.shape
         start = time.perf_counter()
+        # a launch of fewer nets than half the device's multiprocessors leaves most of it
+        # idle: the next also takes nets eagerly (schedule), each checked by wires
+        eager = self.eager and self.last < self.dev.sms // 2
         batch, rec, off, size = plan(todo, self.claim, self.barrier, self.pins, self.search,
                                      self.limit, self.npins, self.pin_at, self.margin,
-                                     self.book[0], self.wide, w, h, _TILE, MAX_BATCH, REACH)
+                                     self.book[0], self.wide, w, h, self.tile, MAX_BATCH,
+                                     REACH, eager, self.book[6])
         if not batch.size:
             return None
+        self.last = batch.size
         return batch, off, self.dev.launch(rec, size), start
 
     def _finish(self, flight) -> None:
