@@ -221,9 +221,12 @@ def schedule(todo, claim, barrier, pins, width, height, tile, max_batch, reach, 
     ...                        20, 20, 4, 99, 9, False, check)
     >>> batch.tolist(), room.tolist()
     ([0, 2, 3], [9, 0, 3])
-    >>> claim[1], pins[1] = [5, 5, 10, 10], [7, 7, 8, 8]   # clear of net 0's box
+    >>> claim[0], claim[1], pins[1] = [0, 0, 6, 6], [5, 5, 10, 10], [7, 7, 8, 8]
     >>> schedule(np.arange(2), claim, np.zeros(4, np.bool_), pins, 20, 20, 4, 99, 9,
-    ...          True, check)[0].tolist(), check.tolist()
+    ...          False, check)[0].tolist()                # net 1's claim meets net 0's
+    [0]
+    >>> schedule(np.arange(2), claim, np.zeros(4, np.bool_), pins, 20, 20, 4, 99, 9,
+    ...          True, check)[0].tolist(), check.tolist()  # but not its pins' box
     ([0, 1], [1, 0, 0, 0])
     """
     tx = (width + tile - 1) // tile
