@@ -439,9 +439,10 @@ def _one_line(err: str) -> str:
 
 
 def _named(name: str, net: str = "a") -> str:
-    """A small valid layout whose name (and first net's name) are given."""
+    """A small valid layout whose name (and first net's name) are given; both nets route
+    at once (a layout that negotiation cannot solve runs its iterations to the cap)."""
     q = lambda s: json.dumps(s, ensure_ascii=False)      # noqa: E731 -- YAML-safe quoting
-    return (f"name: {q(name)}\nwidth: 6\nheight: 3\nblockages: [[2, 0, 2, 1]]\n"
+    return (f"name: {q(name)}\nwidth: 6\nheight: 3\nblockages: [[2, 0, 2, 0]]\n"
             f"nets:\n  - {{name: {q(net)}, pins: [[0, 0], [5, 0]]}}\n"
             f"  - {{name: b, pins: [[0, 2], [5, 2]]}}\n")
 
