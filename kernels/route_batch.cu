@@ -656,9 +656,10 @@ route_batch(const int* recs, int numNets, const int* pinXY, u64* freeBits, u64* 
     }
     __syncthreads();
     // commit the wire's inner cells (the pins are blocked for good already). Another
-    // block of this launch may read them only where this window grew in the launch:
-    // a later net reads them as free or blocked, and the host redoes it if they lie in
-    // its claim (an earlier net's reads them as free, by their time)
+    // block of this launch may read them only where this window grew in the launch, or
+    // where a later net was taken eagerly over this one's claim: that net reads them as
+    // free or blocked, and the host redoes it if they lie in its claim (an earlier net
+    // reads them as free, by their time)
     for (int i = 1 + threadIdx.x; i < s_cells - 1; i += blockDim.x)
         commitCell(g, rest, level, paths[off + i], pos);
 }
@@ -675,17 +676,15 @@ extern "C" __global__ void commit_cells(const int* cells, const int* pos, int n,
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     int v = cells[i];
+    if (block) {
+        commitCell(Grid{freeBits, wiredBits, time, width, height, wordsPerRow}, rest, level,
+                   v, pos[i]);
+        return;
+    }
     int y = v / width, x = v - y * width;
     size_t word = (size_t)y * wordsPerRow + (x >> 6);
     u64 bit = 1ull << (x & 63);
-    if (block) {
-        atomicMin(&time[v], pos[i]);            // the earliest wire names it (commitCell)
-        atomicOr(&wiredBits[word], bit);
-        __threadfence();
-        atomicAnd(&freeBits[word], ~bit);
-        rest[v] = BLOCKED;
-        level[v] = BLOCKED;
-    } else if ((wiredBits[word] & bit) && time[v] == pos[i]) {
+    if ((wiredBits[word] & bit) && time[v] == pos[i]) {
         atomicOr(&freeBits[word], bit);
         rest[v] = UNREACHED;
         level[v] = UNREACHED;

@@ -140,17 +140,23 @@ def window_bytes(rows, cols):
 
 
 @numba.njit(cache=True, nogil=True)
+def _box(out, p, pins, g, width, height):
+    """Row ``p`` of ``out``: net ``p``'s pins' box grown by ``g`` cells, clipped to the
+    grid (``x0, y0, x1, y1``)."""
+    out[p, 0] = max(min(pins[p, 0], pins[p, 2]) - g, 0)
+    out[p, 1] = max(min(pins[p, 1], pins[p, 3]) - g, 0)
+    out[p, 2] = min(max(pins[p, 0], pins[p, 2]) + g, width - 1)
+    out[p, 3] = min(max(pins[p, 1], pins[p, 3]) + g, height - 1)
+
+
+@numba.njit(cache=True, nogil=True)
 def _set_window(p, pins, margin, shape, search, claim, limit, barrier, smem_limit, npins):
     """Window, claim and level limit of net ``p`` for its margin (see :func:`windows`)."""
     h, w = shape
     m = margin[p]
     sx, sy, tx, ty = pins[p, 0], pins[p, 1], pins[p, 2], pins[p, 3]
-    lo_x, hi_x = min(sx, tx) - m, max(sx, tx) + m
-    lo_y, hi_y = min(sy, ty) - m, max(sy, ty) + m
-    search[p, 0], search[p, 1] = max(lo_x, 0), max(lo_y, 0)
-    search[p, 2], search[p, 3] = min(hi_x, w - 1), min(hi_y, h - 1)
-    claim[p, 0], claim[p, 1] = max(lo_x - 1, 0), max(lo_y - 1, 0)
-    claim[p, 2], claim[p, 3] = min(hi_x + 1, w - 1), min(hi_y + 1, h - 1)
+    _box(search, p, pins, m, w, h)
+    _box(claim, p, pins, m + 1, w, h)
     rows = search[p, 3] - search[p, 1] + 1
     cols = search[p, 2] - search[p, 0] + 1
     if npins[p] > 2:        # room for the tree: a branch of up to a window's half-perimeter
@@ -371,11 +377,7 @@ def plan(todo, claim, barrier, pins, search, limit, npins, pin_at, margin, state
     for k in range(batch.size):
         p = batch[k]
         state[p] = INFLIGHT
-        g = max(room[k], margin[p]) + 1
-        wide[p, 0] = max(min(pins[p, 0], pins[p, 2]) - g, 0)
-        wide[p, 1] = max(min(pins[p, 1], pins[p, 3]) - g, 0)
-        wide[p, 2] = min(max(pins[p, 0], pins[p, 2]) + g, width - 1)
-        wide[p, 3] = min(max(pins[p, 1], pins[p, 3]) + g, height - 1)
+        _box(wide, p, pins, max(room[k], margin[p]) + 1, width, height)   # its widest claim
     return batch, rec, off, size
 
 
@@ -455,6 +457,16 @@ def dependents(seeds, wire_off, wire_len, store, is_pin, width, claim, state, wi
 
 
 @numba.njit(cache=True, nogil=True)
+def send_back(book, nets):
+    """``nets`` (their wires lifted) are to be searched again: ``TODO``, no wire, and
+    grown, so that their next wires are checked where they land (:func:`wire_hits`)."""
+    for q in nets:
+        book[0, q] = TODO
+        book[5, q] = 0
+        book[6, q] = 1
+
+
+@numba.njit(cache=True, nogil=True)
 def lift(seeds, book, store, is_pin, width, claim, wide, void):
     """A redo's bookkeeping: ``seeds`` and their :func:`dependents` go back to the queue,
     the committed ones now (returned: the cells of their wires to free, less pins, and
@@ -472,10 +484,7 @@ def lift(seeds, book, store, is_pin, width, claim, wide, void):
             m += 1
     undo = undo[:m]
     cells, pos = wire_cells(undo, book[4], book[5], store, is_pin)
-    for q in undo:
-        state[q] = TODO
-        book[5, q] = 0
-        book[6, q] = 1
+    send_back(book, undo)
     return cells, pos
 
 
@@ -986,7 +995,7 @@ def batch_device(problem) -> GridBatch | None:
 
 
 __all__ = ["GridBatch", "PinnedRing", "batch_device", "schedule", "plan", "wire_hits",
-           "dependents", "lift",
+           "dependents", "lift", "send_back",
            "windows", "records", "take", "wire_cells", "mark_wires", "window_bytes",
            "launch_shape",
            "OK", "GROW",
@@ -1257,13 +1266,6 @@ class BatchRun:
         self.dev.uncommit(*lift(seeds, self.book, self.store, self.is_pin, self.shape[1],
                                 self.claim, self.wide, self.void))
 
-    def _send_back(self, nets: np.ndarray) -> None:
-        """``nets`` (their wires lifted) are to be searched again; their next wires are
-        checked where they land (grown: :func:`wire_hits`)."""
-        self.book[0, nets] = TODO
-        self.book[5, nets] = 0
-        self.book[6, nets] = 1
-
     def _count(self, ready: np.ndarray) -> None:
         """Start the level counts of the ``UNROUTED_TARGET`` nets at ``ready``: from a
         two-pin net's root, from a tree's cells found so far."""
@@ -1306,7 +1308,7 @@ class BatchRun:
             if hits.size:
                 redo = dependents(hits, self.book[4], self.book[5], self.store,
                                   self.is_pin, self.shape[1], self.claim, state, self.wide)
-                self._send_back(redo)
+                send_back(self.book, redo)
         keep = np.isin(pos, redo, invert=True)
         self.dev.commit(cells[keep], pos[keep])
 
