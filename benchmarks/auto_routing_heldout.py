@@ -1,7 +1,7 @@
 """Sequential routing under ``auto`` against the faster backend on layouts no suite
 generates (issue 14: "auto never more than 1.2x slower than the best engine").
 
-Four sets, each with its own seed, layouts and net mixes, so that a rule chosen on
+Nine sets, each with its own seed, layouts and net mixes, so that a rule chosen on
 some can be checked on the others:
 
 1. the Moving AI maps at their size and tiled 2-4x; nets: ``150 t`` two-pin nets of
@@ -18,17 +18,21 @@ some can be checked on the others:
    :func:`~mazeroute.generate.kruskal_maze_mask`: a uniform spanning tree of rooms, short
    dead ends) with 2-30 % loops, corridors 1 and 2 wide, at 511 and 1023; spans 60 and
    150, four-pin nets, anywhere; seed 71 (added in the sixth session of 2026-11-26, after
-   every maze rule was chosen; the evidence for ``auto.MAZE_CELLS_PER_SPAN``);
+   every maze rule was chosen; the evidence for the span rule for mazes, and with set 6
+   and the maze probe the data ``auto.MAZE_SPAN_LINE`` was fitted on);
 6. the check of that rule's first form, made after it: Kruskal mazes with 5 and 20 %
    loops and ``maze:0.15``, ``maze:0.25`` at 380 and 700; spans 50 and 200, three-pin
    nets, anywhere; seed 73 (it failed the check and moved the line);
-7. the check of the rule as it stands: Kruskal mazes with 10 and 40 % loops and
-   ``maze:0.12``, ``maze:0.18`` at 330 and 600; spans 80 and 250, four-pin nets,
-   anywhere; seed 79;
+7. the check of the span rule's second form (with set 8, the check of
+   ``MAZE_SPAN_LINE``): Kruskal mazes with 10 and 40 % loops and ``maze:0.12``,
+   ``maze:0.18`` at 330 and 600; spans 80 and 250, four-pin nets, anywhere; seed 79;
 8. mazes of fewer free cells than ``auto.MIN_GPU_CELLS`` on grids of more cells (the
    maze rules read their features too since the sixth session of 2026-11-26): Kruskal
    mazes with 8 and 30 % loops, ``maze:0.2`` and ``maze:0.1`` at 280 and 320; spans 60
-   and 200, four-pin nets, anywhere; seed 83.
+   and 200, four-pin nets, anywhere; seed 83;
+9. the check of the maze line ``auto.MAZE_SPAN_LINE`` (first session of 2026-11-27),
+   made before it was measured: Kruskal mazes with 3 and 15 % loops, ``maze:0.01`` and
+   ``maze:0.3`` at 450 and 900; spans 100 and 300, three-pin nets, anywhere; seed 89.
 
 Run on a GPU machine from the repository root: ``PYTHONPATH=. python
 benchmarks/auto_routing_heldout.py SET... [--rounds K] [--numberlink DIR]``. Per
@@ -36,9 +40,6 @@ layout, after one warm-up each, ``Router(layout, b).run()`` for ``cpu``, ``gpu``
 ``auto`` taking turns, K rounds (default 5): medians in ms, CPU over GPU, auto's pick
 and auto over the faster backend; then the count over 1.2x. ``--picks-only`` (no GPU
 needed) prints each layout's features and auto's routing pick without routing.
-``--ab`` adds a fourth arm in the same rounds, ``auto`` with ``auto.MAZE_CELLS_PER_SPAN``
-at 0 (the span rule for mazes off: the rule before it), so that the two compare on one
-machine (until the sixth session of 2026-11-26 the arm set ``auto.SPAN_CELLS`` to 0).
 ``--mode negotiate``: the default mode instead (``Negotiator(layout, b).run()``, whose
 auto asks :func:`~mazeroute.engines.auto.negotiation_prefers_cpu`); ``--mixes TAG ...``
 keeps only those net mixes (negotiation of nets with pins anywhere takes seconds),
@@ -57,7 +58,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np  # noqa: E402
 
-from mazeroute.engines import auto  # noqa: E402
 from mazeroute.engines.auto import routing_prefers_cpu  # noqa: E402
 from mazeroute.generate import (  # noqa: E402
     class_mask,
@@ -102,10 +102,13 @@ SETS = {
     8: (83, [], ("kruskal:0.08:1", "kruskal:0.3:1", "maze:0.2", "maze:0.1"), (280, 320),
         [("s60", 1200, 2, 60), ("s200", 2500, 2, 200), ("mp4", 2500, 4, 70),
          ("any", 4000, 2, None)]),
+    9: (89, [], ("kruskal:0.03:1", "kruskal:0.15:1", "maze:0.01", "maze:0.3"), (450, 900),
+        [("s100", 1500, 2, 100), ("s300", 3000, 2, 300), ("mp3", 3000, 3, 90),
+         ("any", 4000, 2, None)]),
 }
 # fewest and most nets of a mix (pins anywhere are capped: the CPU's searches are long)
-FLOOR = {1: 50, 2: 20, 3: 20, 4: 20, 5: 20, 6: 20, 7: 20, 8: 20}
-ANY_CAP = {1: 300, 2: 200, 3: 150, 4: 120, 5: 120, 6: 120, 7: 120, 8: 120}
+FLOOR = {1: 50, 2: 20, 3: 20, 4: 20, 5: 20, 6: 20, 7: 20, 8: 20, 9: 20}
+ANY_CAP = {1: 300, 2: 200, 3: 150, 4: 120, 5: 120, 6: 120, 7: 120, 8: 120, 9: 120}
 
 
 def mask(cls: str, side: int, seed: int) -> np.ndarray:
@@ -183,9 +186,6 @@ def main() -> None:
     ap.add_argument("--mixes", nargs="+", metavar="TAG", default=None)
     ap.add_argument("--layouts", nargs="+", metavar="NAME", default=None,
                     help="only the layouts whose mask is one of these (name before ':mix')")
-    ap.add_argument("--ab", action="store_true",
-                    help="also auto with MAZE_CELLS_PER_SPAN at 0 (the rule before), "
-                    "same rounds")
     args = ap.parse_args()
     from mazeroute.router import Router
     from mazeroute.router.negotiate import Negotiator
@@ -203,48 +203,33 @@ def main() -> None:
                  and (args.layouts is None or lay.name.rsplit(":", 1)[0] in args.layouts)]
         print(f"# set {s}: name WxH nets | cpu_ms gpu_ms auto_ms cpu/gpu pick auto/best",
               flush=True)
-        over = before = 0
+        over = 0
         for lay in cases:
             if args.picks_only:
                 p, free, span, pins = pick(lay)
                 print(f"{lay.name} {lay.width}x{lay.height} {len(lay.nets)} | free {free} "
                       f"span {span:.0f} pins {pins:.0f} {p}", flush=True)
                 continue
-            span_cells = auto.MAZE_CELLS_PER_SPAN
-            arms = {"cpu": ("cpu", span_cells), "gpu": ("gpu", span_cells),
-                    "auto": ("auto", span_cells)}
-            if args.ab:
-                arms["auto-before"] = ("auto", 0)
-            for backend, cells in arms.values():
-                auto.MAZE_CELLS_PER_SPAN = cells
+            arms = ("cpu", "gpu", "auto")
+            for backend in arms:
                 run(lay, backend)
             ts: dict[str, list[float]] = {a: [] for a in arms}
             chose = {}
             for _ in range(args.rounds):
-                for arm, (backend, cells) in arms.items():
-                    auto.MAZE_CELLS_PER_SPAN = cells
+                for arm in arms:
                     start = time.perf_counter()
-                    engine = run(lay, backend)
+                    engine = run(lay, arm)
                     ts[arm].append(time.perf_counter() - start)
                     chose[arm] = engine.split("/")[0]
-            auto.MAZE_CELLS_PER_SPAN = span_cells
             t = {a: statistics.median(v) for a, v in ts.items()}
             best = min(t["cpu"], t["gpu"])
             r = t["auto"] / best
             over += r > 1.2
-            extra = ""
-            if args.ab:
-                was = t["auto-before"] / best
-                before += was > 1.2
-                extra = f" | {t['auto-before'] * 1e3:.2f} {chose['auto-before']} {was:.2f}"
             print(f"{lay.name} {lay.width}x{lay.height} {len(lay.nets)} | {t['cpu'] * 1e3:.2f} "
                   f"{t['gpu'] * 1e3:.2f} {t['auto'] * 1e3:.2f} {t['cpu'] / t['gpu']:.2f} "
-                  f"{chose['auto']} {r:.2f}{extra}", flush=True)
+                  f"{chose['auto']} {r:.2f}", flush=True)
         if not args.picks_only:
             print(f"# set {s}: auto over 1.2x best on {over} of {len(cases)}", flush=True)
-            if args.ab:
-                print(f"# set {s}: before the maze span rule, over 1.2x best on {before} of "
-                      f"{len(cases)}", flush=True)
 
 
 if __name__ == "__main__":

@@ -1,11 +1,12 @@
 """Sequential routing on mazes with few to many loops: CPU engine against GPU engine, and
-the backend auto's routing rule picks (issue 14: ``auto.MIN_ROUTING_LOOPS``,
-``MIN_ROUTING_LOOPS_BIG``, ``BIG_MAZE_CELLS``).
+the backend auto's routing rule picks (issue 14: the maze line ``auto.MAZE_SPAN_LINE``,
+``MIN_MAZE_LOOPS``).
 
 Run on a GPU machine from the repository root: ``PYTHONPATH=. python
 benchmarks/maze_routing_probe.py [--loops ...] [--sides ...] [--seeds ...]``. For each
 maze (``class_mask("maze:<loops>")``, two-pin nets by ``random_nets``) and three net
-mixes (200 nets of span 200, 60 of span 200, 300 of span 60): the best of two runs of
+mixes (200 nets of span 200, 60 of span 200, 300 of span 60; ``--mixes NETS:SPAN ...``
+others): the best of two runs of
 ``Router(layout, backend).run()`` on each backend (router built, device synchronised),
 cycles per free cell, nets routed and the rule's pick. The defaults use seeds that no
 suite uses. ``--host-targets off`` keeps ``gpu/grid``'s searches with targets on the
@@ -38,6 +39,8 @@ def main() -> None:
     ap.add_argument("--loops", type=float, nargs="+", default=[0.0, 0.005, 0.02, 0.05, 0.1])
     ap.add_argument("--sides", type=int, nargs="+", default=[511, 1023])
     ap.add_argument("--seeds", type=int, nargs="+", default=[5, 6])
+    ap.add_argument("--mixes", nargs="+", metavar="NETS:SPAN", default=None,
+                    help="net mixes instead of the three defaults, e.g. 100:100 500:30")
     ap.add_argument("--host-targets", choices=("auto", "off"), default="auto")
     ap.add_argument("--both", action="store_true",
                     help="time the GPU with host_targets auto and off (column gpu-off)")
@@ -50,11 +53,13 @@ def main() -> None:
 
     host(args.host_targets == "auto")
     _warm_routing(["gpu", "cpu"])
+    mixes = (MIXES if args.mixes is None
+             else [tuple(int(v) for v in m.split(":")) for m in args.mixes])
     print("loops side nets span seed | cycles/cell | cpu s gpu s cpu/gpu | routed | rule picks"
           + (" | gpu-off s" if args.both else ""), flush=True)
     for loops in args.loops:
         for side in args.sides:
-            for nets, span in MIXES:
+            for nets, span in mixes:
                 for seed in args.seeds:
                     lay = _maze_routing(loops)(side, nets, 2, span, seed)
                     free = ~lay.blocked

@@ -363,27 +363,14 @@ def test_routing_goes_to_the_cpu_for_mazes_and_nets_spanning_much_of_the_grid():
     assert not routing_prefers_cpu(open_grid, mixed, np.full(300, 400))  # mostly batched
     perfect = ~maze_mask(1023, 1023, seed=3)
     assert not prefers_cpu(perfect)                   # a wavefront: Euler-tour depths
-    assert routing_prefers_cpu(perfect, two, np.full(300, 64))           # windows grow
+    assert not routing_prefers_cpu(perfect, two, np.full(300, 64))       # a big maze
+    assert routing_prefers_cpu(perfect, two, np.full(300, 200))          # long detours
     loopy = perfect.copy()
     loopy[1:-1:2, 2:-1:4] = True                      # a loop every few cells
     assert cycle_rank(loopy) > 0.05 * loopy.sum()
-    assert not routing_prefers_cpu(loopy, two, np.full(300, 64))         # short detours
-    # a few loops: the CPU on a small maze, the GPU on a big one (walled-off nets);
-    # very few: the GPU on a huge maze only
-    from mazeroute.engines.auto import BIG_MAZE_CELLS, HUGE_MAZE_CELLS
+    assert not routing_prefers_cpu(loopy, two, np.full(300, 200))        # short detours
+    # too few loops for a wavefront on the GPU, enough for routing
     from mazeroute.generate import class_mask
-    for side, cpu in ((511, True), (1023, False)):
-        few = ~class_mask("maze:0.02", side, 9)
-        assert 0.01 < cycle_rank(few) / few.sum() < 0.03
-        assert (few.sum() >= BIG_MAZE_CELLS) == (not cpu)
-        assert routing_prefers_cpu(few, two, np.full(300, 64)) == cpu
-    for side, cpu in ((767, True), (1023, False)):
-        rare = ~class_mask("maze:0.002", side, 9)
-        assert 0.0002 < cycle_rank(rare) / rare.sum() < 0.006
-        assert BIG_MAZE_CELLS <= rare.sum() and (rare.sum() >= HUGE_MAZE_CELLS) == (not cpu)
-        assert routing_prefers_cpu(rare, two, np.full(300, 64)) == cpu
-    assert routing_prefers_cpu(perfect, two, np.full(300, 64))   # no loop, however big
-    # too few loops for a wavefront on the GPU, enough for routing on a huge maze
     sparse = ~class_mask("maze:0.001", 1023, 9)
     assert prefers_cpu(sparse) and not routing_prefers_cpu(sparse, two, np.full(300, 64))
     assert routing_prefers_cpu(np.ones((64, 64), bool), two, np.full(300, 8))  # small
@@ -419,30 +406,34 @@ def test_routing_on_a_grid_under_span_cells_goes_by_the_median_span_both_ways():
     assert not routing_prefers_cpu(big, two, np.full(200, big.sum() // GPU_CELLS_PER_SPAN))
 
 
-@pytest.mark.parametrize("mask", ["class", "kruskal"])
-def test_a_small_maze_with_loops_routes_long_nets_on_the_cpu(mask):
+@pytest.mark.parametrize("mask", ["maze:0", "maze:0.02", "maze:0.2", "kruskal:0.1"])
+def test_a_maze_routes_on_the_cpu_where_its_nets_are_long_for_its_loops(mask):
+    """The line: free cells per cell of the median branch's span against
+    MAZE_SPAN_LINE times the loops' mean spacing (1 / sqrt of loops per free cell, at
+    most that of MIN_MAZE_LOOPS); the same at any size."""
     from mazeroute.engines.auto import (
         MAX_GPU_CORRIDOR,
-        MAZE_CELLS_PER_SPAN,
-        SPAN_CELLS,
+        MAZE_SPAN_LINE,
+        MIN_MAZE_LOOPS,
         routing_prefers_cpu,
         sampled_features,
     )
     from mazeroute.generate import class_mask, kruskal_maze_mask
-    free = ~(class_mask("maze:0.2", 450, 3) if mask == "class"
+    free = ~(class_mask(mask, 511, 3) if mask.startswith("maze")
              else kruskal_maze_mask(511, 511, 0.1, 1, 3))
     cells = int(free.sum())
-    assert sampled_features(free)["corridor"] >= MAX_GPU_CORRIDOR and cells < SPAN_CELLS
+    assert sampled_features(free)["corridor"] >= MAX_GPU_CORRIDOR
+    loops = max(_cycle_rank_by_labels(free) / cells, MIN_MAZE_LOOPS)
+    edge = cells * np.sqrt(loops) / MAZE_SPAN_LINE     # the median span where it turns
     two, four = np.full(200, 2), np.full(200, 4)
-    assert not routing_prefers_cpu(free, two, np.full(200, 60))    # loops: the GPU
-    edge = -(-cells // MAZE_CELLS_PER_SPAN)
-    assert not routing_prefers_cpu(free, two, np.full(200, edge - 1))
-    assert routing_prefers_cpu(free, two, np.full(200, edge))      # long: the CPU
-    assert not routing_prefers_cpu(free, four, np.full(200, 3 * (edge - 1)))  # per branch
-    # the same maze tiled past SPAN_CELLS keeps the GPU for long nets
+    below, above = int(np.floor(edge * 0.97)), int(np.ceil(edge * 1.03))
+    assert not routing_prefers_cpu(free, two, np.full(200, below))
+    assert routing_prefers_cpu(free, two, np.full(200, above))
+    assert not routing_prefers_cpu(free, four, np.full(200, 3 * below))   # per branch
+    assert routing_prefers_cpu(free, four, np.full(200, 3 * above))
+    # the same maze tiled 2 x 2: four times the cells, about the same loops a cell
     big = np.tile(free, (2, 2))
-    assert big.sum() >= SPAN_CELLS
-    assert not routing_prefers_cpu(big, two, np.full(200, edge))
+    assert not routing_prefers_cpu(big, two, np.full(200, above))
 
 
 def test_a_maze_of_few_free_cells_on_a_bigger_grid_is_still_routed_as_a_maze():
@@ -499,7 +490,7 @@ def test_router_under_auto_takes_the_routing_decision(monkeypatch):
     assert router.engine.startswith("cpu/")
     assert seen == [([3, 3, 3], [int(np.ptp(np.asarray(n.pins), axis=0).sum())
                                  for n in lay.nets])]
-    assert Router(lay, "auto", "grid").engine.startswith("cpu/")   # no GPU here: no ask
+    Router(lay, "auto", "grid")                  # a strategy named: routing's pick not asked
     assert len(seen) == 1
 
 

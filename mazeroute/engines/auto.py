@@ -786,21 +786,19 @@ def _decided(free: np.ndarray) -> tuple[bool, dict | None]:
     return 0 < cycle_rank(free, bound, f) < least * cells, f
 
 
-#: A maze of one-cell corridors routes on the GPU from this many cycles per free cell on
-#: (detours round a wall stay within a window), from :data:`MIN_ROUTING_LOOPS_BIG` on
-#: when it has :data:`BIG_MAZE_CELLS` free cells or more, and from
-#: :data:`MIN_ROUTING_LOOPS_HUGE` (any loops at all) from :data:`HUGE_MAZE_CELLS` on:
-#: the bigger the maze, the more nets that wires wall off (they cost the CPU a search of
-#: their whole piece of the maze and the GPU a share of one labelling, gpu_batch's
-#: components check) and the longer the detours of the nets that go alone (searched on
-#: the host mirror, gpu_grid's ``host_targets``), against the GPU's windows that grow
-#: round winding detours. Measured on mazes of 0-10 % walls removed, sides 511 to 1535,
-#: three net mixes, seeds that no suite uses: RESULTS.md, issue 14.
-MIN_ROUTING_LOOPS = 0.03
-MIN_ROUTING_LOOPS_BIG = 0.006
-MIN_ROUTING_LOOPS_HUGE = 0.0002
-BIG_MAZE_CELLS = 1 << 18
-HUGE_MAZE_CELLS = 400_000
+#: A maze of one-cell corridors routes on the CPU where it has at most
+#: ``MAZE_SPAN_LINE * g`` free cells per cell of the median branch's span, ``g`` being
+#: the mean spacing of its loops, ``1 / sqrt(l)`` for ``l`` independent cycles per free
+#: cell (taken as at least :data:`MIN_MAZE_LOOPS`). A net's detours round the maze's
+#: walls are about that spacing long: the CPU's search follows them, and the GPU's
+#: windows grow by them (a window that outgrows its room waits for a later launch or
+#: goes alone), so the GPU's gain from many nets a launch needs more room a net the
+#: sparser the loops. Fitted on mazes of two generators (``class_mask``'s backtracker,
+#: :func:`~mazeroute.generate.kruskal_maze_mask`) of 0-20 % walls removed at 280-1279 a
+#: side, and checked on held-out mazes: RESULTS.md, issue 14, first session of
+#: 2026-11-27.
+MAZE_SPAN_LINE = 150
+MIN_MAZE_LOOPS = 0.001
 #: Nets of 3 to ``MAX_PINS`` pins (trees in the batched search) route on the CPU when
 #: the median one's pin box half-perimeter exceeds :data:`TREE_SPAN` cells on a grid of
 #: fewer than :data:`TREE_CELLS` free cells: wide windows overlap, so batches hold few
@@ -825,17 +823,6 @@ GROUP_SPAN = 128
 #: and mixes not used to choose it: RESULTS.md, issue 14, third session of 2026-11-26.
 SPAN_CELLS = 300_000
 GPU_CELLS_PER_SPAN = 1300
-#: The same rule for a maze with loops (which the loop thresholds above send to the
-#: GPU): on fewer than :data:`SPAN_CELLS` free cells, its nets route on the CPU where
-#: there are at most this many free cells per cell of the median branch's span. Below
-#: the rule's figure elsewhere: the CPU's search follows a maze's detours and so costs
-#: more per net than among blockages. Mazes of two generators (``class_mask``'s
-#: backtracker and :func:`~mazeroute.generate.kruskal_maze_mask`) at 300-800 cells a
-#: side route faster on the CPU, by 1.2-2.8x, up to about 500 (nets with pins anywhere),
-#: and from 550 to 650 either engine may be the faster one: the line sits below that
-#: band (RESULTS.md, issue 14, sixth session of 2026-11-26).
-MAZE_CELLS_PER_SPAN = 500
-
 
 def negotiation_prefers_cpu(free: np.ndarray) -> bool:
     """True where negotiated routing is expected to be faster on the CPU's weighted
@@ -884,11 +871,9 @@ def routing_prefers_cpu(free: np.ndarray, pin_counts: np.ndarray,
     * winding corridors (:func:`winding`) go to the CPU: the GPU wins there only by
       scanning whole lines for a whole wavefront, and a router's windowed searches walk
       the corridors tile by tile;
-    * a maze of one-cell corridors with few loops (under :data:`MIN_ROUTING_LOOPS` a
-      free cell, :data:`MIN_ROUTING_LOOPS_BIG` for a big maze, :data:`MIN_ROUTING_LOOPS_HUGE`
-      for a huge one) goes to the CPU: its detours make windows grow; so does a maze
-      with loops of fewer than :data:`SPAN_CELLS` free cells whose nets are long for
-      its size (:data:`MAZE_CELLS_PER_SPAN`);
+    * a maze of one-cell corridors goes to the CPU where its nets are long for its
+      size and the spacing of its loops (:data:`MAZE_SPAN_LINE`): its detours make
+      windows grow;
     * so does a layout where most nets have more than two pins and span much of a
       small grid (:data:`TREE_SPAN`, :data:`TREE_CELLS`), or have more pins than the batched
       search takes and are not local (:data:`GROUP_SPAN`; the GPU searches those in
@@ -916,15 +901,13 @@ def routing_prefers_cpu(free: np.ndarray, pin_counts: np.ndarray,
         f = sampled_features(free)
         f["cells"] = int(np.count_nonzero(free))
     if f is not None and f["corridor"] >= MAX_GPU_CORRIDOR and len(pin_counts):
-        # a maze: its loops decide by the routing thresholds, not the wavefront's (the
-        # routes' detours and walled-off nets set the pace, not one wavefront's levels)
-        need = (MIN_ROUTING_LOOPS_HUGE if f["cells"] >= HUGE_MAZE_CELLS
-                else MIN_ROUTING_LOOPS_BIG if f["cells"] >= BIG_MAZE_CELLS
-                else MIN_ROUTING_LOOPS)
-        if cycle_rank(free, int(np.ceil(need * f["cells"])), f) < need * f["cells"]:
-            return True
-        return f["cells"] < SPAN_CELLS and f["cells"] <= MAZE_CELLS_PER_SPAN * _branch(
-            pin_counts, spans)
+        # a maze: its loops and its nets' spans decide (MAZE_SPAN_LINE), not the
+        # wavefront's rule (the routes' detours set the pace, not one wavefront's levels)
+        line = (MAZE_SPAN_LINE * _branch(pin_counts, spans) / f["cells"]) ** 2
+        if line < MIN_MAZE_LOOPS:
+            return False
+        bound = int(line * f["cells"])       # the CPU's at most this many loops
+        return cycle_rank(free, bound + 1, f) <= bound
     if len(pin_counts) == 0 or free.size < MIN_GPU_CELLS:
         return cpu
     cells = f["cells"] if f is not None else int(np.count_nonzero(free))
