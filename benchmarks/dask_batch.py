@@ -12,7 +12,9 @@ from start to exit (so start-up, the local cluster's included, is counted):
 
 Every run's summary must equal the first run of its kind apart from timings, workers and
 devices, and its routes.json files must be byte-identical (checked; a difference exits 1).
-The table gives the fastest of ``--repeat`` interleaved runs: seconds, the cores the batch
+Each run's line also gives the routers' own seconds (the summary's ``seconds``, summed over
+the layouts), so that a slower run shows whether its routes or the batch round them took
+longer. The table gives the fastest of ``--repeat`` interleaved runs: seconds, the cores the batch
 kept busy (CPU time of the process and its workers over the wall time: on a machine
 shared with other work this shows how much of it the batch got), layouts per second, the
 speed-up over the first run of its kind (the serial batch) and the efficiency
@@ -188,8 +190,9 @@ def main() -> int:
             print(f"  {label}: results DIFFER from those of {ref[0]}")
             failed = True
         times.setdefault(label, []).append((seconds, cpu, n, ref[0]))
+        routed = sum(float(r["seconds"] or 0) for r in rows)
         print(f"  {label}: {seconds:.1f} s, {cpu:.1f} CPU s ({cpu / seconds:.2f} cores), "
-              f"load average {os.getloadavg()[0]:.2f}")
+              f"routers' own {routed:.1f} s, load average {os.getloadavg()[0]:.2f}")
         return ref, rows
 
     times: dict[str, list] = {}
