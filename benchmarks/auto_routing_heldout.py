@@ -1,7 +1,7 @@
 """Sequential routing under ``auto`` against the faster backend on layouts no suite
 generates (issue 14: "auto never more than 1.2x slower than the best engine").
 
-Nine sets, each with its own seed, layouts and net mixes, so that a rule chosen on
+Ten sets, each with its own seed, layouts and net mixes, so that a rule chosen on
 some can be checked on the others:
 
 1. the Moving AI maps at their size and tiled 2-4x; nets: ``150 t`` two-pin nets of
@@ -32,7 +32,11 @@ some can be checked on the others:
    and 200, four-pin nets, anywhere; seed 83;
 9. the check of the maze line ``auto.MAZE_SPAN_LINE`` (first session of 2026-11-27),
    made before it was measured: Kruskal mazes with 3 and 15 % loops, ``maze:0.01`` and
-   ``maze:0.3`` at 450 and 900; spans 100 and 300, three-pin nets, anywhere; seed 89.
+   ``maze:0.3`` at 450 and 900; spans 100 and 300, three-pin nets, anywhere; seed 89;
+10. the check of ``auto.MAZE_SPANNING`` (nets spanning most of a maze go by its size),
+    made before it was measured: Kruskal mazes with 1 and 25 % loops, ``maze:0.005``
+    and ``maze:0.15`` at 560 and 760 (either side of ``MAZE_SPANNING_CELLS``); spans
+    120 and 350, three-pin nets, anywhere; seed 97.
 
 Run on a GPU machine from the repository root: ``PYTHONPATH=. python
 benchmarks/auto_routing_heldout.py SET... [--rounds K] [--numberlink DIR]``. Per
@@ -105,10 +109,14 @@ SETS = {
     9: (89, [], ("kruskal:0.03:1", "kruskal:0.15:1", "maze:0.01", "maze:0.3"), (450, 900),
         [("s100", 1500, 2, 100), ("s300", 3000, 2, 300), ("mp3", 3000, 3, 90),
          ("any", 4000, 2, None)]),
+    10: (97, [], ("kruskal:0.01:1", "kruskal:0.25:1", "maze:0.005", "maze:0.15"), (560, 760),
+         [("s120", 1500, 2, 120), ("s350", 3000, 2, 350), ("mp3", 3000, 3, 100),
+          ("any", 4000, 2, None)]),
 }
 # fewest and most nets of a mix (pins anywhere are capped: the CPU's searches are long)
-FLOOR = {1: 50, 2: 20, 3: 20, 4: 20, 5: 20, 6: 20, 7: 20, 8: 20, 9: 20}
-ANY_CAP = {1: 300, 2: 200, 3: 150, 4: 120, 5: 120, 6: 120, 7: 120, 8: 120, 9: 120}
+FLOOR = {1: 50, 2: 20, 3: 20, 4: 20, 5: 20, 6: 20, 7: 20, 8: 20, 9: 20, 10: 20}
+ANY_CAP = {1: 300, 2: 200, 3: 150, 4: 120, 5: 120, 6: 120, 7: 120, 8: 120, 9: 120,
+           10: 120}
 
 
 def mask(cls: str, side: int, seed: int) -> np.ndarray:

@@ -406,7 +406,7 @@ def test_routing_on_a_grid_under_span_cells_goes_by_the_median_span_both_ways():
     assert not routing_prefers_cpu(big, two, np.full(200, big.sum() // GPU_CELLS_PER_SPAN))
 
 
-@pytest.mark.parametrize("mask", ["maze:0", "maze:0.02", "maze:0.2", "kruskal:0.1"])
+@pytest.mark.parametrize("mask", ["maze:0", "maze:0.02", "maze:0.05", "kruskal:0.1"])
 def test_a_maze_routes_on_the_cpu_where_its_nets_are_long_for_its_loops(mask):
     """The line: free cells per cell of the median branch's span against
     MAZE_SPAN_LINE times the loops' mean spacing (1 / sqrt of loops per free cell, at
@@ -434,6 +434,26 @@ def test_a_maze_routes_on_the_cpu_where_its_nets_are_long_for_its_loops(mask):
     # the same maze tiled 2 x 2: four times the cells, about the same loops a cell
     big = np.tile(free, (2, 2))
     assert not routing_prefers_cpu(big, two, np.full(200, above))
+
+
+def test_nets_spanning_most_of_a_maze_go_by_its_size():
+    from mazeroute.engines.auto import (
+        MAZE_SPANNING,
+        MAZE_SPANNING_CELLS,
+        routing_prefers_cpu,
+    )
+    from mazeroute.generate import class_mask
+    free = ~class_mask("maze:0.2", 511, 3)              # loops: the line says the GPU
+    cells = int(free.sum())
+    assert cells < MAZE_SPANNING_CELLS
+    two = np.full(100, 2)
+    spanning = int(np.ceil(MAZE_SPANNING * np.sqrt(cells)))
+    assert not routing_prefers_cpu(free, two, np.full(100, spanning - 2))
+    assert routing_prefers_cpu(free, two, np.full(100, spanning))
+    assert routing_prefers_cpu(free, np.full(100, 3), np.full(100, 2 * spanning))  # a branch
+    big = np.tile(free, (2, 2))                          # past MAZE_SPANNING_CELLS
+    assert big.sum() >= MAZE_SPANNING_CELLS
+    assert not routing_prefers_cpu(big, two, np.full(100, int(np.sqrt(big.sum()))))
 
 
 def test_a_maze_of_few_free_cells_on_a_bigger_grid_is_still_routed_as_a_maze():

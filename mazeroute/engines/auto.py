@@ -799,6 +799,15 @@ def _decided(free: np.ndarray) -> tuple[bool, dict | None]:
 #: 2026-11-27.
 MAZE_SPAN_LINE = 150
 MIN_MAZE_LOOPS = 0.001
+#: Nets spanning most of a maze (the median branch at least :data:`MAZE_SPANNING` times
+#: the square root of its free cells, about the maze's side: pins anywhere) go by size
+#: instead: the CPU under :data:`MAZE_SPANNING_CELLS` free cells, the GPU from there on.
+#: Earlier wires wall many of them off; each such net costs the CPU a search of its
+#: whole piece of the maze and the GPU a share of one labelling (gpu_batch's components
+#: check), a gain that grows with the maze. Fitted on held-out sets 5-9 and checked on
+#: set 10: RESULTS.md, issue 14, first session of 2026-11-27.
+MAZE_SPANNING = 0.75
+MAZE_SPANNING_CELLS = 225_000
 #: Nets of 3 to ``MAX_PINS`` pins (trees in the batched search) route on the CPU when
 #: the median one's pin box half-perimeter exceeds :data:`TREE_SPAN` cells on a grid of
 #: fewer than :data:`TREE_CELLS` free cells: wide windows overlap, so batches hold few
@@ -873,7 +882,8 @@ def routing_prefers_cpu(free: np.ndarray, pin_counts: np.ndarray,
       the corridors tile by tile;
     * a maze of one-cell corridors goes to the CPU where its nets are long for its
       size and the spacing of its loops (:data:`MAZE_SPAN_LINE`): its detours make
-      windows grow;
+      windows grow; nets spanning most of a maze, by its size alone
+      (:data:`MAZE_SPANNING`);
     * so does a layout where most nets have more than two pins and span much of a
       small grid (:data:`TREE_SPAN`, :data:`TREE_CELLS`), or have more pins than the batched
       search takes and are not local (:data:`GROUP_SPAN`; the GPU searches those in
@@ -903,7 +913,10 @@ def routing_prefers_cpu(free: np.ndarray, pin_counts: np.ndarray,
     if f is not None and f["corridor"] >= MAX_GPU_CORRIDOR and len(pin_counts):
         # a maze: its loops and its nets' spans decide (MAZE_SPAN_LINE), not the
         # wavefront's rule (the routes' detours set the pace, not one wavefront's levels)
-        line = (MAZE_SPAN_LINE * _branch(pin_counts, spans) / f["cells"]) ** 2
+        branch = _branch(pin_counts, spans)
+        if branch >= MAZE_SPANNING * np.sqrt(f["cells"]):
+            return f["cells"] < MAZE_SPANNING_CELLS
+        line = (MAZE_SPAN_LINE * branch / f["cells"]) ** 2
         if line < MIN_MAZE_LOOPS:
             return False
         bound = int(line * f["cells"])       # the CPU's at most this many loops
