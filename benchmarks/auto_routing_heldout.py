@@ -1,7 +1,7 @@
 """Sequential routing under ``auto`` against the faster backend on layouts no suite
 generates (issue 14: "auto never more than 1.2x slower than the best engine").
 
-Ten sets, each with its own seed, layouts and net mixes, so that a rule chosen on
+Twelve sets, each with its own seed, layouts and net mixes, so that a rule chosen on
 some can be checked on the others:
 
 1. the Moving AI maps at their size and tiled 2-4x; nets: ``150 t`` two-pin nets of
@@ -36,7 +36,16 @@ some can be checked on the others:
 10. the check of ``auto.MAZE_SPANNING`` (nets spanning most of a maze go by its size),
     made before it was measured: Kruskal mazes with 1 and 25 % loops, ``maze:0.005``
     and ``maze:0.15`` at 560 and 760 (either side of ``MAZE_SPANNING_CELLS``); spans
-    120 and 350, three-pin nets, anywhere; seed 97.
+    120 and 350, three-pin nets, anywhere; seed 97;
+11. the check of a refit of the grid rule (first session of 2026-11-27), made before it
+    was measured: ``dense:0.35``, ``dense:0.25``, ``open:0.2`` and ``wired:1.5`` at
+    330, 520 and 720; spans 80 and 200, six-pin nets of span 300, anywhere; seed 101.
+    It kept ``auto.DENSE_WALL`` and ``GPU_CELLS_PER_SPAN_DENSE``, and showed long trees
+    faster on the CPU (the refit had dropped ``TREE_SPAN``), so that with set 4 it is
+    now the evidence for ``TREE_SPAN``;
+12. the check of ``TREE_SPAN`` at 280, made before it was measured: ``open:0.3``,
+    ``dense:0.3`` and ``wired:2.5`` at 450 and 650; four-pin nets of span 150, six-pin
+    of span 200, eight-pin of span 260, two-pin of span 90; seed 103.
 
 Run on a GPU machine from the repository root: ``PYTHONPATH=. python
 benchmarks/auto_routing_heldout.py SET... [--rounds K] [--numberlink DIR]``. Per
@@ -112,11 +121,18 @@ SETS = {
     10: (97, [], ("kruskal:0.01:1", "kruskal:0.25:1", "maze:0.005", "maze:0.15"), (560, 760),
          [("s120", 1500, 2, 120), ("s350", 3000, 2, 350), ("mp3", 3000, 3, 100),
           ("any", 4000, 2, None)]),
+    11: (101, [], ("dense:0.35", "dense:0.25", "open:0.2", "wired:1.5"), (330, 520, 720),
+         [("s80", 1500, 2, 80), ("s200", 3000, 2, 200), ("mp6", 4000, 6, 300),
+          ("any", 4000, 2, None)]),
+    12: (103, [], ("open:0.3", "dense:0.3", "wired:2.5"), (450, 650),
+         [("mp4", 3000, 4, 150), ("mp6", 4000, 6, 200), ("mp8", 4000, 8, 260),
+          ("s90", 1500, 2, 90)]),
 }
 # fewest and most nets of a mix (pins anywhere are capped: the CPU's searches are long)
-FLOOR = {1: 50, 2: 20, 3: 20, 4: 20, 5: 20, 6: 20, 7: 20, 8: 20, 9: 20, 10: 20}
+FLOOR = {1: 50, 2: 20, 3: 20, 4: 20, 5: 20, 6: 20, 7: 20, 8: 20, 9: 20, 10: 20, 11: 20,
+         12: 20}
 ANY_CAP = {1: 300, 2: 200, 3: 150, 4: 120, 5: 120, 6: 120, 7: 120, 8: 120, 9: 120,
-           10: 120}
+           10: 120, 11: 120, 12: 120}
 
 
 def mask(cls: str, side: int, seed: int) -> np.ndarray:

@@ -378,12 +378,19 @@ def test_routing_goes_to_the_cpu_for_mazes_and_nets_spanning_much_of_the_grid():
 
 
 def test_routing_on_a_grid_under_span_cells_goes_by_the_median_span_both_ways():
-    from mazeroute.engines.auto import GPU_CELLS_PER_SPAN, SPAN_CELLS, routing_prefers_cpu
+    from mazeroute.engines.auto import (
+        DENSE_WALL,
+        GPU_CELLS_PER_SPAN,
+        GPU_CELLS_PER_SPAN_DENSE,
+        SPAN_CELLS,
+        routing_prefers_cpu,
+        sampled_features,
+    )
     from mazeroute.generate import class_mask
     two = np.full(200, 2)
     field = ~class_mask("open:0.25", 450, 5)             # ~150k free cells, no maze
     cells = int(field.sum())
-    assert cells < SPAN_CELLS
+    assert cells < SPAN_CELLS and sampled_features(field)["wall"] < DENSE_WALL
     edge = -(-cells // GPU_CELLS_PER_SPAN)               # the median span where it turns
     assert not routing_prefers_cpu(field, two, np.full(200, edge - 1))   # short: the GPU
     assert routing_prefers_cpu(field, two, np.full(200, edge))           # long: the CPU
@@ -404,6 +411,14 @@ def test_routing_on_a_grid_under_span_cells_goes_by_the_median_span_both_ways():
     big = np.ones((600, 600), bool)
     assert big.sum() >= SPAN_CELLS
     assert not routing_prefers_cpu(big, two, np.full(200, big.sum() // GPU_CELLS_PER_SPAN))
+    # a dense field of blockages: the GPU up to longer spans
+    dense = ~class_mask("dense:0.35", 450, 5)
+    assert sampled_features(dense)["wall"] >= DENSE_WALL
+    cells = int(dense.sum())
+    assert cells < SPAN_CELLS
+    edge = -(-cells // GPU_CELLS_PER_SPAN_DENSE)
+    assert not routing_prefers_cpu(dense, two, np.full(200, edge - 1))
+    assert routing_prefers_cpu(dense, two, np.full(200, edge))
 
 
 @pytest.mark.parametrize("mask", ["maze:0", "maze:0.02", "maze:0.05", "kruskal:0.1"])

@@ -813,8 +813,11 @@ MAZE_SPANNING_CELLS = 225_000
 #: fewer than :data:`TREE_CELLS` free cells: wide windows overlap, so batches hold few
 #: trees, each a long search of one thread block per branch, where the CPU's searches
 #: stop at the nearest pin; a bigger grid holds more of them at once. Local trees win on
-#: the GPU at every size measured (RESULTS.md, issue 14, first session of 2026-11-25).
-TREE_SPAN = 128
+#: the GPU at every size measured (RESULTS.md, issue 14, first session of 2025-11-25);
+#: the span moved from 128 to 280 after this wave's faster GPU router, between held-out
+#: sets 4 (six-pin trees of median span 146-192: the GPU up to 4x faster) and 11 (410-519:
+#: the CPU up to 2x faster), checked on set 12 (first session of 2026-11-27).
+TREE_SPAN = 280
 TREE_CELLS = 1 << 19
 #: Nets of more than ``MAX_PINS`` pins (searched in groups of disjoint boxes by the
 #: weighted search, one block a box) route on the GPU only when the median one's pin
@@ -832,6 +835,13 @@ GROUP_SPAN = 128
 #: and mixes not used to choose it: RESULTS.md, issue 14, third session of 2026-11-26.
 SPAN_CELLS = 300_000
 GPU_CELLS_PER_SPAN = 1300
+#: The rule's line on a dense field of blockages (at least :data:`DENSE_WALL` of the
+#: free cells beside a blockage): there the CPU's searches pay for the blockages'
+#: detours while the GPU's windows hold them, so the GPU wins at longer spans. Fitted on
+#: held-out sets 1-4 after this wave's faster GPU router, checked on set 11: RESULTS.md,
+#: issue 14, first session of 2026-11-27.
+DENSE_WALL = 0.3
+GPU_CELLS_PER_SPAN_DENSE = 600
 
 def negotiation_prefers_cpu(free: np.ndarray) -> bool:
     """True where negotiated routing is expected to be faster on the CPU's weighted
@@ -885,12 +895,12 @@ def routing_prefers_cpu(free: np.ndarray, pin_counts: np.ndarray,
       windows grow; nets spanning most of a maze, by its size alone
       (:data:`MAZE_SPANNING`);
     * so does a layout where most nets have more than two pins and span much of a
-      small grid (:data:`TREE_SPAN`, :data:`TREE_CELLS`), or have more pins than the batched
-      search takes and are not local (:data:`GROUP_SPAN`; the GPU searches those in
-      groups of disjoint boxes, :mod:`mazeroute.router.grouped`).
-
-    * on a grid of fewer than :data:`SPAN_CELLS` free cells, the nets' median span
-      (per branch for trees) decides, both ways (:data:`GPU_CELLS_PER_SPAN`).
+      small grid (:data:`TREE_SPAN`, :data:`TREE_CELLS`), or have more pins than the
+      batched search takes and are not local (:data:`GROUP_SPAN`; the GPU searches
+      those in groups of disjoint boxes, :mod:`mazeroute.router.grouped`);
+    * on a grid of fewer than :data:`SPAN_CELLS` free cells, the nets' median
+      span (per branch for trees) decides, both ways (:data:`GPU_CELLS_PER_SPAN`,
+      :data:`GPU_CELLS_PER_SPAN_DENSE` on a dense field of blockages).
 
     ``pin_counts`` and ``spans`` (pin box half-perimeters) have one entry per net.
 
@@ -936,8 +946,9 @@ def routing_prefers_cpu(free: np.ndarray, pin_counts: np.ndarray,
     if (np.count_nonzero(trees) * 2 > len(pins) and np.median(spans[trees]) > TREE_SPAN
             and cells < TREE_CELLS):
         return True
-    return bool(cells < SPAN_CELLS
-                and cells <= GPU_CELLS_PER_SPAN * _branch(pin_counts, spans))
+    dense = f is not None and f["wall"] >= DENSE_WALL
+    per_span = GPU_CELLS_PER_SPAN_DENSE if dense else GPU_CELLS_PER_SPAN
+    return bool(cells < SPAN_CELLS and cells <= per_span * _branch(pin_counts, spans))
 
 
 def _branch(pin_counts: np.ndarray, spans: np.ndarray) -> float:
