@@ -42,9 +42,13 @@ MAX_PROBLEMS = 200
 
 @numba.njit(cache=True, nogil=True)
 def _cells_ascii(xy):
-    """``[[x,y],[x,y],...]`` of a ``(k, 2)`` array of non-negative ints, as ASCII bytes."""
+    """``[[x,y],[x,y],...]`` of a ``(k, 2)`` array of non-negative ints, as ASCII bytes;
+    no bytes at all where a number is negative (not a grid cell)."""
     k = xy.shape[0]
     out = np.empty(2 + k * 44, np.uint8)          # 20 digits a number at most
+    for i in range(k):
+        if xy[i, 0] < 0 or xy[i, 1] < 0:
+            return out[:0]
     digits = np.empty(20, np.uint8)
     n = 0
     out[n] = 91                                   # [
@@ -76,18 +80,49 @@ def _cells_ascii(xy):
     return out[:n + 1]
 
 
+_KEYS: dict[str, str] = {}          # a net's keys as JSON text (a routes file has a few)
+
+
+def _key_text(key: str) -> str:
+    text = _KEYS.get(key)
+    if text is None:
+        text = json.dumps(key)
+        if len(_KEYS) < 64:
+            _KEYS[key] = text
+    return text
+
+
+def _value_text(value) -> str:
+    """``json.dumps(value, separators=(',', ':'))``, without its call for the plain
+    values most of a net's fields hold (a thousand nets' fields cost milliseconds)."""
+    kind = type(value)
+    if kind is int:
+        return str(value)
+    if kind is bool:
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    return json.dumps(value, separators=(",", ":"))
+
+
 def _net_text(net: dict) -> str:
     """One net's entry in compact JSON, as ``json.dumps(net, separators=(',', ':'))``
     writes it, with ``cells`` given as a ``(k, 2)`` array written straight from it (a
-    Python list a cell costs some 150 bytes and most of the encoding's time)."""
+    Python list a cell costs some 150 bytes and most of the encoding's time).
+
+    >>> _net_text({"name": "n 1", "routed": True, "order": None, "cells": np.array([[3, 4]]),
+    ...            "length": 0, "seconds": 0.5})
+    '{"name":"n 1","routed":true,"order":null,"cells":[[3,4]],"length":0,"seconds":0.5}'
+    """
     cells = net.get("cells")
     if not isinstance(cells, np.ndarray):
         return json.dumps(net, separators=(",", ":"))
     xy = np.ascontiguousarray(cells, dtype=np.int64).reshape(-1, 2)
-    if xy.size and xy.min() < 0:                  # not a grid cell: the plain way
+    text = _cells_ascii(xy)
+    if not text.size:                             # not a grid cell: the plain way
         return json.dumps({**net, "cells": xy.tolist()}, separators=(",", ":"))
-    parts = [json.dumps(k) + ":" + (_cells_ascii(xy).tobytes().decode("ascii") if k == "cells"
-                                    else json.dumps(v, separators=(",", ":")))
+    cells_text = text.tobytes().decode("ascii")
+    parts = [_key_text(k) + ":" + (cells_text if k == "cells" else _value_text(v))
              for k, v in net.items()]
     return "{" + ",".join(parts) + "}"
 

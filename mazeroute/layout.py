@@ -666,12 +666,17 @@ def _parse_nets(items, file) -> list[Net]:
             raise InputError(f"must be a mapping with name and pins, {_got(item)}",
                              file=file, field=where)
         name = _name(item.get("name"), file, f"{where} name")
-        where = f"nets[{i}] {quote(name)}"
         pins = item.get("pins")
         if not isinstance(pins, list):
             raise InputError(f"pins must be a list of at least 2 cells, {_got(pins)}",
-                             file=file, field=where)
-        cells = [_cell(p, None, None, file, f"{where} pins[{j}]") for j, p in enumerate(pins)]
+                             file=file, field=_net_field(i, name))
+        cells = []
+        for j, p in enumerate(pins):
+            if (type(p) is list and len(p) == 2 and type(p[0]) is int and type(p[1]) is int
+                    and p[0] >= 0 and p[1] >= 0):
+                cells.append((p[0], p[1]))     # _cell's answer, without its field's text
+            else:
+                cells.append(_cell(p, None, None, file, f"{_net_field(i, name)} pins[{j}]"))
         _net_rules(i, name, cells, seen, file)
         nets.append(Net(name, cells))
     return nets
@@ -681,17 +686,24 @@ def _net_rules(i: int, name: str, cells: list[Cell], seen: dict[str, int], file)
     """The rules of ``nets[i]`` that hold for a file's nets and a Layout built in Python
     alike: a name no earlier net has (``seen``: names so far, their index; updated), at
     least two pins, no cell listed twice."""
-    where = f"nets[{i}] {quote(name)}"
     if name in seen:
-        raise InputError(f"name repeats nets[{seen[name]}]", file=file, field=where)
+        raise InputError(f"name repeats nets[{seen[name]}]", file=file,
+                         field=_net_field(i, name))
     seen[name] = i
     if len(cells) < 2:
         raise InputError(f"pins must be a list of at least 2 cells, got {len(cells)}",
-                         file=file, field=where)
-    once: set[Cell] = set()
-    dup = next((c for c in cells if c in once or once.add(c)), None)
-    if dup is not None:
-        raise InputError(f"lists cell {quote(list(dup))} twice", file=file, field=where)
+                         file=file, field=_net_field(i, name))
+    if len(set(cells)) < len(cells):
+        once: set[Cell] = set()
+        dup = next(c for c in cells if c in once or once.add(c))
+        raise InputError(f"lists cell {quote(list(dup))} twice", file=file,
+                         field=_net_field(i, name))
+
+
+def _net_field(i: int, name: str) -> str:
+    """How an error names ``nets[i]`` (made only for an error: quoting a name costs more
+    than checking its net)."""
+    return f"nets[{i}] {quote(name)}"
 
 
 def check_layout(layout: Layout) -> None:

@@ -382,6 +382,25 @@ def test_cells_written_from_an_array_are_the_lists_json_writes(cells):
     assert routes_text(as_array) == routes_text(as_lists)
 
 
+_PLAIN = (st.integers(-2**70, 2**70) | st.booleans() | st.none()
+          | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=8))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.dictionaries(st.text(max_size=6), _PLAIN | st.lists(_PLAIN, max_size=3),
+                       max_size=6),
+       st.lists(st.tuples(st.integers(-3, 2**40), st.integers(-3, 2**40)), max_size=6))
+def test_a_net_is_written_as_json_writes_it(fields, cells):
+    """The net's text (plain values without json.dumps, cells from the array) equals
+    json.dumps of the same net with its cells as lists, whatever the values."""
+    import numpy as np
+
+    from mazeroute.contract import _net_text
+    net = {**fields, "cells": np.array(cells, np.int64).reshape(-1, 2)}
+    want = json.dumps({**net, "cells": [list(c) for c in cells]}, separators=(",", ":"))
+    assert _net_text(net) == want
+
+
 @pytest.mark.parametrize("mode", ["sequential", "negotiate"])
 def test_a_routes_file_from_arrays_equals_the_one_from_lists(mode):
     """routes.json is written from each wire's array (no Python list a cell): the same
