@@ -813,10 +813,10 @@ MAZE_SPANNING_CELLS = 225_000
 #: fewer than :data:`TREE_CELLS` free cells: wide windows overlap, so batches hold few
 #: trees, each a long search of one thread block per branch, where the CPU's searches
 #: stop at the nearest pin; a bigger grid holds more of them at once. Local trees win on
-#: the GPU at every size measured (RESULTS.md, issue 14, first session of 2025-11-25);
-#: the span moved from 128 to 280 after this wave's faster GPU router, between held-out
-#: sets 4 (six-pin trees of median span 146-192: the GPU up to 4x faster) and 11 (410-519:
-#: the CPU up to 2x faster), checked on set 12 (first session of 2026-11-27).
+#: the GPU at every size measured (RESULTS.md, issue 14, first session of 2026-11-25).
+#: The span moved from 128 to 280 with this wave's faster GPU router, between the trees
+#: of held-out sets 4 and 11, and was checked on set 12 (RESULTS.md, issue 14, first
+#: session of 2026-11-27).
 TREE_SPAN = 280
 TREE_CELLS = 1 << 19
 #: Nets of more than ``MAX_PINS`` pins (searched in groups of disjoint boxes by the
