@@ -734,7 +734,6 @@ def check_layout(layout: Layout) -> None:
     for i, net in enumerate(layout.nets):
         if not isinstance(net, Net):
             raise TypeError(f"nets[{i}] is a {type(net).__name__}, not a Net")
-        where = f"nets[{i}] {quote(net.name)}"
         if not isinstance(net.name, str):
             raise InputError(f"a net's name is text, got {quote(net.name)}", file=file,
                              field=f"nets[{i}] name")
@@ -742,7 +741,7 @@ def check_layout(layout: Layout) -> None:
         for j, c in enumerate(pins):
             if not (len(c) == 2 and all(_is_index(v) for v in c) and min(c) >= 0):
                 raise InputError(f"a pin is two integers x, y >= 0, got {quote(c)}",
-                                 file=file, field=f"{where} pins[{j}]")
+                                 file=file, field=f"{_net_field(i, net.name)} pins[{j}]")
         _net_rules(i, net.name, [(int(x), int(y)) for x, y in pins], seen, file)
     _check_pins(layout, file)
 
@@ -765,18 +764,18 @@ def _check_dimensions(layout: Layout, least: int) -> None:
 def _check_pins(layout: Layout, file) -> None:
     owner: dict[Cell, int] = {}
     for i, net in enumerate(layout.nets):
-        where = f"nets[{i}] {quote(net.name)}"
         for j, (x, y) in enumerate(net.pins):
             if x >= layout.width or y >= layout.height:
                 raise InputError(f"pin {quote([x, y])} lies outside the {layout.width} x "
-                                 f"{layout.height} grid", file=file, field=f"{where} pins[{j}]")
+                                 f"{layout.height} grid", file=file,
+                                 field=f"{_net_field(i, net.name)} pins[{j}]")
             if layout.blocked[y, x]:
                 raise InputError(f"pin {[x, y]} lies on {_blockage_at(layout, x, y)}",
-                                 file=file, field=f"{where} pins[{j}]")
+                                 file=file, field=f"{_net_field(i, net.name)} pins[{j}]")
             if (x, y) in owner:
                 other = layout.nets[owner[(x, y)]].name
                 raise InputError(f"pin {[x, y]} is also a pin of net {quote(other)}",
-                                 file=file, field=where)
+                                 file=file, field=_net_field(i, net.name))
             owner[(x, y)] = i
 
 

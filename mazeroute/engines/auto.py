@@ -843,6 +843,7 @@ GPU_CELLS_PER_SPAN = 1300
 DENSE_WALL = 0.3
 GPU_CELLS_PER_SPAN_DENSE = 600
 
+
 def negotiation_prefers_cpu(free: np.ndarray) -> bool:
     """True where negotiated routing is expected to be faster on the CPU's weighted
     search:
