@@ -116,6 +116,29 @@ def test_early_exit_labels_every_level_up_to_the_target(key):
 
 
 @pytest.mark.parametrize("key", CPU, ids="/".join)
+def test_host_levels_are_the_levels_a_backtrace_reads_without_a_copy(key):
+    """Wavefront.host_levels: the whole grid's levels, read-only, with no copy; exact
+    below the target's level (all a backtrace reads), and the next run's."""
+    for case in random_cases(20, max_side=40, seed=11):
+        if not case.is_grid:
+            continue
+        want = case.expected().ravel()
+        reach = np.flatnonzero(want != UNREACHED)
+        problem = make_problem(case.graph, *key)
+        wave = problem.wavefront(list(case.sources), reach[-1:])
+        host = wave.host_levels()
+        assert host.shape == case.graph.free.shape and not host.flags.writeable
+        got = host.ravel()
+        below = want < wave.target_level
+        np.testing.assert_array_equal(got[below], want[below])
+        # no labelled level is wrong past the target's either (blocked may read BLOCKED)
+        assert ((got >= want) | (got == BLOCKED)).all()
+        problem.wavefront(list(case.sources))
+        np.testing.assert_array_equal(np.where(host == BLOCKED, UNREACHED, host).ravel(),
+                                      want)       # a view: it reads the next run
+
+
+@pytest.mark.parametrize("key", CPU, ids="/".join)
 def test_blocking_and_reuse_across_wavefronts(key):
     g = GridGraph(np.ones((5, 5), bool))
     problem = make_problem(g, *key)

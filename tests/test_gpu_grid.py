@@ -101,6 +101,10 @@ def test_host_targets_read_like_the_device_windows(seed):
             stop = wh.target_level if wh.target is not None else want[want < UNREACHED].max()
             inside = want <= stop
             np.testing.assert_array_equal(wh.levels().ravel()[inside], want[inside])
+            # the host's own levels, uncopied, for a backtrace; the device's stay there
+            below = want < stop
+            np.testing.assert_array_equal(wh.host_levels().ravel()[below], want[below])
+            assert wd.host_levels() is None
             assert host.host_runs == step + 1 and dev.host_runs == 0
             # a wire blocked, an earlier one freed, in both
             wire = rng.choice(np.setdiff1d(open_, np.concatenate([src, tgt])),

@@ -87,6 +87,23 @@ class Wavefront:
         """
         return self.problem._levels_out(window)
 
+    def host_levels(self) -> np.ndarray | None:
+        """The whole grid's levels as they are on the host, without a copy (a read-only
+        view, valid until the problem's next run), or None where the engine keeps them
+        on the device (then read :meth:`levels`, of a window).
+
+        Blocked cells may read ``BLOCKED`` and cells past the target's level anything
+        unreached or deeper: what a backtrace reads (cells one level below the one it
+        stands on) is exact. A router's backtrace of a long wire reads a few cells of a
+        window that may be most of the grid, whose copy cost more than the search
+        (benchmarks/RESULTS.md, issue 14, second session of 2026-11-27).
+        """
+        out = self.problem._host_levels()
+        if out is not None:
+            out = out.view()
+            out.flags.writeable = False
+        return out
+
 
 class Problem(ABC):
     """One graph's state on an engine: levels, blockages, reusable buffers.
@@ -136,6 +153,10 @@ class Problem(ABC):
         out = np.array(self._read_levels(window), dtype=np.uint32, copy=True)
         out[out == BLOCKED] = UNREACHED
         return out
+
+    def _host_levels(self) -> np.ndarray | None:
+        """:meth:`Wavefront.host_levels` (None: the levels are on the device)."""
+        return None
 
     # -- shared behaviour -----------------------------------------------------------
     def initial_levels(self) -> np.ndarray:

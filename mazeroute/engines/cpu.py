@@ -143,6 +143,9 @@ class _QueueProblem(Problem):
     def _read_vertices(self, vertices):
         return self.level[vertices]
 
+    def _host_levels(self):
+        return self.level.reshape(self.shape) if self.shape is not None else None
+
     def _write_levels(self, vertices, value):
         self.level[vertices] = value
 

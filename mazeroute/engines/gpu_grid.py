@@ -246,6 +246,10 @@ class GridRelaxProblem(DeviceProblem):
             return self._window(self._host[0].reshape(self.shape), window).copy()
         return super()._levels_out(window)
 
+    def _host_levels(self):
+        # a search by the host's BFS (host_targets) labelled the host array itself
+        return self._host[0].reshape(self.shape) if self._host_touched >= 0 else None
+
     @staticmethod
     def _window(a: np.ndarray, window) -> np.ndarray:
         if window is None:

@@ -166,8 +166,12 @@ class Router:
             if wave.target is None:
                 break
             target = self.grid.cell(wave.target)
-            window = _window(self.grid.shape, sources, target, wave.target_level)
-            path = backtrace(wave.levels(window), target, (window[2], window[0]))
+            host = wave.host_levels()
+            if host is not None:
+                path = backtrace(host, target)
+            else:      # only a window of the levels comes down from the device
+                window = _window(self.grid.shape, sources, target, wave.target_level)
+                path = backtrace(wave.levels(window), target, (window[2], window[0]))
             result.bends += bends(path)
             tree.append(path[:-1][::-1])     # the last cell is already in the tree
             remaining.remove(target)
