@@ -1,7 +1,7 @@
 """Sequential routing under ``auto`` against the faster backend on layouts no suite
 generates (issue 14: "auto never more than 1.2x slower than the best engine").
 
-Twelve sets, each with its own seed, layouts and net mixes, so that a rule chosen on
+Thirteen sets, each with its own seed, layouts and net mixes, so that a rule chosen on
 some can be checked on the others:
 
 1. the Moving AI maps at their size and tiled 2-4x; nets: ``150 t`` two-pin nets of
@@ -46,6 +46,12 @@ some can be checked on the others:
 12. the check of ``TREE_SPAN`` at 280, made before it was measured: ``open:0.3``,
     ``dense:0.3`` and ``wired:2.5`` at 450 and 650; four-pin nets of span 150, six-pin
     of span 200, eight-pin of span 260, two-pin of span 90; seed 103.
+13. the check of the maze line's refit after the CPU router's backtraces stopped
+    copying their levels (second session of 2026-11-27; ``MAZE_SPAN_LINE`` 200,
+    ``MIN_MAZE_LOOPS`` 0.0001, ``MAZE_SPANNING_CELLS`` 300,000, fitted on the maze probe
+    and sets 5-6), made before it was measured: Kruskal mazes with 0.4 and 6 % loops,
+    ``maze:0.003`` and ``maze:0.08`` at 420 and 1100; spans 70 and 220, three-pin nets,
+    anywhere; seed 107.
 
 Run on a GPU machine from the repository root: ``PYTHONPATH=. python
 benchmarks/auto_routing_heldout.py SET... [--rounds K] [--numberlink DIR]``. Per
@@ -127,12 +133,16 @@ SETS = {
     12: (103, [], ("open:0.3", "dense:0.3", "wired:2.5"), (450, 650),
          [("mp4", 3000, 4, 150), ("mp6", 4000, 6, 200), ("mp8", 4000, 8, 260),
           ("s90", 1500, 2, 90)]),
+    13: (107, [], ("kruskal:0.004:1", "kruskal:0.06:1", "maze:0.003", "maze:0.08"),
+         (420, 1100),
+         [("s70", 1500, 2, 70), ("s220", 3000, 2, 220), ("mp3", 3000, 3, 60),
+          ("any", 4000, 2, None)]),
 }
 # fewest and most nets of a mix (pins anywhere are capped: the CPU's searches are long)
 FLOOR = {1: 50, 2: 20, 3: 20, 4: 20, 5: 20, 6: 20, 7: 20, 8: 20, 9: 20, 10: 20, 11: 20,
-         12: 20}
+         12: 20, 13: 20}
 ANY_CAP = {1: 300, 2: 200, 3: 150, 4: 120, 5: 120, 6: 120, 7: 120, 8: 120, 9: 120,
-           10: 120, 11: 120, 12: 120}
+           10: 120, 11: 120, 12: 120, 13: 120}
 
 
 def mask(cls: str, side: int, seed: int) -> np.ndarray:

@@ -796,18 +796,19 @@ def _decided(free: np.ndarray) -> tuple[bool, dict | None]:
 #: sparser the loops. Fitted on mazes of two generators (``class_mask``'s backtracker,
 #: :func:`~mazeroute.generate.kruskal_maze_mask`) of 0-20 % walls removed at 280-1279 a
 #: side, and checked on held-out mazes: RESULTS.md, issue 14, first session of
-#: 2026-11-27.
-MAZE_SPAN_LINE = 150
-MIN_MAZE_LOOPS = 0.001
+#: 2026-11-27; refitted when the CPU's backtraces stopped copying their levels (the CPU
+#: router 1.6x faster on mazes; second session of 2026-11-27).
+MAZE_SPAN_LINE = 200
+MIN_MAZE_LOOPS = 0.0001
 #: Nets spanning most of a maze (the median branch at least :data:`MAZE_SPANNING` times
 #: the square root of its free cells, about the maze's side: pins anywhere) go by size
 #: instead: the CPU under :data:`MAZE_SPANNING_CELLS` free cells, the GPU from there on.
 #: Earlier wires wall many of them off; each such net costs the CPU a search of its
 #: whole piece of the maze and the GPU a share of one labelling (gpu_batch's components
 #: check), a gain that grows with the maze. Fitted on held-out sets 5-9 and checked on
-#: set 10: RESULTS.md, issue 14, first session of 2026-11-27.
+#: set 10: RESULTS.md, issue 14, first session of 2026-11-27; refitted with the line.
 MAZE_SPANNING = 0.75
-MAZE_SPANNING_CELLS = 225_000
+MAZE_SPANNING_CELLS = 300_000
 #: Nets of 3 to ``MAX_PINS`` pins (trees in the batched search) route on the CPU when
 #: the median one's pin box half-perimeter exceeds :data:`TREE_SPAN` cells on a grid of
 #: fewer than :data:`TREE_CELLS` free cells: wide windows overlap, so batches hold few
