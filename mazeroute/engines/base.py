@@ -97,6 +97,15 @@ class Wavefront:
         stands on) is exact. A router's backtrace of a long wire reads a few cells of a
         window that may be most of the grid, whose copy cost more than the search
         (benchmarks/RESULTS.md, issue 14, second session of 2026-11-27).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from mazeroute.engines import make_problem
+        >>> from mazeroute.graph import GridGraph
+        >>> problem = make_problem(GridGraph(np.ones((2, 3), bool)), "cpu", "grid")
+        >>> problem.wavefront([0]).host_levels().tolist()
+        [[0, 1, 2], [1, 2, 3]]
         """
         out = self.problem._host_levels()
         if out is not None:
