@@ -363,9 +363,9 @@ def test_routing_goes_to_the_cpu_for_mazes_and_nets_spanning_much_of_the_grid():
     assert not routing_prefers_cpu(open_grid, mixed, np.full(300, 400))  # mostly batched
     perfect = ~maze_mask(1023, 1023, seed=3)
     assert not prefers_cpu(perfect)                   # a wavefront: Euler-tour depths
-    # a perfect maze: since backtraces read the host's levels uncopied, the CPU wins for
-    # nets of 30-200 cells' span at 767-1279 a side (RESULTS.md, second session of
-    # 2026-11-27); only very local nets of a big one go to the GPU
+    # a perfect maze: the CPU for all but very local nets of a big one, since the CPU
+    # router's backtraces stopped copying their levels (RESULTS.md, issue 14, second
+    # session of 2026-11-27)
     assert routing_prefers_cpu(perfect, two, np.full(300, 64))
     assert routing_prefers_cpu(perfect, two, np.full(300, 200))          # long detours
     assert not routing_prefers_cpu(perfect, two, np.full(300, 16))

@@ -796,8 +796,8 @@ def _decided(free: np.ndarray) -> tuple[bool, dict | None]:
 #: sparser the loops. Fitted on mazes of two generators (``class_mask``'s backtracker,
 #: :func:`~mazeroute.generate.kruskal_maze_mask`) of 0-20 % walls removed at 280-1279 a
 #: side, and checked on held-out mazes: RESULTS.md, issue 14, first session of
-#: 2026-11-27; refitted when the CPU's backtraces stopped copying their levels (the CPU
-#: router 1.6x faster on mazes; second session of 2026-11-27).
+#: 2026-11-27; refitted when the CPU router's backtraces stopped copying their levels
+#: (RESULTS.md, issue 14, second session of 2026-11-27).
 MAZE_SPAN_LINE = 200
 MIN_MAZE_LOOPS = 0.0001
 #: Nets spanning most of a maze (the median branch at least :data:`MAZE_SPANNING` times
