@@ -235,15 +235,17 @@ class GridRelaxProblem(DeviceProblem):
         self._pending.append((v, bool(blocked)))
 
     def _read_levels(self, window):
-        if self._host_touched >= 0:
-            return np.where(self._window(self.host_free, window),
-                            self._window(self._host[0].reshape(self.shape), window), BLOCKED)
+        host = self._host_levels()
+        if host is not None:
+            return np.where(self._window(self.host_free, window), self._window(host, window),
+                            BLOCKED)
         self._apply_writes()
         return self._hide_deeper(super()._read_levels(window))
 
     def _levels_out(self, window) -> np.ndarray:
-        if self._host_touched >= 0:     # no deeper level was labelled, blocked are unreached
-            return self._window(self._host[0].reshape(self.shape), window).copy()
+        host = self._host_levels()
+        if host is not None:     # no deeper level was labelled, blocked are unreached
+            return self._window(host, window).copy()
         return super()._levels_out(window)
 
     def _host_levels(self):
