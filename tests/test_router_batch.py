@@ -9,7 +9,6 @@ cells, length, bends, levels) with the CPU router's.
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 
 import numba
@@ -21,7 +20,7 @@ from mazeroute.backtrace import _DX, _DY, _trace, bends
 from mazeroute.bench import route_layout
 from mazeroute.engines import BLOCKED, UNREACHED
 from mazeroute.engines import gpu_batch as gb
-from mazeroute.generate import loopy_maze_mask, random_layout, random_nets, random_rects
+from mazeroute.generate import random_layout, random_nets, random_rects
 from mazeroute.layout import Layout, Net, parse_layout
 from mazeroute.router import Router
 
@@ -938,72 +937,6 @@ def test_a_tree_that_outgrows_its_room_goes_alone():
     assert gb.ALONE in r.batch.seen and got.nets[0].routed and got.nets[0].length > 100
 
 
-def test_first_margins_give_fresh_two_pin_nets_the_margin_that_fits():
-    pins = np.array([[10, 10, 14, 12], [30, 30, 31, 31], [50, 5, 60, 9], [5, 40, 9, 44]])
-    npins = np.array([2, 2, 3, 2])
-    barrier = np.array([False, False, False, True])
-    margin = np.full(4, 2, np.int64)
-    # room for 14 rows of a word: at margin 6 net 0's window has 15, net 1's 14
-    limit_bytes = int(gb.window_bytes(14, 14))
-    search, claim, limit = gb.windows(pins, margin, (64, 64), limit_bytes, barrier, npins)
-    gb.first_margins(np.arange(4), 6, margin, pins, (64, 64), search, claim, limit, barrier,
-                     limit_bytes, npins)
-    assert margin.tolist() == [2, 6, 2, 2]          # too big, fits, a tree, a barrier
-    assert barrier.tolist() == [False, False, False, True]
-    want = gb.windows(pins, margin, (64, 64), limit_bytes, np.zeros(4, bool), npins)
-    for got, ref in zip((search, claim, limit), want):
-        assert (got[:3] == ref[:3]).all()
-
-
-def _maze_layout(seed: int, side: int = 61, nets: int = 14, span: int = 12) -> Layout:
-    blocked = loopy_maze_mask(side, side, 0.02, seed=seed)
-    rng = np.random.default_rng(seed)
-    return Layout(f"maze{seed}", side, side, [], random_nets(blocked, nets, 2, rng, span=span),
-                  blocked)
-
-
-@pytest.mark.parametrize("seed", range(8))
-def test_learnt_first_margins_route_the_same_as_without(seed, monkeypatch):
-    lay = _maze_layout(seed)
-    want = Router(lay, "cpu").run()
-    for learn in (True, False):
-        monkeypatch.setattr(gb.BatchRun, "learn_margin", learn)
-        _same(_emu_route(lay, margin=1)[0], want)
-
-
-def test_learnt_first_margins_search_a_maze_in_fewer_levels(monkeypatch):
-    """A maze's wires wind far outside their pins' boxes: nets that start from the margin
-    learnt from those routed before them run fewer BFS levels in all (the searches run
-    again in wider windows), and route the same."""
-    levels = [0]
-    search = _window_bfs
-
-    def counted(*args):
-        found, count, escaped = search(*args)
-        levels[0] += found + 1 if found >= 0 else count
-        return found, count, escaped
-
-    monkeypatch.setattr(sys.modules[__name__], "_window_bfs", counted)
-    learnt: list[int] = []
-    learn = gb.BatchRun._learn
-
-    def spy(self, batch, hdr):
-        learn(self, batch, hdr)
-        learnt.append(self.first_margin)
-
-    monkeypatch.setattr(gb.BatchRun, "_learn", spy)
-    total = {}
-    for on in (True, False):
-        monkeypatch.setattr(gb.BatchRun, "learn_margin", on)
-        levels[0] = 0
-        for seed in range(4):
-            lay = _maze_layout(seed, 255, 60, 50)
-            _same(_emu_route(lay)[0], Router(lay, "cpu").run())
-        total[on] = levels[0]
-    assert max(learnt) > gb.MARGIN
-    assert total[True] < total[False]
-
-
 def test_route_layout_benchmark_matches_on_the_cpu():
     lay = route_layout(160, 120, seed=3, span=24)
     got, dev = _emu_route(lay, margin=4)
@@ -1100,16 +1033,6 @@ def test_gpu_windows_around_the_default_shared_memory_limit(rows):
     r = Router(lay, "gpu")
     _same(r.run(), Router(lay, "cpu").run())
     assert r.batches >= 1
-
-
-@pytest.mark.gpu
-@pytest.mark.parametrize("seed", range(4))
-def test_gpu_learnt_first_margins_route_a_maze_as_the_cpu(seed, monkeypatch):
-    lay = _maze_layout(seed, 255, 60, 50)
-    want = Router(lay, "cpu").run()
-    for learn in (True, False):
-        monkeypatch.setattr(gb.BatchRun, "learn_margin", learn)
-        _same(Router(lay, "gpu").run(), want)
 
 
 @pytest.mark.gpu

@@ -586,26 +586,6 @@ def take(batch, hdr, off, paths, book, pins, margin, search, claim, limit, barri
 
 
 @numba.njit(cache=True, nogil=True)
-def first_margins(fresh, m, margin, pins, shape, search, claim, limit, barrier,
-                  smem_limit, npins):
-    """Give the two-pin nets ``fresh`` (never searched) the first margin ``m``, each one
-    whose window would then outgrow ``smem_limit`` keeping its own (a margin learnt
-    must not send a net to be routed alone)."""
-    for p in fresh:
-        old = margin[p]
-        if old == m or npins[p] != 2 or barrier[p]:
-            continue
-        margin[p] = m
-        _set_window(p, pins, margin, shape, search, claim, limit, barrier, smem_limit,
-                    npins)
-        if barrier[p]:
-            barrier[p] = False
-            margin[p] = old
-            _set_window(p, pins, margin, shape, search, claim, limit, barrier, smem_limit,
-                        npins)
-
-
-@numba.njit(cache=True, nogil=True)
 def _turn(state, status, counting):
     """A turn of :meth:`BatchRun.run`: the ``TODO`` positions, the first position still
     waiting (``TODO`` or ``INFLIGHT``; the number of nets when none is), and the
@@ -1015,7 +995,6 @@ def batch_device(problem) -> GridBatch | None:
 
 
 __all__ = ["GridBatch", "PinnedRing", "batch_device", "schedule", "plan", "wire_hits",
-           "first_margins",
            "dependents", "lift", "send_back",
            "windows", "records", "take", "wire_cells", "mark_wires", "window_bytes",
            "launch_shape",
@@ -1100,11 +1079,6 @@ class BatchRun:
     #: Whether a launch after one of fewer nets than half the device's multiprocessors
     #: also takes nets eagerly (:func:`schedule`); the same routes either way.
     eager = True
-    #: Whether the nets not yet searched start from the margin that the median two-pin
-    #: net routed so far needed (never below the device's margin), so that a layout
-    #: whose wires wind far outside their pins' boxes (a maze) does not search most
-    #: nets again in wider windows; the same routes either way.
-    learn_margin = True
 
     def __init__(self, dev: GridBatch, shape: tuple[int, int], pin_xy: np.ndarray,
                  pin_start: np.ndarray, pin_count: np.ndarray, barrier: np.ndarray,
@@ -1139,10 +1113,6 @@ class BatchRun:
         if self.multi.any():
             dev.set_pins(xy)
         self.margin = np.full(n, dev.margin, np.int64)
-        # per net: the margin its routed search needed (-1: none yet), never searched
-        self.needed = np.full(n, -1, np.int64)
-        self.fresh = np.ones(n, bool)
-        self.first_margin = dev.margin
         self.search, self.claim, self.limit = windows(
             self.pins, self.margin, self.shape, dev.smem_limit, self.barrier, self.npins)
         side = np.maximum(self.claim[:, 2] - self.claim[:, 0], self.claim[:, 3] - self.claim[:, 1])
@@ -1279,9 +1249,6 @@ class BatchRun:
                                self.margin, self.search, self.claim, self.limit,
                                self.barrier, self.shape, self.dev.smem_limit,
                                self.store, self.used, self.npins)
-        self.fresh[batch] = False
-        if self.learn_margin:
-            self._learn(batch, hdr)
         if self.trees:
             for k in np.flatnonzero((hdr[:, 0] == UNROUTED_TARGET) & self.multi[batch]):
                 self.roots[int(batch[k])] = paths[off[k]:off[k] + hdr[k, 3]].copy()
@@ -1292,35 +1259,6 @@ class BatchRun:
         if redo.size:
             self._redo(redo)
         self.seconds[batch] += (time.perf_counter() - start) / batch.size
-
-    def _learn(self, batch: np.ndarray, hdr: np.ndarray) -> None:
-        """Record what the batch's two-pin results tell of the margin each net needs
-        (``OK`` and ``GROW``: from the target's level; ``ESCAPED``: more than its window's);
-        when the median of what is known moves, the nets never searched start from it
-        (:func:`first_margins`)."""
-        two = ~self.multi[batch]
-        st = hdr[:, 0]
-        level = two & ((st == OK) | (st == GROW))
-        if level.any():
-            p = batch[level]
-            box = self.pins[p]
-            span = np.abs(box[:, 0] - box[:, 2]) + np.abs(box[:, 1] - box[:, 3])
-            # a wire of T steps needs T <= span + 2 m + 1 (hdr's levels are T + 1)
-            self.needed[p] = np.maximum(0, -(-(hdr[level, 1] - 2 - span) // 2))
-        out = two & (st == ESCAPED)
-        if out.any():
-            p = batch[out]
-            self.needed[p] = np.maximum(self.needed[p], hdr[out, H_MARGIN] + 1)
-        if not (level.any() or out.any()):
-            return
-        known = self.needed[self.needed >= 0]
-        m = max(self.dev.margin, int(np.median(known)))
-        if m == self.first_margin:
-            return
-        self.first_margin = m
-        fresh = np.flatnonzero(self.fresh & (self.book[0] == TODO))
-        first_margins(fresh, m, self.margin, self.pins, self.shape, self.search,
-                      self.claim, self.limit, self.barrier, self.dev.smem_limit, self.npins)
 
     def _redo(self, seeds: np.ndarray) -> None:
         """Send ``seeds`` and their :func:`dependents` back to the queue: the committed
