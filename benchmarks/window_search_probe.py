@@ -1,4 +1,4 @@
-"""What three changes to the batched kernel's window searches could save, counted in BFS
+"""What four changes to the batched kernel's window searches could save, counted in BFS
 levels on the CPU (issue 14's 20x for ``local1000`` and 5x for ``maze2pct``; dev VM, no GPU).
 
 ``kernels/route_batch.cu`` searches a two-pin net in a window around its pins. A search
@@ -29,6 +29,12 @@ pins free), through the host's window sequence: margin 12, ``GROW`` to ``(T - sp
     A search run again keeps the levels its last window proved, every level up to the
     first one whose wave left that window, plus one, and goes on from there. Saved: those
     levels of every search run again.
+``first margin Q``
+    Each net starts from the ``Q`` quantile of the margins that the nets routed before
+    it needed (at least 12), as if each need were known when the net before it was done.
+    Counted: searches, levels, and levels times window words (a level of a wider window
+    costs more). The router's form of it, learning from each launch's results, was
+    measured on an H200 and not kept (RESULTS.md, third session of 2026-11-27).
 
 Run from the repository root: ``python benchmarks/window_search_probe.py [CASE ...]
 [--seeds N]`` (default: the suite's two-pin cases ``local1000_span64_1024``,
