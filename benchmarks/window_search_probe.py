@@ -50,65 +50,50 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import numba  # noqa: E402
 import numpy as np  # noqa: E402
 
 from mazeroute.bench import ROUTING_CASES  # noqa: E402
+from mazeroute.engines import UNREACHED  # noqa: E402
+from mazeroute.engines.cpu import bfs_on_mask  # noqa: E402
 from mazeroute.router import Router  # noqa: E402
 
 MARGIN = 12
 POCKETS = (16, 32, 64)
 QUANTILES = (0.5, 0.75, 0.9)
-_DX = np.array([0, 0, -1, 1])
-_DY = np.array([-1, 1, 0, 0])
-
-
-@numba.njit(cache=True)
 def _wave(free, x0, y0, x1, y1, sx, sy, tx, ty, stop_at_target, other_x, other_y):
-    """BFS in the window from (sx, sy). Returns (T or -1, levels run, escaped, B, first
-    level whose wave touched a free cell outside, reached (other_x, other_y))."""
-    h, w = free.shape
-    ww, hh = x1 - x0 + 1, y1 - y0 + 1
-    seen = np.zeros(hh * ww, np.bool_)
-    queue = np.empty(hh * ww, np.int64)
-    seen[(sy - y0) * ww + sx - x0] = True
-    queue[0] = (sy - y0) * ww + sx - x0
-    head, tail = 0, 1
-    bound = 1 << 30
-    first = 1 << 30
-    reached = False
-    level = 0
-    while True:
-        end = tail
-        found = False
-        while head < end:
-            c = queue[head]
-            head += 1
-            x, y = c % ww + x0, c // ww + y0
-            for d in range(4):
-                nx, ny = x + _DX[d], y + _DY[d]
-                if nx < 0 or ny < 0 or nx >= w or ny >= h or not free[ny, nx]:
-                    continue
-                if not (x0 <= nx <= x1 and y0 <= ny <= y1):
-                    # a labelled cell beside a free cell outside the window
-                    first = min(first, level)
-                    bound = min(bound, level + 1 + abs(nx - tx) + abs(ny - ty))
-                    continue
-                i = (ny - y0) * ww + nx - x0
-                if seen[i]:
-                    continue
-                seen[i] = True
-                queue[tail] = i
-                tail += 1
-                if nx == other_x and ny == other_y:
-                    reached = True
-                if stop_at_target and nx == tx and ny == ty:
-                    found = True
-        if found:
-            return level + 1, level + 1, first < (1 << 30), bound, first, reached
-        if tail == end:
-            return -1, level, first < (1 << 30), bound, first, reached
-        level += 1
+    """The CPU engine's BFS (:func:`bfs_on_mask`) in the window from (sx, sy). Returns
+    (T or -1, levels run, escaped, B, first level whose wave touched a free cell outside,
+    reached (other_x, other_y))."""
+    win = free[y0:y1 + 1, x0:x1 + 1]
+    hh, ww = win.shape
+    level = np.full(hh * ww, UNREACHED, np.uint32)
+    is_target = np.zeros(hh * ww, bool)
+    if stop_at_target:
+        is_target[(ty - y0) * ww + tx - x0] = True
+    bfs_on_mask(win.ravel().copy(), ww, hh, level, np.empty(hh * ww, np.int32),
+                np.array([(sy - y0) * ww + sx - x0]), is_target)
+    lv = level.reshape(hh, ww)
+    rows, cols = np.arange(y0, y1 + 1), np.arange(x0, x1 + 1)
+    # each side of the window: its labelled cells, and the free cells just outside
+    sides = [(lv[:, 0], np.full(hh, x0 - 1), rows, x0 > 0),
+             (lv[:, -1], np.full(hh, x1 + 1), rows, x1 < free.shape[1] - 1),
+             (lv[0], cols, np.full(ww, y0 - 1), y0 > 0),
+             (lv[-1], cols, np.full(ww, y1 + 1), y1 < free.shape[0] - 1)]
+    first = bound = 1 << 30
+    for inner, ox, oy, inside in sides:
+        if not inside:
+            continue
+        out = (inner != UNREACHED) & free[oy, ox]
+        if out.any():
+            at = inner[out].astype(np.int64)
+            first = min(first, int(at.min()))
+            bound = min(bound, int((at + 1 + np.abs(ox[out] - tx)
+                                    + np.abs(oy[out] - ty)).min()))
+    labelled = lv[lv != UNREACHED]
+    reached = 0 <= other_x and lv[other_y - y0, other_x - x0] != UNREACHED
+    found = stop_at_target and lv[ty - y0, tx - x0] != UNREACHED
+    T = int(lv[ty - y0, tx - x0]) if found else -1
+    return T, T if found else int(labelled.max()), first < (1 << 30), bound, first, reached
 
 
 def _searches(free, sx, sy, tx, ty, use_bound, m=MARGIN):
