@@ -30,6 +30,7 @@ from yaml import events as ev
 from .errors import InputError, quote
 from .graph import GridGraph
 from .io import write_text
+from .keys import BLOCKAGE_KEYS, LAYOUT_KEYS, NET_KEYS, NETLIST_KEYS, check_keys, refuse_layers
 
 #: Largest grid accepted: vertex ids must fit in 32 bits.
 MAX_CELLS = 2**31 - 2
@@ -185,7 +186,8 @@ def load_layout(path: str | Path, netlist: str | Path | None = None) -> Layout:
 
 
 def load_netlist(path: str | Path, option: str = "--nets") -> list[Net]:
-    """Read a netlist file: a YAML mapping with just ``nets:``.
+    """Read a netlist file: a YAML mapping with just ``nets:`` (any other key is an error,
+    :func:`~mazeroute.keys.check_keys`).
 
     A full layout (one with ``width``, ``height`` or ``blockages``) is an error rather
     than a netlist whose other fields are silently dropped: a user who passes a layout
@@ -193,14 +195,18 @@ def load_netlist(path: str | Path, option: str = "--nets") -> list[Net]:
     named the file, for the hint.
     """
     data = _read_yaml(path)
+    full = ("width", "height", "blockages")
     if not isinstance(data, dict) or "nets" not in data:
+        if isinstance(data, dict):
+            check_keys(data, (*NETLIST_KEYS, *full), path)      # 'nets' may be misspelt
         raise InputError("a netlist file must be a mapping with a 'nets' list",
                          file=path, field="nets")
-    layout_keys = [k for k in ("width", "height", "blockages") if k in data]
+    layout_keys = [k for k in full if k in data]
     if layout_keys:
         raise InputError(f"is a full layout (it has {', '.join(layout_keys)}), not a netlist "
                          f"of just 'nets:'; route it as a layout, without {option}",
                          file=path, field=layout_keys[0])
+    check_keys(data, NETLIST_KEYS, path)
     return _parse_nets(data["nets"], path)
 
 
@@ -213,10 +219,15 @@ def with_nets(layout: Layout, nets: list[Net], file: str | Path | None = None) -
 
 
 def parse_layout(data, file: str | Path = "<layout>") -> Layout:
-    """Build a :class:`Layout` from parsed YAML, enforcing every FORMATS.md rule."""
+    """Build a :class:`Layout` from parsed YAML, enforcing every FORMATS.md rule; a key
+    the format does not have is an error (:func:`~mazeroute.keys.check_keys`)."""
     if not isinstance(data, dict):
         raise InputError("a layout must be a YAML mapping with width, height and nets",
                          file=file)
+    check_keys(data, LAYOUT_KEYS, file)     # before a missing key: it may be misspelt
+    if "version" in data and not (_is_int(data["version"]) and data["version"] == 1):
+        raise InputError(f"this mazeroute reads layout format version 1, got "
+                         f"{quote(data['version'])}", file=file, field="version")
     if "name" in data:
         name = _name(data["name"], file, "name")
     else:
@@ -230,8 +241,6 @@ def parse_layout(data, file: str | Path = "<layout>") -> Layout:
         raise InputError("missing (use 'nets: []' for a layout without nets)",
                          file=file, field="nets")
     nets = _parse_nets(data["nets"], file)
-    extra = set(data) - {"name", "width", "height", "blockages", "nets", "version"}
-    del extra  # the contract lets tools add fields; mazeroute ignores them
     layout = Layout(name, width, height, rects, nets, source=str(file))
     _check_pins(layout, file)
     return layout
@@ -450,8 +459,14 @@ def parse_yaml(text: str, file: str | Path = "<yaml>"):
         return _build(loader, file)
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
         problem = getattr(e, "problem", None) or str(e).splitlines()[0]
+        if mark and _LIBYAML_DEPTH in problem:
+            # libyaml 0.2.6 and later (PyYAML 6.0.4's) stop at their own depth limit while
+            # looking ahead for a key, which never leaves the line: the line where ours
+            # is passed, so the error is the one _build gives on an older libyaml
+            raise InputError(f"line {mark.line + 1}: nested more than {MAX_DEPTH} levels deep",
+                             file=file) from None
+        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
         raise InputError(f"YAML syntax error: {where}{quote(problem)[1:-1]}",
                          file=file) from None
     finally:
@@ -516,6 +531,8 @@ def _build(loader, file):
 
 
 _NO_KEY = object()
+#: libyaml's words when a file nests past its own limit (far deeper than MAX_DEPTH).
+_LIBYAML_DEPTH = "maximum nesting depth"
 
 
 def _at(event, message: str, file) -> InputError:
@@ -618,6 +635,8 @@ def _parse_blockages(items, width, height, file) -> list[Rect]:
     rects = []
     for i, item in enumerate(items):
         where = f"blockages[{i}]"
+        if isinstance(item, dict):
+            check_keys(item, BLOCKAGE_KEYS, file, where)
         if isinstance(item, dict) and set(item) == {"rect"}:
             r = item["rect"]
         elif isinstance(item, dict) and set(item) == {"cell"}:
@@ -665,6 +684,10 @@ def _parse_nets(items, file) -> list[Net]:
         if not isinstance(item, dict):
             raise InputError(f"must be a mapping with name and pins, {_got(item)}",
                              file=file, field=where)
+        if not (len(item) == 2 and "name" in item and "pins" in item):
+            name = item.get("name")
+            check_keys(item, NET_KEYS, file,
+                       _net_field(i, name) if isinstance(name, str) and name else where)
         name = _name(item.get("name"), file, f"{where} name")
         pins = item.get("pins")
         if not isinstance(pins, list):
@@ -676,7 +699,10 @@ def _parse_nets(items, file) -> list[Net]:
                     and p[0] >= 0 and p[1] >= 0):
                 cells.append((p[0], p[1]))     # _cell's answer, without its field's text
             else:
-                cells.append(_cell(p, None, None, file, f"{_net_field(i, name)} pins[{j}]"))
+                at = f"{_net_field(i, name)} pins[{j}]"
+                if isinstance(p, dict):
+                    refuse_layers(p, file, at)
+                cells.append(_cell(p, None, None, file, at))
         _net_rules(i, name, cells, seen, file)
         nets.append(Net(name, cells))
     return nets

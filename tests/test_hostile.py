@@ -67,7 +67,11 @@ CASES: dict = {
     "unicode-name": (_layout("路由 é"), OK, OK),
     "mathtext-net": (_layout("m", net="$\\frac{1}{0}$"), OK, OK),
     "no-name": (_layout(None), OK, OK),
-    "unknown-fields": (_layout("u", extra="layer: 3\nvendor: {x: 1}\n"), OK, OK),
+    # keys the format does not have: refused, never passed over
+    "unknown-fields": (_layout("u", extra="vendor: {x: 1}\nlayer: 3\n"), BAD, BAD),
+    "multi-layer": (_layout("u", extra="layers: 2\n"), BAD, BAD),
+    "misspelt-key": (_layout("k", extra="blockage: [[3, 0, 3, 0]]\n"), BAD, BAD),
+    "net-width": (_layout("w").replace("[5, 0]]}", "[5, 0]], width: 2}"), BAD, BAD),
     # names the contract forbids; shown safely if a loader lets them through
     "nul-name": (_layout("a\x00b"), EITHER, OK),
     "rlo-name": (_layout("\u202eevil"), EITHER, OK),
@@ -86,12 +90,13 @@ CASES: dict = {
     "python-tag": ("!!python/object/apply:os.system ['touch pwned']\n", BAD, BAD),
     "alias-bomb": (_alias_bomb(), BAD, BAD),
     "deep": ("width: 1\nheight: 1\nnets: " + "[" * 5000 + "]" * 5000 + "\n", BAD, BAD),
-    "huge-value": ('width: "' + "9" * 100000 + '"\nheight: 2\nnets: []\n', BAD, OK),
-    "huge-grid": ("width: 1000000000\nheight: 1000000000\nnets: []\n", BAD, OK),
-    "long-thin": ("width: 1000000000\nheight: 1\nnets: []\n", BAD, OK),
-    "negative": ("width: -6\nheight: 3\nnets: []\n", BAD, OK),
-    "float": ("width: 6.5\nheight: 3\nnets: []\n", BAD, OK),
-    "bool": ("width: true\nheight: 3\nnets: []\n", BAD, OK),
+    "huge-value": ('width: "' + "9" * 100000 + '"\nheight: 2\nnets: []\n', BAD, BAD),
+    "huge-grid": ("width: 1000000000\nheight: 1000000000\nnets: []\n", BAD, BAD),
+    "long-thin": ("width: 1000000000\nheight: 1\nnets: []\n", BAD, BAD),
+    "negative": ("width: -6\nheight: 3\nnets: []\n", BAD, BAD),
+    "float": ("width: 6.5\nheight: 3\nnets: []\n", BAD, BAD),
+    "bool": ("width: true\nheight: 3\nnets: []\n", BAD, BAD),
+    # (as netlists, the six above are 'nets: []': no nets to route, refused too)
     "pin-on-block": (_layout("p").replace("[[0, 0], [5, 0]]", "[[2, 0], [5, 0]]"), BAD, BAD),
     "pin-outside": (_layout("p").replace("[5, 0]]", "[99, 0]]"), BAD, BAD),
     # malformed net entries: one line naming the entry's field, nothing derived from it
@@ -114,10 +119,18 @@ SPECIAL = {"fifo", "device", "folder", "broken-link", "link-loop", "missing"}
 NET_FAULTS = {"net-not-mapping": "nets[0]: must be a mapping",
               "pins-not-list": "nets[0] 'a': pins", "pin-not-cell": "nets[0] 'a' pins[1]:",
               "one-pin": "nets[0] 'a': pins"}
+#: The one line of each unknown key, as a layout and as a netlist alike.
+KEY_FAULTS = {"unknown-fields": "unknown key 'vendor'",
+              "multi-layer": "multi-layer layouts are not supported yet (key 'layers')",
+              "misspelt-key": "unknown key 'blockage' (did you mean 'blockages'?)",
+              "net-width": "nets[0] 'a': unknown key 'width'"}
+#: The same as a netlist, where they differ (a netlist has no blockages to suggest).
+NETLIST_KEY_FAULTS = {**KEY_FAULTS, "misspelt-key": "unknown key 'blockage'"}
 
 
-#: A layout's own top-level keys: a netlist leaves them out (``--nets`` refuses a layout).
-_LAYOUT_KEYS = re.compile(r"^(width|height|blockages):[^\n]*\n", re.MULTILINE)
+#: A layout's own top-level keys: a netlist leaves them out (``--nets`` refuses a layout;
+#: a netlist has no name of its own).
+_LAYOUT_KEYS = re.compile(r"^(name|width|height|blockages):[^\n]*\n", re.MULTILINE)
 
 
 def make(case: str, folder: Path, netlist: bool = False) -> Path:
@@ -220,6 +233,8 @@ def test_check(case, site, capsys):
     err = _expect(rc, CASES[case][1], capsys, before, site)
     if case in NET_FAULTS:
         assert err.startswith(f"mazeroute: error: {path}: {NET_FAULTS[case]}"), err
+    if case in KEY_FAULTS:
+        assert err == f"mazeroute: error: {path}: {KEY_FAULTS[case]}\n", err
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -233,6 +248,8 @@ def test_nets(case, site, capsys):
     err = _expect(rc, CASES[case][2], capsys, before, site, out)
     if rc == 2:
         assert str(path) in err                # the netlist is named, not the layout
+    if case in NETLIST_KEY_FAULTS:
+        assert err == f"mazeroute: error: {path}: {NETLIST_KEY_FAULTS[case]}\n", err
 
 
 def test_batch_over_the_whole_corpus(site, capsys):

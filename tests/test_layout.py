@@ -50,9 +50,90 @@ def test_defaults_name_from_file_and_empty_blockages():
     assert lay.name == "chip" and lay.rects == [] and not lay.blocked.any()
 
 
-def test_extra_fields_are_ignored_as_the_contract_allows():
-    lay = parse_layout({**BASE, "version": 1, "author": "x"}, "x.yaml")
-    assert len(lay.nets) == 2
+def test_the_format_version_may_be_given_and_must_be_1():
+    assert len(parse_layout({**BASE, "version": 1}, "x.yaml").nets) == 2
+    for bad in (2, "1", True):
+        assert _error(parse_layout, {**BASE, "version": bad}, "x.yaml").startswith(
+            "x.yaml: version: this mazeroute reads layout format version 1, got ")
+
+
+# -- strict keys: a misspelt key is an error, never a field passed over ----------------
+NET = "{name: a, pins: [[0, 0], [3, 0]]}"
+
+
+@pytest.mark.parametrize("text, message", [
+    ("width: 4\nheight: 3\nblockage: [[1, 1, 1, 1]]\nnets: []\n",
+     "unknown key 'blockage' (did you mean 'blockages'?)"),
+    ("widht: 10\nheight: 3\nnets: []\n", "unknown key 'widht' (did you mean 'width'?)"),
+    ("width: 4\nheight: 3\nnet: []\n", "unknown key 'net' (did you mean 'nets'?)"),
+    ("width: 4\nheight: 3\nauthor: me\nnets: []\n", "unknown key 'author'"),
+    ("width: 4\nheight: 3\n7: x\nnets: []\n", "unknown key 7"),
+    ("width: 4\nheight: 3\nnets: [{name: a, pins: [[0, 0], [3, 0]], width: 2}]\n",
+     "nets[0] 'a': unknown key 'width'"),
+    ("width: 4\nheight: 3\nnets: [" + NET + ", {name: b, pin: [[0, 1], [3, 1]]}]\n",
+     "nets[1] 'b': unknown key 'pin' (did you mean 'pins'?)"),
+    ("width: 4\nheight: 3\nnets: [{nme: a, pins: [[0, 0], [3, 0]]}]\n",
+     "nets[0]: unknown key 'nme' (did you mean 'name'?)"),
+    ("width: 4\nheight: 3\nblockages: [[0, 2, 0, 2], {rec: [1, 1, 1, 1]}]\nnets: []\n",
+     "blockages[1]: unknown key 'rec' (did you mean 'rect'?)"),
+    ("width: 4\nheight: 3\nblockages: [{cell: [1, 1], size: 2}]\nnets: []\n",
+     "blockages[0]: unknown key 'size'"),
+])
+def test_an_unknown_key_is_named_with_the_nearest_known_one(tmp_path, text, message):
+    p = _file(tmp_path, text)
+    assert _error(load_layout, p) == f"{p}: {message}"
+
+
+@pytest.mark.parametrize("text, field", [
+    ("width: 4\nheight: 3\nlayers: 2\nnets: []\n", ""),
+    ("layers: 2\nheight: 3\nnets: []\n", ""),                 # before width is missed
+    ("width: 4\nheight: 3\nvia_cost: 5\nnets: []\n", ""),
+    ("width: 4\nheight: 3\nvia_sites: [[1, 1]]\nnets: []\n", ""),
+    ("width: 4\nheight: 3\nnets: [{name: a, pins: [[0, 0], [3, 0]], layer: 2}]\n",
+     "nets[0] 'a': "),
+    ("width: 4\nheight: 3\nnets: [{name: a, pins: [[0, 0], {cell: [3, 0], layer: 2}]}]\n",
+     "nets[0] 'a' pins[1]: "),
+    ("width: 4\nheight: 3\nblockages: [{rect: [1, 1, 1, 1], layer: 2}]\nnets: []\n",
+     "blockages[0]: "),
+])
+def test_multi_layer_keys_are_refused_in_words_of_their_own(tmp_path, text, field):
+    p = _file(tmp_path, text)
+    key = next(k for k in ("via_cost", "via_sites", "layers", "layer") if k in text)
+    assert _error(load_layout, p) == \
+        f"{p}: {field}multi-layer layouts are not supported yet (key '{key}')"
+
+
+@pytest.mark.parametrize("text, message", [
+    ("nets: [" + NET + "]\nnet: []\n", "unknown key 'net' (did you mean 'nets'?)"),
+    ("name: mine\nnets: [" + NET + "]\n", "unknown key 'name'"),
+    ("nets: [{name: a, pins: [[0, 0], [3, 0]], width: 2}]\n", "nets[0] 'a': unknown key 'width'"),
+    ("layers: 2\nnets: [" + NET + "]\n", "multi-layer layouts are not supported yet (key "
+     "'layers')"),
+    ("net: [" + NET + "]\n", "unknown key 'net' (did you mean 'nets'?)"),
+])
+def test_a_netlist_refuses_unknown_keys_too(tmp_path, text, message):
+    p = _file(tmp_path, text, "n.yaml")
+    assert _error(load_netlist, p) == f"{p}: {message}"
+
+
+def test_a_netlist_still_says_when_it_is_a_full_layout_or_has_no_nets(tmp_path):
+    full = _file(tmp_path, "width: 4\nwidht: 4\nnets: []\n", "f.yaml")
+    assert _error(load_netlist, full).startswith(f"{full}: width: is a full layout")
+    empty = _file(tmp_path, "{}\n", "e.yaml")
+    assert _error(load_netlist, empty) == \
+        f"{empty}: nets: a netlist file must be a mapping with a 'nets' list"
+
+
+def test_the_contracts_example_and_every_shipped_layout_still_load():
+    docs = Path(__file__).resolve().parent.parent / "docs" / "FORMATS.md"
+    example = docs.read_text(encoding="utf-8").split("```yaml\n")[1].split("```")[0]
+    lay = parse_layout(parse_yaml(example, "FORMATS.md"), "FORMATS.md")
+    assert (lay.name, lay.width, len(lay.rects), len(lay.nets)) == ("demo", 16, 3, 1)
+    root = Path(__file__).resolve().parent.parent
+    files = sorted([*root.glob("layouts/*.yaml"), *root.glob("tests/data/*.yaml")])
+    assert len(files) >= 5
+    for f in files:
+        assert load_layout(f).nets, f
 
 
 @pytest.mark.parametrize("mutate, field", [
@@ -157,7 +238,34 @@ def test_an_alias_bomb_is_refused_before_any_expansion(tmp_path):
 def test_deep_nesting_is_refused_not_a_crash(tmp_path):
     # PyYAML's C composer recurses once per level: this used to crash the interpreter
     p = _file(tmp_path, "width: " + "[" * 100_000 + "]" * 100_000 + "\n")
-    assert "nested more than" in _error(load_layout, p)
+    assert _error(load_layout, p) == f"{p}: line 1: nested more than 32 levels deep"
+
+
+def test_deep_nesting_names_the_line_where_the_limit_is_passed(tmp_path):
+    # on a newer libyaml its own depth limit stops the file first (on line 22 here)
+    p = _file(tmp_path, "a: [\n" + "[0,\n" * 20 + "[" * 3000 + "]" * 3021 + "\n")
+    assert _error(load_layout, p) == f"{p}: line 22: nested more than 32 levels deep"
+
+
+def test_libyamls_own_depth_limit_is_the_projects_one_line(monkeypatch):
+    mark = yaml.Mark("<unicode string>", 0, 4, 1006, None, None)
+
+    class DeepLoader:
+        """A loader whose libyaml refuses to nest deeper (as libyaml 0.2.6 words it)."""
+
+        def __init__(self, text):
+            pass
+
+        def get_event(self):
+            raise yaml.scanner.ScannerError("while increasing flow level", mark,
+                                            "exceeded maximum nesting depth", mark)
+
+        def dispose(self):
+            pass
+
+    monkeypatch.setattr(layout_module, "_Loader", DeepLoader)
+    assert _error(parse_yaml, "width: 1\n", "f.yaml") == \
+        "f.yaml: line 5: nested more than 32 levels deep"
 
 
 def test_duplicate_keys_are_an_error_naming_key_and_line(tmp_path):
@@ -266,8 +374,9 @@ def test_quoted_values_in_messages_are_capped(tmp_path):
                  f"width: 4\nheight: 3\nnets: [{{name: a, pins: [[0, {huge}], [1, 1]]}}]\n",
                  "width: 4\nheight: 3\nnets: [{name: a, pins: {" +
                  ", ".join(f"k{i}: {i}" for i in range(20_000)) + "}}]\n",
-                 "width: 4\nheight: 3\nnets: []\nblockages: [{" +
-                 ", ".join(f"k{i}: {i}" for i in range(20_000)) + "}]\n"]:
+                 "width: 4\nheight: 3\nnets: []\nblockages: [{rect: {" +
+                 ", ".join(f"k{i}: {i}" for i in range(20_000)) + "}}]\n",
+                 f"width: 4\nheight: 3\n? {huge}\n: 1\nnets: []\n"]:
         p = _file(tmp_path, text)
         msg = _error(load_layout, p)
         assert "characters)" in msg or "items)" in msg, msg
