@@ -14,7 +14,10 @@ Examples
 
 import importlib
 
+from .compiled import ensure_cache_dir as _ensure_cache_dir
+
 __version__ = "0.1.0"
+_ensure_cache_dir()     # before any compiled function is defined
 
 #: Where each name of the public API lives. They load when first used, so that the
 #: command line (``python -m mazeroute``) starts its signal handling before the heavy

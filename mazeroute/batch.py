@@ -68,7 +68,7 @@ from .layout import (
     load_netlist,
     with_nets,
 )
-from .readers import load_layouts, sniff_format
+from .readers import load_layouts, no_nets, read_scen, sniff_format
 from .report import SUMMARY_FIELDS, format_report, safe_text, summary_json_row, summary_row
 from .router import DEFAULT_MODE, PathFinderOptions, Router, RouteResult, route
 from .view import routes_result
@@ -83,6 +83,11 @@ LAYOUT_SUFFIXES = (".yaml", ".yml")
 #: Suffixes of files a batch takes from a folder when their content is a puzzle or a map
 #: (a README.txt beside them is not a layout).
 PUZZLE_SUFFIXES = (".txt", ".map")
+#: Suffix of the Moving AI scenarios a batch with a base layout takes from a folder.
+SCEN_SUFFIX = ".scen"
+#: What a batch takes from a folder, for the message when it finds nothing.
+FOLDER_KINDS = (".yaml/.yml layouts, and .txt/.map files holding numberlink or ADC puzzles "
+                "or Moving AI maps")
 #: What one run writes into its folder (a file not written this time is removed).
 OUTPUT_FILES = ("routes.json", "report.txt", "layout.png", "view.html")
 #: The row of a file whose run was cut off.
@@ -119,12 +124,13 @@ def regular_input(path: str | Path) -> None:
 
 
 def load_all(path: str | Path, netlist: str | Path | None = None,
-             fmt: str = "auto") -> list[Layout]:
-    """Every layout of an input file (a numberlink file may hold many puzzles)."""
+             fmt: str = "auto", scen_limit: int | None = None) -> list[Layout]:
+    """Every layout of an input file (a numberlink file may hold many puzzles);
+    ``scen_limit``: the rows read of a Moving AI scenario ``netlist``."""
     regular_input(path)
     if netlist is not None:
         regular_input(netlist)
-    return load_layouts(path, fmt, netlist)
+    return load_layouts(path, fmt, netlist, scen_limit)
 
 
 def load_base(path: str | Path) -> Layout:
@@ -151,18 +157,21 @@ def base_from(path: str) -> Layout:
     return _cached_base(path, (info.st_mtime_ns, info.st_size))
 
 
-def netlist_layouts(file: str | Path, base: Layout, fmt: str = "auto") -> list[Layout]:
+def netlist_layouts(file: str | Path, base: Layout, fmt: str = "auto",
+                    scen_limit: int | None = None) -> list[Layout]:
     """The layouts that route netlist ``file`` over ``base``'s blockages, one per netlist.
 
     A YAML netlist has just ``nets:`` (a full layout, with its own size or blockages, is an
     error naming the file: its blockages would be silently dropped); its layout is named
     after the file. A numberlink or ADC puzzle file gives one netlist per puzzle, named
-    as the puzzle, and must have the base's size.
+    as the puzzle, and must have the base's size. A Moving AI scenario gives one netlist
+    (its first ``scen_limit`` rows; :func:`~mazeroute.readers.read_scen`).
     """
     regular_input(file)
     kind = sniff_format(Path(file)) if fmt == "auto" else fmt
-    if kind == "yaml":
-        nets = load_netlist(file, "--layout")
+    if kind in ("yaml", "scen"):
+        nets = (load_netlist(file, "--layout") if kind == "yaml"
+                else read_scen(file, base, scen_limit))
         return [dataclasses.replace(with_nets(base, nets, file), name=Path(file).stem,
                                     source=str(file))]
     if kind == "movingai":
@@ -187,9 +196,10 @@ def _is_puzzle(path: Path) -> bool:
         return False
 
 
-def _layout_files(folder: Path) -> list[Path]:
+def _layout_files(folder: Path, scen: bool = False) -> list[Path]:
     """Every ``.yaml``/``.yml`` entry under ``folder`` that is not a folder, and every
-    ``.txt``/``.map`` file whose content is a puzzle or a map.
+    ``.txt``/``.map`` file whose content is a puzzle or a map (and with ``scen``, every
+    ``.scen`` file: netlists, when the batch has a base layout).
 
     FIFOs, devices and broken links of layout names are included, so that the batch
     reports them in their rows rather than skipping them unseen; links to folders are
@@ -203,21 +213,23 @@ def _layout_files(folder: Path) -> list[Path]:
     for dirpath, _dirs, names in os.walk(folder, onerror=unreadable):
         for n in names:
             suffix = os.path.splitext(n)[1].lower()
-            if suffix in LAYOUT_SUFFIXES or (suffix in PUZZLE_SUFFIXES
-                                             and _is_puzzle(Path(dirpath) / n)):
+            if suffix in LAYOUT_SUFFIXES or (scen and suffix == SCEN_SUFFIX) or (
+                    suffix in PUZZLE_SUFFIXES and _is_puzzle(Path(dirpath) / n)):
                 found.append(Path(dirpath) / n)
     return sorted(found)
 
 
-def collect(inputs: Sequence[str]) -> list[Path]:
-    """The layout files of a batch, each once however it is named (by resolved path)."""
+def collect(inputs: Sequence[str], scen: bool = False) -> list[Path]:
+    """The layout files of a batch, each once however it is named (by resolved path);
+    ``scen``: take the ``.scen`` files of folders too (netlists of a base layout)."""
     files: list[Path] = []
     for item in inputs:
         p = Path(item)
         if p.is_dir():
-            found = _layout_files(p)
+            found = _layout_files(p, scen)
             if not found:
-                say("warning", f"{p}: no .yaml layouts in this folder")
+                say("warning", f"{p}: nothing to route in this folder (batch takes "
+                    f"{FOLDER_KINDS}{', and .scen scenarios' if scen else ''})")
             files += found
         else:
             files.append(p)       # a missing file is reported in its row
@@ -463,6 +475,8 @@ class BatchOptions:
     snapshot_nets: int | None = None
     reroute_order: str | None = None
     format: str = "auto"
+    #: the rows read of each Moving AI scenario netlist (None: all)
+    scen_limit: int | None = None
     no_png: bool = False
     html: bool = False
     quiet: bool = False
@@ -528,9 +542,10 @@ def load_file(file: str, options: BatchOptions, base: Layout | str | None = None
     """Load the layouts of one input file; with ``base`` (a layout, or its path), the
     file is a netlist (or a puzzle file of netlists) to route over the base's blockages.
 
-    Never raises an :class:`Exception`: a file that cannot be loaded gives a
-    :class:`Loaded` whose ``error`` is its row (``invalid``, or ``failed`` for anything
-    unforeseen) and whose ``message`` is the one-line reason.
+    Never raises an :class:`Exception`: a file that cannot be loaded, or whose layouts
+    have no nets to route (a Moving AI map), gives a :class:`Loaded` whose ``error`` is
+    its row (``invalid``, or ``failed`` for anything unforeseen) and whose ``message`` is
+    the one-line reason.
     """
     try:
         if base is None:
@@ -538,7 +553,9 @@ def load_file(file: str, options: BatchOptions, base: Layout | str | None = None
         else:
             if isinstance(base, str):
                 base = base_from(base)
-            layouts = netlist_layouts(file, base, options.format)
+            layouts = netlist_layouts(file, base, options.format, options.scen_limit)
+        if not all(lay.nets for lay in layouts):  # a map: its row says how to give nets
+            raise no_nets(file, batch=True)
     except InputError as e:
         reason = str(e.with_file(file))
         return Loaded(file, error=summary_row(file, error=reason, status="invalid"),

@@ -1,4 +1,5 @@
-"""The ``mazeroute`` command line: route, wavefront, batch, check, generate, bench, engines.
+"""The ``mazeroute`` command line: route, wavefront, batch, view, check, generate, bench,
+engines, warmup.
 
 Every failure a user can cause (a bad file, a bad option, an output that cannot be
 written, a GPU that is not there) ends as one line on stderr naming the file or path
@@ -33,6 +34,7 @@ from pathlib import Path
 from . import __version__
 from . import layout as layout_module
 from .batch import (
+    FOLDER_KINDS,
     MESSAGE_WIDTH,
     OUTPUT_NAMES,
     PICTURE_NAME_WIDTH,
@@ -51,10 +53,12 @@ from .batch import (
     sweep_temporaries,
 )
 from .batch import say as _say
+from .compiled import add_parser as add_warmup_parser
+from .compiled import notice_first_compile
 from .contract import check_routes, load_routes
 from .engines import ENGINES, gpu_available, resolve, strategies
 from .errors import EngineUnavailable, InputError, reraise_interrupt
-from .generate import perfect_maze, random_layout
+from .generate import netlist_text, nets_on, perfect_maze, random_layout
 from .io import (
     OutputError,
     OutputSet,
@@ -64,9 +68,10 @@ from .io import (
     output_folder,
     safe_folder_name,
     signals_held,
+    write_text,
 )
 from .layout import MAX_CELLS, Layout, save_layout
-from .readers import FORMATS
+from .readers import FORMATS, check_scen_limit, no_nets
 from .report import format_report, safe_text
 from .router import DEFAULT_MODE, MODES, ORDERS, Router, net_order
 from .router.congestion import MAX_OPTION_FLOAT, MAX_OPTION_INT, REROUTE_ORDERS
@@ -116,7 +121,8 @@ def _mode_options(p: argparse.ArgumentParser) -> None:
                         "no cell is shared, or when overuse stops falling while many nets "
                         "conflict)")
     g.add_argument("--time-limit", type=float, metavar="SECONDS",
-                   help="negotiate: stop negotiating after this long, then legalise "
+                   help="negotiate: bound the whole routing (the loop and the phases "
+                        "after it) to about this long; the report says what it cut short "
                         "(default: none)")
     g.add_argument("--fill-steps", type=int, metavar="N",
                    help="negotiate: choices the exact space-filling search may try when "
@@ -142,7 +148,7 @@ def _mode_options(p: argparse.ArgumentParser) -> None:
 def _check_engine(args) -> str | None:
     """Refuse an unknown or absent engine (and bad mode options) before any work; return
     auto's notice."""
-    # wavefront has no --mode: it draws sequential mode's search
+    # wavefront takes --mode too; commands without one draw or route sequentially
     negotiate = getattr(args, "mode", "sequential") == "negotiate"
     for option, name in (("order", "--order"), ("strategy", "--strategy")):
         if negotiate and getattr(args, option, None) is not None:
@@ -187,6 +193,14 @@ def _check_engine(args) -> str | None:
         raise EngineUnavailable(f"{field}: {e}") from None
 
 
+def _note(args, notice: str | None) -> None:
+    """Tell the user ``notice`` (auto's engine choice on a machine without a GPU, a
+    picture skipped) in one line on stderr, unless ``-q``: never on stdout, where the
+    report goes, and never in the report, which says what was routed, not where."""
+    if notice and not getattr(args, "quiet", False):
+        _say("note", notice)
+
+
 def _progress_bar(stream=None) -> Callable[[int, int, str], None]:
     """A one-line progress bar on a terminal; plain occasional lines otherwise."""
     # sys.stderr as it is now, as the error lines use it, not the one at import time
@@ -221,10 +235,22 @@ def _input_options(p: argparse.ArgumentParser, puzzle: bool = True) -> None:
                        help="which puzzle of a file holding several (1, 2, ...)")
 
 
+#: What ``--nets`` reads, for its help.
+NETS_HELP = ("a YAML of just 'nets:', or a Moving AI scenario (.scen, recognised by its "
+             "'version 1' line: row k is the two-pin net s<k> from start to goal)")
+
+
+def _scen_option(p: argparse.ArgumentParser, what: str = "--nets") -> None:
+    p.add_argument("--scen-limit", type=int, metavar="N",
+                   help=f"route only the first N rows of a .scen given as {what} (one "
+                        "holds thousands, many sharing cells; default: all)")
+
+
 def _load(path: str | Path, netlist: str | Path | None = None, fmt: str = "auto",
-          puzzle: int | None = None) -> Layout:
-    """The one layout a command works on (``puzzle``: which one of a file of several)."""
-    layouts = load_all(path, netlist, fmt)
+          puzzle: int | None = None, scen_limit: int | None = None) -> Layout:
+    """The one layout a command works on (``puzzle``: which one of a file of several;
+    ``scen_limit``: the rows read of a scenario ``netlist``)."""
+    layouts = load_all(path, netlist, fmt, scen_limit)
     if puzzle is None and len(layouts) == 1:
         return layouts[0]
     if puzzle is None:
@@ -309,8 +335,10 @@ def cmd_route(args) -> int:
     _check_scale(args.scale)
     if args.output:
         check_output_folder(args.output)
-    _check_engine(args)
-    layout = _load(args.layout, args.nets, args.format, args.puzzle)
+    notice = _check_engine(args)
+    layout = _load(args.layout, args.nets, args.format, args.puzzle, args.scen_limit)
+    if not layout.nets:
+        raise no_nets(args.nets or args.layout)
     if args.output:
         out = root = Path(args.output)
     else:
@@ -326,8 +354,8 @@ def cmd_route(args) -> int:
                          "route's own outputs in -o", field="--congestion")
     picture = plan_picture(layout, not args.no_png, args.scale, args.mode)
     with output_folder(out):
-        if picture.notice and not args.quiet:
-            _say("note", picture.notice)
+        _note(args, picture.notice)
+        _note(args, notice)
         bar = (_progress_bar() if not args.quiet
                and (len(layout.nets) >= 50 or args.mode == "negotiate") else None)
         result, written = route_layout(layout, out, args, picture, root=root, progress=bar)
@@ -341,7 +369,8 @@ def cmd_route(args) -> int:
                 raise OutputError.from_os(e, png) from None
         written.append(png)
     if not args.quiet:
-        print(format_report(result, max_rows=PRINTED_ROWS), end="")
+        # negotiation's iterations and phases were shown live: the report has their totals
+        print(format_report(result, max_rows=PRINTED_ROWS, live=bar is not None), end="")
         print("wrote " + ", ".join(safe_text(p, 200, middle=True) for p in written))
     unrouted = len(result.nets) - result.routed
     return 1 if args.fail_unrouted and unrouted else 0
@@ -359,8 +388,18 @@ def cmd_wavefront(args) -> int:
     if html is not None and html.resolve() in {png.resolve(), gif and gif.resolve()}:
         raise InputError("names the same file as -o or --gif", field="--html")
     _not_an_input(args, ("-o", args.output), ("--gif", args.gif), ("--html", args.html))
-    _check_engine(args)
-    layout = _load(args.layout, args.nets, args.format, args.puzzle)
+    from .render_wavefront import picture_format
+    try:
+        png_format = picture_format(png)           # the type its name says, or refused
+    except ValueError as e:
+        raise InputError(str(e), field="-o") from None
+    if args.mode is None:       # sequential's own options ask for sequential's search
+        args.mode = ("sequential" if args.order or args.strategy or args.alone
+                     else DEFAULT_MODE)
+    if args.mode == "negotiate" and args.alone:
+        raise InputError("applies to --mode sequential only", field="--alone")
+    notice = _check_engine(args)
+    layout = _load(args.layout, args.nets, args.format, args.puzzle, args.scen_limit)
     names = [n.name for n in layout.nets]
     if args.net is None:
         if not names:
@@ -373,16 +412,38 @@ def cmd_wavefront(args) -> int:
         raise InputError(f"no net {safe_text(args.net, 40)!r} in the layout (nets: {shown})",
                          file=args.nets or args.layout, field="--net")
     index = names.index(args.net)
-    router = Router(layout, args.backend, args.strategy)
-    if router.notice and not args.quiet:
-        _say("note", router.notice)
-    others = [p for i, n in enumerate(layout.nets) if i != index for p in n.pins]
-    if not args.alone:
-        order = net_order(layout, args.order or "file")
-        for i in order[:order.index(index)]:
-            others += router.route_net(i).cells
-    levels = router.full_wavefront(index)
-    net_route = router.route_net(index)
+    _note(args, notice)
+    import numpy as np
+
+    from .engines import UNREACHED
+    seen = None
+    if args.mode == "negotiate":
+        # the net's own search in the negotiation, on the costs it saw, under its route
+        from .router.negotiate import negotiate
+        from .router.watch import Watch, distance_field
+        watch = Watch(index)
+        result = negotiate(layout, args.backend, watch=watch)
+        seen = watch.taken or watch.last
+        net_route, engine = result.nets[index], result.engine
+        if seen is None:
+            levels = np.full((layout.height, layout.width), UNREACHED, np.uint32)
+            others = [p for i, n in enumerate(layout.nets) if i != index for p in n.pins]
+        else:
+            levels = distance_field(seen)
+            ys, xs = np.nonzero(~seen.passable & ~layout.blocked)
+            others = list(zip(xs.tolist(), ys.tolist()))
+    else:
+        router = Router(layout, args.backend, args.strategy)
+        if router.notice and router.notice != notice and not args.quiet:
+            _say("note", router.notice)            # a GPU fault, not auto's choice
+        others = [p for i, n in enumerate(layout.nets) if i != index for p in n.pins]
+        if not args.alone:
+            order = net_order(layout, args.order or "file")
+            for i in order[:order.index(index)]:
+                others += router.route_net(i).cells
+        levels = router.full_wavefront(index)
+        net_route = router.route_net(index)
+        engine = router.engine
     net = layout.nets[index]
     target = None
     path = None
@@ -394,13 +455,15 @@ def cmd_wavefront(args) -> int:
     from .render import save_wavefront_gif, save_wavefront_png
     about = (f"{safe_text(layout.name, PICTURE_NAME_WIDTH)}: net "
              f"{safe_text(net.name, PICTURE_NAME_WIDTH)}, wavefront from "
-             f"{list(net.pins[0])} ({router.engine})")
+             f"{list(net.pins[0])} ({engine}"
+             + (f", costs of its search in {seen.phase})" if seen else ")"))
     title = about.replace("$", r"\$")            # Matplotlib's; the page takes `about`
     written = [png] + [p for p in (gif, html) if p is not None]
     with OutputSet(None) as files:                 # the picture, GIF and page together
         try:
             save_wavefront_png(layout, levels, files.stage(png), roots=[net.pins[0]],
-                               target=target, path_cells=path, title=title, others=others)
+                               target=target, path_cells=path, title=title, others=others,
+                               format=png_format)
         except OSError as e:
             raise OutputError.from_os(e, png) from None
         if gif is not None:
@@ -418,12 +481,14 @@ def cmd_wavefront(args) -> int:
             except OSError as e:
                 raise OutputError.from_os(e, html) from None
     if not args.quiet:
-        from .engines import UNREACHED
         reached = levels[levels != UNREACHED]
         status = (f"routed, length {net_route.length}, {net_route.bends} bends"
                   if net_route.routed else "unrouted (no path)")
+        top = int(reached.max()) + 1 if reached.size else 0
         print(f"net {safe_text(net.name, 40)}: {reached.size} cells reached, "
-              f"{int(reached.max()) + 1} levels; {status}")
+              + (f"{top} levels" if seen is None else
+                 f"costs 0 .. {top - 1} base cell costs (its search in {seen.phase})")
+              + f"; {status}")
         print("wrote " + ", ".join(safe_text(p, 200, middle=True) for p in written))
     return 0
 
@@ -449,6 +514,10 @@ def _check_batch(args) -> str | None:
     if args.gpus and args.backend == "cpu":
         raise InputError("gives each GPU a worker; it cannot go with --backend cpu",
                          field="--gpus")
+    check_scen_limit(args.scen_limit)
+    if args.scen_limit is not None and not args.layout:
+        raise InputError("takes the first rows of each .scen netlist routed over a map: "
+                         "give the map with --layout", field="--scen-limit")
     try:
         return _check_engine(args)
     except EngineUnavailable:
@@ -483,12 +552,13 @@ def cmd_batch(args) -> int:
                 raise InputError("no GPU is visible here (CuPy, nvidia-smi and "
                                  "CUDA_VISIBLE_DEVICES show none)", field="--gpus")
     base = load_base(args.layout) if args.layout else None
-    files = collect(args.inputs)
+    files = collect(args.inputs, scen=base is not None)
     if base is not None:         # a folder holding the base and its netlists: not the base
         files = [f for f in files if not same_file(f, args.layout)]
     files = [str(f) for f in files]
     if not files:
-        raise InputError("no layout files found", field="inputs")
+        raise InputError(f"nothing to route (batch takes {FOLDER_KINDS}, and .scen "
+                         "scenarios with --layout)", field="inputs")
     where, base_path = out, args.layout
     if args.scheduler:           # other machines: paths that mean the same everywhere
         files = [str(Path(f).absolute()) for f in files]
@@ -506,8 +576,7 @@ def cmd_batch(args) -> int:
     with output_folder(out):
         if path.is_dir() and not path.is_symlink():
             raise OutputError(path, "is a folder, so the summary cannot be written")
-        if notice and not args.quiet:
-            _say("note", notice)
+        _note(args, notice)
         summary = Summary(path, args.summary, read_summary(out) if args.resume else None)
         try:
             if not dask:
@@ -546,7 +615,7 @@ def cmd_batch(args) -> int:
 def cmd_check(args) -> int:
     if args.sequential and not args.routes:
         raise InputError("checks a routes file: give --routes too", field="--sequential")
-    layout = _load(args.layout, args.nets, args.format, args.puzzle)
+    layout = _load(args.layout, args.nets, args.format, args.puzzle, args.scen_limit)
     blocked = f"{int(layout.blocked.sum())} blocked cells"
     if layout.rects:             # a Moving AI map has blocked cells and no rectangles
         blocked = f"{len(layout.rects)} blockages ({blocked})"
@@ -572,7 +641,7 @@ def cmd_view(args) -> int:
     out = Path(args.output)
     check_output_file(args.output)
     _not_an_input(args, ("-o", args.output))
-    layout = _load(args.layout, args.nets, args.format, args.puzzle)
+    layout = _load(args.layout, args.nets, args.format, args.puzzle, args.scen_limit)
     result = None
     if args.routes:
         routes = load_routes(args.routes)
@@ -596,8 +665,41 @@ def cmd_view(args) -> int:
     return 0
 
 
+#: ``generate``'s defaults for a new layout: options that describe one, which --on refuses.
+_NEW_LAYOUT = {"width": 64, "height": 64, "density": 0.25}
+
+
+def _check_net_options(args) -> None:
+    """The options of ``generate``'s nets, for a new layout and with ``--on`` alike."""
+    if args.nets < 0:
+        raise InputError(f"must be >= 0, got {args.nets}", field="--nets")
+    if args.pins < 2:
+        raise InputError(f"a net needs at least 2 pins, got {args.pins}", field="--pins")
+    if args.span is not None and args.span < 1:
+        raise InputError(f"must be >= 1, got {args.span}", field="--span")
+    if args.seed < 0:
+        raise InputError(f"must be >= 0, got {args.seed}", field="--seed")
+
+
 def _check_generate(args) -> str:
     """Every ``generate`` option, checked before any work; the layout's name."""
+    _check_net_options(args)
+    if args.on is not None:
+        flags = (("kind", args.kind), ("--width", args.width), ("--height", args.height),
+                 ("--density", args.density), ("--name", args.name))
+        for flag, value in flags:
+            if value is not None:
+                raise InputError("describes a new layout; --on draws nets for the one given",
+                                 field=flag)
+        if args.nets < 1:
+            raise InputError(f"must be >= 1 with --on, got {args.nets}", field="--nets")
+        return ""
+    if args.kind is None:
+        raise InputError("give the layout to make (rects or maze), or --on MAP to draw "
+                         "random nets for a map", field="kind")
+    for option, default in _NEW_LAYOUT.items():
+        if getattr(args, option) is None:
+            setattr(args, option, default)
     if args.width < 1 or args.height < 1:
         raise InputError("width and height must be >= 1", field="--width/--height")
     cells = args.width * args.height
@@ -612,17 +714,9 @@ def _check_generate(args) -> str:
                          "memory available", field="--width/--height")
     if not 0 <= args.density < 1:
         raise InputError(f"must be in [0, 1), got {args.density}", field="--density")
-    if args.nets < 0:
-        raise InputError(f"must be >= 0, got {args.nets}", field="--nets")
-    if args.pins < 2:
-        raise InputError(f"a net needs at least 2 pins, got {args.pins}", field="--pins")
     if args.nets * args.pins > cells:
         raise InputError(f"{args.nets} nets of {args.pins} pins need {args.nets * args.pins}"
                          f" cells, the layout has {cells}", field="--nets")
-    if args.span is not None and args.span < 1:
-        raise InputError(f"must be >= 1, got {args.span}", field="--span")
-    if args.seed < 0:
-        raise InputError(f"must be >= 0, got {args.seed}", field="--seed")
     if args.name is None:
         return f"{args.kind}-{args.width}x{args.height}-s{args.seed}"
     if not args.name or len(args.name) > 200 or not args.name.isprintable():
@@ -636,8 +730,34 @@ _GENERATE_FLAGS = {"nets": "--nets", "pins": "--pins", "span": "--span",
                    "density": "--density", "size": "--width/--height"}
 
 
+def _generate_nets(args) -> int:
+    """``generate --on MAP``: a netlist of random nets for the map's grid."""
+    if args.output:
+        check_output_file(args.output)
+    layout = _load(args.on)
+    out = Path(args.output or safe_folder_name(layout.name) + "-nets.yaml")
+    check_output_file(out)
+    refuse_inputs([out], [args.on])
+    try:
+        nets = nets_on(layout, args.nets, args.pins, args.seed, args.span)
+    except InputError as e:
+        raise InputError(e.message, file=args.on,
+                         field=_GENERATE_FLAGS.get(e.field or "", e.field)) from None
+    try:
+        write_text(out, netlist_text(nets))
+    except OSError as e:
+        raise OutputError.from_os(e, out) from None
+    if not args.quiet:
+        print(f"wrote {safe_text(out, 200, middle=True)}: {len(nets)} nets of {args.pins} "
+              f"pins for {safe_text(layout.name, 80)} ({layout.width} x {layout.height}); "
+              f"route them with --nets {safe_text(out, 200, middle=True)}")
+    return 0
+
+
 def cmd_generate(args) -> int:
     name = _check_generate(args)
+    if args.on is not None:
+        return _generate_nets(args)
     out = Path(args.output) if args.output else Path(safe_folder_name(name) + ".yaml")
     check_output_file(args.output or out)
     try:
@@ -687,6 +807,49 @@ class _Parser(argparse.ArgumentParser):
 
 
 # -- parser ---------------------------------------------------------------------------
+def _add_generate(sub) -> None:
+    """The ``generate`` command and its options."""
+    g = sub.add_parser("generate", help="write a reproducible synthetic layout, or random "
+                       "nets for a map",
+                       description="Random rectangular blockages at a density, or a perfect "
+                       "maze (one-cell corridors), with random nets; or, with --on, random "
+                       "nets for an existing map or layout, written as a netlist for "
+                       "--nets. The same seed gives the same file. Give --span: without it "
+                       "nets join cells anywhere on the grid, and most of them cannot be "
+                       "routed together.",
+                       epilog="Examples: `mazeroute generate rects -W 128 -H 128 --nets 40 "
+                       "--span 16`; `mazeroute generate --on den520d.map --nets 100 --span "
+                       "40 -o nets.yaml`, then `mazeroute route den520d.map --nets "
+                       "nets.yaml`.")
+    g.add_argument("kind", nargs="?", choices=["rects", "maze"],
+                   help="the layout to make (leave out with --on)")
+    g.add_argument("--on", metavar="MAP",
+                   help="write random nets for this map or layout (any input format; its "
+                        "own nets ignored), pins on free cells: a netlist of just 'nets:' "
+                        "for `route MAP --nets` (default -o: <name>-nets.yaml)")
+    g.add_argument("-W", "--width", type=int, metavar="CELLS",
+                   help="grid width in cells (default: 64)")
+    g.add_argument("-H", "--height", type=int, metavar="CELLS",
+                   help="grid height in cells (default: 64)")
+    g.add_argument("--density", type=float,
+                   help="blocked fraction for rects (default: 0.25)")
+    g.add_argument("--nets", type=int, default=10, help="number of nets (default: 10)")
+    g.add_argument("--pins", type=int, default=2, help="pins per net (default: 2)")
+    g.add_argument("--span", type=int, metavar="CELLS",
+                   help="keep each net's pins within this Manhattan distance of its root "
+                        "(local nets, as on a real chip; with --on, in the root's connected "
+                        "region too). Default: anywhere on the grid, so that nets are long "
+                        "and cross, and most of them cannot be routed together")
+    g.add_argument("--seed", type=int, default=0,
+                   help="random seed, an integer >= 0: the same seed and options give the "
+                        "same file (default: 0)")
+    g.add_argument("--name", help="layout name (default: from kind, size and seed)")
+    g.add_argument("-o", "--output", metavar="YAML",
+                   help="file to write (default: <name>.yaml)")
+    g.add_argument("-q", "--quiet", action="store_true")
+    g.set_defaults(func=cmd_generate)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog=PROG, description="Maze routing for chip layouts (Lee's algorithm) with CPU and "
@@ -701,8 +864,11 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Route every net; write routes.json, layout.png and "
                        "report.txt into the output folder and print the report.")
     r.add_argument("layout", help="layout file (YAML, numberlink or ADC puzzle, Moving AI map)")
-    r.add_argument("--nets", metavar="NETLIST", help="route this netlist (a YAML with just "
-                   "'nets:') over the layout's blockages instead of the layout's own nets")
+    r.add_argument("--nets", metavar="NETLIST", help="route this netlist over the layout's "
+                   f"blockages instead of the layout's own nets: {NETS_HELP}. A Moving AI "
+                   "map has no nets: give them here, or draw random ones with `generate "
+                   "--on MAP`")
+    _scen_option(r)
     r.add_argument("-o", "--output", metavar="DIR",
                    help="output folder (default: outputs/<layout name>/)")
     r.add_argument("--no-png", action="store_true", help="skip the picture")
@@ -721,22 +887,30 @@ def build_parser() -> argparse.ArgumentParser:
     _engine_options(r)
     r.set_defaults(func=cmd_route)
 
-    w = sub.add_parser("wavefront", help="draw one net's BFS wavefront as a heat map",
-                       description="Route the nets before NET (in --order), then draw NET's "
-                       "complete wavefront from its root with the chosen path on top "
-                       "(PMPP Fig. 15.5).")
+    w = sub.add_parser("wavefront", help="draw one net's wavefront as a heat map",
+                       description="Draw NET's complete wavefront from its root with its "
+                       "route on top (PMPP Fig. 15.5). --mode negotiate (the default, as "
+                       "for route): negotiate the layout, then grow the wavefront on the "
+                       "costs NET saw at the search its route came from, in base cell costs; "
+                       "sequential: route the nets before NET (in --order), then grow its "
+                       "BFS wavefront.")
     w.add_argument("layout", help="layout file (YAML, numberlink or ADC puzzle, Moving AI map)")
     w.add_argument("--net", help="net name (default: the first net)")
     w.add_argument("--nets", metavar="NETLIST", help="netlist file to use instead of the "
                    "layout's nets")
+    _scen_option(w)
     w.add_argument("-o", "--output", default="wavefront.png", metavar="PNG",
-                   help="picture to write (default: wavefront.png)")
+                   help="picture to write, of the type its name says: .png, .jpg, .jpeg "
+                        "or .gif (default: wavefront.png)")
     w.add_argument("--gif", metavar="GIF", help="also write an animated GIF of the wavefront "
                    "growing level by level")
     w.add_argument("--html", metavar="HTML", help="also write an interactive page with a "
                    "level slider (one offline file)")
+    w.add_argument("--mode", choices=MODES, default=None,
+                   help=f"whose search to draw (default: {DEFAULT_MODE}, the default of "
+                        "route; sequential when --order, --strategy or --alone is given)")
     w.add_argument("--alone", action="store_true",
-                   help="ignore the wires of the nets routed before this one")
+                   help="sequential: ignore the wires of the nets routed before this one")
     w.add_argument("-q", "--quiet", action="store_true")
     _input_options(w)
     _engine_options(w)
@@ -745,8 +919,10 @@ def build_parser() -> argparse.ArgumentParser:
     b = sub.add_parser("batch", help="route many layouts; write a summary table",
                        description="Route every layout given (folders are searched for "
                        ".yaml/.yml files, any case, and .txt/.map files holding puzzles or "
-                       "maps; one file named several ways is routed once; a numberlink file "
-                       "of several puzzles is one layout per puzzle). Each layout's outputs "
+                       "maps, and with --layout .scen files; one file named several ways "
+                       "is routed once; a numberlink file of several puzzles is one layout "
+                       "per puzzle; a layout without nets, such as a Moving AI map, is a "
+                       "failed row). Each layout's outputs "
                        "go to OUT/<folder>/, a safe folder name made from its name; a layout "
                        "that cannot be loaded, routed or written is a failed row of the "
                        "summary, which is rewritten as layouts finish. With --layout, "
@@ -759,9 +935,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="output folder (default: outputs)")
     b.add_argument("--layout", metavar="BASE",
                    help="route each input as a netlist (a YAML of just 'nets:', or a "
-                        "numberlink/ADC puzzle file of BASE's size) over this layout's "
+                        "numberlink/ADC puzzle file of BASE's size, or a Moving AI "
+                        "scenario .scen of BASE's map) over this layout's "
                         "blockages: one folder and row per netlist (BASE itself, if among "
                         "the inputs, is skipped)")
+    _scen_option(b, "an input with --layout")
     b.add_argument("--summary", default="csv", choices=["csv", "json"],
                    help="summary table format (default: csv)")
     b.add_argument("--resume", action="store_true",
@@ -790,8 +968,11 @@ def build_parser() -> argparse.ArgumentParser:
     c = sub.add_parser("check", help="validate a layout (and optionally a routes file)",
                        description="Check a layout against docs/FORMATS.md without routing; with "
                        "--routes also check a routes file's promises about it.")
-    c.add_argument("layout")
-    c.add_argument("--nets", metavar="NETLIST")
+    c.add_argument("layout", help="layout file (YAML, numberlink or ADC puzzle, Moving AI "
+                   "map)")
+    c.add_argument("--nets", metavar="NETLIST", help="check this netlist against the "
+                   f"layout's grid, as `route --nets` would route it: {NETS_HELP}")
+    _scen_option(c)
     c.add_argument("--routes", metavar="JSON", help="routes file to check against the layout")
     c.add_argument("--sequential", action="store_true",
                    help="also require each two-pin net to be shortest given the nets "
@@ -805,7 +986,8 @@ def build_parser() -> argparse.ArgumentParser:
                        "by `route`: pan, zoom, search and highlight nets, find unrouted ones.")
     v.add_argument("layout", help="layout file (YAML, numberlink or ADC puzzle, Moving AI map)")
     v.add_argument("--nets", metavar="NETLIST", help="netlist file to use instead of the "
-                   "layout's nets")
+                   f"layout's nets: {NETS_HELP}")
+    _scen_option(v)
     v.add_argument("--routes", metavar="JSON", help="routes file of this layout (checked "
                    "against it first)")
     v.add_argument("-o", "--output", default="view.html", metavar="HTML",
@@ -814,29 +996,11 @@ def build_parser() -> argparse.ArgumentParser:
     _input_options(v)
     v.set_defaults(func=cmd_view)
 
-    g = sub.add_parser("generate", help="write a reproducible synthetic layout",
-                       description="Random rectangular blockages at a density, or a perfect "
-                       "maze (one-cell corridors), with random nets; the same seed gives the "
-                       "same file.")
-    g.add_argument("kind", choices=["rects", "maze"])
-    g.add_argument("-W", "--width", type=int, default=64)
-    g.add_argument("-H", "--height", type=int, default=64)
-    g.add_argument("--density", type=float, default=0.25,
-                   help="blocked fraction for rects (default: 0.25)")
-    g.add_argument("--nets", type=int, default=10, help="number of nets (default: 10)")
-    g.add_argument("--pins", type=int, default=2, help="pins per net (default: 2)")
-    g.add_argument("--span", type=int, metavar="CELLS",
-                   help="keep each net's pins within this Manhattan distance of its root "
-                        "(local nets, as on a real chip; default: anywhere)")
-    g.add_argument("--seed", type=int, default=0)
-    g.add_argument("--name", help="layout name (default: from kind, size and seed)")
-    g.add_argument("-o", "--output", metavar="YAML",
-                   help="file to write (default: <name>.yaml)")
-    g.add_argument("-q", "--quiet", action="store_true")
-    g.set_defaults(func=cmd_generate)
+    _add_generate(sub)
 
     e = sub.add_parser("engines", help="list the BFS engines and whether they run here")
     e.set_defaults(func=cmd_engines)
+    add_warmup_parser(sub)
 
     try:
         from . import bench
@@ -869,6 +1033,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         with _sigterm_as_interrupt():
             args = build_parser().parse_args(argv)
+            notice_first_compile(not getattr(args, "quiet", False))
             try:
                 status = args.func(args)
             except (InputError, EngineUnavailable, OutputError) as e:

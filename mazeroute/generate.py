@@ -279,12 +279,15 @@ def mask_to_rects(blocked: np.ndarray) -> list[Rect]:
 
 
 def random_nets(blocked: np.ndarray, count: int, pins: int, rng: np.random.Generator,
-                prefix: str = "n", span: int | None = None) -> list[Net]:
+                prefix: str = "n", span: int | None = None,
+                regions: np.ndarray | None = None) -> list[Net]:
     """``count`` nets of ``pins`` distinct free cells each, no cell shared.
 
     With ``span``, every pin of a net lies within Manhattan distance ``span`` of the
     net's first pin, as in a router's local nets; the first pins are spread over the
-    whole layout. Without it, pins are drawn from all free cells.
+    whole layout. Without it, pins are drawn from all free cells. ``regions`` (with
+    ``span``): a label per cell; a net's pins then share their first pin's label (the
+    connected regions of a map: every net can be routed alone).
 
     >>> blocked = np.zeros((100, 100), bool)
     >>> nets = random_nets(blocked, 20, 2, np.random.default_rng(0), span=8)
@@ -302,13 +305,13 @@ def random_nets(blocked: np.ndarray, count: int, pins: int, rng: np.random.Gener
         chosen = rng.choice(free, size=count * pins, replace=False)
         cells = [(int(v % w), int(v // w)) for v in chosen]
     else:
-        cells = _local_pins(blocked, count, pins, rng, span)
+        cells = _local_pins(blocked, count, pins, rng, span, regions)
     width = len(str(max(count - 1, 0)))
     return [Net(f"{prefix}{i:0{width}d}", cells[i * pins:(i + 1) * pins]) for i in range(count)]
 
 
 def _local_pins(blocked: np.ndarray, count: int, pins: int, rng: np.random.Generator,
-                span: int) -> list[tuple[int, int]]:
+                span: int, regions: np.ndarray | None = None) -> list[tuple[int, int]]:
     """Pins of ``count`` nets, each net's pins within ``span`` of its first (rejection)."""
     if not isinstance(span, (int, np.integer)) or span < 1:
         raise InputError(f"span must be an integer >= 1, got {span!r}", field="span")
@@ -332,7 +335,8 @@ def _local_pins(blocked: np.ndarray, count: int, pins: int, rng: np.random.Gener
                     break
                 dx, dy = (int(v) for v in rng.integers(-span, span + 1, 2))
                 x, y = rx + dx, ry + dy
-                if abs(dx) + abs(dy) <= span and 0 <= x < w and 0 <= y < h and not used[y, x]:
+                if (abs(dx) + abs(dy) <= span and 0 <= x < w and 0 <= y < h and not used[y, x]
+                        and (regions is None or regions[y, x] == regions[ry, rx])):
                     net.append((x, y))
                     used[y, x] = True
             if len(net) == pins:
@@ -370,6 +374,46 @@ def perfect_maze(width: int, height: int, *, nets: int = 0, pins: int = 2, seed:
         layout.nets = random_nets(blocked, nets, pins, np.random.default_rng(seed + 1),
                                   span=span)
     return layout
+
+
+def nets_on(layout: Layout, count: int, pins: int = 2, seed: int = 0,
+            span: int | None = None) -> list[Net]:
+    """``count`` random nets of ``pins`` pins on the free cells of ``layout``'s grid (its
+    own nets ignored), the same for the same seed: a netlist for a map that has none.
+
+    With ``span``, each net's pins lie within that Manhattan distance of its first pin
+    and in its connected region, so that each net alone can be routed. Without it the
+    pins lie anywhere: long nets, most of which cannot all be routed together.
+
+    >>> room = Layout("room", 30, 10, [(10, 0, 10, 9)])           # a wall: two regions
+    >>> nets = nets_on(room, 12, span=6, seed=1)
+    >>> all((a[0] < 10) == (b[0] < 10) for a, b in (n.pins for n in nets))
+    True
+    >>> [n.pins for n in nets] == [n.pins for n in nets_on(room, 12, span=6, seed=1)]
+    True
+    """
+    regions = None
+    if span is not None:
+        # the 4-connected regions of free cells (scipy's default structure)
+        from scipy import ndimage
+        regions, _ = ndimage.label(~layout.blocked)
+    return random_nets(layout.blocked, count, pins, np.random.default_rng(seed), span=span,
+                       regions=regions)
+
+
+def netlist_text(nets: list[Net]) -> str:
+    """A netlist file (just ``nets:``, as ``--nets`` reads) of generated nets, whose
+    names are plain words.
+
+    >>> print(netlist_text([Net("n0", [(0, 0), (3, 1)])]), end="")
+    nets:
+      - {name: n0, pins: [[0, 0], [3, 1]]}
+    """
+    lines = ["nets:" + ("" if nets else " []")]
+    for n in nets:
+        pins = ", ".join(f"[{x}, {y}]" for x, y in n.pins)
+        lines.append(f"  - {{name: {n.name}, pins: [{pins}]}}")
+    return "\n".join(lines) + "\n"
 
 
 def wired_mask(width: int, height: int, net_density: float = 1.0, seed: int = 0, *,

@@ -196,6 +196,7 @@ class OutputSet:
         self._staged: list[tuple[Path, Path]] = []
         self._removed: list[Path] = []
         self._created = False
+        self._made: list[Path] = []         # folders stage() made, deepest first
 
     def __enter__(self) -> OutputSet:
         if self.folder is None:
@@ -224,6 +225,9 @@ class OutputSet:
         """A temporary file that becomes ``folder / name`` when the block ends well."""
         path = self.target(name)
         if self.folder is None and not path.parent.is_dir():
+            # removed again if the set fails, as output_folder removes the one it made
+            self._made[:0] = [d for d in (path.parent, *path.parent.parents)
+                              if not d.exists()]
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
             except OSError as e:
@@ -285,6 +289,9 @@ class OutputSet:
             if self._created and self.folder is not None:
                 with contextlib.suppress(OSError):
                     self.folder.rmdir()           # only when empty
+            for made in self._made:
+                with contextlib.suppress(OSError):
+                    made.rmdir()                  # only when empty
 
 
 def _set_aside(path: Path) -> Path | None:

@@ -1,4 +1,5 @@
-r"""Every input format as layouts: YAML, numberlink puzzles, ADC problems, Moving AI maps.
+r"""Every input format as layouts: YAML, numberlink puzzles, ADC problems, Moving AI maps;
+and the nets of a netlist (``--nets``): a YAML of ``nets:``, or a Moving AI scenario.
 
 :func:`load_layouts` is the one entry point the command line uses: it refuses what is not
 a regular file of sensible size, recognises the format by content (:func:`sniff_format`),
@@ -34,6 +35,7 @@ from .layout import (
     MAX_DIGITS,
     MAX_NAME,
     Layout,
+    Net,
     check_size,
     load_layout,
     load_netlist,
@@ -59,11 +61,18 @@ _ADC_NUM = re.compile(r"LINE_NUM\s+(\d+)", re.ASCII)
 _COORD = r"\(\s*(\d+)\s*,\s*(\d+)\s*(?:,\s*(\d+)\s*)?\)"
 _ADC_LINE = re.compile(rf"LINE#([^\s(]+)\s*{_COORD}\s*-?\s*{_COORD}", re.ASCII)
 _ADC_ANSWER_ROW = re.compile(r"\d+(?:\s*,\s*\d+)+", re.ASCII)
+#: A Moving AI scenario's first line, any version (sniffing); the one version read.
+_SCEN_HEAD = re.compile(r"version\s+[0-9.]+", re.ASCII)
+_SCEN_VERSION = re.compile(r"version\s+1(?:\.0)?", re.ASCII)
+_DIGITS = re.compile(r"[0-9]+", re.ASCII)
+#: The fields of a scenario row, in order.
+SCEN_FIELDS = ("bucket", "map", "width", "height", "start_x", "start_y", "goal_x", "goal_y",
+               "optimal_length")
 
 
 # -- the entry point ------------------------------------------------------------------
-def load_layouts(path: str | Path, fmt: str = "auto",
-                 netlist: str | Path | None = None) -> list[Layout]:
+def load_layouts(path: str | Path, fmt: str = "auto", netlist: str | Path | None = None,
+                 scen_limit: int | None = None) -> list[Layout]:
     r"""Read every layout of an input file, in any format of :data:`FORMATS`.
 
     Parameters
@@ -75,7 +84,10 @@ def load_layouts(path: str | Path, fmt: str = "auto",
         ``"auto"`` (recognise by content, see :func:`sniff_format`) or one of
         ``"yaml"``, ``"numberlink"``, ``"adc"``, ``"movingai"`` to force a reader.
     netlist : str or Path, optional
-        A netlist file (``nets:`` only) whose nets replace those of every layout read.
+        A netlist file whose nets replace those of every layout read: a YAML of just
+        ``nets:``, or a Moving AI scenario (:func:`read_scen`), recognised by content.
+    scen_limit : int, optional
+        Read only the first rows of a scenario ``netlist`` (it may hold thousands).
 
     Returns
     -------
@@ -124,8 +136,15 @@ def load_layouts(path: str | Path, fmt: str = "auto",
         raise InputError(f"{e.message} (--format {fmt} was forced, but the content looks "
                          f"like {found})", file=e.file, field=e.field) from None
     if netlist is not None:
+        if is_scen(netlist):
+            return [with_nets(lay, read_scen(netlist, lay, scen_limit), netlist)
+                    for lay in layouts]
+        check_scen_limit(scen_limit, netlist)
         nets = load_netlist(netlist)
         layouts = [with_nets(lay, nets, netlist) for lay in layouts]
+    elif scen_limit is not None:
+        raise InputError("takes the first rows of a Moving AI scenario: give one with "
+                         "--nets FILE.scen", field="--scen-limit")
     return layouts
 
 
@@ -137,7 +156,8 @@ def sniff_format(path_or_text: str | os.PathLike) -> str:
     otherwise. The first line that is not blank or a ``#`` comment decides: ``W H``
     (two integers) is ``"numberlink"``, ``SIZE WxH...`` is ``"adc"``, a Moving AI header
     (``type octile``) is ``"movingai"``, as are lines made only of map characters
-    (``. G S @ O T W``); anything else is ``"yaml"``.
+    (``. G S @ O T W``); ``version 1`` is ``"scen"`` (a Moving AI scenario: nets, no
+    grid); anything else is ``"yaml"``.
 
     Examples
     --------
@@ -147,8 +167,8 @@ def sniff_format(path_or_text: str | os.PathLike) -> str:
     'adc'
     >>> sniff_format("type octile\nheight 2\nwidth 3\nmap\n..@\n.T.\n"), sniff_format("..@\n")
     ('movingai', 'movingai')
-    >>> sniff_format("width: 4\nheight: 3\nnets: []\n")
-    'yaml'
+    >>> sniff_format("width: 4\nheight: 3\nnets: []\n"), sniff_format("version 1\n")
+    ('yaml', 'scen')
     """
     if isinstance(path_or_text, os.PathLike) or (
             "\n" not in path_or_text and os.path.exists(path_or_text)):
@@ -274,6 +294,8 @@ def _sniff_text(text: str) -> str:
         return "adc"
     if re.fullmatch(r"type\s+\w+", first):
         return "movingai"
+    if _SCEN_HEAD.fullmatch(first):
+        return "scen"
     rows = [s for s in lines if s][:64]
     if all(set(s) <= MOVINGAI_CHARS for s in rows):
         return "movingai"
@@ -465,6 +487,127 @@ def _parse_movingai(text: str, file) -> list[Layout]:
     return [movingai_layout([s for _, s in rows], file)]
 
 
+# -- Moving AI scenarios: the nets of a map ---------------------------------------------
+def is_scen(path: str | Path) -> bool:
+    """Whether ``path`` holds a Moving AI scenario (by content, :func:`sniff_format`); a
+    file that cannot be read is left to the reader that names the problem."""
+    try:
+        return sniff_format(Path(path)) == "scen"
+    except InputError:
+        return False
+
+
+def check_scen_limit(limit: int | None, netlist: str | Path | None = None) -> None:
+    """Refuse a ``--scen-limit`` under 1, or one given with a netlist that is no scenario."""
+    if limit is None:
+        return
+    if limit < 1:
+        raise InputError(f"must be >= 1, got {limit}", field="--scen-limit")
+    if netlist is not None and not is_scen(netlist):
+        raise InputError(f"takes the first rows of a Moving AI scenario; "
+                         f"{_show(str(netlist), 80)} is not one", field="--scen-limit")
+
+
+def read_scen(path: str | Path, layout: Layout, limit: int | None = None) -> list[Net]:
+    r"""The nets of a Moving AI scenario file, on the map ``layout``.
+
+    The file is ``version 1`` (or ``version 1.0``), then one row a line: ``bucket map
+    width height start_x start_y goal_x goal_y optimal_length``, tab or space separated.
+    Row ``k`` (from 1) becomes the two-pin net ``s<k>`` from its start to its goal. The
+    row's map size must be the map's; its cells lie on the grid, free, and no pin is
+    shared between rows. ``limit``: read only the first rows (a scenario holds
+    thousands, many sharing cells).
+
+    Raises
+    ------
+    InputError
+        Naming the file, the line and the field at fault.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     p = Path(d) / "room.map.scen"
+    ...     _ = p.write_text("version 1\n0\troom.map\t4\t2\t0\t0\t3\t1\t4\n"
+    ...                      "0\troom.map\t4\t2\t3\t0\t0\t1\t4\n")
+    ...     nets = read_scen(p, Layout("room", 4, 2))
+    ...     first, = read_scen(p, Layout("room", 4, 2), limit=1)
+    >>> [(n.name, n.pins) for n in nets], first.name
+    ([('s1', [(0, 0), (3, 1)]), ('s2', [(3, 0), (0, 1)])], 's1')
+    """
+    check_scen_limit(limit)
+    rows = [(no, s) for no, s in enumerate(_read_text(path).splitlines(), 1) if s.strip()]
+    if not rows or not _SCEN_VERSION.fullmatch(rows[0][1].strip()):
+        got = f", got {_show(rows[0][1].strip())}" if rows else " (the file is empty)"
+        raise _err(f"a Moving AI scenario starts with 'version 1'{got}", path,
+                   rows[0][0] if rows else None)
+    nets: list[Net] = []
+    owner: dict[tuple[int, int], tuple[str, int]] = {}
+    for no, s in rows[1:limit + 1 if limit else None]:
+        nets.append(_scen_net(s, no, f"s{len(nets) + 1}", layout, owner, path))
+    return nets
+
+
+def _scen_net(s: str, no: int, name: str, layout: Layout,
+              owner: dict[tuple[int, int], tuple[str, int]], file) -> Net:
+    """One scenario row as a net (``owner``: the pins so far, their net and line)."""
+    parts = [f.strip() for f in (s.split("\t") if "\t" in s else s.split())]
+    if len(parts) != len(SCEN_FIELDS):
+        raise _err(f"expected {len(SCEN_FIELDS)} fields ({' '.join(SCEN_FIELDS)}), got "
+                   f"{len(parts)}", file, no)
+    value = {}
+    for k, field in enumerate(SCEN_FIELDS):
+        if field in ("map", "optimal_length"):
+            continue
+        if not _DIGITS.fullmatch(parts[k]):
+            raise InputError(f"must be an integer >= 0, got {_show(parts[k])}", file=file,
+                             field=f"line {no} {field}")
+        value[field] = _int(parts[k], file, no)
+    for field, actual in (("width", layout.width), ("height", layout.height)):
+        if value[field] != actual:
+            raise InputError(f"the scenario's map has {field} {value[field]}, the map "
+                             f"routed has {actual}", file=file, field=f"line {no} {field}")
+    pins = []
+    for end in ("start", "goal"):
+        x, y = value[f"{end}_x"], value[f"{end}_y"]
+        where = f"line {no} {end}_x/{end}_y"
+        if x >= layout.width or y >= layout.height:
+            raise InputError(f"{end} ({x}, {y}) lies outside the {layout.width} x "
+                             f"{layout.height} map", file=file, field=where)
+        if layout.blocked[y, x]:
+            raise InputError(f"{end} ({x}, {y}) lies on a blocked cell of the map",
+                             file=file, field=where)
+        if (x, y) in pins:
+            raise InputError(f"start and goal are the same cell ({x}, {y}); a net joins "
+                             "two", file=file, field=where)
+        if (x, y) in owner:
+            other, line = owner[(x, y)]
+            raise InputError(f"{end} ({x}, {y}) is also a pin of {other} (line {line}); nets "
+                             "share no pin (--scen-limit N reads the first N rows)",
+                             file=file, field=where)
+        pins.append((x, y))
+    for cell in pins:
+        owner[cell] = (name, no)
+    return Net(name, pins)
+
+
+def no_nets(file: str | Path | None, batch: bool = False) -> InputError:
+    """The error for a layout with no nets to route (a Moving AI map has none): how to
+    give them, on the command line ``route`` (or ``batch``) has."""
+    how = ("route netlists over it with `batch --layout MAP NETLIST.yaml` or FILE.scen"
+           if batch else "give them with --nets NETLIST.yaml or --nets FILE.scen (a Moving "
+           "AI scenario)")
+    return InputError(f"no nets to route: {how}, or draw random ones with `mazeroute "
+                      "generate --on MAP --nets 100 --span 40 -o NETLIST.yaml`", file=file,
+                      field="nets")
+
+
+def _refuse_scen(text: str, file) -> list[Layout]:
+    del text
+    raise InputError("is a Moving AI scenario: it holds nets, not a grid; route the map it "
+                     "names with --nets FILE.scen", file=file)
+
+
 def _read_yaml(text: str, file) -> list[Layout]:
     del text  # layout.load_layout reads the file itself and owns YAML's error messages
     return [load_layout(file)]
@@ -472,7 +615,8 @@ def _read_yaml(text: str, file) -> list[Layout]:
 
 _READERS: dict[str, Callable[[str, str | Path], list[Layout]]] = {
     "yaml": _read_yaml, "numberlink": _parse_numberlink, "adc": _parse_adc,
-    "movingai": _parse_movingai}
+    "movingai": _parse_movingai, "scen": _refuse_scen}
 
-__all__ = ["FORMATS", "MAX_INPUT_BYTES", "load_layouts", "read_adc", "read_numberlink",
+__all__ = ["FORMATS", "MAX_INPUT_BYTES", "SCEN_FIELDS", "check_scen_limit", "is_scen",
+           "load_layouts", "no_nets", "read_adc", "read_numberlink", "read_scen",
            "sniff_format"]

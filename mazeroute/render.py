@@ -1,4 +1,4 @@
-"""Pictures: a routed layout as an exact-pixel PNG, a wavefront as a heat map or a GIF.
+"""Pictures: a routed layout as an exact-pixel PNG; colours and text shared by the others.
 
 The layout picture (:func:`layout_image`, :func:`save_layout_png`) is built as a NumPy
 array, so it is exact and fast even for 4096 x 4096 grids: every cell gets a label
@@ -11,27 +11,30 @@ panel to the right of the grid, :data:`LEGEND_WIDTH` pixels wide for grids up to
 it stays readable when the whole picture is shown on a screen; :func:`image_size`
 predicts the whole image's size. It lists the nets that could not be routed first, then
 as many others as fit beside the grid (at least :data:`LEGEND_NETS` rows), and says how
-many are not shown. Its text is DejaVu Sans (shipped with Matplotlib), which covers
-Latin, Greek, Cyrillic and more; a name in a script it lacks is drawn with an installed
-font that has it (:data:`FALLBACK_FONTS`), or else its characters are written as
-``<U+XXXX>`` codes rather than as empty boxes.
+many are not shown; a line too long for its row is cut at a word boundary and ends in an
+ellipsis (:func:`fit_words`). Between the grid and the legend, and under the grid, are
+its axes: ticks and numbers of cell columns (x, under the grid) and rows (y, right of
+it), so that the grid itself stays the top-left corner. Its text is DejaVu Sans (shipped
+with Matplotlib), which covers Latin, Greek, Cyrillic and more; a name in a script it
+lacks is drawn with an installed font that has it (:data:`FALLBACK_FONTS`), or else its
+characters are written as ``<U+XXXX>`` codes rather than as empty boxes.
 
 Colours: free cells :data:`FREE`, blockages :data:`BLOCKED`, net ``i``'s wire
 :func:`net_colour` ``(i)``. Pins of a net are its colour too, marked so that they stand
 out: when ``scale >= PIN_SCALE`` by a centred square (:func:`pin_marker`) of :data:`PIN`
 (black) for a routed net or :data:`UNROUTED_PIN` (white) for a net that could not be
-routed. Smaller cells leave no room for a mark, so each pin gets a badge of
+routed; a pin of an unrouted net also gets a frame of :data:`UNROUTED_FRAME` inside
+its cell's edge. Smaller cells leave no room for a mark, so each pin gets a badge of
 :data:`MIN_PIN_PX` pixels a side centred on its cell (overlapping its neighbours): a
-black outline, a ring of the net's colour and a 3 x 3 centre of the mark colour. Wires
-are at least :data:`MIN_WIRE_PX` pixels wide: at one pixel a cell, a wire also paints
-the free pixel right of and below each of its cells. Pins of an unrouted net are drawn
-all the same.
+black outline, a ring of the net's colour and a 3 x 3 centre of the mark colour; an
+unrouted net's pin gets a badge of :data:`UNROUTED_PIN_PX` pixels, the same inside a
+two-pixel frame of :data:`UNROUTED_FRAME`, so that it shows on blockages and free
+cells alike. Wires are at least :data:`MIN_WIRE_PX` pixels wide: at one pixel a cell,
+a wire also paints the free pixel right of and below each of its cells. Pins of an
+unrouted net are drawn all the same.
 
-The wavefront pictures (:func:`save_wavefront_png`, :func:`save_wavefront_gif`) show the
-levels of one BFS like PMPP Fig. 15.5 (A)/(B): a viridis heat map of the levels,
-blockages dark grey, cells not reached white, roots, target and chosen path on top.
-They use Matplotlib's Agg canvas directly (never ``pyplot``), so no global backend is
-switched and nothing needs a display.
+The wavefront pictures live in :mod:`mazeroute.render_wavefront`, the congestion
+picture in :mod:`mazeroute.render_congestion`; their names are also reachable here.
 
 Every file is written through :func:`mazeroute.io.atomic_path`: a failure leaves
 neither a half-written picture nor a temporary file.
@@ -61,16 +64,14 @@ from __future__ import annotations
 
 import colorsys
 import functools
-from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from .engines import UNREACHED
 from .io import atomic_path
-from .layout import Cell, Layout
+from .layout import Layout
 
 if TYPE_CHECKING:
     from .router import RouteResult
@@ -85,6 +86,9 @@ BLOCKED: RGB = (64, 64, 64)
 PIN: RGB = (0, 0, 0)
 #: Pin mark of a net that could not be routed.
 UNROUTED_PIN: RGB = (255, 255, 255)
+#: Frame round the pins of a net that could not be routed: bright, so that they stand out
+#: on free cells and on blockages alike (mazes are mostly both).
+UNROUTED_FRAME: RGB = (255, 0, 255)
 #: Legend panel, and the margin under a grid shorter than the legend.
 LEGEND_BG: RGB = (255, 255, 255)
 #: Legend text.
@@ -93,7 +97,7 @@ TEXT: RGB = (0, 0, 0)
 OTHER: RGB = (150, 150, 165)
 
 #: Width in pixels of the legend panel right of the grid.
-LEGEND_WIDTH = 240
+LEGEND_WIDTH = 300
 #: Height in pixels of one legend row.
 LEGEND_ROW = 15
 #: Legend padding in pixels.
@@ -110,6 +114,12 @@ LEGEND_FONT = 11
 PIN_SCALE = 6
 #: Side in pixels of a pin's badge on cells smaller than :data:`PIN_SCALE`.
 MIN_PIN_PX = 7
+#: Side in pixels of the badge of an unrouted net's pin (its frame round the other's).
+UNROUTED_PIN_PX = 11
+#: Axis text size in points (pixels), at 1x.
+AXIS_FONT = 10
+#: Length in pixels of an axis tick, at 1x.
+AXIS_TICK = 4
 #: Narrowest wire in pixels.
 MIN_WIRE_PX = 2
 #: Fonts tried, in order, for legend text that DejaVu Sans cannot draw.
@@ -132,29 +142,7 @@ _PALETTE: list[RGB] = [
     (174, 199, 232), (255, 187, 120), (152, 223, 138), (255, 152, 150), (197, 176, 213),
     (196, 156, 148), (247, 182, 210), (219, 219, 141), (158, 218, 229),
 ]
-_RESERVED = {FREE, BLOCKED, PIN, UNROUTED_PIN, LEGEND_BG}
-
-# Wavefront pictures.
-_CMAP = "viridis"
-_WAVE_BLOCKED = "#404040"
-_WAVE_UNREACHED = "#ffffff"
-_WAVE_OTHER = tuple(v / 255 for v in OTHER)
-_ROOT_COLOUR = "#ffffff"
-_TARGET_COLOUR = "#ff00ff"
-_PATH_COLOUR = "#e4002b"
-#: Layouts of at most this many cells get their levels written into the cells.
-ANNOTATE_CELLS = 400
-#: Larger grids are reduced block-wise (lowest level per block) to about this many cells
-#: a side before the heat map is drawn.
-PNG_CELLS = 1024
-#: Long side in pixels the GIF's grid aims at (bigger grids are reduced block-wise).
-GIF_SIDE = 512
-#: Height in pixels of the GIF's strip under the grid (colour bar, level counter).
-GIF_BAR = 40
-#: Narrowest GIF frame in pixels (room for the colour bar and the counter).
-GIF_MIN_WIDTH = 240
-#: Margin in pixels left and right of the GIF's colour bar.
-GIF_PAD = 12
+_RESERVED = {FREE, BLOCKED, PIN, UNROUTED_PIN, UNROUTED_FRAME, LEGEND_BG}
 
 
 # -- colours and sizes --------------------------------------------------------------------
@@ -175,7 +163,7 @@ def net_colour(index: int) -> RGB:
     """Colour of net ``index`` (file order): tab20 without greys, then hashed HSV.
 
     Deterministic, saturated (never grey), and never :data:`FREE`, :data:`BLOCKED`,
-    :data:`PIN`, :data:`UNROUTED_PIN` or :data:`LEGEND_BG`.
+    :data:`PIN`, :data:`UNROUTED_PIN`, :data:`UNROUTED_FRAME` or :data:`LEGEND_BG`.
 
     >>> net_colour(0), net_colour(3)
     ((31, 119, 180), (214, 39, 40))
@@ -237,13 +225,37 @@ def image_size(layout: Layout, scale: int | None = None, legend: bool = True) ->
     >>> from mazeroute.layout import parse_layout
     >>> lay = parse_layout({"width": 2048, "height": 1024, "nets": []})
     >>> image_size(lay), image_size(lay, legend=False)
-    ((2528, 1024), (2048, 1024))
+    ((2723, 1064), (2048, 1024))
     """
     gw, gh = grid_box(layout, scale)
     if not legend:
         return (gw, gh)
     z = _legend_zoom(gw, gh)
-    return (gw + LEGEND_WIDTH * z, max(gh, _legend_height(layout, gh, z)))
+    aw, ah = _axis_size(layout, z)
+    return (gw + aw + LEGEND_WIDTH * z, max(gh + ah, _legend_height(layout, gh, z)))
+
+
+def _axis_size(layout: Layout, z: int) -> tuple[int, int]:
+    """``(width, height)`` in pixels of the y axis right of the grid and the x axis under
+    it, at legend zoom ``z``."""
+    wide = _font(AXIS_FONT * z).getlength(str(max(layout.height - 1, 0)))
+    return (int(round(wide)) + (AXIS_TICK + 8) * z, (AXIS_TICK + AXIS_FONT + 6) * z)
+
+
+def tick_step(scale: int, gap: float) -> int:
+    """Cells between labelled axis ticks: the least of 1, 2, 5, 10, 20, 50, ... that puts
+    ticks at least ``gap`` pixels apart at ``scale`` pixels a cell.
+
+    >>> tick_step(24, 40), tick_step(1, 40), tick_step(64, 40), tick_step(3, 40)
+    (2, 50, 1, 20)
+    """
+    need = gap / max(int(scale), 1)
+    base = 1
+    while True:
+        for f in (1, 2, 5):
+            if base * f >= need:
+                return base * f
+        base *= 10
 
 
 # -- the layout picture ---------------------------------------------------------------------
@@ -283,7 +295,7 @@ def layout_image(layout: Layout, routes: RouteResult | None = None, *, scale: in
         unrouted = routes is not None and not routes.nets[i].routed
         mark[p[:, 1], p[:, 0]] = 2 if unrouted else 1
     colours = [net_colour(i) for i in range(n)]
-    table = np.array([FREE, BLOCKED, *colours, *colours, PIN, UNROUTED_PIN],
+    table = np.array([FREE, BLOCKED, *colours, *colours, PIN, UNROUTED_PIN, UNROUTED_FRAME],
                      dtype=np.uint8).reshape(-1, 3)
     if s < MIN_WIRE_PX:                            # one pixel a cell: widen wires into free
         wire = (label >= 2) & (label < 2 + n)
@@ -298,12 +310,7 @@ def layout_image(layout: Layout, routes: RouteResult | None = None, *, scale: in
     if s > 1:
         label = np.repeat(np.repeat(label, s, axis=0), s, axis=1)
     if s >= PIN_SCALE:
-        lo, hi = pin_marker(s)
-        tile = np.zeros((s, s), dtype=np.uint8)
-        tile[lo:hi, lo:hi] = 1
-        mark_px = np.kron(mark, tile)
-        label[mark_px == 1] = 2 + 2 * n
-        label[mark_px == 2] = 3 + 2 * n
+        _marks(label, mark, s, n)
     else:
         _badges(label, mark, s, n)
     grid = table[label]
@@ -313,12 +320,53 @@ def layout_image(layout: Layout, routes: RouteResult | None = None, *, scale: in
     canvas[...] = LEGEND_BG
     canvas[:h * s, :w * s] = grid
     img = Image.fromarray(canvas)
-    _draw_legend(img, layout, routes, w * s, h * s, s)
+    z = _legend_zoom(w * s, h * s)
+    _draw_axes(img, layout, s, z)
+    _draw_legend(img, layout, routes, w * s + _axis_size(layout, z)[0], h * s, z)
     return img
 
 
+def _marks(label: np.ndarray, mark: np.ndarray, s: int, n: int) -> None:
+    """Paint the pin marks of cells of :data:`PIN_SCALE` pixels or more, and the frames of
+    unrouted nets' pins, into the pixel labels."""
+    lo, hi = pin_marker(s)
+    t = max(1, s // 8)                               # the frame, inside the cell's edge
+    tile = np.zeros((s, s), dtype=np.uint8)
+    tile[:t, :] = tile[-t:, :] = tile[:, :t] = tile[:, -t:] = 2
+    tile[lo:hi, lo:hi] = 1
+    cell = np.repeat(np.repeat(mark, s, axis=0), s, axis=1)
+    where = np.tile(tile, mark.shape)
+    label[(where == 1) & (cell == 1)] = 2 + 2 * n
+    label[(where == 1) & (cell == 2)] = 3 + 2 * n
+    label[(where == 2) & (cell == 2)] = 4 + 2 * n
+
+
+def _draw_axes(img: Image.Image, layout: Layout, s: int, z: int) -> None:
+    """Axis lines, ticks and cell numbers under the grid (x) and right of it (y)."""
+    gw, gh = layout.width * s, layout.height * s
+    aw, ah = _axis_size(layout, z)
+    draw = ImageDraw.Draw(img)
+    font, ink, grey = _font(AXIS_FONT * z), (90, 90, 90), (150, 150, 150)
+    draw.rectangle([0, gh, gw + z - 1, gh + z - 1], fill=grey)
+    draw.rectangle([gw, 0, gw + z - 1, gh + z - 1], fill=grey)
+    tick = AXIS_TICK * z
+    wide = font.getlength(str(max(layout.width - 1, 0)))
+    for c in range(0, layout.width, tick_step(s, wide + 12 * z)):
+        px = c * s + s // 2
+        draw.rectangle([px, gh, px + z - 1, gh + tick], fill=ink)
+        text = str(c)
+        tx = min(max(0, px - font.getlength(text) / 2), gw + aw - font.getlength(text))
+        draw.text((tx, gh + tick + z), text, fill=TEXT, font=font)
+    for r in range(0, layout.height, tick_step(s, (AXIS_FONT + 6) * z)):
+        py = r * s + s // 2
+        draw.rectangle([gw, py, gw + tick, py + z - 1], fill=ink)
+        ty = min(max(0, py - AXIS_FONT * z * 0.6), gh + ah - AXIS_FONT * z * 1.3)
+        draw.text((gw + tick + 2 * z, ty), str(r), fill=TEXT, font=font)
+
+
 def _badges(label: np.ndarray, mark: np.ndarray, s: int, n: int) -> None:
-    """Paint each pin's :data:`MIN_PIN_PX` badge into the pixel labels (see the notes).
+    """Paint each pin's badge into the pixel labels (see the notes): :data:`MIN_PIN_PX`
+    pixels a side, :data:`UNROUTED_PIN_PX` with the frame for an unrouted net's pin.
 
     Pins of unrouted nets are painted last, so that their marks are on top.
     """
@@ -329,23 +377,25 @@ def _badges(label: np.ndarray, mark: np.ndarray, s: int, n: int) -> None:
     order = np.argsort(kind, kind="stable")        # routed (1) first, unrouted (2) on top
     ys, xs, kind = ys[order], xs[order], kind[order]
     net_label = label[ys * s, xs * s]               # the pin cell's label: 2 + n + i
-    r = MIN_PIN_PX // 2
-    d = np.arange(-r, r + 1)
-    ring = np.maximum(np.abs(d)[:, None], np.abs(d)[None, :])      # 0 centre .. r outline
+    r, big = MIN_PIN_PX // 2, UNROUTED_PIN_PX // 2
+    unrouted = kind == 2
+    d = np.arange(-big, big + 1)
     hh, ww = label.shape
     # outlines and rings first, then every centre: a neighbour's badge never hides a mark
     for centres in (False, True):
-        for dy_i, dy in enumerate(d):
-            for dx_i, dx in enumerate(d):
-                k = ring[dy_i, dx_i]
+        for dy in d:
+            for dx in d:
+                k = max(abs(dy), abs(dx))             # 0 centre .. r outline .. big frame
                 if (k <= 1) != centres:
                     continue
                 py, px = ys * s + s // 2 + dy, xs * s + s // 2 + dx
-                ok = (py >= 0) & (py < hh) & (px >= 0) & (px < ww)
-                if k == r:
+                ok = (py >= 0) & (py < hh) & (px >= 0) & (px < ww) & (unrouted | (k <= r))
+                if k > r:
+                    value = np.full(ys.size, 4 + 2 * n)                   # the frame
+                elif k == r:
                     value = np.full(ys.size, 2 + 2 * n)                   # black outline
                 elif k <= 1:
-                    value = np.where(kind == 2, 3 + 2 * n, 2 + 2 * n)     # the mark colour
+                    value = np.where(unrouted, 3 + 2 * n, 2 + 2 * n)      # the mark colour
                 else:
                     value = net_label
                 label[py[ok], px[ok]] = value[ok]
@@ -447,18 +497,54 @@ def _legible(text: str, size: int):
     return text, _font(size, fonts[0])
 
 
-def _fit(draw: ImageDraw.ImageDraw, text: str, width: int, font) -> str:
-    """``text``, cut with '...' so that it fits ``width`` pixels."""
-    if draw.textlength(text, font=font) <= width:
+ELLIPSIS = "\u2026"
+
+
+def fit_words(text: str, fits) -> str:
+    """``text``, or its longest run of whole words that ``fits`` with :data:`ELLIPSIS`
+    after it.
+
+    ``fits(candidate)`` says whether a line fits its room. A line is cut only where a
+    space is (the punctuation before it dropped), never inside a word; a first word too
+    long for the room on its own is cut where it must be.
+
+    >>> room = lambda t: len(t) <= 24
+    >>> fit_words("l: UNROUTED (still in conflict with nets 3, n)", room)
+    'l: UNROUTED (still in\u2026'
+    >>> fit_words("short enough", room)
+    'short enough'
+    >>> fit_words("a_single_very_long_net_name_here", room)
+    'a_single_very_long_net_\u2026'
+    """
+    if fits(text):
         return text
-    lo, hi = 0, len(text)
-    while lo < hi:                      # the longest prefix that fits with the ellipsis
+    cuts = [i for i in range(1, len(text)) if text[i] == " " and text[i - 1] != " "]
+    lo, hi = 0, len(cuts)
+    while lo < hi:                      # the most words that fit with the ellipsis
         mid = (lo + hi + 1) // 2
-        if draw.textlength(text[:mid] + "...", font=font) <= width:
+        if fits(_cut(text, cuts[mid - 1])):
             lo = mid
         else:
             hi = mid - 1
-    return text[:lo] + "..."
+    if lo:
+        return _cut(text, cuts[lo - 1])
+    lo, hi = 0, len(text)               # no whole word fits: the first one, cut
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if fits(text[:mid] + ELLIPSIS):
+            lo = mid
+        else:
+            hi = mid - 1
+    return text[:lo] + ELLIPSIS
+
+
+def _cut(text: str, at: int) -> str:
+    return text[:at].rstrip(" ,;:(-") + ELLIPSIS
+
+
+def _fit(draw: ImageDraw.ImageDraw, text: str, width: int, font) -> str:
+    """``text``, cut at a word boundary with an ellipsis so that it fits ``width`` pixels."""
+    return fit_words(text, lambda t: draw.textlength(t, font=font) <= width)
 
 
 def _text(draw: ImageDraw.ImageDraw, xy: tuple[int, int], text: str, width: int,
@@ -468,9 +554,8 @@ def _text(draw: ImageDraw.ImageDraw, xy: tuple[int, int], text: str, width: int,
 
 
 def _draw_legend(img: Image.Image, layout: Layout, routes: RouteResult | None,
-                 x0: int, gh: int, scale: int) -> None:
-    """Fill the panel right of ``x0``; nothing is drawn left of it (the grid)."""
-    z = _legend_zoom(x0, gh)
+                 x0: int, gh: int, z: int) -> None:
+    """Fill the panel right of ``x0``; nothing is drawn left of it (the grid, its axes)."""
     pad, row, size = LEGEND_PAD * z, LEGEND_ROW * z, LEGEND_FONT * z
     draw = ImageDraw.Draw(img)
     draw.rectangle([x0, 0, x0 + z - 1, img.height - 1], fill=(200, 200, 200))
@@ -480,10 +565,9 @@ def _draw_legend(img: Image.Image, layout: Layout, routes: RouteResult | None,
     full = LEGEND_WIDTH * z - 2 * pad
     y = pad
 
-    def swatch(fill: RGB, inner: RGB | None = None) -> None:
+    def swatch(fill: RGB, inner: RGB | None = None, edge: RGB = (120, 120, 120)) -> None:
         sx, sy = x0 + pad, y + z
-        draw.rectangle([sx, sy, sx + sw - 1, sy + sw - 1], fill=fill, outline=(120, 120, 120),
-                       width=z)
+        draw.rectangle([sx, sy, sx + sw - 1, sy + sw - 1], fill=fill, outline=edge, width=z)
         if inner is not None:
             q = sw // 4
             draw.rectangle([sx + q, sy + q, sx + sw - 1 - q, sy + sw - 1 - q], fill=inner)
@@ -504,13 +588,16 @@ def _draw_legend(img: Image.Image, layout: Layout, routes: RouteResult | None,
     _text(draw, (tx, y), "blockage", room, size)
     y += row
     swatch((150, 150, 150), PIN)
-    _text(draw, (tx, y), "pin (white mark: net unrouted)", room, size)
+    _text(draw, (tx, y), "pin (net unrouted: white mark, magenta frame)", room, size)
     y += row
     shown = _legend_nets(layout, gh, z)
     first = set(unrouted)
     listed = (unrouted + [i for i in range(n) if i not in first])[:shown]
     for i in listed:
-        swatch(net_colour(i), None if routes is None or routes.nets[i].routed else UNROUTED_PIN)
+        if routes is None or routes.nets[i].routed:
+            swatch(net_colour(i))
+        else:
+            swatch(net_colour(i), UNROUTED_PIN, UNROUTED_FRAME)
         net = layout.nets[i]
         if routes is None:
             status = f"{len(net.pins)} pins"
@@ -528,355 +615,20 @@ def _draw_legend(img: Image.Image, layout: Layout, routes: RouteResult | None,
               + (f" ({hidden} of them unrouted)" if hidden else ""), room, size)
 
 
-# -- wavefront pictures ---------------------------------------------------------------------
-def _check_levels(layout: Layout, levels: np.ndarray) -> np.ndarray:
-    levels = np.asarray(levels)
-    if levels.shape != (layout.height, layout.width):
-        raise ValueError(f"levels have shape {levels.shape}, the layout is "
-                         f"{(layout.height, layout.width)} (rows, columns)")
-    return levels
 
 
-def _path_runs(cells: Sequence[Cell]) -> list[np.ndarray]:
-    """Polylines of a path, or of a tree listed branch after branch (multi-pin nets).
-
-    A run breaks where two listed cells are not neighbours; the new run is joined to an
-    earlier listed neighbour of its first cell, where the branch meets the tree.
-    """
-    cells = [(int(x), int(y)) for x, y in cells]
-    runs: list[list[Cell]] = []
-    seen: set[Cell] = set()
-    for c in cells:
-        prev = runs[-1][-1] if runs else None
-        if prev is not None and abs(prev[0] - c[0]) + abs(prev[1] - c[1]) == 1:
-            runs[-1].append(c)
-        else:
-            x, y = c
-            joint = next((q for q in ((x, y - 1), (x - 1, y), (x + 1, y), (x, y + 1))
-                          if q in seen), None)
-            runs.append([joint, c] if joint else [c])
-        seen.add(c)
-    return [np.asarray(r, dtype=float) for r in runs]
+# The wavefront and congestion pictures moved to modules of their own; their names are
+# still found here, loaded on first use, since those modules import this one.
+_MOVED = {"render_wavefront": ("ANNOTATE_CELLS", "GIF_BAR", "GIF_MIN_WIDTH", "GIF_PAD",
+                               "GIF_SIDE", "PICTURE_FORMATS", "PNG_CELLS", "picture_format",
+                               "save_wavefront_gif", "save_wavefront_png"),
+          "render_congestion": ("CONGESTION_UNROUTED", "congestion_image",
+                                "save_congestion_png")}
 
 
-def save_wavefront_png(layout: Layout, levels: np.ndarray, path: str | Path, *,
-                       roots: list[Cell], target: Cell | None = None,
-                       path_cells: list[Cell] | None = None, title: str = "",
-                       others: list[Cell] | None = None) -> Path:
-    """The levels of one wavefront as a heat map, like PMPP Fig. 15.5 (A)/(B).
-
-    Parameters
-    ----------
-    layout : the layout (its blockages are drawn dark grey)
-    levels : ``(height, width)`` uint32 levels, ``UNREACHED`` where not reached
-    path : the PNG to write (atomically)
-    roots : the wavefront's level-0 cells, marked with circles
-    target : a cell marked with a cross, or None
-    path_cells : the chosen wire, drawn as a line on top, or None
-    title : the title; by default the layout's name and the number of levels
-    others : cells of other nets (their wires and pins), drawn as obstacles in
-        :data:`OTHER`
-
-    Levels are written into the cells of layouts of at most :data:`ANNOTATE_CELLS` cells.
-    """
-    import matplotlib
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.colors import ListedColormap, Normalize
-    from matplotlib.figure import Figure
-    from matplotlib.lines import Line2D
-    from matplotlib.patches import Patch
-    from matplotlib.ticker import MaxNLocator
-    from matplotlib.transforms import ScaledTranslation
-
-    levels = _check_levels(layout, levels)
-    h, w = levels.shape
-    reached = levels != UNREACHED
-    top = int(levels[reached].max()) if reached.any() else 0
-    norm = Normalize(vmin=0, vmax=max(top, 1))
-    cmap = matplotlib.colormaps[_CMAP].with_extremes(bad=(0, 0, 0, 0))
-
-    side = 6.5                                                # inches of the long side
-    iw, ih = (side, max(1.5, side * h / w)) if w >= h else (max(1.5, side * w / h), side)
-    fig = Figure(figsize=(iw + 1.8, ih + 1.6), dpi=150)
-    FigureCanvasAgg(fig)
-    ax = fig.add_subplot()
-    back, lv = _background(layout, others), levels
-    k = -(-max(h, w) // PNG_CELLS)
-    if k > 1:        # more cells than pixels: reduce first (Matplotlib would, more slowly)
-        back, lv = _reduce(back, k, 1, np.minimum), _reduce(lv, k, UNREACHED, np.minimum)
-    extent = (-0.5, w - 0.5, h - 0.5, -0.5)    # axes stay in cell coordinates
-    ax.imshow(back, interpolation="nearest", vmin=0, vmax=2, extent=extent,
-              cmap=ListedColormap([_WAVE_UNREACHED, _WAVE_BLOCKED, _WAVE_OTHER]))
-    shown = np.ma.masked_array(lv.astype(np.float32), mask=lv == UNREACHED)
-    im = ax.imshow(shown, cmap=cmap, norm=norm, interpolation="nearest", extent=extent)
-    bar = fig.colorbar(im, ax=ax, fraction=0.046, pad=0.03)
-    bar.set_label("BFS level (distance from root)")
-    bar.locator = MaxNLocator(integer=True)
-    bar.update_ticks()
-
-    cell_pt = min(iw / w, ih / h) * 72                       # one cell, in points
-    if w * h <= ANNOTATE_CELLS:
-        ax.set_xticks(np.arange(-0.5, w, 1), minor=True)
-        ax.set_yticks(np.arange(-0.5, h, 1), minor=True)
-        ax.grid(which="minor", color="#bbbbbb", linewidth=0.5)
-        ax.tick_params(which="minor", length=0)
-        size = float(np.clip(cell_pt * 0.38, 5, 11))
-        for y, x in zip(*np.nonzero(reached)):
-            v = int(levels[y, x])
-            ax.text(x, y, str(v), ha="center", va="center", fontsize=size,
-                    color="white" if norm(v) < 0.6 else "black")
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
-
-    marker = float(np.clip(cell_pt * 0.6, 6, 14))
-    handles = []
-    if path_cells is not None and len(path_cells):
-        lw = float(np.clip(cell_pt * 0.18, 1.2, 4))
-        for run in _path_runs(path_cells):
-            ax.plot(run[:, 0], run[:, 1], color=_PATH_COLOUR, linewidth=lw,
-                    solid_capstyle="round", zorder=3)
-        handles.append(Line2D([], [], color=_PATH_COLOUR, linewidth=lw, label="path"))
-    r = np.asarray(roots, dtype=float).reshape(-1, 2)
-    if len(r):
-        ax.plot(r[:, 0], r[:, 1], "o", markersize=marker, markerfacecolor=_ROOT_COLOUR,
-                markeredgecolor="black", zorder=4, clip_on=False)
-        handles.append(Line2D([], [], marker="o", linestyle="", markersize=8,
-                              markerfacecolor=_ROOT_COLOUR, markeredgecolor="black",
-                              label="root" if len(r) == 1 else "roots"))
-    if target is not None:
-        ax.plot([target[0]], [target[1]], "X", markersize=marker * 1.1,
-                markerfacecolor=_TARGET_COLOUR, markeredgecolor="black", zorder=4,
-                clip_on=False)
-        handles.append(Line2D([], [], marker="X", linestyle="", markersize=9,
-                              markerfacecolor=_TARGET_COLOUR, markeredgecolor="black",
-                              label="target"))
-    handles.append(Patch(facecolor=_WAVE_BLOCKED, label="blocked"))
-    if others is not None and len(others):
-        handles.append(Patch(facecolor=_WAVE_OTHER, label="other nets"))
-    handles.append(Patch(facecolor=_WAVE_UNREACHED, edgecolor="#999999", label="not reached"))
-    below = ax.transAxes + ScaledTranslation(0, -0.5, fig.dpi_scale_trans)  # under x label
-    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0), bbox_transform=below,
-              ncol=len(handles), fontsize=8, frameon=False, handlelength=1.5)
-    ax.set_xlabel("x (column)", fontsize=9)
-    ax.set_ylabel("y (row)", fontsize=9)
-    ax.set_title(title or f"{layout.name}: wavefront, {top + 1} levels", fontsize=10)
-
-    path = Path(path)
-    with atomic_path(path) as tmp:
-        fig.savefig(tmp, format="png", bbox_inches="tight")
-    return path
-
-
-def save_wavefront_gif(layout: Layout, levels: np.ndarray, path: str | Path, *,
-                       roots: list[Cell], target: Cell | None = None,
-                       path_cells: list[Cell] | None = None,
-                       max_frames: int = 120, others: list[Cell] | None = None) -> Path:
-    """An animated GIF of the wavefront growing level by level, then the chosen path.
-
-    Frame ``k`` shows every cell of level ``<= t_k`` in the viridis colour of its level;
-    when there are more levels than frames, levels are grouped evenly (``t_k`` spread
-    over ``0 .. last level``). With ``path_cells`` a last frame adds the path. At most
-    ``max_frames`` frames in all. ``others`` (cells of other nets) are drawn in
-    :data:`OTHER`. The grid's long side is about :data:`GIF_SIDE` pixels (up to 16
-    pixels a cell); larger grids are reduced block-wise (a block shows its lowest level,
-    and is an obstacle only when all its cells are). The grid is the top-left corner of
-    each frame; under it a strip :data:`GIF_BAR` pixels tall holds the colour bar of the
-    levels (0 to the last), a black marker at the frame's level and the counter
-    ``level t / last``; frames are at least :data:`GIF_MIN_WIDTH` pixels wide.
-    """
-    import matplotlib
-
-    if max_frames < 1:
-        raise ValueError(f"max_frames must be >= 1, got {max_frames}")
-    levels = _check_levels(layout, levels)
-    h, w = levels.shape
-    k = -(-max(h, w) // GIF_SIDE)                              # cells per block side
-    back = _background(layout, others)       # 0 free, 1 blocked, 2 other nets
-    if k > 1:
-        levels = _reduce(levels, k, UNREACHED, np.minimum)
-        back = _reduce(back, k, 1, np.minimum)  # free where any of its cells is free
-    reached = levels != UNREACHED
-    top = int(levels[reached].max()) if reached.any() else 0
-
-    shades = 248                                   # palette: 0..247 levels, then the rest
-    free_i, block_i, other_i, root_i, target_i, path_i, ink_i = range(shades, shades + 7)
-    lut = matplotlib.colormaps[_CMAP](np.linspace(0, 1, shades))[:, :3]
-    palette = np.zeros((256, 3), dtype=np.uint8)
-    palette[:shades] = np.round(lut * 255)
-    palette[free_i], palette[block_i], palette[other_i] = (255, 255, 255), (64, 64, 64), OTHER
-    palette[root_i], palette[target_i], palette[path_i] = (255, 255, 255), (255, 0, 255), \
-        (228, 0, 43)
-    palette[ink_i] = TEXT
-    shade = np.zeros(levels.shape, dtype=np.uint8)
-    shade[reached] = np.round(levels[reached].astype(np.float64) / max(top, 1)
-                              * (shades - 1)).astype(np.uint8)
-    base = np.array([free_i, block_i, other_i], dtype=np.uint8)[back]
-
-    has_path = path_cells is not None and len(path_cells) > 0
-    count = min(top + 1, max_frames - has_path)        # 0 when the path frame is all
-    steps = np.floor(np.linspace(0, top, count) + 0.5).astype(np.int64)   # distinct
-    s = max(1, min(16, GIF_SIDE // max(levels.shape)))
-    cells = lambda pts: (np.asarray(pts, dtype=np.int64).reshape(-1, 2) // k)  # noqa: E731
-    gh, gw = levels.shape[0] * s, levels.shape[1] * s
-    fw = max(gw, GIF_MIN_WIDTH)
-    strip = _gif_strip(fw, top, shades, free_i, ink_i)
-
-    def frame(t: int, with_path: bool) -> Image.Image:
-        idx = base.copy()
-        now = reached & (levels <= t)
-        idx[now] = shade[now]
-        if with_path:
-            c = cells(path_cells)
-            idx[c[:, 1], c[:, 0]] = path_i
-        px = np.repeat(np.repeat(idx, s, axis=0), s, axis=1)
-        half = max(s, 5) // 2                     # marks at least 5 px wide
-        marks = [(c, root_i) for c in cells(roots)]
-        if target is not None:
-            marks.append((cells([target])[0], target_i))
-        for (x, y), colour in marks:
-            cx, cy = x * s + s // 2, y * s + s // 2
-            px[max(0, cy - half):cy + half + 1, max(0, cx - half):cx + half + 1] = block_i
-            px[max(0, cy - half + 1):cy + half, max(0, cx - half + 1):cx + half] = colour
-        whole = np.full((gh + GIF_BAR, fw), free_i, dtype=np.uint8)
-        whole[:gh, :gw] = px
-        whole[gh:] = strip(t, with_path)
-        img = Image.frombytes("P", (fw, gh + GIF_BAR), np.ascontiguousarray(whole))
-        img.putpalette(palette.ravel().tolist())
-        return img
-
-    frames = [frame(int(t), False) for t in steps]
-    if has_path:
-        frames.append(frame(top, True))
-    durations = [90] * (len(frames) - 1) + [2000]
-    path = Path(path)
-    with atomic_path(path) as tmp:
-        frames[0].save(tmp, format="GIF", save_all=True, append_images=frames[1:],
-                       duration=durations, loop=0)
-    return path
-
-
-def _gif_strip(width: int, top: int, shades: int, back: int, ink: int):
-    """The GIF's strip under the grid: ``strip(t, with_path)`` gives its palette indices."""
-    x0, x1 = GIF_PAD, width - GIF_PAD                     # the colour bar's columns
-    bar_y, bar_h = 8, 12
-    base = np.full((GIF_BAR, width), back, dtype=np.uint8)
-    base[bar_y:bar_y + bar_h, x0:x1] = np.round(
-        np.linspace(0, shades - 1, x1 - x0)).astype(np.uint8)[None, :]
-    ink_rows = np.zeros((GIF_BAR, width), dtype=bool)
-    ink_rows[bar_y - 1, x0 - 1:x1 + 1] = ink_rows[bar_y + bar_h, x0 - 1:x1 + 1] = True
-    ink_rows[bar_y - 1:bar_y + bar_h + 1, [x0 - 1, x1]] = True
-    base[ink_rows] = ink
-    size, text_y = 12, bar_y + bar_h + 3
-
-    def words(text: str, at: str) -> np.ndarray:
-        text, font = _legible(text, size)
-        mask = Image.new("L", (width, GIF_BAR), 0)
-        d = ImageDraw.Draw(mask)
-        wide = d.textlength(text, font=font)
-        x = {"left": x0, "right": x1 - wide, "centre": (width - wide) / 2}[at]
-        d.text((x, text_y), text, fill=255, font=font)
-        return np.asarray(mask) > 110
-
-    base[words("0", "left") | words(str(top), "right")] = ink
-
-    def strip(t: int, with_path: bool) -> np.ndarray:
-        out = base.copy()
-        mx = x0 + int(round(t / max(top, 1) * (x1 - x0 - 1)))
-        out[bar_y - 5:bar_y + bar_h + 2, max(x0, mx - 1):mx + 2] = ink      # the marker
-        label = f"level {t} / {top}" + (", path" if with_path else "")
-        out[words(label, "centre")] = ink
-        return out
-
-    return strip
-
-
-def _background(layout: Layout, others: list[Cell] | None) -> np.ndarray:
-    """Per cell: 0 free, 1 blocked, 2 a cell of another net."""
-    back = layout.blocked.astype(np.uint8)
-    if others is not None and len(others):
-        c = np.asarray(others, dtype=np.int64).reshape(-1, 2)
-        back[c[:, 1], c[:, 0]] = 2
-    return back
-
-
-def _reduce(a: np.ndarray, k: int, pad, op) -> np.ndarray:
-    """Block-wise reduction of a 2-D array by ``k`` x ``k`` blocks (edges padded)."""
-    h, w = a.shape
-    # a side shorter than a block is one block as it is: padding it to k cells would
-    # make a long, thin grid's copy k times its size (a 3,000,000 x 1 layout, gigabytes)
-    kh, kw = min(k, h), min(k, w)
-    hh, ww = -(-h // kh) * kh, -(-w // kw) * kw
-    full = np.full((hh, ww), pad, dtype=a.dtype)
-    full[:h, :w] = a
-    blocks = full.reshape(hh // kh, kh, ww // kw, kw)
-    return op.reduce(op.reduce(blocks, axis=3), axis=1)
-
-
-# -- the congestion picture ------------------------------------------------------------
-#: Mark of an unrouted net's pin in the congestion picture.
-CONGESTION_UNROUTED: RGB = (0, 200, 255)
-#: Colour map of history cost (the low end is skipped, so no shade is near BLOCKED).
-_HEAT_CMAP = "inferno"
-
-
-def congestion_image(result: RouteResult, *, scale: int | None = None) -> Image.Image:
-    """The history cost of a negotiated route as an exact-pixel heat map.
-
-    Cells with no history are :data:`FREE`, blockages :data:`BLOCKED`, a cell with
-    history ``h`` takes the ``inferno`` colour of ``h / max(h)`` (from a quarter of the
-    map up: the more often a cell was fought over, the brighter). Every pin of an
-    unrouted net is marked :data:`CONGESTION_UNROUTED` (a centred square, or the whole
-    cell when ``scale < 3``).
-
-    >>> import numpy as np
-    >>> from mazeroute.layout import parse_layout
-    >>> from mazeroute.router import route
-    >>> lay = parse_layout({"width": 3, "height": 3, "nets": [
-    ...     {"name": "x", "pins": [[0, 1], [2, 1]]}, {"name": "y", "pins": [[1, 0], [1, 2]]}]})
-    >>> res = route(lay, backend="cpu", mode="negotiate", max_iterations=3)
-    >>> img = np.asarray(congestion_image(res, scale=4))
-    >>> img.shape, tuple(img[4 + 2, 4 + 2]) == FREE        # (1, 1) was fought over
-    ((12, 12, 3), False)
-    >>> tuple(img[2 * 4 + 2, 1 * 4 + 2]) == CONGESTION_UNROUTED   # y's pin (1, 2)
-    True
-    """
-    import matplotlib
-
-    if result.history is None:
-        raise ValueError("only a negotiated result (mode 'negotiate') has history costs")
-    layout = result.layout
-    s = _scale(layout, scale)
-    hist = np.asarray(result.history, dtype=float)
-    rgb = np.empty(hist.shape + (3,), np.uint8)
-    rgb[...] = FREE
-    hot = hist > 0
-    if hot.any():
-        lut = (matplotlib.colormaps[_HEAT_CMAP](np.linspace(0.25, 1.0, 256))[:, :3] * 255)
-        idx = np.clip((hist[hot] / hist.max() * 255).round().astype(int), 0, 255)
-        rgb[hot] = lut.round().astype(np.uint8)[idx]
-    rgb[layout.blocked] = BLOCKED
-    mark = np.zeros(hist.shape, bool)
-    for net, r in zip(layout.nets, result.nets):
-        if not r.routed:
-            p = np.asarray(net.pins, dtype=np.int64).reshape(-1, 2)
-            mark[p[:, 1], p[:, 0]] = True
-    if s > 1:
-        rgb = np.repeat(np.repeat(rgb, s, axis=0), s, axis=1)
-    lo, hi = pin_marker(s)
-    tile = np.zeros((s, s), bool)
-    if hi > lo:
-        tile[lo:hi, lo:hi] = True
-    else:
-        tile[...] = True
-    rgb[np.kron(mark, tile).astype(bool)] = CONGESTION_UNROUTED
-    return Image.fromarray(rgb)
-
-
-def save_congestion_png(result: RouteResult, path: str | Path, *,
-                        scale: int | None = None) -> Path:
-    """Write :func:`congestion_image` as a PNG, atomically; return the path."""
-    img = congestion_image(result, scale=scale)
-    path = Path(path)
-    with atomic_path(path) as tmp:
-        img.save(tmp, format="PNG")
-    return path
+def __getattr__(name: str):
+    for module, names in _MOVED.items():
+        if name in names:
+            import importlib
+            return getattr(importlib.import_module(f".{module}", __package__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -70,21 +70,31 @@ def _ms(seconds: float) -> str:
     return f"{seconds * 1e3:.2f} ms" if seconds < 1 else f"{seconds:.3f} s"
 
 
-def format_report(result: RouteResult, max_rows: int | None = None) -> str:
+def format_report(result: RouteResult, max_rows: int | None = None, *,
+                  live: bool = False) -> str:
     """The report as text: header, a table of nets, totals.
 
     ``max_rows`` limits the per-net rows shown (unrouted nets are always listed first
-    when rows are cut, since those are what a user needs to see).
+    when rows are cut, since those are what a user needs to see). ``live``: the
+    negotiation's iterations and phases were already shown as they ran, so only their
+    totals are (:func:`format_negotiation`).
+
+    Columns mean the same in every mode: ``length`` is the wire's cells less one,
+    ``bends`` the cells where it turns, counted from its cells alone (a tree's branch
+    by branch, :func:`~mazeroute.router.result.wire_bends`). ``levels``, the BFS
+    wavefront levels sequential mode's searches expanded, has no meaning for
+    negotiation's cost-weighted searches and is left out there.
     """
     lay = result.layout
     lines = [f"layout {safe_text(lay.name, LAYOUT_NAME_WIDTH)}: {lay.width} x {lay.height} "
              f"cells, {len(lay.nets)} nets",
              f"engine {result.engine}, mode {result.mode}"
              + (f", order {result.order}" if result.mode == "sequential" else "")]
-    header = ("net", "routed", "length", "bends", "levels", "time")
+    levels = result.mode != "negotiate"
+    header = ("net", "routed", "length", "bends", *(("levels",) if levels else ()), "time")
     rows = [(safe_text(n.name, NET_NAME_WIDTH), "yes" if n.routed else "NO",
              str(n.length) if n.routed else "-", str(n.bends) if n.routed else "-",
-             str(n.levels), _ms(n.seconds))
+             *((str(n.levels),) if levels else ()), _ms(n.seconds))
             for n in result.nets]
     hidden = 0
     if max_rows is not None and len(rows) > max_rows:
@@ -100,7 +110,7 @@ def format_report(result: RouteResult, max_rows: int | None = None) -> str:
                  + f", total wirelength {result.wirelength}, wall time {_ms(result.seconds)}")
     if result.notice:
         lines.append(f"note: {result.notice}")
-    return "\n".join(lines) + "\n" + format_negotiation(result, max_rows)
+    return "\n".join(lines) + "\n" + format_negotiation(result, max_rows, live=live)
 
 
 def format_table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str]:
@@ -173,10 +183,13 @@ def summary_json_row(row: Mapping[str, object]) -> dict:
 REASON_WIDTH = 400
 
 
-def format_negotiation(result: RouteResult, max_rows: int | None = None) -> str:
+def format_negotiation(result: RouteResult, max_rows: int | None = None, *,
+                       live: bool = False) -> str:
     """Negotiation's part of the report: one row per iteration, the phases after the
-    loop, then why each unrouted net is unrouted (``max_rows`` of them at most). Empty
-    for a sequential result.
+    loop (each the time limit cut short or skipped says so), then why each unrouted net
+    is unrouted (``max_rows`` of them at most). Empty for a sequential result.
+    ``live``: the iterations and phases were printed as they ran; their tables give way
+    to one line of totals.
 
     >>> from mazeroute.layout import parse_layout
     >>> from mazeroute.router import route
@@ -209,14 +222,21 @@ def format_negotiation(result: RouteResult, max_rows: int | None = None) -> str:
         head = (f"negotiation: stopped after {len(its)} iterations with {last.overused} "
                 f"cell{'s' * (last.overused != 1)} shared by {last.conflicts} nets"
                 + (f": {result.stop}" if result.stop else ""))
-    header = ("iteration", "overused cells", "nets in conflict", "nets rerouted", "pres_fac",
-              "time")
-    rows = [(str(s.iteration), str(s.overused), str(s.conflicts), str(s.rerouted),
-             f"{s.pres_fac:.3g}", _ms(s.seconds)) for s in its]
-    lines = [head, *format_table(header, rows)]
-    if result.phases:
+    lines = [head]
+    if live:
+        lines.append(f"iterations {_ms(sum(s.seconds for s in its))}"
+                     + (f", after the loop {_ms(sum(ph.seconds for ph in result.phases))}"
+                        if result.phases else ""))
+    else:
+        header = ("iteration", "overused cells", "nets in conflict", "nets rerouted",
+                  "pres_fac", "time")
+        rows = [(str(s.iteration), str(s.overused), str(s.conflicts), str(s.rerouted),
+                 f"{s.pres_fac:.3g}", _ms(s.seconds)) for s in its]
+        lines += format_table(header, rows)
+    if result.phases and not live:
         lines += format_table(("after the loop", "nets routed", "time"),
-                              [(ph.phase, str(ph.routed), _ms(ph.seconds))
+                              [(ph.phase + (f" ({ph.cut} by the time limit)" if ph.cut
+                                            else ""), str(ph.routed), _ms(ph.seconds))
                                for ph in result.phases])
     unrouted = [n for n in result.nets if not n.routed]
     if unrouted:

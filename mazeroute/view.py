@@ -12,12 +12,15 @@ In the page: drag to pan, the wheel (or ``+``/``-``) to zoom about the cursor, `
 ``0`` to fit the grid to the window, arrow keys to pan, ``/`` to search, ``Esc`` to clear
 the selection. The cell under the cursor and its owner (blockage, net wire, net pin) are
 shown in the top bar. The net list (unrouted nets first, with the reason when the
-result gives one) can be searched and filtered; clicking a net (in the list or on the
-grid) highlights its wire and pins and dims the rest. The pins of unrouted nets are
-always ringed. A congestion layer (a history-cost array, as negotiated routing keeps)
-can be toggled when one is given. A wavefront page has a level slider: at level ``k``
-cells of lower levels show their level's viridis colour, the cells of level ``k``
-exactly are the frontier colour :data:`FRONT`, later cells are not drawn yet.
+result gives one) can be searched and filtered; a net's name always keeps its width in
+its row (up to most of it), and a status too long for the rest ends in an ellipsis, in
+full in the row's tooltip and under the list when the net is selected; clicking a net
+(in the list or on the grid) highlights its wire and pins and dims the rest. The pins
+of unrouted nets are always ringed. A congestion layer (a history-cost array, as
+negotiated routing keeps) can be toggled when one is given. A wavefront page has a
+level slider: at level ``k`` cells of lower levels show their level's viridis colour,
+the cells of level ``k`` exactly are the frontier colour :data:`FRONT`, later cells are
+not drawn yet.
 
 Data encoding (``format: mazeroute-view/1``; a JSON object in a
 ``<script type="application/json" id="mz-data">`` element). Every array is a *blob*
@@ -516,8 +519,9 @@ main { flex: 1; display: flex; min-height: 0; }
 .net:hover { background: #eef; }
 .net.sel { background: #ffe7a8; }
 .sw { width: 11px; height: 11px; flex: none; border: 1px solid #777; }
-.nm { overflow: hidden; text-overflow: ellipsis; flex: 1; }
-.st { color: #555; font-size: 12px; }
+.nm { overflow: hidden; text-overflow: ellipsis; flex: none; max-width: 70%; }
+.st { color: #555; font-size: 12px; flex: 1 1 0; min-width: 0; overflow: hidden;
+  text-overflow: ellipsis; }
 .net.un .st { color: #b00; font-weight: 600; }
 #detail { border-top: 1px solid #ddd; padding-top: 4px; max-height: 32%; overflow: auto;
   word-break: break-word; }

@@ -66,7 +66,7 @@ def mixed_folder(root: Path) -> Path:
         "f_taken.yaml": layout_text("demo-2"),                          # -> demo-2-2
         "g_walled.yaml": WALLED,                                        # a net unrouted
         "h_pin_on_block.yaml": layout_text("demo").replace("[4, 3]]", "[3, 1]]"),
-        "i_empty.yaml": "name: empty\nwidth: 2\nheight: 2\nnets: []\n",
+        "i_empty.yaml": "name: empty\nwidth: 2\nheight: 2\nnets: []\n",      # invalid too
         "README.txt": "Notes about these layouts.\n",
     }
     for name, text in files.items():
@@ -145,7 +145,7 @@ def test_folders_follow_input_order_and_only_loaded_layouts_take_names(tmp_path)
         ("c_again.yml", "demo-2", "ok"), ("d_puzzles.txt#1", "d_puzzles-1", "ok"),
         ("d_puzzles.txt#2", "d_puzzles-2", "ok"), ("e_contest.txt", "e_contest", "ok"),
         ("f_taken.yaml", "demo-2-2", "ok"), ("g_walled.yaml", "walled", "ok"),
-        ("h_pin_on_block.yaml", "", "invalid"), ("i_empty.yaml", "empty", "ok")]
+        ("h_pin_on_block.yaml", "", "invalid"), ("i_empty.yaml", "", "invalid")]
     walled = rows[7]
     assert (walled["nets"], walled["routed"]) == ("2", "1")
     assert rows[0]["worker"] == rows[0]["device"] == ""            # serial, on the CPU
@@ -522,7 +522,7 @@ def test_the_batch_bar_on_the_terminal_ends_at_the_summarys_count(tmp_path, caps
     cap = capsys.readouterr()
     bars = [line for line in cap.err.splitlines() if line.startswith("[")]
     assert bars[-1] == "[" + "#" * 30 + "] 10/10 layouts, 17/17 nets"
-    assert cap.out.startswith("8/10 layouts routed (")
+    assert cap.out.startswith("7/10 layouts routed (")      # i_empty has no nets
 
 
 def test_sweep_removes_a_killed_workers_temporaries_only(tmp_path):

@@ -532,3 +532,45 @@ def test_congestion_layer_toggles(driver, tmp_path):
     again = _shot(driver)
     assert all(_close(before[p], again[p], 2) for p in where)
     assert _requests(driver, page) == []
+
+
+@pytest.mark.parametrize("width", [1400, 1920])
+def test_names_of_unrouted_nets_stay_visible_beside_long_reasons(driver, tmp_path, width):
+    from mazeroute.router import route
+    from mazeroute.view import save_view_html
+    from tests.corpus import unroutable_layout
+
+    lay = unroutable_layout()
+    res = route(lay, backend="cpu", mode="negotiate", max_iterations=5)
+    unrouted = [i for i, r in enumerate(res.nets) if not r.routed]
+    assert len(unrouted) >= 2 and all(res.nets[i].reason for i in unrouted)
+    for i in unrouted:                  # reasons far longer than the list is wide
+        res.nets[i].reason += "; " + " ".join(f"then tried detour {k}" for k in range(12))
+    page = save_view_html(lay, res, tmp_path / "n.html")
+    driver.set_window_size(width, 900)
+    try:
+        _open(driver, page)
+        rows = driver.find_elements(By.CSS_SELECTOR, "#list .net:not([hidden])")
+        assert [r.get_attribute("data-name") for r in rows[:len(unrouted)]] == \
+            [lay.nets[i].name for i in unrouted]
+        for r, i in zip(rows, unrouted):
+            name, reason = lay.nets[i].name, res.nets[i].reason
+            shown, text, row_w = driver.execute_script(
+                "const e = arguments[0].querySelector('.nm'), g = document.createRange();"
+                "g.selectNodeContents(e); return [e.getBoundingClientRect().width,"
+                " g.getBoundingClientRect().width, arguments[0].clientWidth];", r)
+            assert text > 0 and shown >= text - 0.5, (width, name, shown, text)
+            if len(name) >= 5:
+                assert shown > 20, (width, name, shown)
+            st = r.find_element(By.CSS_SELECTOR, ".st")
+            # the reason: in its row (cut short with an ellipsis) and whole in the tooltip
+            assert st.get_attribute("textContent") == "unrouted: " + reason
+            assert st.size["width"] > 40 and st.location["x"] + st.size["width"] <= \
+                r.location["x"] + row_w + 1
+            assert r.get_attribute("title") == f"{name}: unrouted: {reason}"
+        rows[0].click()
+        _settle(driver)
+        assert f"reason: {res.nets[unrouted[0]].reason}" in driver.find_element(
+            By.ID, "detail").text
+    finally:
+        driver.set_window_size(*WINDOW)

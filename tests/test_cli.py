@@ -312,7 +312,7 @@ def test_wavefront_page_title_has_no_matplotlib_escapes(tmp_path, capsys):
 
 
 def test_wavefront_of_a_later_net_sees_earlier_wires(good, tmp_path, capsys):
-    for flag in ([], ["--alone"]):
+    for flag in (["--mode", "sequential"], ["--alone"]):
         assert main(["wavefront", str(good), "--net", "b", "-o", str(tmp_path / "w.png"),
                      "--backend", "cpu", *flag]) == 0
     with_wires, alone = capsys.readouterr().out.splitlines()[::2]
@@ -414,7 +414,15 @@ def test_formats_contract_ships_as_docs_formats():
     shared = root.parent / "shared" / "spec" / "FORMATS.md"
     if not shared.is_file():
         pytest.skip("no ../shared/spec/FORMATS.md beside this checkout")
-    assert shipped.read_bytes() == shared.read_bytes()
+    # the project's copy may grow (backward compatible): every section of the frozen
+    # contract is there in its order, and every example of it word for word
+    ours, frozen = "\n" + shipped.read_text(), shared.read_text()
+    at = 0
+    for heading in re.findall(r"^#+ .*$", frozen, flags=re.M):
+        at = ours.find("\n" + heading + "\n", at)
+        assert at >= 0, f"section {heading!r} of the frozen contract is missing or moved"
+    for block in re.findall(r"^```.*?^```", frozen, flags=re.M | re.S):
+        assert block in ours, f"an example of the frozen contract changed: {block[:60]!r}"
 
 
 def test_readme_names_docs_formats_and_counts_the_examples_right():
@@ -908,7 +916,7 @@ def test_picture_too_big_for_memory_is_skipped_with_a_notice(tmp_path, monkeypat
     out = tmp_path / "o"
     assert main(["route", str(lay), "-o", str(out), "--backend", "cpu"]) == 0
     err = capsys.readouterr().err
-    assert re.search(r"note: no layout.png: a \d+ x 1000 picture needs about", err)
+    assert re.search(r"note: no layout.png: a \d+ x \d+ picture needs about", err)
     assert sorted(p.name for p in out.iterdir()) == ["report.txt", "routes.json"]
     # asked for explicitly (--scale), the same picture is an error, before any work
     monkeypatch.setattr(cli, "Router", None)
@@ -1254,10 +1262,10 @@ def test_negotiation_shows_its_phases_after_the_iterations(tmp_path, capsys):
     assert main(["route", str(lay), "-o", str(tmp_path / "q"), "--backend", "cpu",
                  "--no-png", "--max-iterations", "3", "-q"]) == 0
     assert " nets routed, " not in capsys.readouterr().err
-    empty = tmp_path / "empty.yaml"                 # no nets: no phase lines either
+    empty = tmp_path / "empty.yaml"                 # no nets: refused, no phase lines
     empty.write_text("width: 4\nheight: 3\nnets: []\n")
     assert main(["route", str(empty), "-o", str(tmp_path / "e"), "--backend", "cpu",
-                 "--no-png"]) == 0
+                 "--no-png"]) == 2
     assert " nets routed, " not in capsys.readouterr().err
 
 
@@ -1607,3 +1615,222 @@ def test_batch_writes_no_layout_into_a_folder_of_inputs_inside_the_output_folder
 def test_check_sequential_without_routes_is_refused(capsys):
     assert main(["check", str(LAYOUTS / "fig15_5.yaml"), "--sequential"]) == 2
     assert "--sequential" in _one_line(capsys.readouterr().err)
+
+
+# -- maps without nets, scenarios, random nets for a map, the no-GPU notice ----------------
+#: A 6 x 4 Moving AI map (a wall at x 2..3 on row 1) and a scenario of two nets for it.
+ROOM_MAP = "type octile\nheight 4\nwidth 6\nmap\n......\n..@@..\n......\n......\n"
+ROOM_SCEN = ("version 1\n0\troom.map\t6\t4\t0\t0\t5\t0\t5\n"
+             "0\troom.map\t6\t4\t0\t3\t5\t3\t5\n")
+
+
+@pytest.fixture
+def room(tmp_path) -> tuple[Path, Path]:
+    m, s = tmp_path / "room.map", tmp_path / "room.map.scen"
+    m.write_text(ROOM_MAP)
+    s.write_text(ROOM_SCEN)
+    return m, s
+
+
+def test_route_of_a_layout_without_nets_says_how_to_give_them(room, tmp_path, capsys):
+    """A map (or any layout, or a netlist, without nets) is refused in one line that says
+    how to give nets, instead of "routed 0/0 nets"; no output folder is made."""
+    m, _ = room
+    bare, empty = tmp_path / "bare.yaml", tmp_path / "none.yaml"
+    bare.write_text("width: 3\nheight: 2\nnets: []\n")
+    empty.write_text("nets: []\n")
+    for argv, named in (([str(m)], m), ([str(bare)], bare),
+                        ([str(m), "--nets", str(empty)], empty)):
+        out = tmp_path / "out"
+        assert main(["route", *argv, "-o", str(out), "--backend", "cpu"]) == 2
+        line = _one_line(capsys.readouterr().err)
+        assert line.startswith(f"mazeroute: error: {named}: nets: no nets to route: "), line
+        for hint in ("--nets NETLIST.yaml", "--nets FILE.scen", "mazeroute generate --on MAP"):
+            assert hint in line, line
+        assert not out.exists()
+
+
+def test_route_check_and_view_take_a_maps_nets_from_a_scenario(room, tmp_path, capsys):
+    m, s = room
+    out = tmp_path / "o"
+    assert main(["route", str(m), "--nets", str(s), "-o", str(out), "-q", "--no-png",
+                 "--backend", "cpu", *SEQ]) == 0
+    routes = json.loads((out / "routes.json").read_text())
+    assert [(n["name"], n["routed"]) for n in routes["nets"]] == [("s1", True), ("s2", True)]
+    assert main(["route", str(m), "--nets", str(s), "--scen-limit", "1", "-o", str(out),
+                 "-q", "--no-png", "--backend", "cpu", *SEQ]) == 0
+    assert [n["name"] for n in json.loads((out / "routes.json").read_text())["nets"]] == [
+        "s1"]
+    assert main(["check", str(m), "--nets", str(s)]) == 0
+    assert "6 x 4 cells, 2 blocked cells, 2 nets" in capsys.readouterr().out
+    assert main(["view", str(m), "--nets", str(s), "--scen-limit", "1", "-q", "-o",
+                 str(tmp_path / "v.html")]) == 0
+    s.write_text(ROOM_SCEN.replace("\t6\t4\t0\t3", "\t8\t4\t0\t3"))
+    assert main(["route", str(m), "--nets", str(s), "-o", str(out), "-q",
+                 "--backend", "cpu"]) == 2
+    line = _one_line(capsys.readouterr().err)
+    assert line == (f"mazeroute: error: {s}: line 3 width: the scenario's map has width 8, "
+                    "the map routed has 6"), line
+    for argv in (["--scen-limit", "1"], ["--nets", str(tmp_path / "o" / "routes.json"),
+                                         "--scen-limit", "1"]):
+        assert main(["route", str(m), *argv, "--backend", "cpu", "-q"]) == 2
+        assert "--scen-limit: " in _one_line(capsys.readouterr().err)
+
+
+def test_generate_on_a_map_writes_a_seeded_netlist_that_route_takes(room, tmp_path, capsys):
+    m, _ = room
+    a, b = tmp_path / "a.yaml", tmp_path / "b.yaml"
+    for out in (a, b):
+        assert main(["generate", "--on", str(m), "--nets", "4", "--span", "3", "--seed",
+                     "2", "-o", str(out), "-q"]) == 0
+    assert a.read_bytes() == b.read_bytes() and a.read_text().startswith("nets:\n")
+    assert main(["route", str(m), "--nets", str(a), "-o", str(tmp_path / "r"), "-q",
+                 "--no-png", "--backend", "cpu"]) == 0
+    assert len(json.loads((tmp_path / "r" / "routes.json").read_text())["nets"]) == 4
+    for argv, field in ((["rects", "--on", str(m)], "kind"),
+                        (["--on", str(m), "-W", "8"], "--width"),
+                        (["--on", str(m), "--nets", "0"], "--nets"),
+                        (["--on", str(m), "--nets", "30"], "--nets"),
+                        (["--on", str(m), "-o", str(m)], "-o"),
+                        ([], "kind")):
+        assert main(["generate", *argv, "-q"]) == 2, argv
+        line = _one_line(capsys.readouterr().err)
+        assert f" {field}: " in line or line.startswith(f"mazeroute: error: {field}: "), line
+    assert m.read_text() == ROOM_MAP
+
+
+def test_help_of_check_nets_and_generate_options(capsys):
+    for argv, words in ((["check", "--help"], ["check this netlist", "--scen-limit N"]),
+                        (["generate", "--help"], ["grid width in cells", "grid height in",
+                                                  "random seed", "cannot be routed together",
+                                                  "--span 40"])):
+        with pytest.raises(SystemExit):
+            main(argv)
+        text = " ".join(capsys.readouterr().out.split())
+        assert all(w in text for w in words), (words, text)
+
+
+def test_batch_of_an_empty_folder_names_every_kind_it_takes(tmp_path, capsys):
+    (tmp_path / "in").mkdir()
+    assert main(["batch", str(tmp_path / "in"), "-o", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    for kind in (".yaml/.yml", ".txt/.map", "numberlink", "ADC", "Moving AI", ".scen"):
+        assert kind in err, err
+
+
+def test_batch_fails_a_map_without_nets_and_routes_scenarios_over_a_map(room, good, tmp_path,
+                                                                         capsys):
+    m, s = room
+    out = tmp_path / "out"
+    assert main(["batch", str(m), str(good), "-o", str(out), "-q", "--no-png",
+                 "--backend", "cpu"]) == 2
+    rows = list(csv.DictReader((out / "summary.csv").open(newline="")))
+    assert [(r["status"], r["folder"]) for r in rows] == [("invalid", ""), ("ok", "demo")]
+    assert "no nets to route" in rows[0]["error"] and "--layout MAP" in rows[0]["error"]
+    assert "no nets to route" in _one_line(capsys.readouterr().err)
+    folder = tmp_path / "scens"
+    folder.mkdir()
+    (folder / "room.map.scen").write_text(ROOM_SCEN)
+    out = tmp_path / "out2"
+    assert main(["batch", str(folder), "--layout", str(m), "--scen-limit", "1", "-o",
+                 str(out), "-q", "--no-png", "--backend", "cpu"]) == 0
+    row, = csv.DictReader((out / "summary.csv").open(newline=""))
+    assert (row["status"], row["nets"], row["routed"]) == ("ok", "1", "1")
+    assert main(["batch", str(folder), "--scen-limit", "1", "-o", str(out), "-q"]) == 2
+    assert "--scen-limit: " in _one_line(capsys.readouterr().err)
+
+
+def _no_gpu() -> bool:
+    from mazeroute.engines import gpu_available
+    return not gpu_available()
+
+
+@pytest.mark.skipif(not _no_gpu(), reason="the notice is about a machine without a GPU")
+def test_the_no_gpu_notice_is_one_line_on_stderr_in_every_mode(good, tmp_path, capsys):
+    """auto without a GPU: the same one note on stderr for route in both modes and for
+    batch; neither on stdout nor in report.txt; none with -q."""
+    notes = []
+    for k, argv in enumerate((["route", str(good)], ["route", str(good), *SEQ],
+                              ["batch", str(good), *SEQ])):
+        out = tmp_path / f"o{k}"
+        assert main([*argv, "-o", str(out), "--no-png"]) == 0
+        cap = capsys.readouterr()
+        lines = [x for x in cap.err.splitlines() if "using the CPU engine" in x]
+        assert len(lines) == 1 and lines[0].startswith("mazeroute: note: "), cap.err
+        assert "using the CPU engine" not in cap.out
+        report = next(out.rglob("report.txt")).read_text()
+        assert "using the CPU engine" not in report and "note:" not in report
+        notes.append(lines[0])
+    assert len(set(notes)) == 1
+    assert main(["route", str(good), "-o", str(tmp_path / "q"), "--no-png", "-q"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs /proc")
+def test_wavefront_gif_folder_made_for_a_failed_run_is_removed(good, tmp_path, capsys):
+    """--gif and -o into missing folders are made as the run writes, and removed again
+    when the run fails (here: a page that /proc cannot hold), as route's -o folder is."""
+    png, gif = tmp_path / "pics" / "w.png", tmp_path / "new" / "deep" / "w.gif"
+    assert main(["wavefront", str(good), "-o", str(png), "--gif", str(gif), "--html",
+                 "/proc/self/nowhere/w.html", "-q", "--backend", "cpu"]) == 2
+    _one_line(capsys.readouterr().err)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["demo.yaml"]
+    assert main(["wavefront", str(good), "-o", str(png), "--gif", str(gif), "-q",
+                 "--backend", "cpu"]) == 0
+    assert png.is_file() and gif.is_file()
+
+
+def test_wavefront_draws_the_negotiated_route_on_the_costs_its_search_saw(
+        tmp_path, capsys, monkeypatch):
+    """``wavefront`` defaults to route's mode: on a layout where negotiation sends net a
+    round b's pins (sequential mode runs it straight through, walling b off), the path
+    drawn and the length printed are the negotiated route's, and the wavefront's value
+    at the far pin is that route's cost on the costs its search saw."""
+    import mazeroute.render as render
+    from mazeroute.layout import parse_layout
+    from mazeroute.router import route
+    spec = {"width": 5, "height": 4, "nets": [{"name": "a", "pins": [[0, 1], [4, 1]]},
+                                              {"name": "b", "pins": [[2, 0], [2, 2]]}]}
+    lay = tmp_path / "round.yaml"
+    lay.write_text(yaml.safe_dump(spec))
+    neg = route(parse_layout(spec), backend="cpu", mode="negotiate").nets[0]
+    seq = route(parse_layout(spec), backend="cpu", mode="sequential").nets[0]
+    assert neg.length != seq.length
+    drawn = {}
+
+    def keep(layout, levels, path, **kw):
+        drawn.update(levels=levels, path=kw["path_cells"])
+        Path(path).write_bytes(b"")
+    monkeypatch.setattr(render, "save_wavefront_png", keep)
+    argv = ["wavefront", str(lay), "--net", "a", "--backend", "cpu",
+            "-o", str(tmp_path / "w.png")]
+    for mode, want in (([], neg), (["--mode", "negotiate"], neg), (["--mode", "sequential"],
+                                                                    seq)):
+        assert main([*argv, *mode]) == 0
+        out = capsys.readouterr().out
+        assert f"routed, length {want.length}, {want.bends} bends" in out, out
+        assert [tuple(c) for c in drawn["path"]] == [tuple(c) for c in want.cells]
+    assert main([*argv, "--mode", "negotiate"]) == 0
+    assert "(its search in iteration" in capsys.readouterr().out
+    assert drawn["levels"][1, 4] == neg.length           # unit costs at its last search
+    assert main([*argv, "--mode", "negotiate", "--alone"]) == 2
+    assert "--alone" in _one_line(capsys.readouterr().err)
+
+
+def test_route_prints_the_negotiation_iterations_once(tmp_path, capsys):
+    """The iterations and phases are lines on stderr as they run; the printed report
+    then gives their totals, not the tables again (report.txt keeps the tables)."""
+    from mazeroute.layout import save_layout
+    from tests.corpus import unroutable_layout
+    lay = tmp_path / "stuck.yaml"
+    save_layout(unroutable_layout(), lay)
+    assert main(["route", str(lay), "-o", str(tmp_path / "o"), "--backend", "cpu",
+                 "--no-png", "--max-iterations", "3"]) == 0
+    out, err = capsys.readouterr()
+    assert [line.split(":")[0] for line in err.splitlines()
+            if line.startswith("iteration ")] == ["iteration 1", "iteration 2", "iteration 3"]
+    assert "iteration  overused cells" not in out and "after the loop  " not in out
+    assert "negotiation: stopped after 3 iterations" in out
+    assert re.search(r"^iterations [0-9.]+ m?s, after the loop [0-9.]+ m?s$", out, re.M)
+    saved = (tmp_path / "o" / "report.txt").read_text()
+    assert "iteration  overused cells" in saved and "after the loop  " in saved

@@ -196,3 +196,42 @@ def test_negotiation_keeps_its_routes_when_there_is_no_filling():
 def test_options_reject_negative_steps(bad):
     with pytest.raises(ValueError, match="fill_steps"):
         PathFinderOptions(fill_steps=bad)
+
+
+def test_the_search_stops_when_its_abort_flag_is_set():
+    """The compiled search reads its abort flag every 65536 steps: set, it stops at the
+    first reading (status -2); the same search without it finds the routing."""
+    from mazeroute.router import fill
+    lay = puzzle_layout()
+    ng = Negotiator(lay, "cpu")
+    whole = fill_routes(ng.free, ng.pins)
+    assert whole.status == "found" and whole.steps > 65536
+    h, w = ng.free.shape
+    label = np.full((h + 2, w + 2), -2, np.int32)
+    label[1:-1, 1:-1] = np.where(ng.free, 0, -1)
+    for k, p in enumerate(ng.pins):
+        label[p[:, 1] + 1, p[:, 0] + 1] = k + 1
+    _, status, steps = fill._search(label.ravel(), w, h, 10**9, np.ones(1, np.int32))
+    assert (status, steps) == (-2, 65536)
+
+
+def test_a_time_limit_stops_the_search_and_says_so(monkeypatch):
+    """``seconds``: the search runs in a thread and is told to stop when they are out
+    (a stand-in search that runs until told, so no timing decides the outcome)."""
+    import time
+
+    from mazeroute.router import fill
+
+    def endless(label, w, h, max_steps, abort):
+        steps = 0
+        while not abort[0]:
+            time.sleep(0.001)
+            steps += 1
+        return None, -2, steps
+    monkeypatch.setattr(fill, "_search", endless)
+    lay = puzzle_layout()
+    ng = Negotiator(lay, "cpu")
+    start = time.perf_counter()
+    got = fill_routes(ng.free, ng.pins, seconds=0.05)
+    assert got.status == "time" and got.routes == [] and got.steps > 0
+    assert time.perf_counter() - start < 10          # a generous bound: it stopped

@@ -11,12 +11,14 @@ from mazeroute.errors import InputError
 from mazeroute.generate import (
     mask_to_rects,
     maze_mask,
+    netlist_text,
+    nets_on,
     perfect_maze,
     random_layout,
     random_nets,
     random_rects,
 )
-from mazeroute.layout import paint
+from mazeroute.layout import Layout, load_netlist, paint
 from mazeroute.router import route
 
 
@@ -282,3 +284,26 @@ def test_tiled_map_joins_its_copies_into_one_region():
         assert t_sizes.max() == times * times * sizes.max()   # one region across the copies
     with pytest.raises(InputError):
         tile_mask(np.ones((4, 4), bool), 2)
+
+
+def test_nets_on_a_map_are_seeded_free_local_and_in_their_pins_region(tmp_path):
+    """Random nets for a map that has none: free distinct cells, within the span and in
+    the root's region (a wall splits this one), the same for a seed, a netlist file."""
+    blocked = np.zeros((20, 40), bool)
+    blocked[:, 19] = True                          # two rooms
+    blocked[5:9, 5:9] = True
+    room = Layout("room", 40, 20, [], [], blocked)
+    nets = nets_on(room, 30, pins=3, seed=4, span=5)
+    cells = [p for n in nets for p in n.pins]
+    assert len(nets) == 30 and len(set(cells)) == len(cells) == 90
+    assert not any(blocked[y, x] for x, y in cells)
+    for n in nets:
+        (rx, ry), *rest = n.pins
+        assert all(abs(x - rx) + abs(y - ry) <= 5 and (x < 19) == (rx < 19) for x, y in rest)
+    assert [n.pins for n in nets_on(room, 30, pins=3, seed=4, span=5)] == [n.pins for n in nets]
+    assert [n.pins for n in nets_on(room, 30, pins=3, seed=5, span=5)] != [n.pins for n in nets]
+    f = tmp_path / "nets.yaml"
+    f.write_text(netlist_text(nets))
+    assert [(n.name, n.pins) for n in load_netlist(f)] == [(n.name, n.pins) for n in nets]
+    anywhere = nets_on(room, 30, seed=4)
+    assert len(anywhere) == 30 and not any(blocked[y, x] for n in anywhere for x, y in n.pins)

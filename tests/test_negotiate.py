@@ -549,14 +549,16 @@ def test_never_fewer_nets_than_sequential_on_crowded_layouts(seed):
 @given(lay=layouts())
 @settings(max_examples=60, deadline=None)
 def test_sequential_floor_equals_the_sequential_router(lay):
-    """The floor (weighted search on unit costs) draws the sequential router's wires
-    (bends are counted for two-pin nets only)."""
+    """The floor (weighted search on unit costs) draws the sequential router's wires,
+    and counts their bends as it does, trees included (from the cells alone; an
+    unrouted tree has none in the floor, the bends of the branches it found in
+    sequential mode)."""
     floor = sequential_routes(lay, "cpu").to_json()
     want = Router(lay, "cpu").run().to_json()
     for d in (floor, want):
         d.pop("engine")
-        for net, layout_net in zip(d["nets"], lay.nets):
-            if len(layout_net.pins) > 2:
+        for net in d["nets"]:
+            if not net["routed"]:
                 net.pop("bends")
     assert floor == want
 
@@ -940,3 +942,82 @@ def test_as_short_as_can_be():
             np.array([[0, 0], [2, 0], [1, 1]])]
     wires = [np.zeros((5, 2)), np.zeros((7, 2)), np.zeros((4, 2))]
     assert neg.as_short_as_can_be(pins, wires).tolist() == [True, False, False]
+
+
+# -- the time limit bounds the phases after the loop -----------------------------------
+def _fake_clock(ng: Negotiator) -> list[float]:
+    """Give ``ng`` a fake clock that stands still until the test moves it on."""
+    clock = [0.0]
+    ng.now = lambda: clock[0]
+    return clock
+
+
+def test_the_time_limit_cuts_every_phase_after_the_loop():
+    """A time limit that runs out in the loop: legalise drops the nets in conflict but
+    routes none again, the phases that would search are skipped, the reasons say why,
+    the routing is legal, and the report says what the limit did."""
+    from mazeroute.report import format_report
+    lay = puzzle_layout()                   # the phases after the loop have work on it
+    ng = Negotiator(lay, "cpu", PathFinderOptions(time_limit=100.0))
+    clock = _fake_clock(ng)
+
+    def progress(stats):
+        if stats.iteration == 3:
+            clock[0] = 1000.0
+    res = ng.run(progress)
+    assert check_routes(lay, res.to_json()) == []
+    assert len(res.iterations) == 3 and res.stop == "time limit (100 s) reached"
+    cut = {ph.phase: ph.cut for ph in res.phases}
+    assert cut["legalise"] == "cut short" and cut["reasons"] in ("", "cut short")
+    for phase in ("repair", "tidy", "space-filling search", "sequential floor"):
+        assert cut[phase] == "skipped", phase
+    assert res.routed < len(lay.nets)
+    assert all(n.reason for n in res.nets if not n.routed)
+    assert "the time limit (100 s) cut short legalise" in res.notice
+    assert "skipped repair, tidy, space-filling search" in res.notice
+    text = format_report(res)
+    assert "repair (skipped by the time limit)" in text
+    assert "legalise (cut short by the time limit)" in text
+    free = _negotiate(lay)                       # without a limit every phase has its way
+    assert all(ph.cut == "" for ph in free.phases) and free.routed == len(lay.nets)
+
+
+def test_the_time_limit_stops_an_iteration_between_its_batches():
+    """From iteration 2 on the loop stops between batches: the nets not searched yet
+    keep their routes (so the result stays a routing of every net it had)."""
+    lay = puzzle_layout()
+    ng = Negotiator(lay, "cpu", PathFinderOptions(time_limit=100.0))
+    clock = _fake_clock(ng)
+    searched = []
+    route = ng.search.route
+
+    def counting(cost, requests, changed=None):
+        searched.append(len(requests))
+        if len(ng.iterations) == 1 and len(searched) == 3:
+            clock[0] = 1000.0               # late after two batches of iteration 2
+        return route(cost, requests, changed)
+    ng.search.route = counting
+    ng.negotiate()
+    assert len(ng.iterations) == 2 and ng.cut == {"negotiation": "cut short"}
+    assert ng.iterations[1].rerouted > sum(searched[1:3])
+    assert all(c is not None for c in ng.cells)
+    assert ng.stop == "time limit (100 s) reached"
+
+
+# -- the watched net: what its search saw ----------------------------------------------
+def test_the_watched_net_route_is_a_least_cost_path_on_the_costs_it_saw():
+    """The watch keeps the costs of the search the net's route came from: the route's
+    cost on them (each cell's price to enter) is the wavefront's value at its far pin."""
+    from mazeroute.router.negotiate import negotiate
+    from mazeroute.router.watch import Watch, distance_field
+    lay = other_side_layout()               # a must go round b's pins
+    for i, net in enumerate(lay.nets):
+        watch = Watch(i)
+        res = negotiate(lay, "cpu", watch=watch)
+        seen = watch.taken
+        assert seen is not None and seen.root == tuple(net.pins[0])
+        xy = res.nets[i].cell_array()
+        cost = int(seen.cost[xy[1:, 1], xy[1:, 0]].sum())
+        far = tuple(net.pins[1])
+        assert distance_field(seen)[far[1], far[0]] == cost // seen.unit
+        assert all(seen.passable[y, x] for x, y in xy)

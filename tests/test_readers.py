@@ -596,3 +596,88 @@ def test_a_movingai_map_of_short_rows_and_foreign_characters(tmp_path):
                                     [False, True, True, True, True],
                                     [False, True, False, True, True],
                                     [False, True, False, True, True]]
+
+
+# -- Moving AI scenarios (.scen): the nets of a map ---------------------------------------
+#: A 6 x 4 map: a wall at x 2..3 on row 1, a tree at (1, 3).
+ROOM = "type octile\nheight 4\nwidth 6\nmap\n......\n..@@..\n......\n.T....\n"
+
+
+def scen_row(sx: int, sy: int, gx: int, gy: int, size: str = "6\t4") -> str:
+    return f"0\troom.map\t{size}\t{sx}\t{sy}\t{gx}\t{gy}\t5.0\n"
+
+
+def test_a_scenario_gives_a_map_its_nets_row_by_row(tmp_path):
+    room = write(tmp_path, "room.map", ROOM)
+    scen = write(tmp_path, "room.map.scen", "version 1\n" + scen_row(0, 0, 5, 0)
+                 + "1 room.map 6 4 0 2 5 3 5.5\n" + scen_row(0, 1, 4, 1))   # spaces too
+    lay, = load_layouts(room, netlist=scen)
+    assert nets_of(lay) == [("s1", [(0, 0), (5, 0)]), ("s2", [(0, 2), (5, 3)]),
+                            ("s3", [(0, 1), (4, 1)])]
+    first, = load_layouts(room, netlist=scen, scen_limit=2)
+    assert [n.name for n in first.nets] == ["s1", "s2"]
+    assert sniff_format(scen) == "scen" and readers.is_scen(scen)
+    assert not readers.is_scen(room) and not readers.is_scen(tmp_path / "missing.scen")
+    write(tmp_path, "v10.scen", "version 1.0\n" + scen_row(0, 0, 5, 0))
+    assert [n.name for n in load_layouts(room, netlist=tmp_path / "v10.scen")[0].nets] == [
+        "s1"]
+
+
+@pytest.mark.parametrize("body, where, words", [
+    ("", "", "starts with 'version 1' (the file is empty)"),
+    ("version 2\n" + scen_row(0, 0, 5, 0), "line 1", "starts with 'version 1', got"),
+    ("version 1\n0\troom.map\t6\t4\t0\t0\n", "line 2", "expected 9 fields"),
+    ("version 1\n0\troom.map\t6\t4\tx\t0\t5\t0\t5\n", "line 2 start_x", "integer >= 0"),
+    ("version 1\n0\troom.map\t6\t4\t-1\t0\t5\t0\t5\n", "line 2 start_x", "integer >= 0"),
+    ("version 1\n" + scen_row(0, 0, 5, 0) + scen_row(0, 2, 5, 2, "8\t4"), "line 3 width",
+     "the scenario's map has width 8, the map routed has 6"),
+    ("version 1\n" + scen_row(0, 0, 5, 0, "6\t5"), "line 2 height",
+     "the scenario's map has height 5, the map routed has 4"),
+    ("version 1\n" + scen_row(0, 0, 6, 0), "line 2 goal_x/goal_y",
+     "goal (6, 0) lies outside the 6 x 4 map"),
+    ("version 1\n" + scen_row(2, 1, 5, 0), "line 2 start_x/start_y",
+     "start (2, 1) lies on a blocked cell"),
+    ("version 1\n" + scen_row(1, 3, 5, 0), "line 2 start_x/start_y",
+     "start (1, 3) lies on a blocked cell"),
+    ("version 1\n" + scen_row(4, 2, 4, 2), "line 2 goal_x/goal_y",
+     "start and goal are the same cell (4, 2)"),
+    ("version 1\n" + scen_row(0, 0, 5, 0) + "\n" + scen_row(5, 3, 0, 0), "line 4 goal_x/goal_y",
+     "goal (0, 0) is also a pin of s1 (line 2); nets share no pin (--scen-limit N"),
+])
+def test_a_bad_scenario_is_one_line_naming_file_line_and_field(tmp_path, body, where, words):
+    room = write(tmp_path, "room.map", ROOM)
+    scen = write(tmp_path, "bad.scen", body)
+    with pytest.raises(InputError) as e:
+        lay, = load_layouts(room)
+        readers.read_scen(scen, lay)
+    assert e.value.file == str(scen) and (e.value.field or "") == where, str(e.value)
+    assert words in e.value.message and "\n" not in str(e.value)
+
+
+def test_a_scenario_limit_stops_before_a_bad_row_and_needs_a_scenario(tmp_path):
+    room = write(tmp_path, "room.map", ROOM)
+    scen = write(tmp_path, "r.scen", "version 1\n" + scen_row(0, 0, 5, 0) + "not a row\n")
+    lay, = load_layouts(room, netlist=scen, scen_limit=1)
+    assert nets_of(lay) == [("s1", [(0, 0), (5, 0)])]
+    with pytest.raises(InputError, match="line 3: expected 9 fields"):
+        load_layouts(room, netlist=scen)
+    nets = write(tmp_path, "n.yaml", "nets: [{name: a, pins: [[0, 0], [5, 0]]}]\n")
+    for netlist, limit in ((nets, 1), (scen, 0), (None, 1)):
+        with pytest.raises(InputError) as e:
+            load_layouts(room, netlist=netlist, scen_limit=limit)
+        assert e.value.field == "--scen-limit", str(e.value)
+
+
+def test_a_scenario_given_as_the_layout_says_what_it_is(tmp_path):
+    scen = write(tmp_path, "room.map.scen", "version 1\n" + scen_row(0, 0, 5, 0))
+    with pytest.raises(InputError, match="is a Moving AI scenario: it holds nets, not a "
+                                         "grid; route the map it names with --nets"):
+        load_layouts(scen)
+
+
+def test_a_scenario_read_is_bounded(tmp_path, monkeypatch):
+    room = write(tmp_path, "room.map", ROOM)
+    scen = write(tmp_path, "big.scen", "version 1\n" + scen_row(0, 0, 5, 0) * 100)
+    monkeypatch.setattr(readers, "MAX_INPUT_BYTES", 256)
+    with pytest.raises(InputError, match="is larger than"):
+        load_layouts(room, netlist=scen, scen_limit=1)

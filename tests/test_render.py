@@ -11,7 +11,7 @@ import pytest
 from matplotlib.figure import Figure
 from PIL import Image
 
-from mazeroute import render
+from mazeroute import render, render_wavefront
 from mazeroute.engines import UNREACHED, bfs
 from mazeroute.layout import Net, parse_layout, with_nets
 from mazeroute.render import (
@@ -22,17 +22,20 @@ from mazeroute.render import (
     MIN_PIN_PX,
     PIN,
     PIN_SCALE,
+    UNROUTED_FRAME,
     UNROUTED_PIN,
+    UNROUTED_PIN_PX,
     cell_scale,
+    fit_words,
     grid_box,
     image_size,
     layout_image,
     net_colour,
     pin_marker,
     save_layout_png,
-    save_wavefront_gif,
-    save_wavefront_png,
+    tick_step,
 )
+from mazeroute.render_wavefront import save_wavefront_gif, save_wavefront_png
 from mazeroute.router import Router, route
 
 # Net "d" has a pin walled in by blockages: it stays unrouted.
@@ -72,13 +75,13 @@ def _rgb(path):
         return im.convert("RGB")
 
 
-def _badge_mask(shape, s, pins):
+def _badge_mask(shape, s, pins, unrouted=()):
     """Pixels that some pin's badge covers (none when cells have room for a mark)."""
     mask = np.zeros(shape, dtype=bool)
     if s >= PIN_SCALE:
         return mask
-    r = MIN_PIN_PX // 2
     for x, y in pins:
+        r = (UNROUTED_PIN_PX if (x, y) in unrouted else MIN_PIN_PX) // 2
         cx, cy = x * s + s // 2, y * s + s // 2
         mask[max(0, cy - r):cy + r + 1, max(0, cx - r):cx + r + 1] = True
     return mask
@@ -100,13 +103,16 @@ def test_every_cell_has_the_colour_the_routes_say(tmp_path, routed, wide, scale)
     assert all(n.__dict__.get("_xy") is not None for n in fresh.nets if n.routed)
     img = _rgb(png)
     s = cell_scale(lay.width, lay.height) if scale is None else scale
-    assert img.size == image_size(lay, scale) == (lay.width * s + LEGEND_WIDTH, img.size[1])
+    aw = render._axis_size(lay, 1)[0]
+    assert img.size == image_size(lay, scale) == (lay.width * s + aw + LEGEND_WIDTH,
+                                                  img.size[1])
     assert grid_box(lay, scale) == (lay.width * s, lay.height * s)
     owner = {}
     for i, net in enumerate(routed.nets):
         owner.update({c: i for c in net.cells})
     pins = lay.pin_owner()
-    badges = _badge_mask((lay.height * s, lay.width * s), s, pins)
+    unrouted = set(lay.nets[3].pins)
+    badges = _badge_mask((lay.height * s, lay.width * s), s, pins, unrouted)
     centres = {(x * s + s // 2 + dx, y * s + s // 2 + dy): (x, y) for x, y in pins
                for dx in (-1, 0, 1) for dy in (-1, 0, 1)} if s < PIN_SCALE else {}
     checked = 0
@@ -119,7 +125,7 @@ def test_every_cell_has_the_colour_the_routes_say(tmp_path, routed, wide, scale)
                         for q, c in centres.items() if q == _centre(x, y, s)}
                 assert got in (mark or {PIN if routed.nets[i].routed else UNROUTED_PIN})
                 if s >= PIN_SCALE:
-                    assert corner == net_colour(i)
+                    assert corner == (UNROUTED_FRAME if (x, y) in unrouted else net_colour(i))
                 continue
             if _under_badge(badges, x, y, s):
                 continue                                 # under a badge: see below
@@ -133,29 +139,32 @@ def test_every_cell_has_the_colour_the_routes_say(tmp_path, routed, wide, scale)
                 assert got in {FREE} | {net_colour(i) for i in (left, up) if i is not None}
             else:
                 assert got == corner == FREE
-    assert checked > lay.width * lay.height // 3
+    assert checked > lay.width * lay.height // 4
 
 
 @pytest.mark.parametrize("scale", [1, 2, 3, 4, 5])
 def test_small_cells_give_every_pin_a_badge(routed, scale):
     grid = np.asarray(layout_image(LAY, routed, scale=scale, legend=False)).astype(int)
-    r = MIN_PIN_PX // 2
+    r, big = MIN_PIN_PX // 2, UNROUTED_PIN_PX // 2
     pins = LAY.pin_owner()
     centre = {(x, y): (x * scale + scale // 2, y * scale + scale // 2) for x, y in pins}
+    radius = {q: r if routed.nets[i].routed else big for q, i in pins.items()}
     for (x, y), i in pins.items():
         cx, cy = centre[(x, y)]
         mark = PIN if routed.nets[i].routed else UNROUTED_PIN
-        # the badge: 3 x 3 of the mark, a ring of the net's colour, a black outline
-        for dy in range(-r, r + 1):
-            for dx in range(-r, r + 1):
+        # the badge: 3 x 3 of the mark, a ring of the net's colour, a black outline, and
+        # for an unrouted net's pin a frame two pixels wide round it
+        for dy in range(-radius[(x, y)], radius[(x, y)] + 1):
+            for dx in range(-radius[(x, y)], radius[(x, y)] + 1):
                 py, px = cy + dy, cx + dx
                 if not (0 <= py < grid.shape[0] and 0 <= px < grid.shape[1]):
                     continue
                 k = max(abs(dx), abs(dy))
-                near = [max(abs(px - qx), abs(py - qy)) for q, (qx, qy) in centre.items()
-                        if q != (x, y)]
-                if k <= 1 and min(near) > 1 or k > 1 and min(near) > r:
-                    want = PIN if k == r else mark if k <= 1 else net_colour(i)
+                covered = any(max(abs(px - qx), abs(py - qy)) <= (1 if k <= 1 else radius[q])
+                              for q, (qx, qy) in centre.items() if q != (x, y))
+                if not covered:
+                    want = (UNROUTED_FRAME if k > r else PIN if k == r else mark if k <= 1
+                            else net_colour(i))
                     assert tuple(grid[py, px]) == want, ((x, y), (dx, dy))
                 elif k <= 1:                             # a mark is never under a ring
                     assert tuple(grid[py, px]) in (PIN, UNROUTED_PIN)
@@ -165,7 +174,7 @@ def test_one_pixel_wires_are_two_pixels_wide():
     LAY, routed = WIDE, route(WIDE, backend="cpu", mode="sequential")
     grid = np.asarray(layout_image(LAY, routed, scale=1, legend=False))
     pins = LAY.pin_owner()
-    badges = _badge_mask(grid.shape[:2], 1, pins)
+    badges = _badge_mask(grid.shape[:2], 1, pins, set(LAY.nets[3].pins))
     widened = 0
     for i, net in enumerate(routed.nets):
         cells = set(net.cells)
@@ -181,7 +190,8 @@ def test_one_pixel_wires_are_two_pixels_wide():
                     assert tuple(grid[ny, nx]) == net_colour(i), ((x, y), (nx, ny))
                     widened += 1
     assert widened > 40
-    assert (grid == BLOCKED).all(axis=2).sum() == LAY.blocked.sum()   # never over blockages
+    # never over blockages (only a pin's badge, overlapping its neighbours, may be)
+    assert ((grid == BLOCKED).all(axis=2) == LAY.blocked)[~badges].all()
 
 
 def test_cell_squares_are_uniform_apart_from_the_pin_mark(routed):
@@ -190,12 +200,18 @@ def test_cell_squares_are_uniform_apart_from_the_pin_mark(routed):
     assert grid.shape == (LAY.height * s, LAY.width * s, 3)
     lo, hi = pin_marker(s)
     pins = LAY.pin_owner()
+    t = max(1, s // 8)
     for y in range(LAY.height):
         for x in range(LAY.width):
             sq = grid[y * s:(y + 1) * s, x * s:(x + 1) * s].copy()
             if (x, y) in pins:
                 assert len(np.unique(sq[lo:hi, lo:hi].reshape(-1, 3), axis=0)) == 1
-                sq[lo:hi, lo:hi] = sq[0, 0]
+                if not routed.nets[pins[(x, y)]].routed:       # the frame at the cell's edge
+                    edge = np.ones((s, s), bool)
+                    edge[t:-t, t:-t] = False
+                    assert (sq[edge] == UNROUTED_FRAME).all()
+                    sq[edge] = sq[t, t]
+                sq[lo:hi, lo:hi] = sq[t, t]
             assert len(np.unique(sq.reshape(-1, 3), axis=0)) == 1, (x, y)
 
 
@@ -206,8 +222,9 @@ def test_legend_is_right_of_the_grid_and_never_over_it(routed):
     gw, gh = grid_box(LAY, s)
     assert bare.shape[:2] == (gh, gw)
     assert (with_legend[:gh, :gw] == bare).all()
-    assert (with_legend[gh:, :gw] == LEGEND_BG).all()          # margin under a short grid
-    panel = with_legend[:, gw + 1:]
+    aw, ah = render._axis_size(LAY, 1)
+    assert (with_legend[gh + ah:, :gw] == LEGEND_BG).all()     # margin under a short grid
+    panel = with_legend[:, gw + aw + 1:]
     assert (panel != LEGEND_BG).any(axis=2).sum() > 200        # text and swatches drawn
     swatches = {tuple(c) for c in panel.reshape(-1, 3)}
     assert {net_colour(i) for i in range(4)} <= swatches
@@ -219,7 +236,8 @@ def test_legend_rows_are_capped_and_the_size_stays_predictable():
     lay = with_nets(parse_layout({"width": 8, "height": 14, "nets": []}), nets)
     img = layout_image(lay, None, scale=3)
     rows = 5 + render.LEGEND_NETS + 1            # title, 2 summary, 2 keys, nets, "... more"
-    assert img.size == image_size(lay, 3) == (24 + LEGEND_WIDTH,
+    aw = render._axis_size(lay, 1)[0]
+    assert img.size == image_size(lay, 3) == (24 + aw + LEGEND_WIDTH,
                                               2 * render.LEGEND_PAD + rows * render.LEGEND_ROW)
     assert image_size(lay, 3, legend=False) == (24, 42)
 
@@ -258,7 +276,7 @@ def test_legend_lists_unrouted_nets_first_and_counts_the_rest(monkeypatch):
     assert lines[-1] == f"... {60 - shown} more nets not shown"
     # the rows' swatches: the unrouted nets' colours with a white centre
     a = np.asarray(img)
-    gw = grid_box(lay, 2)[0]
+    gw = grid_box(lay, 2)[0] + render._axis_size(lay, 1)[0]
     sw = render.LEGEND_ROW - 4
     for row, i in ((5, 50), (6, 57), (7, 0)):
         sx, sy = gw + render.LEGEND_PAD, render.LEGEND_PAD + row * render.LEGEND_ROW + 1
@@ -284,7 +302,8 @@ def test_legend_grows_with_the_grid(monkeypatch):
     lay = with_nets(parse_layout({"width": 2048, "height": 2048, "nets": []}), nets)
     img, lines = _legend_lines(monkeypatch, lay, None, None)
     z = 2                                          # 2048 grid pixels: legend twice as big
-    assert img.size == image_size(lay) == (2048 + z * LEGEND_WIDTH, 2048)
+    aw, ah = render._axis_size(lay, z)
+    assert img.size == image_size(lay) == (2048 + aw + z * LEGEND_WIDTH, 2048 + ah)
     rows = (2048 - 2 * render.LEGEND_PAD * z) // (render.LEGEND_ROW * z)
     assert len(lines) == rows and rows - 6 > render.LEGEND_NETS
     assert lines[-1] == f"... {400 - (rows - 6)} more nets not shown"
@@ -352,7 +371,8 @@ def test_huge_layout_draws_one_pixel_per_cell():
     big = parse_layout({"width": 4096, "height": 4096, "blockages": [[0, 0, 4095, 0]],
                         "nets": [{"name": "a", "pins": [[0, 1], [4095, 4095]]}]}, "b.yaml")
     img = layout_image(big, None)
-    assert img.size == image_size(big) == (4096 + 4 * LEGEND_WIDTH, 4096)
+    aw, ah = render._axis_size(big, 4)
+    assert img.size == image_size(big) == (4096 + aw + 4 * LEGEND_WIDTH, 4096 + ah)
     assert img.getpixel((100, 0)) == BLOCKED and img.getpixel((100, 1)) == FREE
     assert img.getpixel((0, 1)) == img.getpixel((4095, 4095)) == PIN      # badges
     assert img.getpixel((4095 - 2, 4095 - 2)) == net_colour(0)
@@ -408,7 +428,7 @@ def test_reducing_a_long_thin_grid_copies_no_more_than_the_grid():
     a = np.arange(2 * 50_000, dtype=np.int32).reshape(2, 50_000)
     tracemalloc.start()
     try:
-        small = render._reduce(a, 500, UNREACHED, np.minimum)
+        small = render_wavefront._reduce(a, 500, UNREACHED, np.minimum)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
@@ -419,7 +439,7 @@ def test_reducing_a_long_thin_grid_copies_no_more_than_the_grid():
 
 def test_path_runs_join_tree_branches():
     tree = [(0, 0), (1, 0), (2, 0), (1, 1), (1, 2), (3, 0)]   # root, branch, branch, branch
-    runs = render._path_runs(tree)
+    runs = render_wavefront._path_runs(tree)
     assert [r.tolist() for r in runs] == [[[0, 0], [1, 0], [2, 0]],
                                          [[1, 0], [1, 1], [1, 2]], [[2, 0], [3, 0]]]
 
@@ -441,9 +461,9 @@ def test_gif_grows_level_by_level_then_shows_the_path(tmp_path, wave):
                              path_cells=cells, others=others)
     frames = _frames(gif)
     assert len(frames) == top + 2                      # one per level, then the path
-    s = (frames[0].shape[0] - render.GIF_BAR) // LAY.height
-    assert frames[0].shape[:2] == (LAY.height * s + render.GIF_BAR,
-                                   max(LAY.width * s, render.GIF_MIN_WIDTH)) and s > 1
+    s = (frames[0].shape[0] - render_wavefront.GIF_BAR) // LAY.height
+    assert frames[0].shape[:2] == (LAY.height * s + render_wavefront.GIF_BAR,
+                                   max(LAY.width * s, render_wavefront.GIF_MIN_WIDTH)) and s > 1
     grids = [f[:LAY.height * s, :LAY.width * s] for f in frames]
     painted = [int((f != (255, 255, 255)).any(axis=2).sum()) for f in grids[:-1]]
     assert painted == sorted(painted) and painted[0] < painted[-1]
@@ -475,9 +495,9 @@ def test_gif_has_a_colour_bar_and_a_level_counter(tmp_path, wave):
     top = int(levels[levels != UNREACHED].max())
     frames = _frames(save_wavefront_gif(LAY, levels, tmp_path / "w.gif", roots=[(0, 7)],
                                         path_cells=cells, others=others))
-    h = frames[0].shape[0] - render.GIF_BAR
+    h = frames[0].shape[0] - render_wavefront.GIF_BAR
     strips = [f[h:].astype(int) for f in frames]
-    x0, x1 = render.GIF_PAD, frames[0].shape[1] - render.GIF_PAD
+    x0, x1 = render_wavefront.GIF_PAD, frames[0].shape[1] - render_wavefront.GIF_PAD
     lut = np.round(matplotlib.colormaps["viridis"](np.linspace(0, 1, 248))[:, :3] * 255)
     # the bar runs through viridis from level 0 to the last (the marker at one end)
     assert np.abs(strips[-1][8 + 6, x0] - lut[0]).max() <= 1
@@ -500,7 +520,8 @@ def test_gif_of_a_big_grid_is_reduced(tmp_path):
     gif = save_wavefront_gif(lay, levels, tmp_path / "big.gif", roots=[(0, 0)],
                              path_cells=[(x, 300) for x in range(1100)], max_frames=10)
     with Image.open(gif) as im:
-        assert im.width <= render.GIF_SIDE and im.height <= render.GIF_SIDE + render.GIF_BAR
+        side, bar = render_wavefront.GIF_SIDE, render_wavefront.GIF_BAR
+        assert im.width <= side and im.height <= side + bar
         assert im.n_frames == 10
 
 
@@ -532,3 +553,192 @@ def test_failed_save_keeps_the_old_file(tmp_path, monkeypatch, routed):
     with pytest.raises(OSError):
         save_layout_png(LAY, None, p, scale=4)
     assert p.read_bytes() == before and os.listdir(tmp_path) == ["l.png"]
+
+
+# -- what a reader needs: whole words, visible unrouted pins, axes -------------------------
+def test_legend_lines_are_cut_at_word_boundaries():
+    from PIL import ImageDraw
+
+    text = "n7: UNROUTED (still in conflict with nets 3, n, o after 5 iterations)"
+    font = render._font(render.LEGEND_FONT)
+    draw = ImageDraw.Draw(Image.new("RGB", (4, 4)))
+    cut = 0
+    for width in range(40, 420, 5):
+        got = render._fit(draw, text, width, font)
+        assert draw.textlength(got, font=font) <= width
+        if got == text:
+            continue
+        cut += 1
+        head = got[:-1]
+        assert got.endswith(render.ELLIPSIS) and text.startswith(head)
+        # the cut is where a word ends: a space (maybe after punctuation) follows
+        assert text[len(head):].lstrip(",;:(-")[:1] == " ", got
+    assert cut > 20
+    assert fit_words("one two three", lambda t: len(t) <= 9) == "one two\u2026"
+    # a first word too long for the room alone is cut where it must be, still marked
+    assert fit_words("abcdefghijkl mn", lambda t: len(t) <= 6) == "abcde\u2026"
+
+
+def _maze(width=41, height=31):
+    """Corridors one cell wide between blocked rows with one gap each (a serpentine),
+    and a net whose second pin is walled in: unrouted."""
+    blockages = [[0, y, width - 2, y] if y % 4 == 1 else [1, y, width - 1, y]
+                 for y in range(1, height - 1, 2)]
+    lay = parse_layout({"width": width, "height": height, "blockages": blockages + [
+        {"cell": [19, 14]}, {"cell": [21, 14]}],
+        "nets": [{"name": "ok", "pins": [[0, 0], [40, 0]]},
+                 {"name": "stuck", "pins": [[10, 6], [20, 14]]}]}, "m.yaml")
+    res = route(lay, backend="cpu", mode="sequential")
+    assert [n.routed for n in res.nets] == [True, False]
+    return lay, res
+
+
+@pytest.mark.parametrize("scale", [1, 2, 4, 8, 16])
+def test_unrouted_pins_stand_out_on_a_maze(scale):
+    lay, res = _maze()
+    grid = np.asarray(layout_image(lay, res, scale=scale, legend=False))
+    frame = (grid == UNROUTED_FRAME).all(axis=2)
+    for x, y in lay.nets[1].pins:
+        box = frame[max(0, y * scale - 6):(y + 1) * scale + 6,
+                    max(0, x * scale - 6):(x + 1) * scale + 6]
+        # the badge's frame (2 px round 7 px) or the cell's frame: a ring of pixels in
+        # a colour no blockage, free cell or wire has
+        floor = 4 * (UNROUTED_PIN_PX - 1) if scale < PIN_SCALE else 4 * (scale - 1)
+        assert box.sum() >= floor, (scale, (x, y), int(box.sum()))
+        assert tuple(grid[y * scale + scale // 2, x * scale + scale // 2]) == UNROUTED_PIN
+    for x, y in lay.nets[0].pins:                   # a routed net's pins have no frame
+        assert not frame[y * scale:(y + 1) * scale, x * scale:(x + 1) * scale].any()
+
+
+def test_axes_number_the_cells_under_and_right_of_the_grid(monkeypatch):
+    from PIL import ImageDraw
+
+    lay, res = _maze()
+    s = 8
+    drawn = []
+    real = ImageDraw.ImageDraw.text
+    monkeypatch.setattr(ImageDraw.ImageDraw, "text", lambda self, xy, text, *a, **k: (
+        drawn.append((xy, text)), real(self, xy, text, *a, **k))[1])
+    img = np.asarray(layout_image(lay, res, scale=s))
+    gw, gh = grid_box(lay, s)
+    aw, ah = render._axis_size(lay, 1)
+    step = tick_step(s, 40)
+    assert step == 5
+    under = img[gh + 1:gh + render.AXIS_TICK, :gw]
+    ticks = np.nonzero((under == (90, 90, 90)).all(axis=2).any(axis=0))[0]
+    assert list(ticks) == [c * s + s // 2 for c in range(0, lay.width, step)]
+    right = img[:gh, gw + 1:gw + render.AXIS_TICK]
+    rows = np.nonzero((right == (90, 90, 90)).all(axis=2).any(axis=1))[0]
+    ystep = tick_step(s, render.AXIS_FONT + 6)
+    assert list(rows) == [r * s + s // 2 for r in range(0, lay.height, ystep)]
+    xs = [t for (x, y), t in drawn if y > gh]
+    ys = [t for (x, y), t in drawn if gw < x < gw + aw]
+    assert xs == [str(c) for c in range(0, lay.width, step)]
+    assert ys == [str(r) for r in range(0, lay.height, ystep)]
+    assert tick_step(1, 40) == 50 and tick_step(64, 40) == 1
+
+
+# -- the congestion picture ---------------------------------------------------------------
+def test_congestion_picture_has_a_title_a_colour_bar_and_visible_pins(monkeypatch):
+    import matplotlib
+
+    from mazeroute import render_congestion as rc
+    from tests.corpus import unroutable_layout
+
+    lay = unroutable_layout()
+    res = route(lay, backend="cpu", mode="negotiate", max_iterations=5)
+    unrouted = [n for n, r in zip(lay.nets, res.nets) if not r.routed]
+    assert unrouted and res.history.max() > 0
+    lines = []
+    real = rc._text
+    monkeypatch.setattr(rc, "_text", lambda draw, xy, text, *a, **k: (
+        lines.append(text), real(draw, xy, text, *a, **k))[1])
+    s = 20
+    img = np.asarray(rc.congestion_image(res, scale=s))
+    rounds = len(res.iterations)
+    assert lines[0].startswith(f"{lay.name}  {lay.width} x {lay.height}")
+    assert lines[1] == (f"negotiate, {rounds} iteration{'s' * (rounds != 1)}, "
+                        f"{res.routed}/{len(lay.nets)} nets routed")
+    assert lines[2].startswith("history cost")                     # the colour bar's label
+    assert f"{res.history.max():.3g}" in lines                      # its scale's top
+    assert any(t.startswith("pin of an unrouted net") for t in lines)
+    gw, gh = grid_box(lay, s)
+    aw = render._axis_size(lay, 1)[0]
+    panel = img[:, gw + aw:]
+    lut = np.round(matplotlib.colormaps["inferno"](np.linspace(0.25, 1, 256))[:, :3] * 255)
+    best = max(range(panel.shape[0]), key=lambda y: len(np.unique(panel[y], axis=0)))
+    bar = panel[best]
+    assert len(np.unique(bar, axis=0)) >= 100                       # a strip of many colours
+    on_lut = [np.abs(lut - c).max(axis=1).min() <= 1 for c in bar]
+    assert sum(on_lut) >= 100
+    # every unrouted pin: a badge of the mark colour, far bigger than a pixel or two
+    side = rc.unrouted_badge(gw, gh)
+    mark = (img[:gh, :gw] == rc.CONGESTION_UNROUTED).all(axis=2)
+    for net in unrouted:
+        for x, y in net.pins:
+            cx, cy = x * s + s // 2, y * s + s // 2
+            near = mark[max(0, cy - side):cy + side, max(0, cx - side):cx + side]
+            assert near.sum() >= (side - 2) ** 2 // 2, ((x, y), int(near.sum()))
+
+
+def test_congestion_badges_grow_with_the_picture():
+    from mazeroute.render_congestion import unrouted_badge
+
+    sides = [unrouted_badge(n, n) for n in (50, 1000, 2000, 4096)]
+    assert sides == sorted(sides) and sides[0] == UNROUTED_PIN_PX and sides[-1] >= 40
+    assert all(v % 2 == 1 for v in sides)                           # centred on the cell
+
+
+# -- the GIF's counter and the picture's file type ----------------------------------------
+def test_gif_counter_ends_at_the_last_level_the_search_reached(tmp_path, monkeypatch):
+    lay = parse_layout({"width": 1100, "height": 600, "nets": []})
+    levels = bfs(np.ones((600, 1100), bool), (0, 0), backend="cpu")
+    top = int(levels[levels != UNREACHED].max())
+    # reduced block-wise, the grid's highest block level is lower than the search's
+    small = render_wavefront._reduce(levels, 3, UNREACHED, np.minimum)
+    assert int(small[small != UNREACHED].max()) < top
+    texts = []
+    real = render_wavefront._legible
+    monkeypatch.setattr(render_wavefront, "_legible",
+                        lambda text, size: (texts.append(text), real(text, size))[1])
+    save_wavefront_gif(lay, levels, tmp_path / "big.gif", roots=[(0, 0)], max_frames=10)
+    counters = [t for t in texts if t.startswith("level ")]
+    assert len(counters) == 10 and counters[-1] == f"level {top} / {top}"
+    assert str(top) in texts                                        # the bar's right end
+
+
+def _wave_layout(tmp_path):
+    import yaml
+
+    p = tmp_path / "w.yaml"
+    p.write_text(yaml.safe_dump({"width": 12, "height": 8, "blockages": [[5, 0, 5, 5]],
+                                 "nets": [{"name": "a", "pins": [[0, 0], [11, 0]]}]}))
+    return p
+
+
+@pytest.mark.parametrize("name, magic, fmt", [
+    ("w.png", b"\x89PNG\r\n\x1a\n", "PNG"), ("w.jpg", b"\xff\xd8\xff", "JPEG"),
+    ("W.JPEG", b"\xff\xd8\xff", "JPEG"), ("w.gif", b"GIF8", "GIF"),
+    ("wave", b"\x89PNG\r\n\x1a\n", "PNG")])
+def test_wavefront_picture_is_the_type_its_name_says(tmp_path, name, magic, fmt):
+    from mazeroute.cli import main
+
+    out = tmp_path / "pics" / name
+    assert main(["wavefront", str(_wave_layout(tmp_path)), "-o", str(out), "--backend",
+                 "cpu", "-q"]) == 0
+    assert out.read_bytes()[:len(magic)] == magic
+    with Image.open(out) as im:
+        assert im.format == fmt and im.size[0] > 300
+    assert os.listdir(out.parent) == [name]
+
+
+@pytest.mark.parametrize("name", ["w.bmp", "w.jpg.txt", "w.tiff"])
+def test_wavefront_refuses_a_picture_name_of_another_type(tmp_path, capsys, name):
+    from mazeroute.cli import main
+
+    out = tmp_path / name
+    assert main(["wavefront", str(_wave_layout(tmp_path)), "-o", str(out), "--backend",
+                 "cpu"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "-o" in err and ".png, .jpg, .jpeg or .gif" in err
+    assert not out.exists() and sorted(os.listdir(tmp_path)) == ["w.yaml"]

@@ -339,7 +339,7 @@ def test_view_of_numbers_a_page_cannot_hold(tmp_path, chip, capsys):
 def test_wavefront_and_batch_html(tmp_path, chip):
     w = tmp_path / "w.html"
     assert main(["wavefront", str(chip), "--net", "tree", "-o", str(tmp_path / "w.png"),
-                 "--html", str(w), "--backend", "cpu", "-q"]) == 0
+                 "--html", str(w), "--backend", "cpu", "-q", "--mode", "sequential"]) == 0
     d = read_view_data(w)
     router = Router(LAY, "cpu")
     router.route_net(0)

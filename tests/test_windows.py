@@ -389,3 +389,16 @@ def test_inputs_that_are_no_legal_routing_are_refused_in_words():
     assert complete_in_windows(np.ones((1, 1), bool), [], []).added == 0
     got = complete_in_windows(free, pins, [None, row2], nets=[0, 0, 0], max_unrouted=1)
     assert got.added == 1 and got.windows == 1
+
+
+def test_no_window_is_solved_once_until_says_the_time_is_out():
+    """``until`` (a time limit's clock) is asked before each window: once it says True
+    nothing more is solved, the routes stay as they were, and the call says it stopped."""
+    free = np.ones((3, 4), bool)
+    pins = [np.array([[0, 0], [3, 0]]), np.array([[0, 2], [3, 2]])]
+    a = _flat([(0, 0), (0, 1), (1, 1), (1, 2), (2, 2), (2, 1), (3, 1), (3, 0)], 4)
+    asked = []
+    got = complete_in_windows(free, pins, [a, None], max_unrouted=1,
+                              until=lambda: asked.append(1) or True)
+    assert asked and got.added == got.windows == 0 and got.full
+    assert got.routes[1] is None and np.array_equal(got.routes[0], a)

@@ -71,7 +71,9 @@ class PathFinderOptions:
         two pins, the space-filling search (``fill_steps``) is tried first, after
         ``budget_after`` iterations; when it connects every net, its routes are taken
         and negotiation goes no further
-    time_limit : seconds of negotiation before legalisation (None: no limit)
+    time_limit : seconds the whole negotiated routing may take, the phases after the
+        loop included: once they are out no step starts new work, and the result says
+        what the limit cut short (None: no limit)
     first_iter_pres_fac : ``pres_fac`` of iteration 1 (0: every net takes its shortest
         path and the first conflicts show where the demand is)
     initial_pres_fac : ``pres_fac`` of iteration 2

@@ -27,6 +27,7 @@ Conditions (1) and (2) force strong local rules that prune most choices at once:
 
 The search is deterministic and bounded by ``max_steps`` (a step is one choice tried),
 not by a clock; about 50 million steps take one second on one core of a 2020s server.
+A time limit (``seconds``) may stop it sooner, and then says so (status ``"time"``).
 
 The pruning rules follow the numberlink solver of Thomas Ahle (github.com/thomasahle/
 numberlink, its "paper" search), generalised here to blockages, which end a diagonal as
@@ -47,6 +48,7 @@ Examples
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 
 import numba
@@ -67,8 +69,8 @@ class FillResult:
     ----------
     status : ``"found"`` (``routes`` holds a wire for every net), ``"none"`` (the
         layout has no space-filling routing), ``"steps"`` (``max_steps`` ran out
-        first), or ``"skipped"`` (the layout is not one this search handles, see
-        ``why``)
+        first), ``"time"`` (``seconds`` ran out first), or ``"skipped"`` (the layout
+        is not one this search handles, see ``why``)
     routes : each net's wire as ``(k, 2)`` x, y cells from its first pin to its second
         (only when found)
     steps : choices the search tried
@@ -82,7 +84,7 @@ class FillResult:
 
 
 def fill_routes(free: np.ndarray, pins: list[np.ndarray], max_steps: int = 400_000_000,
-                max_cells: int = MAX_CELLS) -> FillResult:
+                max_cells: int = MAX_CELLS, seconds: float | None = None) -> FillResult:
     """A space-filling routing of two-pin nets (see the module's docstring).
 
     Parameters
@@ -91,6 +93,7 @@ def fill_routes(free: np.ndarray, pins: list[np.ndarray], max_steps: int = 400_0
     pins : each net's pins as a ``(2, 2)`` array of x, y (every net must have two)
     max_steps : choices the search may try before it gives up (status ``"steps"``)
     max_cells : larger layouts are skipped
+    seconds : stop the search after about this long (status ``"time"``; None: no limit)
 
     Returns
     -------
@@ -114,9 +117,9 @@ def fill_routes(free: np.ndarray, pins: list[np.ndarray], max_steps: int = 400_0
             return FillResult("skipped", why=f"net {k}'s pins are not two distinct free "
                                              "cells of their own")
         label[p[:, 1] + 1, p[:, 0] + 1] = k + 1
-    con, status, steps = _search(label.ravel(), w, h, int(max_steps))
+    con, status, steps = _timed_search(label.ravel(), w, h, int(max_steps), seconds)
     if status != 1:
-        return FillResult("none" if status == 0 else "steps", steps=int(steps))
+        return FillResult({0: "none", -1: "steps"}.get(status, "time"), steps=int(steps))
     routes = []
     for p in pins:
         walk = _walk(con, w2, int(p[0][0]) + 1 + (int(p[0][1]) + 1) * w2)
@@ -164,11 +167,30 @@ def _touches(label, con, w2):
     return False
 
 
-@numba.njit(cache=True)
-def _search(label, w, h, max_steps):
+def _timed_search(label, w, h, max_steps, seconds):
+    """:func:`_search`, stopped after ``seconds`` (None: never) through its ``abort``
+    flag: the compiled search releases the GIL, so it runs in a thread while this one
+    waits on the clock."""
+    abort = np.zeros(1, np.int32)
+    if seconds is None:
+        return _search(label, w, h, max_steps, abort)
+    out: list = []
+    worker = threading.Thread(target=lambda: out.append(_search(label, w, h, max_steps,
+                                                                abort)), daemon=True)
+    worker.start()
+    try:
+        worker.join(max(0.0, seconds))
+    finally:
+        abort[0] = 1            # also when interrupted: the search must not outlive us
+        worker.join()
+    return out[0]
+
+
+@numba.njit(cache=True, nogil=True)
+def _search(label, w, h, max_steps, abort):
     """Depth-first search over the cells in anti-diagonal order; returns the connection
-    bits of every padded cell, the status (1 found, 0 none, -1 steps ran out) and the
-    steps tried."""
+    bits of every padded cell, the status (1 found, 0 none, -1 steps ran out, -2
+    stopped by ``abort[0]`` set nonzero, read every 65536 steps) and the steps tried."""
     w2 = w + 2
     n = label.size
     con = np.zeros(n, np.int32)
@@ -292,6 +314,8 @@ def _search(label, w, h, max_steps):
         steps += 1
         if steps > max_steps:
             return con, -1, steps
+        if steps & 0xFFFF == 0 and abort[0] != 0:
+            return con, -2, steps
         dirs = opts[i, tried[i]]
         tried[i] += 1
         good = True

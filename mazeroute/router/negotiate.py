@@ -59,6 +59,7 @@ the same routes on every engine.
 
 Deterministic: the same layout and options give the same routes (a ``time_limit`` that
 stops negotiation early is the one exception: where it stops depends on the machine).
+The limit bounds the phases after the loop too (:meth:`Negotiator.run`).
 
 Examples
 --------
@@ -81,8 +82,7 @@ import numpy as np
 import scipy.ndimage
 import scipy.sparse
 
-from ..backtrace import bends, bends_many
-from ..engines import device_errors, first_line, gpu_available, make_net_search
+from ..engines import device_errors, first_line, make_net_search
 from ..engines.weighted import (
     COST_DTYPE,
     COST_MAX,
@@ -95,9 +95,10 @@ from ..errors import EngineUnavailable
 from ..layout import Layout
 from .congestion import COST_SCALE, Congestion, PathFinderOptions
 from .fill import fill_routes
-from .result import IterationStats, NetRoute, PhaseStats, RouteResult
-from .sequential import Router
+from .floor import sequential_routes
+from .result import IterationStats, NetRoute, PhaseStats, RouteResult, wires_bends
 from .shorten import shorten_wires
+from .watch import Watch
 from .windows import available as windows_available
 from .windows import complete_in_windows
 
@@ -210,6 +211,14 @@ class Negotiator:
         self.searched: list[int] = []            # ... of each iteration
         self.kept_nets: list[int] = []           # kept() after each iteration (see settled)
         self._clock = 0
+        #: The clock the time limit is read on (a test may set a fake one).
+        self.now: Callable[[], float] = time.perf_counter
+        self.deadline: float | None = None       # when the time limit runs out (see run)
+        #: Steps the time limit stopped part way ("cut short") or before they began
+        #: ("skipped"), in order.
+        self.cut: dict[str, str] = {}
+        #: What the net it names saw at its searches (``mazeroute wavefront``).
+        self.watch = Watch()
         hpwl = (self.hi - self.lo).sum(axis=1)
         #: Routing order within an iteration: smallest pin box first, then file order.
         self.order = np.lexsort((np.arange(n), hpwl)) if n else np.zeros(0, np.int64)
@@ -328,11 +337,15 @@ class Negotiator:
             requests = [[NetRequest(i, self.pins[i], tuple(b))
                          for i, b in zip(pending[batch].tolist(), boxes[batch].tolist())]
                         for batch in groups]
-            # a run of two batches or more that the engine chains goes in one chain
-            chains = self.options.device_chains and len(groups) > 1
+            # a run of two batches or more that the engine chains goes in one chain (not
+            # for a watched net: a chain prices its batches on the device, unseen)
+            chains = (self.options.device_chains and len(groups) > 1
+                      and self.watch.net is None)
             chain = [chains and self.search.chainable(r) for r in requests]
             k = 0
             while k < len(groups):
+                if self.iterations and self._late("negotiation"):
+                    break       # the nets not searched yet keep their routes
                 start = time.perf_counter()
                 run = 1
                 while chain[k] and k + run < len(groups) and chain[k + run]:
@@ -347,6 +360,8 @@ class Negotiator:
                 else:
                     self._rip(nets[0])
                     cost, changed = self.state.costs()
+                    self.watch.look(self.search, cost, requests[k],
+                                    f"iteration {len(self.iterations) + 1}")
                     found_all = [self.search.route(cost, requests[k], changed)]
                 done, made, when = [], [], []
                 for batch, group, found in zip(part, nets, found_all):
@@ -360,6 +375,8 @@ class Negotiator:
                             made.append(xy)
                             when.append(clock + int(batch[j]))
                 self._commit(done, made, when)
+                if self.watch.net in done:
+                    self.watch.took(self.watch.net)
                 if run > 1:
                     self.state.synced()     # the engine made these changes itself
                 every = np.concatenate(part)
@@ -367,6 +384,8 @@ class Negotiator:
                 k += run
             self._clock = clock + pending.size
             retry = []
+            if self.iterations and self._late("negotiation"):
+                failed = []     # no more searches: the failed nets stay unrouted
             for i in sorted(failed, key=rank.__getitem__):
                 if self._whole(i) or self._cut_off(i):
                     self.enclosed.add(i)
@@ -485,7 +504,8 @@ class Negotiator:
     def negotiate(self, progress: Callable[[IterationStats], None] | None = None) -> int:
         """The PathFinder loop; returns the number of iterations run."""
         opt = self.options
-        start = time.perf_counter()
+        if self.deadline is None and opt.time_limit is not None:
+            self.deadline = self.now() + opt.time_limit
         todo = self.order.astype(np.int64)
         rank = np.empty(len(todo), np.int64)
         rank[todo] = np.arange(len(todo))
@@ -509,7 +529,7 @@ class Negotiator:
             if opt.kept_iterations is not None and \
                     min(s.conflicts for s in self.iterations) >= opt.stall_min_conflicts:
                 self.kept_nets.append(self.kept(uses=uses))
-            self.stop = self._stop(iteration, start)
+            self.stop = self._stop(iteration)
             if self.stop is not None:
                 break
             self.state.end_iteration(conflicts)
@@ -524,10 +544,12 @@ class Negotiator:
             todo = conflicts[np.argsort(rank[conflicts], kind="stable")]
         return iteration
 
-    def _stop(self, iteration: int, start: float) -> str | None:
+    def _stop(self, iteration: int) -> str | None:
         """Why the loop stops after ``iteration``, which left nets in conflict (the
         report's words), or None to go on."""
         opt = self.options
+        if self._late():
+            return f"time limit ({opt.time_limit:g} s) reached"
         if iteration >= opt.max_iterations:
             return f"iteration cap ({opt.max_iterations}) reached"
         if opt.over_budget(iteration + 1, self.cells_searched):
@@ -546,9 +568,16 @@ class Negotiator:
         if opt.diverged(overused, in_conflict):
             return (f"the overused cells stayed at {opt.diverge_factor:g} times the first "
                     "iteration's or more (the nets need more room than there is)")
-        if opt.time_limit is not None and time.perf_counter() - start >= opt.time_limit:
-            return f"time limit ({opt.time_limit:g} s) reached"
         return None
+
+    def _late(self, step: str | None = None) -> bool:
+        """Whether the time limit has run out (:attr:`deadline`); if so, ``step`` (a
+        phase that stops part way for it) is recorded as cut short."""
+        if self.deadline is None or self.now() < self.deadline:
+            return False
+        if step is not None:
+            self.cut.setdefault(step, "cut short")
+        return True
 
     def legalise(self) -> None:
         """Drop the fewest nets that keep conflicts, then route them again one at a
@@ -574,15 +603,21 @@ class Negotiator:
         self.state.set_pres_fac(0.0)
         rank = {int(i): k for k, i in enumerate(self.order)}
         for i in sorted(dropped, key=rank.__getitem__):
+            if self._late("legalise"):
+                break           # the nets left stay dropped: the routing stays legal
             start = time.perf_counter()
             cost, changed = self.state.costs()
-            xy = self.search.route(cost, [NetRequest(i, self.pins[i], self.box(i))], changed)[0]
+            request = NetRequest(i, self.pins[i], self.box(i))
+            self.watch.look(self.search, cost, [request], "legalise")
+            xy = self.search.route(cost, [request], changed)[0]
             if xy is None and not self._whole(i):
                 h, w = self.shape
                 cost, changed = self.state.costs()
-                xy = self.search.route(cost, [NetRequest(i, self.pins[i], (0, 0, w - 1, h - 1))],
-                                       changed)[0]
+                request = NetRequest(i, self.pins[i], (0, 0, w - 1, h - 1))
+                self.watch.look(self.search, cost, [request], "legalise")
+                xy = self.search.route(cost, [request], changed)[0]
             if xy is not None:
+                self.watch.took(i)
                 self._set_route(i, xy)
                 self.search.set_owner(xy, i)
                 del self.conflicts[i]
@@ -650,8 +685,9 @@ class Negotiator:
             nonlocal legal_changed
             boxes = [self.box(i)] if self._whole(i) else [self.box(i), whole]
             for box in boxes:
-                xy = self.search.route(uniform, [NetRequest(i, self.pins[i], box)],
-                                       legal_changed)[0]
+                request = NetRequest(i, self.pins[i], box)
+                self.watch.look(self.search, uniform, [request], "repair")
+                xy = self.search.route(uniform, [request], legal_changed)[0]
                 legal_changed = np.zeros(0, np.int64)
                 if xy is not None:
                     return xy
@@ -664,12 +700,16 @@ class Negotiator:
             todo = sorted((i for i, c in enumerate(self.cells)
                            if c is None and i not in self.enclosed), key=rank.__getitem__)
             for u in todo:
+                if self._late("repair"):
+                    return gained
                 start = time.perf_counter()
                 changed = None if dirty is None else (
                     np.unique(np.concatenate(dirty)) if dirty else np.zeros(0, np.int64))
                 dirty = []
-                xy = push.route(dear.reshape(self.shape), [NetRequest(u, self.pins[u], whole)],
-                                changed)[0]
+                request = NetRequest(u, self.pins[u], whole)
+                self.watch.look(push, dear.reshape(self.shape), [request], "repair")
+                looked = self.watch.last
+                xy = push.route(dear.reshape(self.shape), [request], changed)[0]
                 if xy is None:
                     continue
                 victims = sorted(set(own[xy[:, 1] * w + xy[:, 0]].tolist()) - {-1, u})
@@ -689,6 +729,7 @@ class Negotiator:
                 if len(redone) == len(victims):
                     gained += 1
                     self.conflicts.pop(u, None)
+                    self._took_in_repair(u, looked, redone)
                 else:                                   # put everything back
                     for v in redone:
                         lift(v)
@@ -699,6 +740,15 @@ class Negotiator:
             if gained == before:
                 break
         return gained
+
+    def _took_in_repair(self, u: int, looked, redone: dict) -> None:
+        """Repair committed net ``u`` (searched as ``looked`` saw it) and the victims
+        ``redone``: the watched net among them took its route's search."""
+        if self.watch.net == u:
+            self.watch.last = looked
+            self.watch.took(u)
+        elif self.watch.net in redone:
+            self.watch.took(self.watch.net)
 
     def tidy(self) -> None:
         """Shorten the legal wires: each routed net in turn (routing order) is searched
@@ -723,19 +773,24 @@ class Negotiator:
                                           [self.cells[i] for i in ordered])]
         nets, boxes, regions = nets[order].tolist(), boxes[order], regions[order]
         for batch in batches(regions, self.shape):
+            if self._late("tidy"):
+                return
             start = time.perf_counter()
             group = [nets[k] for k in batch]
             # the group's wires are lifted, its pins kept (wires of one group are disjoint)
             self._reserve(np.full(len(group), -1), [self.cells[i] for i in group])
             self._reserve(group, [self.pins[i] for i in group])
-            found = self.search.route(
-                uniform, [NetRequest(i, self.pins[i], tuple(boxes[k]))
-                          for i, k in zip(group, batch)], changed)
+            requests = [NetRequest(i, self.pins[i], tuple(boxes[k]))
+                        for i, k in zip(group, batch)]
+            self.watch.look(self.search, uniform, requests, "tidy")
+            found = self.search.route(uniform, requests, changed)
             changed = np.zeros(0, np.int64)
             shorter = [(i, new) for i, new in zip(group, found)
                        if new is not None and len(new) < len(self.cells[i])]
             if shorter:
                 moved = [i for i, _ in shorter]
+                if self.watch.net in moved:
+                    self.watch.took(self.watch.net)
                 self._rip(moved)
                 self._commit(moved, [new for _, new in shorter],
                              [int(self.stamp[i]) for i in moved])
@@ -744,8 +799,17 @@ class Negotiator:
 
     def run(self, progress: Callable[[IterationStats], None] | None = None) -> RouteResult:
         """Negotiate, legalise, repair, tidy, compare with the sequential floor; the
-        routes."""
+        routes.
+
+        A ``time_limit`` bounds all of it: no step starts new work once it has run out
+        (the loop stops between batches from iteration 2 on, the first giving every net
+        a route; each phase after it stops between nets or batches; the space-filling
+        search and the windows' solver are stopped); what was made stays where it is
+        legal, and the result's phases and notice say what the limit cut short or
+        skipped."""
         start = time.perf_counter()
+        if self.options.time_limit is not None:
+            self.deadline = self.now() + self.options.time_limit
         iterations = self.negotiate(progress)
         phases: list[PhaseStats] = []
 
@@ -753,32 +817,61 @@ class Negotiator:
             # the phases after the loop take seconds on large layouts: say where they are
             if routed is None:
                 routed = self.routed
-            phases.append(PhaseStats(name, time.perf_counter() - since, routed))
+            phases.append(PhaseStats(name, time.perf_counter() - since, routed,
+                                     self.cut.get(name, "")))
             if self.layout.nets:            # a layout without nets has nothing to report
-                log.info("%s: %d of %d nets routed, %.2f s", name, routed,
-                         len(self.layout.nets), phases[-1].seconds)
+                log.info("%s: %d of %d nets routed, %.2f s%s", name, routed,
+                         len(self.layout.nets), phases[-1].seconds,
+                         f" ({phases[-1].cut} by the time limit)" if phases[-1].cut else "")
+
+        def begin(name: str) -> float | None:
+            """The phase's start, or None when the time limit skips it."""
+            # legalise keeps the routing legal and the reasons say why nets are left
+            # unrouted: both always run, and stop their searches when the time is out
+            if name not in ("legalise", "reasons") and self._late():
+                self.cut[name] = "skipped"
+                phase(name, time.perf_counter())
+                return None
+            return time.perf_counter()
 
         for name, step in (("legalise", self.legalise), ("repair", self.repair),
                            ("tidy", self.tidy)):
-            t0 = time.perf_counter()
-            step()
-            phase(name, t0)
+            t0 = begin(name)
+            if t0 is not None:
+                step()
+                phase(name, t0)
+        result = self._after_loop(begin, phase, iterations)
+        result.phases = phases
+        result.seconds = time.perf_counter() - start
+        if self.cut:
+            limit = (f"the time limit ({self.options.time_limit:g} s) "
+                     + "; ".join(f"{how} {', '.join(s for s, h in self.cut.items() if h == how)}"
+                                 for how in ("cut short", "skipped")
+                                 if how in self.cut.values()))
+            result.notice = "; ".join(filter(None, (result.notice, limit)))
+        return result
+
+    def _after_loop(self, begin, phase, iterations: int) -> RouteResult:
+        """The phases after legalise, repair and tidy (``begin`` and ``phase`` as in
+        :meth:`run`): the space-filling search, the windows, the reasons, the floor."""
         result = self._result()
-        t0 = time.perf_counter()
         asked = result.routed < len(self.layout.nets)
-        if asked and self._fill():
-            filled = self._result()
-            filled.notice = (f"negotiation connected {result.routed} of "
-                             f"{len(self.layout.nets)} nets; a space-filling search "
-                             "connected them all" + (
-                                 f" (wires then {self.filled_gain} cells shorter, "
-                                 "touching wires rerouted together)" if self.filled_gain
-                                 else ""))
-            result = filled
-        if asked and self._fill_seconds:        # the search ran (now, or at budget_after)
-            phase("space-filling search", t0, result.routed)
-        if result.routed < len(self.layout.nets) - len(self.enclosed):
+        if asked and (self._filled is not None or not self._fill_applies()
+                      or begin("space-filling search") is not None):
             t0 = time.perf_counter()
+            if self._fill():
+                filled = self._result()
+                filled.notice = (f"negotiation connected {result.routed} of "
+                                 f"{len(self.layout.nets)} nets; a space-filling search "
+                                 "connected them all" + (
+                                     f" (wires then {self.filled_gain} cells shorter, "
+                                     "touching wires rerouted together)" if self.filled_gain
+                                     else ""))
+                result = filled
+            if self._fill_seconds:          # the search ran (now, or at budget_after)
+                phase("space-filling search", t0, result.routed)
+        if result.routed < len(self.layout.nets) - len(self.enclosed) and \
+                self._windows_apply() and (t0 := begin("exact windows")) is not None:
             added = self._windows()
             if added is not None:
                 if added:
@@ -788,16 +881,18 @@ class Negotiator:
                                      f"{len(self.layout.nets)} nets; exact re-solves of "
                                      f"windows round the others connected {added} more")
                 phase("exact windows", t0, result.routed)
-        if result.routed < len(self.layout.nets):
-            t0 = time.perf_counter()
+        if result.routed < len(self.layout.nets) and (t0 := begin("reasons")) is not None:
             self._explain(result, iterations)
             phase("reasons", t0, result.routed)
-        if result.routed < len(self.layout.nets) - len(self.enclosed):
-            t0 = time.perf_counter()
+        if result.routed < len(self.layout.nets) - len(self.enclosed) and \
+                (t0 := begin("sequential floor")) is not None:
             # the weighted search on unit costs is the fast floor on the CPU; a device
             # engine has the batched BFS router for it (whole-grid boxes one net at a
             # time would be its slowest case); it stops once it cannot route more
-            floor = sequential_routes(self.layout, self.backend, beat=result.routed)
+            floor_watch = Watch(self.watch.net)
+            floor = sequential_routes(self.layout, self.backend, beat=result.routed,
+                                      until=lambda: self._late("sequential floor"),
+                                      watch=floor_watch)
             if floor is not None and floor.routed > result.routed:
                 floor.notice = (f"sequential routing connected more nets ({floor.routed}) "
                                 f"than negotiation ({result.routed}); its routes are kept")
@@ -805,25 +900,31 @@ class Negotiator:
                 floor.iterations, floor.history = result.iterations, result.history
                 floor.stop = result.stop
                 result = floor
+                self.watch.taken = floor_watch.taken
                 self._explain(result, iterations, negotiated=False)
             phase("sequential floor", t0, result.routed)
-        result.phases = phases
-        result.seconds = time.perf_counter() - start
         return result
 
     def _fills(self) -> bool:
         """Whether the space-filling search (:mod:`.fill`) connects every net; it runs
         once (its answer depends on the layout alone), the first time it is asked."""
         if self._filled is None:
-            if self.options.fill_steps == 0 or self.enclosed or any(len(p) != 2
-                                                                    for p in self.pins):
+            if not self._fill_applies():
                 self._filled = False    # an enclosed net has no wire at all: nothing fills
             else:
                 start = time.perf_counter()
-                got = fill_routes(self.free, self.pins, self.options.fill_steps)
+                left = None if self.deadline is None else max(0.0, self.deadline - self.now())
+                got = fill_routes(self.free, self.pins, self.options.fill_steps, seconds=left)
+                if got.status == "time":
+                    self.cut.setdefault("space-filling search", "cut short")
                 self._filled = got if got.status == "found" else False
                 self._fill_seconds = time.perf_counter() - start
         return self._filled is not False
+
+    def _fill_applies(self) -> bool:
+        """Whether the space-filling search may run on this layout at all."""
+        return not (self.options.fill_steps == 0 or self.enclosed
+                    or any(len(p) != 2 for p in self.pins))
 
     def _fill(self) -> bool:
         """Try to connect every net by the space-filling search (:mod:`.fill`); on
@@ -859,17 +960,16 @@ class Negotiator:
         other windows room) and the option's work lasts; the nets it connected, or
         None when it does not apply (an option, a net of more than two pins, or no SAT
         solver installed)."""
-        opt = self.options
-        if (opt.window_work == 0 or any(len(p) != 2 for p in self.pins)
-                or not windows_available()):
+        if not self._windows_apply():
             return None
+        opt = self.options
         budget, added = opt.window_work, 0
-        while budget > 0:
+        while budget > 0 and not self._late("exact windows"):
             start = time.perf_counter()
             todo = [i for i, c in enumerate(self.cells)
                     if c is None and i not in self.enclosed]
             got = complete_in_windows(self.free, self.pins, self.routes, nets=todo,
-                                      work=budget)
+                                      work=budget, until=lambda: self._late("exact windows"))
             budget = 0 if got.full else budget - max(1, got.work)
             if not got.added:
                 break
@@ -878,19 +978,24 @@ class Negotiator:
             self.seconds[changed] += (time.perf_counter() - start) / len(changed)
         return added
 
+    def _windows_apply(self) -> bool:
+        """Whether :meth:`_windows` may run on this layout at all."""
+        return (self.options.window_work != 0 and all(len(p) == 2 for p in self.pins)
+                and windows_available())
+
     # -- results ----------------------------------------------------------------------
     def _result(self) -> RouteResult:
         nets = []
         routed = [i for i, c in enumerate(self.cells) if c is not None]
         rank = {i: k for k, i in enumerate(sorted(routed, key=lambda i: self.stamp[i]))}
-        two = [i for i in routed if len(self.pins[i]) == 2]
-        turns = dict(zip(two, bends_many([self.cells[i] for i in two]).tolist()))
+        turns = dict(zip(routed, wires_bends([self.cells[i] for i in routed],
+                                             [self.pins[i] for i in routed])))
         for i, net in enumerate(self.layout.nets):
             r = NetRoute(net.name, list(net.pins), seconds=float(self.seconds[i]))
             xy = self.cells[i]
             if xy is not None:
                 r.routed, r.order, r.length = True, rank[i], len(xy) - 1
-                r.bends = turns.get(i, 0)
+                r.bends = turns[i]
                 r.set_cells(xy)
             nets.append(r)
         return RouteResult(self.layout, nets, self.engine, "hpwl", 0.0,
@@ -922,6 +1027,10 @@ class Negotiator:
                 result.nets[i].reason = (f"still in conflict with nets "
                                          f"{_names(self.layout, self.conflicts[i])} after "
                                          f"{iterations} iterations")
+                continue
+            if self._late("reasons"):
+                result.nets[i].reason = (f"unrouted when the time limit "
+                                         f"({self.options.time_limit:g} s) ran out")
                 continue
             xy = wire_search.route(wire_cost, [NetRequest(i, self.pins[i], whole)],
                                    changed)[0]
@@ -992,65 +1101,18 @@ class Negotiator:
         return count, ((fy + y0) * w + fx + x0, mask, (ex0, ey0))
 
 
-def sequential_routes(layout: Layout, backend: str = "auto",
-                      beat: int | None = None) -> RouteResult | None:
-    """Sequential mode's routes (file order, each wire a blockage for the nets after it),
-    computed by the weighted search on unit costs over the whole grid.
-
-    ``beat``: the routes are wanted only if they connect more than ``beat`` nets: None
-    is returned when they do not, and the run stops as soon as so many nets are
-    certain to stay unrouted that they cannot (None: always a result).
-
-    Unit costs make the weighted search a BFS with the BFS backtrace, so the wires are
-    exactly those of :class:`mazeroute.router.Router` (a test holds them equal); the
-    search stays near the straight line (A*) and gives up early on a walled-in pin, so
-    this floor costs far less than a full wavefront per net. On the GPU the floor is the
-    sequential router's batched search itself (:class:`~.sequential.Router`, ``gpu/grid``:
-    many nets a launch), whose wires are the same; the weighted search would take each
-    net's whole-grid box alone.
-    """
-    give_up = None if beat is None else len(layout.nets) - beat - 1
-    if backend == "gpu" or (backend == "auto" and gpu_available()):
-        return Router(layout, "gpu", "grid").run(max_unrouted=give_up)
-    start = time.perf_counter()
-    h, w = layout.height, layout.width
-    owner = np.full((h, w), -1, np.int32)
-    pins = [np.array(net.pins, np.int64).reshape(-1, 2) for net in layout.nets]
-    for i, p in enumerate(pins):
-        owner[p[:, 1], p[:, 0]] = i
-    search = make_net_search(backend, ~layout.blocked, owner)
-    cost = np.ones((h, w), COST_DTYPE)
-    none = np.zeros(0, np.int64)
-    nets, order = [], 0
-    for i, net in enumerate(layout.nets):
-        t0 = time.perf_counter()
-        xy = search.route(cost, [NetRequest(i, pins[i], (0, 0, w - 1, h - 1))],
-                          None if i == 0 else none)[0]
-        r = NetRoute(net.name, list(net.pins))
-        if xy is not None:
-            search.set_owner(xy, i)
-            r.routed, r.order, r.length = True, order, len(xy) - 1
-            r.bends = bends(xy) if len(net.pins) == 2 else 0
-            r.set_cells(xy)
-            order += 1
-        r.seconds = time.perf_counter() - t0
-        nets.append(r)
-        if give_up is not None and len(nets) - order > give_up:
-            return None
-    engine = f"{getattr(search, 'backend', backend)}/weighted"
-    return RouteResult(layout, nets, engine, "file", time.perf_counter() - start)
-
-
 def negotiate(layout: Layout, backend: str = "auto", *, max_iterations: int | None = None,
               time_limit: float | None = None,
               progress: Callable[[IterationStats], None] | None = None,
-              options: PathFinderOptions | None = None) -> RouteResult:
+              options: PathFinderOptions | None = None,
+              watch: Watch | None = None) -> RouteResult:
     """Route ``layout`` by negotiated congestion; see :class:`Negotiator`.
 
     ``max_iterations`` and ``time_limit`` override those of ``options`` (a
     ``max_iterations`` given here is the cap the caller chose: the iteration budget,
     ``budget_cells``, is lifted); ``progress`` is called with each iteration's
-    :class:`~.result.IterationStats`.
+    :class:`~.result.IterationStats`; ``watch`` (:class:`~.watch.Watch`) keeps what
+    the net it names saw at its searches.
     """
     if options is not None and not isinstance(options, PathFinderOptions):
         raise TypeError(f"options must be a PathFinderOptions, not {type(options).__name__}")
@@ -1064,8 +1126,15 @@ def negotiate(layout: Layout, backend: str = "auto", *, max_iterations: int | No
     if changes:
         from dataclasses import replace
         options = replace(options, **changes)
+    def negotiator(backend: str) -> Negotiator:
+        ng = Negotiator(layout, backend, options)
+        if watch is not None:
+            watch.last = watch.taken = None
+            ng.watch = watch
+        return ng
+
     try:
-        return Negotiator(layout, backend, options).run(progress)
+        return negotiator(backend).run(progress)
     except device_errors() as e:
         # a GPU fault (out of memory, a CUDA error): one clear error when the GPU was
         # asked for; under auto the negotiation runs again on the CPU engine, with a
@@ -1073,7 +1142,7 @@ def negotiate(layout: Layout, backend: str = "auto", *, max_iterations: int | No
         # but the time)
         if backend != "auto":
             raise EngineUnavailable(f"the GPU engine failed: {first_line(e)}") from None
-        result = Negotiator(layout, "cpu", options).run(progress)
+        result = negotiator("cpu").run(progress)
         result.notice = "; ".join(filter(None, (
             f"gpu/weighted failed ({first_line(e)}); negotiated on the CPU engine",
             result.notice)))

@@ -6,10 +6,12 @@ written from.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..backtrace import bends_many as _bends_many
 from ..layout import Cell, Layout
 
 ROUTES_FORMAT = "mazeroute-routes/1"
@@ -102,6 +104,65 @@ def _blank() -> dict:
     return _BLANK
 
 
+def wire_bends(cells: np.ndarray, pins: Sequence[Cell] | np.ndarray) -> int:
+    """The bends of a net's wire, counted from its cells alone, alike in every mode.
+
+    A wire of two pins is a path from one pin to the other: its bends are the cells where
+    it turns. A tree is listed as the routers build it: the root pin, then each branch
+    from the cell beside the tree it joins out to the pin it reaches (each branch ends
+    at a pin, and no pin lies inside a branch). Its bends are those of every branch as a
+    path that ends in the tree, where the branch continues straight into the tree cell
+    ahead of it whenever that cell is in the tree already (the backtraces' rule), so the
+    turn where a branch meets the tree counts only when it cannot go straight on. That
+    is the sum of the bends of the branches' backtraced paths, which sequential mode
+    reports.
+
+    >>> import numpy as np
+    >>> wire_bends(np.array([[0, 0], [1, 0], [1, 1]]), [(0, 0), (1, 1)])
+    1
+    >>> tree = np.array([[0, 0], [1, 0], [2, 0], [3, 0], [3, 1]])   # (3, 0) joins at (2, 0)
+    >>> wire_bends(tree, [(0, 0), (2, 0), (3, 1)])
+    1
+    >>> tee = np.array([[0, 0], [1, 0], [2, 0], [1, 1], [1, 2]])     # (1, 1) goes straight on
+    >>> wire_bends(tee, [(0, 0), (2, 0), (1, 2)])
+    0
+    """
+    xy = np.asarray(cells, np.int64).reshape(-1, 2)
+    if len(pins) <= 2 or len(xy) < 3:
+        return int(_bends_many([xy])[0])
+    w = int(xy[:, 0].max()) + 2
+    flat = xy[:, 1] * w + xy[:, 0]
+    where = {int(c): k for k, c in enumerate(flat.tolist())}
+    pin_flat = {int(y) * w + int(x) for x, y in np.asarray(pins, np.int64).reshape(-1, 2)}
+    ends = [k for k in range(1, len(xy)) if int(flat[k]) in pin_flat]
+    if not ends or ends[-1] != len(xy) - 1:
+        ends.append(len(xy) - 1)
+    runs, starts = [xy[:ends[0] + 1]], [0]
+    for a, b in zip(ends, ends[1:]):
+        runs.append(xy[a + 1:b + 1])
+        starts.append(a + 1)
+    total = int(_bends_many(runs).sum())
+    for run, start in zip(runs[1:], starts[1:]):
+        if len(run) < 2:
+            continue
+        ahead = 2 * run[0] - run[1]
+        if not (0 <= ahead[0] < w) or where.get(int(ahead[1] * w + ahead[0]), start) >= start:
+            total += 1
+    return total
+
+
+def wires_bends(wires: Sequence[np.ndarray], pins: Sequence[Sequence[Cell]]) -> list[int]:
+    """:func:`wire_bends` of every wire, the two-pin ones in one compiled pass."""
+    two = [k for k, p in enumerate(pins) if len(p) <= 2]
+    out = [0] * len(wires)
+    for k, b in zip(two, _bends_many([wires[k] for k in two]).tolist()):
+        out[k] = b
+    for k, p in enumerate(pins):
+        if len(p) > 2:
+            out[k] = wire_bends(wires[k], p)
+    return out
+
+
 @dataclass(frozen=True)
 class IterationStats:
     """One negotiation iteration: cells used by more than one net at its end, nets using
@@ -126,6 +187,9 @@ class PhaseStats:
     phase: str
     seconds: float
     routed: int
+    #: What the time limit did to the phase: ``""`` (nothing), ``"cut short"`` (it
+    #: stopped part way, keeping what it had made) or ``"skipped"`` (it never started).
+    cut: str = ""
 
 
 @dataclass

@@ -103,6 +103,9 @@ class Router:
             backend = "cpu" if routing_prefers_cpu(self.grid.free, self.pin_count,
                                                    spans) else "gpu"
         spec, self.notice = resolve(backend, strategy, self.grid)
+        # auto's choice of the CPU on a machine without a GPU: the command line says it
+        # once on stderr; a result notes only what happened while routing
+        self._machine_notice = self.notice
         self.engine = f"{spec.backend}/{spec.strategy}"
         self.committed = 0
         self.batches = 0                 # batched launches of the last run
@@ -246,7 +249,8 @@ class Router:
         if results is None:
             return None
         return RouteResult(self.layout, [results[i] for i in range(len(self.layout.nets))],
-                           self.engine, order, time.perf_counter() - start, self.notice)
+                           self.engine, order, time.perf_counter() - start,
+                           None if self.notice == self._machine_notice else self.notice)
 
     def _run(self, sequence: list[int], progress,
              max_unrouted: int | None = None) -> dict[int, NetRoute] | None:

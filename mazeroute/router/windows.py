@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -117,7 +117,8 @@ def complete_in_windows(free: np.ndarray, pins: Sequence[np.ndarray],
                         work: int = WORK, min_density: float = MIN_DENSITY,
                         min_layout_density: float = MIN_LAYOUT_DENSITY,
                         max_unrouted: float = MAX_UNROUTED,
-                        first_margin: int = FIRST_MARGIN) -> WindowResult:
+                        first_margin: int = FIRST_MARGIN,
+                        until: Callable[[], bool] | None = None) -> WindowResult:
     """Connect unrouted two-pin nets by exact re-solves of windows (module notes).
 
     Parameters
@@ -139,6 +140,8 @@ def complete_in_windows(free: np.ndarray, pins: Sequence[np.ndarray],
     max_unrouted : nor when a larger share of the nets is left to connect
         (:data:`MAX_UNROUTED`)
     first_margin : cells added round the pins' box in the first window of a net
+    until : asked before each window: once it says True (a time limit ran out) no more
+        windows are solved and the result is ``full`` as when the work is spent
 
     Returns
     -------
@@ -227,6 +230,9 @@ def complete_in_windows(free: np.ndarray, pins: Sequence[np.ndarray],
             key = window.key()
             if key in failed:               # the same problem failed before
                 continue
+            if until is not None and until():
+                full = True
+                break
             out.windows += 1
             paths, conflicts = window.solve(Solver, budget)
             spent += conflicts + window.variables // CONFLICTS_PER_VAR

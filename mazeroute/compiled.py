@@ -1,0 +1,235 @@
+"""The compiled CPU engines: where Numba keeps them, the one-line notice of a first
+compile, and ``mazeroute warmup``, which compiles them ahead of use.
+
+Every ``numba.njit`` function of the package says ``cache=True``: the first process
+that calls one compiles it and writes the machine code to Numba's cache, and later
+processes load it from there. That cache lives in ``NUMBA_CACHE_DIR`` when it is set,
+else beside the sources (``__pycache__``), else, where the package is installed
+read-only, in the user's cache folder (``~/.cache/numba``). Where none of these can be
+written Numba refuses to define the functions at all, so :func:`ensure_cache_dir` points
+it at a private folder of the temporary directory first.
+
+A compile happens only on a cache miss, and Numba announces each one by its
+``numba:compile`` event (a load from the cache raises none), so the notice of
+:func:`notice_first_compile` is printed exactly when a command is about to compile, and
+never when everything it needs is cached.
+
+Examples
+--------
+>>> import argparse
+>>> sub = argparse.ArgumentParser(prog="mazeroute").add_subparsers()
+>>> add_parser(sub)
+>>> sub.choices["warmup"].parse_args([]).func.__name__
+'cmd_warmup'
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+import tempfile
+import threading
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+#: The line printed on stderr before a command's first compile.
+NOTICE = "mazeroute: compiling the CPU engines for first use (once; later runs reuse the cache)"
+
+_PACKAGE = Path(__file__).resolve().parent
+
+
+def _source_dirs() -> list[Path]:
+    """The package's folders of modules (Numba caches beside each source)."""
+    with contextlib.suppress(OSError):
+        return [_PACKAGE, *(p for p in _PACKAGE.iterdir() if (p / "__init__.py").is_file())]
+    return [_PACKAGE]
+
+
+def _writable(folder: Path) -> bool:
+    """Whether a file can be created in ``folder`` (made if missing), as Numba tests it:
+    by trying, since permission bits say nothing of a read-only mount or of root."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError:
+        return False
+    return True
+
+
+def _user_cache_dir() -> Path:
+    """Numba's user-wide cache folder on Linux and other XDG systems."""
+    root = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(root) / "numba"
+
+
+def ensure_cache_dir(source_dirs: Sequence[Path] | None = None,
+                     user_dir: Path | None = None) -> Path | None:
+    """Give Numba a writable cache folder when it would find none.
+
+    Parameters
+    ----------
+    source_dirs : the folders whose ``__pycache__`` Numba tries first (default: the
+        package's)
+    user_dir : the user-wide folder it tries next (default: ``~/.cache/numba``)
+
+    Returns
+    -------
+    The folder set as ``NUMBA_CACHE_DIR`` (per user, under the temporary directory), or
+    None when Numba already has one (``NUMBA_CACHE_DIR`` set, or the sources' or the
+    user's folder writable) or none can be made.
+    """
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return None
+    dirs = _source_dirs() if source_dirs is None else source_dirs
+    if all(_writable(d / "__pycache__") for d in dirs if d.exists()):
+        return None
+    if _writable(user_dir if user_dir is not None else _user_cache_dir()):
+        return None
+    uid = os.getuid() if hasattr(os, "getuid") else 0
+    fallback = Path(tempfile.gettempdir()) / f"mazeroute-numba-cache-{uid}"
+    try:
+        fallback.mkdir(mode=0o700, exist_ok=True)
+        st = fallback.stat()
+    except OSError:
+        return None
+    # the cache holds pickles that Numba loads: never one that another user could write
+    if (hasattr(os, "getuid") and st.st_uid != uid) or st.st_mode & 0o022 \
+            or not _writable(fallback):
+        return None
+    os.environ["NUMBA_CACHE_DIR"] = str(fallback)
+    config = getattr(sys.modules.get("numba"), "config", None)
+    if config is not None:          # already imported: it read the environment before
+        config.CACHE_DIR = str(fallback)
+    return fallback
+
+
+#: Whether the notice is wanted, and whether it was printed (once a process).
+_NOTICE = {"registered": False, "enabled": False, "printed": False}
+_NOTICE_LOCK = threading.Lock()
+
+
+def _on_compile(event) -> None:
+    func = getattr(event.data.get("dispatcher"), "py_func", None)
+    if not _NOTICE["enabled"] or not getattr(func, "__module__", "").startswith("mazeroute"):
+        return
+    with _NOTICE_LOCK:
+        if _NOTICE["printed"]:
+            return
+        _NOTICE["printed"] = True
+    print(NOTICE, file=sys.stderr, flush=True)
+
+
+def notice_first_compile(enabled: bool = True) -> None:
+    """Print :data:`NOTICE` on stderr just before this process first compiles one of the
+    package's functions (a cache miss); nothing when all it runs is cached.
+
+    Parameters
+    ----------
+    enabled : False silences the notice (``--quiet``) until called again with True
+    """
+    if not _NOTICE["registered"]:
+        from numba.core import event
+
+        class Notice(event.Listener):
+            def on_start(self, ev):
+                _on_compile(ev)
+
+            def on_end(self, ev):
+                pass
+
+        event.register("numba:compile", Notice())
+        _NOTICE["registered"] = True
+    _NOTICE["enabled"] = enabled
+
+
+def compiled_functions() -> list:
+    """The package's Numba dispatchers among the modules loaded so far."""
+    from numba.core.dispatcher import Dispatcher
+
+    found: dict[int, object] = {}
+    for name, module in list(sys.modules.items()):
+        if name == "mazeroute" or name.startswith("mazeroute."):
+            for value in list(vars(module).values()):
+                if isinstance(value, Dispatcher):
+                    found.setdefault(id(value), value)
+    return list(found.values())
+
+
+@contextlib.contextmanager
+def _parallel_everywhere() -> Iterator[None]:
+    """The weighted engine's parallel variants on small inputs too: on a machine of many
+    cores large layouts run them, and they are compiled separately."""
+    from .engines import weighted
+
+    saved = weighted.PARALLEL_REQUESTS, weighted.PARALLEL_PRICE_CELLS
+    weighted.PARALLEL_REQUESTS, weighted.PARALLEL_PRICE_CELLS = 1, 1
+    try:
+        yield
+    finally:
+        weighted.PARALLEL_REQUESTS, weighted.PARALLEL_PRICE_CELLS = saved
+
+
+def _commands(folder: Path) -> list[list[str]]:
+    """The commands warmup runs: small generated layouts, every CPU path of ``route``
+    (both modes, two-pin and multi-pin nets, congested), ``check`` and ``generate``."""
+    rects, maze = str(folder / "rects.yaml"), str(folder / "maze.yaml")
+    quiet = ["-q", "--no-png", "--backend", "cpu"]
+    return [
+        ["generate", "rects", "-W", "24", "-H", "24", "--nets", "16", "--pins", "3",
+         "--seed", "1", "-o", rects, "-q"],
+        ["generate", "maze", "-W", "15", "-H", "15", "--nets", "6", "--seed", "1",
+         "-o", maze, "-q"],
+        ["route", rects, "-o", str(folder / "n"), *quiet],
+        ["route", maze, "-o", str(folder / "m"), *quiet],
+        ["route", rects, "-o", str(folder / "s"), "--mode", "sequential", *quiet],
+        ["check", rects, "--routes", str(folder / "s" / "routes.json"), "--sequential"],
+    ]
+
+
+def cmd_warmup(args: argparse.Namespace) -> int:
+    """``mazeroute warmup``: run :func:`_commands` in a temporary folder, then say how
+    many functions were compiled and how many were already cached."""
+    from .cli import build_parser
+    from .engines import gpu_available
+    from .engines.base import many_cores
+
+    with (tempfile.TemporaryDirectory(prefix="mazeroute-warmup-") as tmp,
+          open(os.devnull, "w") as null, contextlib.redirect_stdout(null)):
+        runs = [(argv, contextlib.nullcontext()) for argv in _commands(Path(tmp))]
+        if many_cores():
+            runs.append((runs[2][0], _parallel_everywhere()))
+        if gpu_available():         # the GPU engines' host code is compiled too
+            runs.append(([*runs[2][0][:-2], "--backend", "auto"], contextlib.nullcontext()))
+        for argv, scope in runs:
+            sub = build_parser().parse_args(argv)
+            with scope:
+                sub.func(sub)       # the status of a small layout's route is no matter
+    funcs = compiled_functions()
+    fresh = sum(len(f.stats.cache_misses) for f in funcs)
+    cached = sum(len(f.stats.cache_hits) for f in funcs)
+    if not args.quiet:
+        print(f"compiled functions ready: {fresh} compiled now, {cached} loaded from the "
+              "cache")
+    return 0
+
+
+def add_parser(sub) -> None:
+    """Add ``warmup`` to the command line's subcommands ``sub``."""
+    w = sub.add_parser(
+        "warmup", help="compile the CPU engines now, for install scripts and CI images",
+        description="Compile every CPU engine the commands use on this machine and keep "
+        "it in Numba's cache, so that later commands start at once instead of compiling "
+        "on first use (which a one-line notice announces). The cache is NUMBA_CACHE_DIR "
+        "when set, else __pycache__ beside the package's sources, else ~/.cache/numba "
+        "(a read-only install); a later run reuses it while the package, Numba and the "
+        "Python version stay the same. Routes a few small generated layouts in a "
+        "temporary folder and writes nothing else; running it again is quick.")
+    w.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
+    w.set_defaults(func=cmd_warmup)
+
+
+__all__ = ["NOTICE", "add_parser", "cmd_warmup", "compiled_functions", "ensure_cache_dir",
+           "notice_first_compile"]

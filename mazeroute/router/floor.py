@@ -1,0 +1,81 @@
+"""Sequential mode's routes as negotiated routing's floor: :func:`sequential_routes`.
+
+Negotiation keeps them when they connect more nets than it did.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from ..engines import gpu_available, make_net_search
+from ..engines.weighted import COST_DTYPE, NetRequest
+from ..layout import Layout
+from .result import NetRoute, RouteResult, wire_bends
+from .sequential import Router
+from .watch import Watch
+
+
+def sequential_routes(layout: Layout, backend: str = "auto", beat: int | None = None,
+                      until: Callable[[], bool] | None = None,
+                      watch: Watch | None = None) -> RouteResult | None:
+    """Sequential mode's routes (file order, each wire a blockage for the nets after it),
+    computed by the weighted search on unit costs over the whole grid.
+
+    ``beat``: the routes are wanted only if they connect more than ``beat`` nets: None
+    is returned when they do not, and the run stops as soon as so many nets are
+    certain to stay unrouted that they cannot (None: always a result).
+
+    Unit costs make the weighted search a BFS with the BFS backtrace, so the wires are
+    exactly those of :class:`mazeroute.router.Router` (a test holds them equal); the
+    search stays near the straight line (A*) and gives up early on a walled-in pin, so
+    this floor costs far less than a full wavefront per net. On the GPU the floor is the
+    sequential router's batched search itself (:class:`~.sequential.Router`, ``gpu/grid``:
+    many nets a launch), whose wires are the same; the weighted search would take each
+    net's whole-grid box alone.
+
+    ``until``: a clock's verdict, asked before each net (on the GPU, before the run):
+    once it says True no more nets are routed and None is returned (a time limit ran
+    out). ``watch``: keeps what the net it watches sees (:mod:`.watch`; the weighted
+    search only).
+    """
+    give_up = None if beat is None else len(layout.nets) - beat - 1
+    if until is not None and until():
+        return None
+    if backend == "gpu" or (backend == "auto" and gpu_available()):
+        return Router(layout, "gpu", "grid").run(max_unrouted=give_up)
+    start = time.perf_counter()
+    h, w = layout.height, layout.width
+    owner = np.full((h, w), -1, np.int32)
+    pins = [np.array(net.pins, np.int64).reshape(-1, 2) for net in layout.nets]
+    for i, p in enumerate(pins):
+        owner[p[:, 1], p[:, 0]] = i
+    search = make_net_search(backend, ~layout.blocked, owner)
+    cost = np.ones((h, w), COST_DTYPE)
+    none = np.zeros(0, np.int64)
+    nets, order = [], 0
+    for i, net in enumerate(layout.nets):
+        if until is not None and until():
+            return None
+        t0 = time.perf_counter()
+        request = NetRequest(i, pins[i], (0, 0, w - 1, h - 1))
+        if watch is not None:
+            watch.look(search, cost, [request], "sequential floor", unit=1)
+        xy = search.route(cost, [request], None if i == 0 else none)[0]
+        r = NetRoute(net.name, list(net.pins))
+        if xy is not None:
+            search.set_owner(xy, i)
+            if watch is not None:
+                watch.took(i)
+            r.routed, r.order, r.length = True, order, len(xy) - 1
+            r.bends = wire_bends(xy, net.pins)
+            r.set_cells(xy)
+            order += 1
+        r.seconds = time.perf_counter() - t0
+        nets.append(r)
+        if give_up is not None and len(nets) - order > give_up:
+            return None
+    engine = f"{getattr(search, 'backend', backend)}/weighted"
+    return RouteResult(layout, nets, engine, "file", time.perf_counter() - start)
