@@ -7,8 +7,8 @@ inside the window while its wave leaves it (``ESCAPED``), is run again from leve
 wider window; one whose source's wave leaves the window while the target's cannot
 (``UNROUTED_TARGET``) runs both waves to their ends. On the GPU a level costs about the
 same whatever its frontier, so the levels a search runs are its time, and the launches'
-tail is made of the searches run again and the walled-off targets (RESULTS.md, second
-session of 2026-11-27, ``v39-slow-blocks.log``).
+tail is made of the searches run again and the walled-off targets (``git show
+493ac8c:benchmarks/h200/v39-slow-blocks.log``).
 
 The probe replays every two-pin net of a routing case in routing order, on the grid as of
 its turn (every pin blocked, the earlier nets' wires of the CPU router blocked, its own
