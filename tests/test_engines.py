@@ -185,13 +185,15 @@ def _fake_cupy(monkeypatch, capability: str, count: int = 1):
     import types
 
     import mazeroute.engines as eng
+    from mazeroute.plan import device
     cupy = types.ModuleType("cupy")
     cupy.cuda = types.SimpleNamespace(
         runtime=types.SimpleNamespace(getDeviceCount=lambda: count),
         Device=lambda: types.SimpleNamespace(compute_capability=capability))
     monkeypatch.setitem(sys.modules, "cupy", cupy)
-    monkeypatch.setattr(eng, "gpu_status", getattr(eng.gpu_status, "__wrapped__",
-                                                   eng.gpu_status))
+    uncached = getattr(device.gpu_status, "__wrapped__", device.gpu_status)
+    monkeypatch.setattr(device, "gpu_status", uncached)
+    monkeypatch.setattr(eng, "gpu_status", uncached)
     return eng
 
 

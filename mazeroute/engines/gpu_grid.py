@@ -21,7 +21,7 @@ tentative over-estimates inside the window; reads report them as unreached.
 
 Where it loses: one-cell corridors walk one level per bit-parallel step and hand over
 from tile to tile often, so on a maze with loops the compiled CPU queue is several times
-faster and :mod:`mazeroute.engines.auto` sends such layouts (and small grids) to the CPU.
+faster and :mod:`mazeroute.plan` sends such layouts (and small grids) to the CPU.
 A perfect maze is the exception: its free cells form a forest, so a wavefront from one
 root is its tree's depths, computed from an Euler tour in ~log2(cells) parallel rounds
 (``mode="tree"``, :mod:`mazeroute.engines.gpu_tree`, kernels/tree.cu).
@@ -54,7 +54,8 @@ import cupy
 import numpy as np
 
 from ..graph import GridGraph
-from .auto import features, is_forest, is_maze_like, winding
+from ..plan.decide import grid_mode
+from ..plan.features import Measure
 from .base import BLOCKED, UNREACHED
 from .cpu import _reset, bfs_on_mask
 from .cuda import device_attributes, get_kernel
@@ -101,13 +102,16 @@ class GridRelaxProblem(DeviceProblem):
         several roots, tiles), ``"sweep"`` (whole wavefronts by tile sweeps,
         :mod:`.gpu_sweep`; searches with targets by the tiles' windows), ``"lines"``
         (whole wavefronts by whole-line scans, :mod:`.gpu_lines`; searches with targets
-        by the windows) or ``"auto"``: ``"lines"`` for winding corridors
-        (:func:`~.auto.winding`), ``"sweep"`` unless the layout is maze-like (or has more
-        than ``2**29`` cells, more than the sweep kernel counts), then ``"tree"`` for a
-        forest, else ``"tiles"``.
+        by the windows) or ``"auto"``: the planner's choice
+        (:func:`mazeroute.plan.decide.grid_mode`), asked the first time it is needed. A
+        mode whose kernel cannot count the grid's levels falls back to one that can
+        (``lines`` to ``sweep`` to ``tiles``, ``tree`` to ``tiles``).
     host_targets : whether searches with targets run on the host (module notes); None:
-        where ``mode`` is ``"auto"`` and picks ``"tiles"`` for a maze-like layout (a maze
-        with loops), decided with the mode.
+        the planner's choice with the mode (a maze with loops), or where the tree mode
+        does not fit.
+    planned : the planner's ``(mode, host_targets)`` for this layout
+        (:attr:`mazeroute.plan.Plan.grid_mode`), taken where ``mode`` is ``"auto"``
+        instead of asking again.
 
     Examples
     --------
@@ -120,7 +124,8 @@ class GridRelaxProblem(DeviceProblem):
 
     def __init__(self, graph: GridGraph, tile_rows: int = 32, margin: int = 16,
                  flush_every: int = 32, block_levels: int = 8, linger: int = 80000,
-                 stats: bool = False, mode: str = "auto", host_targets: bool | None = None):
+                 stats: bool = False, mode: str = "auto", host_targets: bool | None = None,
+                 planned: tuple[str, bool] | None = None):
         if not isinstance(graph, GridGraph):
             raise TypeError("the gpu/grid engine needs a GridGraph")
         if tile_rows not in (32, 64):
@@ -161,13 +166,15 @@ class GridRelaxProblem(DeviceProblem):
         self._k_seed = get_kernel("grid", "grid_seed", opts)
         self._k_max = get_kernel("grid", "grid_max_level", opts)
         self.runs = 0                      # wavefront launches (window growth included)
-        if mode == "tree" and not is_forest(graph.free):
+        if mode == "tree" and not Measure(graph.free).is_forest():
             raise ValueError("mode 'tree' needs a layout whose free cells form a forest")
         if mode == "tree" and not tree_fits(h, w):
             raise ValueError(f"mode 'tree' numbers arcs in int32: {h} x {w} is too large")
         self._mode = None if mode == "auto" else mode     # auto: chosen when first needed
         self._host_targets = host_targets if host_targets is not None or mode == "auto" \
             else False
+        if self._mode is None and planned is not None:
+            self._planned(*planned)
         self._host: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None  # see _run_host
         self._host_touched = -1          # cells the last host run labelled; -1: none ran
         self.host_runs = 0
@@ -182,21 +189,23 @@ class GridRelaxProblem(DeviceProblem):
         """The mode in use; ``"auto"`` looks at the layout the first time it is asked
         (a router, whose batched searches never ask, skips looking)."""
         if self._mode is None:
-            free = self.graph.free
-            f = features(free)     # one sample for both questions (auto's, if it decided)
-            maze = is_maze_like(free, f)
-            if not maze:
-                h, w = self.shape
-                if lines_fits(h, w) and winding(free, f):
-                    self._mode = "lines"
-                else:
-                    self._mode = "sweep" if fits(h, w) else "tiles"
-            else:
-                self._mode = ("tree" if tree_fits(*self.shape) and is_forest(free, f)
-                              else "tiles")
-            if self._host_targets is None:          # a maze with loops
-                self._host_targets = maze and self._mode == "tiles"
+            self._planned(*grid_mode(Measure(self.graph.free)))
         return self._mode
+
+    def _planned(self, mode: str, host_targets: bool) -> None:
+        """Take the planner's mode, falling back from one whose kernel cannot count this
+        grid's levels (a mechanism's limit, not a choice): a forest too large for the
+        tree's arc ids is searched as a maze with loops is, on the host."""
+        h, w = self.shape
+        if mode == "lines" and not lines_fits(h, w):
+            mode = "sweep"
+        if mode == "sweep" and not fits(h, w):
+            mode = "tiles"
+        if mode == "tree" and not tree_fits(h, w):
+            mode, host_targets = "tiles", True
+        self._mode = mode
+        if self._host_targets is None:
+            self._host_targets = host_targets
 
     @property
     def host_targets(self) -> bool:
