@@ -1,8 +1,8 @@
-"""The batched router's launch-saving designs, on and off (issue 14; RESULTS.md,
-eleventh and twelfth sessions of 2026-11-26): windows that grow within a launch
-(``gpu_batch.REACH``; 0 turns it off), the next batch queued while one runs
-(``BatchRun.overlap``) and eager batches after a launch that left most of the device
-idle (``BatchRun.eager``).
+"""The batched router's launch-saving designs, on and off (RESULTS.md, "The batched
+router's launch designs"): windows that grow within a launch
+(``router/schedule.py``'s ``REACH``; 0 turns it off), the next batch queued while one
+runs (``router/batched.py``'s ``BatchRun.overlap``) and eager batches after a launch
+that left most of the device idle (``BatchRun.eager``).
 
 In one process the arms take turns with the CPU router on the routing suite's cases,
 seeds 0-4 (``reps`` runs each, each seed's median, then the median over the seeds); it
@@ -20,7 +20,7 @@ import time
 import numpy as np
 
 from mazeroute import bench
-from mazeroute.engines import gpu_batch as gb
+from mazeroute.router import batched as gb  # REACH and BatchRun, read by the batched run
 from mazeroute.router.sequential import Router
 
 #: arm: (REACH, BatchRun.overlap, BatchRun.eager), or None for the CPU router

@@ -1,4 +1,4 @@
-"""Routing rules of issue 2: order, obstacles, multi-pin trees, unroutable nets."""
+"""Routing rules: order, obstacles, multi-pin trees, unroutable nets."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import mazeroute.router.sequential as router_mod
 from mazeroute.contract import check_routes
 from mazeroute.engines import UNREACHED, bfs
 from mazeroute.generate import random_layout
-from mazeroute.layout import parse_layout
+from mazeroute.readers import parse_layout
 from mazeroute.router import Router, net_order, route
 
 CPU_KEYS = [("cpu", "grid"), ("cpu", "csr")]
@@ -138,21 +138,23 @@ class _FakeDeviceError(Exception):
 
 
 def _failing_gpu(monkeypatch, fail_at: str):
-    """Make ``backend='auto'`` pick a 'GPU' engine (the CPU engine in disguise) whose
-    ``fail_at`` step raises a device error."""
-    from mazeroute.engines import ENGINES, resolve
+    """Make ``backend='auto'`` (and ``'gpu'``) plan a 'GPU' engine (the CPU engine in
+    disguise) whose ``fail_at`` step raises a device error; the plan's fallback is the
+    planner's (``cpu`` under ``auto``, none for ``gpu``)."""
+    from dataclasses import replace
 
+    real_plan = router_mod.make_plan
     real_make = router_mod.make_problem
 
-    def fake_resolve(backend="auto", strategy=None, graph=None):
+    def fake_plan(subject, backend="auto", strategy=None, mode="wavefront"):
         if backend in ("auto", "gpu"):
-            return ENGINES[("cpu", "grid")].__class__(
-                "gpu", "grid", "grid", ENGINES[("cpu", "grid")].cls, "fake"), None
-        return resolve(backend, strategy, graph)
+            return replace(real_plan(subject, "cpu", None, mode), requested=backend,
+                           backend="gpu", fallback="cpu" if backend == "auto" else None)
+        return real_plan(subject, backend, strategy, mode)
 
-    def fake_make(graph, backend, strategy):
-        problem = real_make(graph, "cpu", "grid")
-        if backend == "gpu":
+    def fake_make(graph, backend="auto", strategy=None, plan=None):
+        problem = real_make(graph, plan=replace(plan, backend="cpu"))
+        if plan.backend == "gpu":
             if fail_at == "build":
                 raise _FakeDeviceError("out of memory allocating 4,096 bytes")
             real = problem.wavefront
@@ -166,7 +168,7 @@ def _failing_gpu(monkeypatch, fail_at: str):
             problem.wavefront = wavefront
         return problem
 
-    monkeypatch.setattr(router_mod, "resolve", fake_resolve)
+    monkeypatch.setattr(router_mod, "make_plan", fake_plan)
     monkeypatch.setattr(router_mod, "make_problem", fake_make)
     monkeypatch.setattr(router_mod, "device_errors", lambda: (_FakeDeviceError,))
     monkeypatch.setattr(router_mod.gb, "batch_device", lambda problem: None)
@@ -234,3 +236,49 @@ def test_route_refuses_a_layout_built_in_python_that_the_readers_would_refuse(mo
             Layout("a", width, 4)
     good = Layout("a", 4, 4, nets=[n, Net("m", [(0, 1), (0, 3)])])
     assert route(good, backend="cpu", mode=mode).routed == 2
+
+
+def test_a_router_runs_on_the_plan_it_is_given():
+    from mazeroute.plan import make_plan
+    lay = random_layout(30, 20, density=0.2, nets=6, seed=5)
+    plan = make_plan(lay, "cpu", "csr", mode="sequential")
+    r = Router(lay, "cpu", plan=plan)          # the plan, not the backend's default strategy
+    assert r.plan is plan and r.engine == "cpu/csr" and r.problem.name == ("cpu", "csr")
+    res = r.run()
+    assert res.engine == "cpu/csr"
+    assert [n.cells for n in res.nets] == [n.cells for n in Router(lay, "cpu").run().nets]
+
+
+def test_a_gpu_fault_falls_back_only_where_the_plan_says(monkeypatch):
+    from dataclasses import replace
+
+    from mazeroute.errors import EngineUnavailable
+    lay = random_layout(40, 30, density=0.2, nets=8, seed=3)
+    _failing_gpu(monkeypatch, "build")
+    auto = router_mod.make_plan(lay, "auto", mode="sequential")
+    assert auto.fallback == "cpu" and Router(lay, plan=auto).engine == "cpu/grid"
+    with pytest.raises(EngineUnavailable, match="GPU engine failed"):
+        Router(lay, "auto", plan=replace(auto, fallback=None))
+
+
+def test_routing_policy_is_the_routers_and_engines_never_import_it():
+    """The batched run's scheduling lives under router/; engines/ never imports router/;
+    router/ never weighs CPU against GPU itself (the planner does); no router module
+    writes another object's private fields, or the Router's fields from outside."""
+    import re
+    from pathlib import Path
+
+    from mazeroute.engines import gpu_batch
+    root = Path(router_mod.__file__).parents[1]
+    for f in (root / "engines").glob("*.py"):
+        assert not re.search(r"^\s*(from|import)\s+(\.\.router|mazeroute\.router)\b",
+                             f.read_text(), re.M), f
+    for name in ("BatchRun", "BatchOutcome", "schedule", "plan", "dependents", "lift",
+                 "send_back", "take", "wire_hits"):
+        assert not hasattr(gpu_batch, name), name
+    for f in (root / "router").glob("*.py"):
+        text = f.read_text()
+        assert "engines.auto" not in text and "gpu_available(" not in text, f
+        assert not re.search(r"\b(?!self\b)[A-Za-z_]\w*\._[a-z]\w*\s*(\[[^\]]*\])?\s*"
+                             r"[-+*/|&]?=(?!=)", text), f
+        assert not re.search(r"(?<![\w.])router\.\w+\s*[-+]?=(?!=)", text), f

@@ -1,4 +1,5 @@
-"""Batched routing (mazeroute/engines/gpu_batch.py, Router.run) equals one-net-at-a-time.
+"""Batched routing (mazeroute/router/batched.py over engines/gpu_batch.py, Router.run)
+equals one-net-at-a-time.
 
 The scheduler and the router's batched loop run here on the CPU against ``EmuBatch``, a
 compiled re-statement of what kernels/route_batch.cu computes per net; the tests marked
@@ -21,8 +22,12 @@ from mazeroute.bench import route_layout
 from mazeroute.engines import BLOCKED, UNREACHED
 from mazeroute.engines import gpu_batch as gb
 from mazeroute.generate import random_layout, random_nets, random_rects
-from mazeroute.layout import Layout, Net, parse_layout
+from mazeroute.layout import Layout, Net
+from mazeroute.readers import parse_layout
 from mazeroute.router import Router
+from mazeroute.router import batched as rbat
+from mazeroute.router import book as rb
+from mazeroute.router import schedule as rs
 
 
 # -- a CPU statement of one batched search -----------------------------------------------
@@ -430,7 +435,7 @@ def test_next_batch_takes_exactly_the_nets_disjoint_from_all_earlier_ones(seed):
     claim = np.concatenate([lo, hi], axis=1)
     barrier = rng.random(n) < 0.03
     todo = np.sort(rng.choice(n, size=int(rng.integers(1, n + 1)), replace=False))
-    got, _ = gb.schedule(todo, claim, barrier, claim, size, size, int(rng.integers(1, 64)),
+    got, _ = rs.schedule(todo, claim, barrier, claim, size, size, int(rng.integers(1, 64)),
                          10**6, 8, False, np.zeros(n, np.int64))
     assert got.tolist() == _batch_brute(todo.tolist(), claim, barrier)
 
@@ -444,7 +449,7 @@ def test_an_eager_batch_also_takes_the_nets_clear_of_every_earlier_pins_box(seed
     barrier = rng.random(n) < 0.03
     todo = np.sort(rng.choice(n, size=int(rng.integers(1, n + 1)), replace=False))
     check = np.zeros(n, np.int64)
-    got, _ = gb.schedule(todo, claim, barrier, pins, size, size, int(rng.integers(1, 64)),
+    got, _ = rs.schedule(todo, claim, barrier, pins, size, size, int(rng.integers(1, 64)),
                          10**6, 8, True, check)
 
     def meets(a, b):
@@ -466,54 +471,54 @@ def test_next_batch_stops_at_a_barrier_and_at_the_batch_limit():
     claim = np.array([[0, 0, 1, 1], [5, 5, 6, 6], [9, 9, 9, 9], [3, 3, 3, 3]])
     todo = np.arange(4)
     check = np.zeros(4, np.int64)
-    got, room = gb.schedule(todo, claim, np.array([0, 0, 1, 0], bool), claim, 10, 10, 4,
+    got, room = rs.schedule(todo, claim, np.array([0, 0, 1, 0], bool), claim, 10, 10, 4,
                             99, 5, False, check)
     assert got.tolist() == [0, 1] and room.size == 2
-    assert gb.schedule(todo, claim, np.zeros(4, bool), claim, 10, 10, 4, 3,
+    assert rs.schedule(todo, claim, np.zeros(4, bool), claim, 10, 10, 4, 3,
                        5, False, check)[0].tolist() == [0, 1, 2]
 
 
 def test_wire_hits_and_dependents_look_only_at_later_nets_that_read_the_wire():
     claim = np.array([[0, 0, 9, 9], [0, 0, 3, 3], [2, 2, 5, 5], [4, 4, 8, 8], [0, 0, 1, 1],
                       [5, 4, 5, 4]])
-    state = np.array([1, 1, 1, 1, 0, gb.INFLIGHT], np.int8)
+    state = np.array([1, 1, 1, 1, 0, rs.INFLIGHT], np.int8)
     wire = np.array([3 * 10 + 3, 3 * 10 + 4], np.int64)     # cells (3, 3), (4, 3)
-    assert gb.wire_hits(wire, 10, 0, claim, state).tolist() == [1, 2]
-    assert gb.wire_hits(wire, 10, 1, claim, state).tolist() == [2]
+    assert rb.wire_hits(wire, 10, 0, claim, state).tolist() == [1, 2]
+    assert rb.wire_hits(wire, 10, 1, claim, state).tolist() == [2]
     # net 2's wire (4, 4)-(5, 4) lies in the claims of 3 and 5 (in flight); net 4's
     # claim overlaps 2's but holds none of its wire
     store = np.array([44, 45, 46, 47])
     off, length = np.zeros(6, np.int64), np.array([0, 0, 2, 0, 0, 0])
     pin = np.zeros(100, bool)
-    got = gb.dependents(np.array([2]), off, length, store, pin, 10, claim, state, claim)
+    got = rb.dependents(np.array([2]), off, length, store, pin, 10, claim, state, claim)
     assert got.tolist() == [2, 3, 5]
     pin[[44, 45]] = True                 # pins are blocked for good: nobody reads them
-    assert gb.dependents(np.array([2]), off, length, store, pin, 10, claim,
+    assert rb.dependents(np.array([2]), off, length, store, pin, 10, claim,
                          state, claim).tolist() == [2]
     length[2] = 4                        # (6, 4), (7, 4): net 3's claim, not 5's
-    assert gb.dependents(np.array([2]), off, length, store, pin, 10, claim,
+    assert rb.dependents(np.array([2]), off, length, store, pin, 10, claim,
                          state, claim).tolist() == [2, 3]
     wide = claim.copy()
     wide[5] = [6, 4, 7, 4]               # net 5 in flight may grow over (6, 4) and (7, 4)
-    assert gb.dependents(np.array([2]), off, length, store, pin, 10, claim,
+    assert rb.dependents(np.array([2]), off, length, store, pin, 10, claim,
                          state, wide).tolist() == [2, 3, 5]
     wide[3] = [0, 0, 0, 0]               # the committed net 3 is read at its claim
-    assert gb.dependents(np.array([2]), off, length, store, pin, 10, claim,
+    assert rb.dependents(np.array([2]), off, length, store, pin, 10, claim,
                          state, wide).tolist() == [2, 3, 5]
 
 
 def test_a_lift_sends_back_the_committed_and_voids_the_nets_in_flight():
     claim = np.array([[0, 0, 9, 9], [2, 2, 5, 5], [4, 4, 8, 8], [4, 4, 4, 4]])
     book = np.zeros((7, 4), np.int64)
-    book[0] = [gb.COMMITTED, gb.COMMITTED, gb.COMMITTED, gb.INFLIGHT]
+    book[0] = [rs.COMMITTED, rs.COMMITTED, rs.COMMITTED, rs.INFLIGHT]
     book[4], book[5] = [0, 0, 2, 0], [0, 2, 2, 0]
     store = np.array([33, 44, 46, 47])      # net 1: (3, 3), (4, 4); net 2: (6, 4), (7, 4)
     void = np.zeros(4, bool)
-    cells, pos = gb.lift(np.array([1]), book, store, np.zeros(100, bool), 10, claim,
+    cells, pos = rb.lift(np.array([1]), book, store, np.zeros(100, bool), 10, claim,
                          claim, void)
     # net 1's wire lies in net 2's claim and in net 3's (in flight); net 2's is lifted too
     assert sorted(zip(cells.tolist(), pos.tolist())) == [(33, 1), (44, 1), (46, 2), (47, 2)]
-    assert book[0].tolist() == [gb.COMMITTED, gb.TODO, gb.TODO, gb.INFLIGHT]
+    assert book[0].tolist() == [rs.COMMITTED, rs.TODO, rs.TODO, rs.INFLIGHT]
     assert book[5].tolist() == [0, 0, 0, 0] and book[6].tolist() == [0, 1, 1, 0]
     assert void.tolist() == [False, False, False, True]
 
@@ -553,7 +558,7 @@ def test_rooms_keep_a_grown_claim_clear_of_every_earlier_net_waiting(seed):
                             np.minimum(hi + margin[:, None] + 1, size - 1)], axis=1)
     todo = np.sort(rng.choice(n, size=int(rng.integers(1, n + 1)), replace=False))
     tile, reach = int(rng.integers(1, 64)), int(rng.integers(0, 80))
-    batch, room = gb.schedule(todo, claim, np.zeros(n, bool), pins, size, size, tile, 10**6,
+    batch, room = rs.schedule(todo, claim, np.zeros(n, bool), pins, size, size, tile, 10**6,
                               reach, False, np.zeros(n, np.int64))
 
     def clear(p, m):
@@ -575,21 +580,21 @@ def test_a_plan_is_the_schedule_its_records_and_the_claims_in_flight(seed):
     barrier = rng.random(n) < 0.02
     search, claim, limit = gb.windows(pins, margin, (size, size), 10**9, barrier, npins)
     todo = np.sort(rng.choice(n, size=int(rng.integers(1, n + 1)), replace=False))
-    state = np.full(n, gb.COMMITTED, np.int64)
-    state[todo] = gb.TODO
+    state = np.full(n, rs.COMMITTED, np.int64)
+    state[todo] = rs.TODO
     wide = np.full((n, 4), -1, np.int64)
     pin_at = np.arange(n) * 2
-    batch, rec, off, psize = gb.plan(todo, claim, barrier, pins, search, limit, npins, pin_at,
+    batch, rec, off, psize = rs.plan(todo, claim, barrier, pins, search, limit, npins, pin_at,
                                      margin, state, wide, size, size, 16, 50, 40, False,
                                      np.zeros(n, np.int64))
-    want, room = gb.schedule(todo, claim, barrier, pins, size, size, 16, 50, 40, False,
+    want, room = rs.schedule(todo, claim, barrier, pins, size, size, 16, 50, 40, False,
                              np.zeros(n, np.int64))
     assert batch.tolist() == want.tolist()
     rec2, off2, size2 = gb.records(want, search, pins, limit, npins, pin_at, room)
     assert np.array_equal(rec, rec2) and np.array_equal(off, off2) and psize == size2
-    assert (state[batch] == gb.INFLIGHT).all()
+    assert (state[batch] == rs.INFLIGHT).all()
     rest = np.setdiff1d(np.arange(n), batch)
-    assert (wide[rest] == -1).all() and np.isin(state[rest], [gb.TODO, gb.COMMITTED]).all()
+    assert (wide[rest] == -1).all() and np.isin(state[rest], [rs.TODO, rs.COMMITTED]).all()
     for k, p in enumerate(batch.tolist()):
         g = max(room[k], margin[p]) + 1
         assert wide[p].tolist() == [max(lo[p, 0] - g, 0), max(lo[p, 1] - g, 0),
@@ -597,13 +602,13 @@ def test_a_plan_is_the_schedule_its_records_and_the_claims_in_flight(seed):
 
 
 def test_a_turn_finds_the_first_net_waiting_and_the_counts_due():
-    state = np.array([gb.FINAL, gb.COMMITTED, gb.INFLIGHT, gb.TODO, gb.COMMITTED, gb.TODO])
+    state = np.array([rs.FINAL, rs.COMMITTED, rs.INFLIGHT, rs.TODO, rs.COMMITTED, rs.TODO])
     status = np.array([gb.UNROUTED_TARGET, gb.UNROUTED_TARGET, 0, 0, gb.UNROUTED_TARGET, 0])
     counting = np.array([True, False, False, False, False, False])
-    todo, p, ready = gb._turn(state, status, counting)
+    todo, p, ready = rs._turn(state, status, counting)
     assert todo.tolist() == [3, 5] and p == 2 and ready.tolist() == [1]
     assert counting.tolist() == [True, True, False, False, False, False]
-    todo, p, ready = gb._turn(np.full(3, gb.FINAL), np.zeros(3, np.int64), np.zeros(3, bool))
+    todo, p, ready = rs._turn(np.full(3, rs.FINAL), np.zeros(3, np.int64), np.zeros(3, bool))
     assert todo.size == 0 and p == 3 and ready.size == 0
 
 
@@ -706,8 +711,8 @@ def test_batched_routing_equals_sequential(seed):
 
 @pytest.mark.parametrize("seed", range(0, 60, 4))
 def test_batched_routing_one_launch_at_a_time_equals_sequential(seed, monkeypatch):
-    monkeypatch.setattr(gb.BatchRun, "overlap", False)
-    monkeypatch.setattr(gb.BatchRun, "eager", seed % 8 == 0)    # mostly disjoint claims only
+    monkeypatch.setattr(rbat.BatchRun, "overlap", False)
+    monkeypatch.setattr(rbat.BatchRun, "eager", seed % 8 == 0)    # mostly disjoint claims only
     lay = _random_layout(seed)
     margin = int(np.random.default_rng(seed).choice([0, 2, 16]))
     _same(_emu_route(lay, margin=margin)[0], Router(lay, "cpu").run())
@@ -715,14 +720,14 @@ def test_batched_routing_one_launch_at_a_time_equals_sequential(seed, monkeypatc
 
 def test_nets_in_flight_that_read_a_lifted_wire_are_redone_and_still_match(monkeypatch):
     voided = []
-    redo = gb.BatchRun._redo
+    redo = rbat.BatchRun._redo
 
     def counting(self, seeds):
         before = int(self.void.sum())
         redo(self, seeds)
         voided.append(int(self.void.sum()) - before)
 
-    monkeypatch.setattr(gb.BatchRun, "_redo", counting)
+    monkeypatch.setattr(rbat.BatchRun, "_redo", counting)
     for seed in range(40):
         lay = _random_layout(seed)
         _same(_emu_route(lay, margin=seed % 3)[0], Router(lay, "cpu").run())
@@ -1037,7 +1042,7 @@ def test_gpu_windows_around_the_default_shared_memory_limit(rows):
 
 @pytest.mark.gpu
 def test_gpu_batched_routing_equals_cpu_on_the_target_layout():
-    lay = route_layout(1024, 1000, seed=0)          # issue 4's target (c)
+    lay = route_layout(1024, 1000, seed=0)          # the routing target layout
     r = Router(lay, "gpu")
     _same(r.run(), Router(lay, "cpu").run())
 

@@ -9,14 +9,15 @@ obstacles. A net that cannot be connected is reported unrouted and routing goes 
 On an engine that offers a batched search (``gpu/grid``, see
 :mod:`mazeroute.engines.gpu_batch`) :meth:`Router.run` routes nets of up to
 :data:`~mazeroute.engines.gpu_batch.MAX_PINS` pins many at a time, one GPU launch per
-batch, with results identical to the one-net-at-a-time loop: every net is searched on
-the blockages as of its own turn, and a result that an earlier net's wire could still
-change is redone. Nets of more pins go in groups of disjoint boxes through the weighted
+batch (:mod:`.batched`, which :mod:`.schedule` tells which nets go in which launch), with
+results identical to the one-net-at-a-time loop: every net is searched on the blockages
+as of its own turn, and a result that an earlier net's wire could still change is
+redone. Nets of more pins go in groups of disjoint boxes through the weighted
 net search, each tree certified to be the whole grid's (:mod:`.grouped`).
 
 Examples
 --------
->>> from mazeroute.layout import parse_layout
+>>> from mazeroute.readers import parse_layout
 >>> lay = parse_layout({"width": 5, "height": 3, "blockages": [[2, 0, 2, 1]],
 ...                     "nets": [{"name": "a", "pins": [[0, 0], [4, 0]]}]})
 >>> res = Router(lay, backend="cpu").run()
@@ -34,19 +35,12 @@ from itertools import chain
 import numpy as np
 
 from ..backtrace import backtrace, bends
-from ..engines import (
-    Problem,
-    device_errors,
-    first_line,
-    gpu_available,
-    make_problem,
-    resolve,
-)
+from ..engines import Problem, device_errors, first_line, make_problem
 from ..engines import gpu_batch as gb
-from ..engines.auto import routing_prefers_cpu
 from ..errors import EngineUnavailable
 from ..layout import Cell, Layout
-from .grouped import Groups
+from ..plan import Plan, make_plan
+from .batched import route_batched
 from .result import NetRoute, RouteResult
 
 ORDERS = ("file", "hpwl")
@@ -74,39 +68,52 @@ class Router:
     Parameters
     ----------
     layout : the layout to route
-    backend, strategy : engine choice, as in :func:`mazeroute.engines.resolve`
+    backend, strategy : the request the planner decides on
+        (:func:`mazeroute.plan.make_plan`, ``mode="sequential"``)
+    plan : a plan made for this layout already (``backend`` and ``strategy`` are then
+        not read)
 
     Attributes
     ----------
     batch : the engine's batched search (:func:`mazeroute.engines.gpu_batch.batch_device`),
         used by :meth:`run`; None routes one net at a time. Tests may swap in another
         object with the same methods.
+    plan : the planner's choices this router runs on (after a GPU fault, the fallback's)
+
+    Raises
+    ------
+    InputError
+        For an unknown backend or strategy.
+    EngineUnavailable
+        For a backend this machine cannot run.
+
+    Examples
+    --------
+    >>> from mazeroute.readers import parse_layout
+    >>> lay = parse_layout({"width": 6, "height": 4, "nets": [
+    ...     {"name": "clk", "pins": [[0, 0], [5, 3]]}, {"name": "d", "pins": [[0, 3], [2, 3]]}]})
+    >>> router = Router(lay, "cpu")
+    >>> res = router.run("hpwl")               # shortest half-perimeter first
+    >>> router.engine, [n.order for n in res.nets]
+    ('cpu/grid', [1, 0])
     """
 
-    def __init__(self, layout: Layout, backend: str = "auto", strategy: str | None = None):
+    def __init__(self, layout: Layout, backend: str = "auto", strategy: str | None = None,
+                 plan: Plan | None = None):
         self.layout = layout
         self.grid = layout.grid()
-        self._requested = backend
         pins = _pin_coords(layout.nets)
         # net i's pins as rows x, y of pin_xy from pin_start[i] on (the batched loop's input)
         self.pin_xy = pins.reshape(-1, 2)
         self.pin_count = np.fromiter((len(net.pins) for net in layout.nets), np.int64,
                                      len(layout.nets))
         self.pin_start = np.cumsum(self.pin_count) - self.pin_count
-        if backend == "auto" and strategy is None and len(layout.nets) and gpu_available():
-            # the one place that weighs CPU vs GPU decides for routing too
-            at = self.pin_start
-            spans = (np.maximum.reduceat(self.pin_xy, at) - np.minimum.reduceat(
-                self.pin_xy, at)).sum(axis=1)
-            # routing's pick stands either way: a grid whose first wavefront is the
-            # CPU's may still route faster on the GPU
-            backend = "cpu" if routing_prefers_cpu(self.grid.free, self.pin_count,
-                                                   spans) else "gpu"
-        spec, self.notice = resolve(backend, strategy, self.grid)
+        self.plan = plan or make_plan(layout, backend, strategy, mode="sequential")
+        self.notice = self.plan.notice
         # auto's choice of the CPU on a machine without a GPU: the command line says it
         # once on stderr; a result notes only what happened while routing
         self._machine_notice = self.notice
-        self.engine = f"{spec.backend}/{spec.strategy}"
+        self.engine = self.plan.engine
         self.committed = 0
         self.batches = 0                 # batched launches of the last run
         #: Whether a batched run searches nets of 3 to ``MAX_PINS`` pins in its batches
@@ -122,14 +129,15 @@ class Router:
         self.proven = 0
         self._wires: list[np.ndarray] = []     # committed wires' vertices, in order
         try:
-            self._build(spec.backend, spec.strategy)
+            self._build(self.plan)
         except device_errors() as e:
             self._device_failed(e)
 
-    def _build(self, backend: str, strategy: str) -> None:
-        """The engine's problem with every pin and committed wire blocked."""
-        self.problem: Problem = make_problem(self.grid, backend, strategy)
-        self.engine = f"{backend}/{strategy}"
+    def _build(self, plan: Plan) -> None:
+        """The planned engine's problem with every pin and committed wire blocked."""
+        self.problem: Problem = make_problem(self.grid, plan=plan)
+        self.plan = plan
+        self.engine = plan.engine
         blocked = [self.grid.vertices(self.pin_xy), *self._wires]
         cells = np.concatenate(blocked) if blocked else np.zeros(0, np.int64)
         if cells.size:
@@ -137,23 +145,26 @@ class Router:
         self.batch = gb.batch_device(self.problem)
 
     def _device_failed(self, e: BaseException) -> None:
-        """A GPU fault (out of memory, a CUDA error): under ``auto`` go on with the CPU
-        engine from the state committed so far, with a notice; else one clear error."""
-        if self._requested != "auto" or not self.engine.startswith("gpu"):
+        """A GPU fault (out of memory, a CUDA error): where the plan has a fallback (under
+        ``auto``), go on with its engine from the state committed so far, with a notice;
+        else one clear error."""
+        if self.plan.fallback is None or not self.engine.startswith("gpu"):
             raise EngineUnavailable(f"the GPU engine failed: {first_line(e)}") from None
         failed = self.engine
-        self._build("cpu", resolve("cpu", None, self.grid)[0].strategy)
+        self._build(make_plan(self.layout, self.plan.fallback, None, mode="sequential"))
         self.notice = f"{failed} failed ({first_line(e)}); using the CPU engine"
 
     def route_net(self, index: int) -> NetRoute:
         """Route net ``index`` against everything committed so far, and commit it."""
         try:
-            return self._route_net(index)
+            return self.search_net(index)
         except device_errors() as e:
             self._device_failed(e)
-            return self._route_net(index)
+            return self.search_net(index)
 
-    def _route_net(self, index: int) -> NetRoute:
+    def search_net(self, index: int) -> NetRoute:
+        """Route net ``index`` against everything committed so far, and commit it; a
+        device fault is the caller's (:meth:`route_net` and :meth:`run` handle it)."""
         net = self.layout.nets[index]
         result = NetRoute(net.name, list(net.pins))
         start = time.perf_counter()
@@ -196,10 +207,10 @@ class Router:
         result.length = len(cells) - 1
         self.committed += 1
 
-    def _commit_tree(self, index: int, cells: np.ndarray, levels: int, turns: int,
-                     seconds: float) -> NetRoute:
+    def commit_tree(self, index: int, cells: np.ndarray, levels: int, turns: int,
+                    seconds: float) -> NetRoute:
         """Commit net ``index``'s tree found by a group search (:mod:`.grouped`, which
-        certified it to be the tree :meth:`_route_net` would find)."""
+        certified it to be the tree :meth:`search_net` would find)."""
         net = self.layout.nets[index]
         result = NetRoute(net.name, list(net.pins), levels=levels, bends=turns,
                           seconds=seconds)
@@ -257,82 +268,23 @@ class Router:
         self.batches = 0
         batched = None
         if self.batch is not None and sequence:
-            batched = _batched(self, sequence, max_unrouted)
-            if batched is None:
+            done = route_batched(self, sequence, max_unrouted)
+            self.batches, self.proven, self.grouped = done.batches, done.proven, done.grouped
+            if done.results is None:
                 return None
+            # the routing order renumbered: nets routed alone were committed out of turn
+            self.committed = done.committed
+            batched = done.results
         results: dict[int, NetRoute] = {}
         lost = 0
         for k, i in enumerate(sequence):
-            results[i] = batched[i] if batched is not None else self._route_net(i)
+            results[i] = batched[i] if batched is not None else self.search_net(i)
             lost += not results[i].routed
             if max_unrouted is not None and lost > max_unrouted:
                 return None
             if progress:
                 progress(k + 1, len(sequence), results[i])
         return results
-
-
-def _batched(router: Router, sequence: list[int],
-             max_unrouted: int | None = None) -> dict[int, NetRoute] | None:
-    """Route ``sequence`` through the engine's batched search
-    (:class:`~mazeroute.engines.gpu_batch.BatchRun`): nets many per launch, barriers
-    (nets of more pins than it takes) routed here, alone, when the run reaches them.
-    None: the run gave up past ``max_unrouted`` nets certain to stay unrouted."""
-    seq = np.asarray(sequence, dtype=np.int64)
-    count = router.pin_count[seq]
-    barrier = count > (gb.MAX_PINS if router.batch_trees else 2)
-    alone: dict[int, NetRoute] = {}
-    # only runs with multi-pin barriers build one (route_alone is called for those alone)
-    groups = Groups(router, seq, barrier, getattr(router.batch, "quiesce", None)) \
-        if router.group_search and (barrier & (count > 2)).any() else None
-
-    def route_alone(p: int) -> tuple[np.ndarray, np.ndarray] | None:
-        found = groups.route(p) if groups is not None else None
-        if found is not None:
-            result = router._commit_tree(sequence[p], *found)
-        else:
-            result = router._route_net(sequence[p])
-            if result.routed and groups is not None:
-                groups.landed(result.cell_array())
-        alone[p] = result
-        if not result.routed:
-            return None
-        # the wire as the array it was set from: reading ``cells`` would turn it into
-        # tuples for good, a cost per cell here and again when routes.json is written
-        grid = router.grid
-        return grid.vertices(result.cell_array()), grid.vertices(result.pins)
-
-    run = gb.BatchRun(router.batch, router.grid.shape, router.pin_xy,
-                      router.pin_start[seq], count, barrier, route_alone, max_unrouted)
-    out = run.run()
-    router.batches = run.batches
-    router.proven = run.proven
-    router.grouped = groups.taken if groups is not None else 0
-    if out is None:
-        return None
-    nets = router.layout.nets
-    results: dict[int, NetRoute] = {}
-    order = 0
-    searched = []
-    for p, i in enumerate(sequence):
-        r = alone.get(p)
-        if r is None:
-            xy = out.cells(p)
-            searched.append(p)
-            # an unrouted tree keeps the bends of the branches it found, as the router's
-            r = NetRoute.of_wire(nets[i].name, list(nets[i].pins), xy, order, out.bends[p],
-                                 out.seconds[p])
-            order += xy is not None
-        elif r.routed:
-            r.order = order
-            order += 1
-        results[i] = r
-    router.committed = order
-    # read last: the run's final level counts run on the device while the above is done
-    levels = out.levels
-    for p in searched:
-        results[sequence[p]].levels = levels[p]
-    return results
 
 
 def _window(shape, sources: np.ndarray, target: Cell, level: int) -> tuple[int, int, int, int]:
