@@ -1,10 +1,10 @@
-"""Negotiation with and without one of its design choices (issue 13), the arms taking
+"""Negotiation with and without one of its design choices, the arms taking
 turns on the 1024^2 / 2000-net and 4096^2 / 32,000-net layouts of ``mazeroute bench
 --suite negotiate`` on the GPU; every run prints its time, nets routed, iterations and a
 digest of its routes.
 
 ``pricing``: the cost pricing on every core against one core
-(``weighted.PARALLEL_PRICE_CELLS`` as it is, and out of reach for the serial arm; the
+(``pricing.PARALLEL_PRICE_CELLS`` as it is, and out of reach for the serial arm; the
 arms must agree). ``kept``: the stop on the nets negotiation would keep
 (``PathFinderOptions.kept_iterations``) against none; on these layouts it does not fire,
 so the arms must agree, and the difference is what counting the nets kept costs.
@@ -25,11 +25,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from mazeroute.bench import _warm_negotiation  # noqa: E402
-from mazeroute.engines import weighted  # noqa: E402
 from mazeroute.generate import random_layout  # noqa: E402
-from mazeroute.router import PathFinderOptions, route  # noqa: E402
+from mazeroute.router import PathFinderOptions, pricing, route  # noqa: E402
 
-ON = weighted.PARALLEL_PRICE_CELLS
+ON = pricing.PARALLEL_PRICE_CELLS
 ARMS = {"pricing": (("parallel", ON, None), ("serial", 1 << 62, None)),
         "kept": (("kept stop", ON, None),
                  ("no kept stop", ON, PathFinderOptions(kept_iterations=None)))}
@@ -56,14 +55,14 @@ def main() -> None:
             lay = random_layout(side, side, density=0.25, nets=nets, pins=2, seed=1, span=64)
             for k in range(reps):
                 for arm, cells, options in (arms if k % 2 == 0 else arms[::-1]):
-                    weighted.PARALLEL_PRICE_CELLS = cells
+                    pricing.PARALLEL_PRICE_CELLS = cells
                     start = time.perf_counter()
                     res = route(lay, backend=args.backend, mode="negotiate", options=options)
                     took = time.perf_counter() - start
                     print(f"{side}^2 {nets} nets, {arm}: {took:.3f} s, routed {res.routed}, "
                           f"{len(res.iterations)} its, routes {digest(res)}", flush=True)
     finally:
-        weighted.PARALLEL_PRICE_CELLS = ON
+        pricing.PARALLEL_PRICE_CELLS = ON
 
 
 if __name__ == "__main__":

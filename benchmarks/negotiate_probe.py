@@ -1,5 +1,5 @@
-"""Negotiated routing on the GPU against the CPU engine's negotiation (issue 13's speed
-targets).
+"""Negotiated routing on the GPU against the CPU engine's negotiation (the speed goals
+of ``docs/benchmarks.md``, "Negotiation").
 
 Run on a GPU machine from the repository root: ``PYTHONPATH=. python
 benchmarks/negotiate_probe.py [--big] [--snapshots K ...]``. 1024 x 1024, 25 %
@@ -21,7 +21,7 @@ extra NVRTC flags of the GPU engine's kernels (``-DNO_BOUND``: the weighted sear
 its A* bound, for an A/B run). ``--chains on off``: each run with
 ``PathFinderOptions.device_chains`` (``route_chain``: an iteration's batches routed on the
 device with no read back between them) and without (a call a batch), in turn.
-Every GPU run prints its engines' work (``GPUNetSearch.spent``): calls, nets, wall
+Every GPU run prints its searches' work (``SearchDispatch.spent``): calls, nets, wall
 seconds and the device's seconds by CUDA events, for calls on the device, calls on the
 CPU engine and chained batches.
 ``--sizes SIDE ... [--puzzles FILE ...]``: whole routes of SIDE x
@@ -87,9 +87,12 @@ def main() -> None:
         import functools
 
         from mazeroute.engines import gpu_weighted as gw
+        from mazeroute.router import dispatch
         gw.GPUNetSearch.__init__ = functools.partialmethod(
-            gw.GPUNetSearch.__init__, options=tuple(args.kernel_options),
-            **({} if args.cpu_box_cells is None else {"cpu_box_cells": args.cpu_box_cells}))
+            gw.GPUNetSearch.__init__, options=tuple(args.kernel_options))
+        if args.cpu_box_cells is not None:
+            dispatch.SearchDispatch.__init__ = functools.partialmethod(
+                dispatch.SearchDispatch.__init__, cpu_box_cells=args.cpu_box_cells)
     _keep_engines()
     schedules = [(_name(k, o, c), None if k is None and o is None and c == "off"
                   else PathFinderOptions(**({} if k is None else {"snapshot_nets": k}),
@@ -206,14 +209,15 @@ _ENGINES: list = []
 
 
 def _keep_engines() -> None:
-    """Keep each GPU engine made, so that its work (``GPUNetSearch.spent``) can be shown."""
-    from mazeroute.engines import gpu_weighted as gw
-    init = gw.GPUNetSearch.__init__
+    """Keep each GPU search's dispatch made (the device's calls and those it sent to the
+    CPU), so that its work (``SearchDispatch.spent``) can be shown."""
+    from mazeroute.router import dispatch
+    init = dispatch.SearchDispatch.__init__
 
     def keep(self, *args, **kwargs):
         init(self, *args, **kwargs)
         _ENGINES.append(self)
-    gw.GPUNetSearch.__init__ = keep
+    dispatch.SearchDispatch.__init__ = keep
 
 
 def _print_spent() -> None:

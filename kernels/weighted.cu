@@ -48,8 +48,9 @@
 // of real paths, from which a tree's next search resumes. Tiles whose cells all lie beyond
 // u are not relaxed. -DNO_BOUND turns the bound off (for A/B runs).
 
-// The host passes these from mazeroute/engines/weighted.py and gpu_weighted.py; the
-// fallbacks serve a plain compile check, and tests/test_gpu_weighted_host.py ties them.
+// The host passes these from mazeroute/engines/costs.py (the cost contract) and
+// gpu_weighted.py; the fallbacks serve a plain compile check, and tests/test_weighted.py
+// and tests/test_gpu_weighted_host.py tie them.
 #ifndef COST_MAX
 #define COST_MAX 65535
 #endif
@@ -509,7 +510,8 @@ extern "C" __global__ void set_costs(const int* __restrict__ idx, const int* __r
 // (gpu_weighted.py route_chain): before a batch, its nets' old routes leave the cells'
 // loads; after it, the routes it found join them; each time the cells touched are
 // repriced by negotiated congestion's rule (PathFinder: McMurchie and Ebeling, FPGA
-// 1995; mazeroute/engines/weighted.py Pricing, the host's form of the same rule):
+// 1995; mazeroute/engines/costs.py Pricing and mazeroute/router/pricing.py, the host's
+// form of the same rule):
 //   cost = clamp(bh * (COST_SCALE + pres * load) / COST_SCALE, 1, COST_MAX)
 // with bh a cell's base plus history cost. chain_uses runs over `count` routes, a block
 // a route: route j is cells[start[j] .. start[j + 1]) of net nets[j], or with from_hdr

@@ -163,13 +163,14 @@ def _parallel_everywhere() -> Iterator[None]:
     """The weighted engine's parallel variants on small inputs too: on a machine of many
     cores large layouts run them, and they are compiled separately."""
     from .engines import weighted
+    from .router import pricing
 
-    saved = weighted.PARALLEL_REQUESTS, weighted.PARALLEL_PRICE_CELLS
-    weighted.PARALLEL_REQUESTS, weighted.PARALLEL_PRICE_CELLS = 1, 1
+    saved = weighted.PARALLEL_REQUESTS, pricing.PARALLEL_PRICE_CELLS
+    weighted.PARALLEL_REQUESTS, pricing.PARALLEL_PRICE_CELLS = 1, 1
     try:
         yield
     finally:
-        weighted.PARALLEL_REQUESTS, weighted.PARALLEL_PRICE_CELLS = saved
+        weighted.PARALLEL_REQUESTS, pricing.PARALLEL_PRICE_CELLS = saved
 
 
 def _commands(folder: Path) -> list[list[str]]:

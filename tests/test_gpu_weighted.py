@@ -46,7 +46,7 @@ LIMITS = [None, 0]
 
 def _gpu(free, owner, smem_limit=None, tile=None):
     from mazeroute.engines.gpu_weighted import TILE, GPUNetSearch
-    return GPUNetSearch(free, owner, smem_limit=smem_limit, cpu_box_cells=None,
+    return GPUNetSearch(free, owner, smem_limit=smem_limit,
                         tile=tile or TILE)
 
 
@@ -206,8 +206,9 @@ def test_boxes_past_the_bound_go_to_the_cpu_with_the_same_wires():
         owner[y0, x0] = owner[y1, x1] = k
     cost = rng.integers(1, 50, (h, w)).astype(COST_DTYPE)
     from mazeroute.engines.gpu_weighted import GPUNetSearch
-    mixed = GPUNetSearch(free, owner, cpu_box_cells=50 * 50)
-    device = GPUNetSearch(free, owner, cpu_box_cells=None)
+    from mazeroute.router.dispatch import SearchDispatch
+    mixed = SearchDispatch(GPUNetSearch(free, owner), cpu_box_cells=50 * 50)
+    device = SearchDispatch(GPUNetSearch(free, owner), cpu_box_cells=None)
     cpu = CPUNetSearch(free, owner)
     for k in range(4):
         (y0, x0), (y1, x1) = picks[2 * k], picks[2 * k + 1]
@@ -282,5 +283,6 @@ def test_a_long_chain_is_read_back_in_parts(monkeypatch, seed):
 
 def test_a_chain_refuses_what_it_cannot_take():
     from mazeroute.engines.gpu_weighted import GPUNetSearch
-    check_chain_refusals(lambda free, owner, limit, cells: GPUNetSearch(
-        free, owner, smem_limit=limit, cpu_box_cells=cells))
+    from mazeroute.router.dispatch import SearchDispatch
+    check_chain_refusals(lambda free, owner, limit, cells: SearchDispatch(GPUNetSearch(
+        free, owner, smem_limit=limit), cpu_box_cells=cells))

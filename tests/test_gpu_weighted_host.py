@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import mazeroute.router.dispatch as dp
 from mazeroute.engines import gpu_weighted as gw
 from mazeroute.engines import weighted
 from mazeroute.engines.weighted import (
@@ -268,14 +269,12 @@ _NUMPY = types.SimpleNamespace(
 class EmuNetSearch(gw.GPUNetSearch):
     """GPUNetSearch whole, on NumPy arrays, with the kernels' code run on the CPU."""
 
-    def __init__(self, free, owner, lib, threads=3, smem_limit=None, tile=gw.TILE,
-                 cpu_box_cells=None):
+    def __init__(self, free, owner, lib, threads=3, smem_limit=None, tile=gw.TILE):
         self._emu = _EmuKernel(lib, threads)
         self._emu_set = _EmuSetCosts(lib)
         self._emu_tiled = [_EmuTiled(lib, k, threads, tile) for k in gw.KERNELS[2:6]]
         self._emu_chain = _EmuChainUses(lib)
-        super().__init__(free, owner, smem_limit=smem_limit, cpu_box_cells=cpu_box_cells,
-                         tile=tile)
+        super().__init__(free, owner, smem_limit=smem_limit, tile=tile)
 
     def _device(self):
         # 2 multiprocessors: a tiled_rounds launch of 8 blocks strides over the tiles
@@ -400,8 +399,8 @@ def test_the_bound_follows_costs_that_fall(emu_probes, limit):
 def test_calls_split_by_box_size_equal_the_oracle(emu_lib, case):
     """Boxes over ``cpu_box_cells`` go to the CPU engine, the others to the device in the
     same call: every wire is the oracle's."""
-    search = EmuNetSearch(case.free, case.owner, emu_lib, 3, [None, 0][len(case.id) % 2],
-                          cpu_box_cells=60)
+    search = dp.SearchDispatch(EmuNetSearch(case.free, case.owner, emu_lib, 3,
+                                            [None, 0][len(case.id) % 2]), cpu_box_cells=60)
     _check(case, search)
     areas = [(r.box[2] - r.box[0] + 1) * (r.box[3] - r.box[1] + 1) for r in case.requests]
     assert (search._cpu is not None) == (max(areas) > 60)
@@ -717,7 +716,7 @@ def check_chain_refusals(make) -> None:
     # are timed as chains run): a batch checked before is still taken
     search.adaptive = True
     search._device_call, search._cpu_net, search._chain_batch = 0.01, 0.001, {1: 0.01}
-    assert not search.chainable([pair]) and search._fits_chain([pair])
+    assert not search.chainable([pair]) and search.device.chainable([pair])
     got = search.route_chain(np.ones((20, 20), COST_DTYPE), None, Pricing(
         np.full(400, 16, np.int64), np.zeros(400, np.int64), np.zeros(400, np.int64),
         np.ones(2, np.int64), 8), [[pair], [pair]], [[None], [None]])
@@ -725,8 +724,8 @@ def check_chain_refusals(make) -> None:
 
 
 def test_a_chain_refuses_what_it_cannot_take(emu_lib):
-    check_chain_refusals(lambda free, owner, limit, cells: EmuNetSearch(
-        free, owner, emu_lib, smem_limit=limit, cpu_box_cells=cells))
+    check_chain_refusals(lambda free, owner, limit, cells: dp.SearchDispatch(EmuNetSearch(
+        free, owner, emu_lib, smem_limit=limit), cpu_box_cells=cells))
 
 
 # each limit with a layout of two-pin nets and one of three-pin nets, each layout twice
@@ -748,8 +747,9 @@ def test_emulated_chains_negotiate_as_the_cpu_does(emu_lib, k, limit):
     # out of both runs, which they would only lengthen
     want = Negotiator(lay, "cpu", PathFinderOptions(window_work=0)).run()
     ng = Negotiator(lay, "cpu", PathFinderOptions(device_chains=True, window_work=0))
-    ng.search = EmuNetSearch(ng.free, ng.owner, emu_lib,
-                             smem_limit=None if limit == "adaptive" else limit)
+    ng.search = dp.SearchDispatch(EmuNetSearch(
+        ng.free, ng.owner, emu_lib, smem_limit=None if limit == "adaptive" else limit),
+        cpu_box_cells=None)
     if limit == "adaptive":
         ng.search.adaptive = True
         ng.search._device_call = 0.002
@@ -812,46 +812,46 @@ def test_emulated_kernel_routes_many_requests_in_one_call(emu_lib):
 
 
 def test_adaptive_split_sends_small_calls_to_the_cpu_once_timed():
-    """The rule of ``GPUNetSearch._cpu_sooner`` (the class needs a device; the rule only
-    its running times)."""
+    """The rule of ``SearchDispatch._cpu_sooner`` (the rule reads only its running
+    times)."""
     from types import SimpleNamespace
-    rule = gw.GPUNetSearch._cpu_sooner
+    rule = dp.SearchDispatch._cpu_sooner
     s = SimpleNamespace(adaptive=True, _device_call=None, _cpu_net=None, _calls=0)
     assert not rule(s, 3)                          # the device is not timed yet
     s._device_call = 0.004
-    assert rule(s, gw.PROBE_NETS)                  # the CPU is timed once on a small call
-    assert not rule(s, gw.PROBE_NETS + 1)
+    assert rule(s, dp.PROBE_NETS)                  # the CPU is timed once on a small call
+    assert not rule(s, dp.PROBE_NETS + 1)
     s._cpu_net = 0.0005                            # 8 nets take the CPU as long as a call
     s._calls = 1
     assert rule(s, 7) and not rule(s, 9)
-    s._calls = gw.REFRESH_CALLS - 1                # every REFRESH_CALLS-th call flips
+    s._calls = dp.REFRESH_CALLS - 1                # every REFRESH_CALLS-th call flips
     assert not rule(s, 7)
     off = SimpleNamespace(adaptive=False, _device_call=0.004, _cpu_net=0.0005, _calls=1)
     assert not rule(off, 1)
 
 
 def test_a_chain_sends_a_batch_to_the_cpu_when_its_class_takes_the_device_longer():
-    """The rule of ``GPUNetSearch._device_sooner`` (chainable's adaptive part): a round
+    """The rule of ``SearchDispatch._device_sooner`` (chainable's adaptive part): a round
     trip's time never sends a batch to the CPU; a batch of any size goes there when the
     CPU searches it sooner than the device spends on a chained batch of its size class,
     and one in REFRESH_CALLS of those stays to keep the class's time current."""
     from types import SimpleNamespace
-    rule = gw.GPUNetSearch._device_sooner
+    rule = dp.SearchDispatch._device_sooner
     s = SimpleNamespace(adaptive=True, _device_call=None, _cpu_net=None, _chain_batch={},
                         _chain_asks=0)
     assert rule(s, 1)                              # nothing timed yet
     s._device_call = 0.8                           # iteration 1's huge call
-    assert not rule(s, gw.PROBE_NETS)              # a small batch measures the CPU once
-    assert rule(s, gw.PROBE_NETS + 1)
+    assert not rule(s, dp.PROBE_NETS)              # a small batch measures the CPU once
+    assert rule(s, dp.PROBE_NETS + 1)
     s._cpu_net = 0.0005
     assert rule(s, 3)                              # no batch of its class timed yet
-    s._chain_batch = {gw.size_class(3): 0.002}     # 4 nets take the CPU as long as it
+    s._chain_batch = {dp.size_class(3): 0.002}     # 4 nets take the CPU as long as it
     assert not rule(s, 3) and rule(s, 4)           # (4 is of the next class: untimed)
-    s._chain_batch[gw.size_class(200)] = 0.2       # big batches compare with their own
+    s._chain_batch[dp.size_class(200)] = 0.2       # big batches compare with their own
     assert not rule(s, 200) and rule(s, 500)       # class, small ones with theirs
-    s._chain_batch[gw.size_class(256)] = 0.01      # a class the device does soon
+    s._chain_batch[dp.size_class(256)] = 0.01      # a class the device does soon
     assert rule(s, 256)                            # keeps its batches
-    s._chain_asks = gw.REFRESH_CALLS - 1           # one in REFRESH_CALLS stays
+    s._chain_asks = dp.REFRESH_CALLS - 1           # one in REFRESH_CALLS stays
     assert rule(s, 200) and not rule(s, 200)
     off = SimpleNamespace(adaptive=False, _device_call=0.8, _cpu_net=0.0005,
                           _chain_batch={1: 1.0}, _chain_asks=0)
@@ -860,7 +860,7 @@ def test_a_chain_sends_a_batch_to_the_cpu_when_its_class_takes_the_device_longer
 
 def test_size_classes_double():
     sizes = np.arange(1, 5000)
-    classes = np.array([gw.size_class(int(n)) for n in sizes])
+    classes = np.array([dp.size_class(int(n)) for n in sizes])
     assert (np.diff(classes) >= 0).all()
     for c in np.unique(classes):
         members = sizes[classes == c]
@@ -877,9 +877,11 @@ def test_negotiation_with_calls_split_between_device_and_cpu_routes_as_the_cpu(
     lay = random_layout(48, 40, density=0.2, nets=40, pins=2, seed=6, span=16)
     want = [n.cells for n in Negotiator(lay, "cpu").run().nets]
     turns = iter(range(10**6))
-    monkeypatch.setattr(gw.GPUNetSearch, "_cpu_sooner", lambda self, nets: next(turns) % 2 == 1)
+    monkeypatch.setattr(dp.SearchDispatch, "_cpu_sooner",
+                        lambda self, nets: next(turns) % 2 == 1)
     neg = Negotiator(lay, "cpu")
-    neg.search = EmuNetSearch(neg.free, neg.owner, emu_lib)
+    neg.search = dp.SearchDispatch(EmuNetSearch(neg.free, neg.owner, emu_lib),
+                                   cpu_box_cells=None)
     neg.search.adaptive = True
     got = [n.cells for n in neg.run().nets]
     assert neg.search._cpu is not None and len(neg.iterations) > 3

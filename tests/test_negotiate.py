@@ -10,12 +10,14 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import mazeroute.router.negotiate as neg
+import mazeroute.router.negotiation.schedule as schedule
 from mazeroute.contract import check_routes
-from mazeroute.engines.weighted import LEVEL_TILE, box_colours, box_levels, colour_order
+from mazeroute.engines.weighted import LEVEL_TILE, box_colours, box_levels
 from mazeroute.generate import random_layout
 from mazeroute.router import PathFinderOptions, Router, route
 from mazeroute.router.congestion import Congestion
 from mazeroute.router.negotiate import Negotiator, sequential_routes
+from mazeroute.router.negotiation.schedule import colour_order
 from tests.corpus import (
     bfs_connected,
     corridor_layout,
@@ -348,7 +350,7 @@ def test_nets_go_in_reroute_order(monkeypatch, reroute_order):
         return out
 
     ng._order = ordered
-    monkeypatch.setattr(neg, "batches", batched)
+    monkeypatch.setattr(schedule, "batches", batched)
     res = ng.run()
     assert check_routes(lay, res.to_json()) == []
     assert res.routed >= route(lay, backend="cpu", mode="sequential").routed
@@ -390,7 +392,7 @@ def test_tidy_in_batches_equals_one_net_at_a_time(monkeypatch, seed):
     batched, outside = tidied()
     assert outside > 10
     assert check_routes(lay, batched._result().to_json()) == []
-    monkeypatch.setattr(neg, "batches",
+    monkeypatch.setattr(schedule, "batches",
                         lambda boxes, shape, lag=1: [np.array([k]) for k in range(len(boxes))])
     alone, _ = tidied()
     assert [None if c is None else c.tolist() for c in batched.cells] == \
@@ -409,7 +411,7 @@ def test_batches_change_nothing(monkeypatch, seed):
         counts.append(len(boxes))
         return [np.array([k]) for k in range(len(boxes))]
 
-    monkeypatch.setattr(neg, "batches", one_by_one)
+    monkeypatch.setattr(schedule, "batches", one_by_one)
     assert _negotiate(lay, options=IN_ORDER).to_json() == batched
     assert counts
 
@@ -443,7 +445,7 @@ def test_nets_closer_than_snapshot_nets_share_calls_and_stay_legal(monkeypatch, 
         return real_route(cost, requests, changed)
 
     close: list = []
-    monkeypatch.setattr(neg, "batches", recorded)
+    monkeypatch.setattr(schedule, "batches", recorded)
     ng.search.route = counted
     ng.negotiate()
     assert len(ng.iterations) > 1 and calls == planned
@@ -470,7 +472,7 @@ def test_first_iteration_in_one_call_changes_nothing(monkeypatch, seed):
     together = ng.run().to_json()
     assert sizes[0] == len(lay.nets)                  # iteration 1: one call
     monkeypatch.setattr(Congestion, "order_free", lambda self: False)
-    monkeypatch.setattr(neg, "batches",
+    monkeypatch.setattr(schedule, "batches",
                         lambda boxes, shape, lag=1: [np.array([k]) for k in range(len(boxes))])
     assert _negotiate(lay, options=IN_ORDER).to_json() == together
 
@@ -619,7 +621,7 @@ def test_negotiation_on_the_gpu_equals_the_cpu(seed):
 
 
 def test_route_negotiates_by_default_and_sequential_is_the_router():
-    """Issue 13 item 1: ``mode=`` defaults to negotiate; ``mode="sequential"`` is exactly
+    """``mode=`` defaults to negotiate; ``mode="sequential"`` is exactly
     :class:`Router`'s loop (same wires, same order)."""
     from mazeroute.router import DEFAULT_MODE, Router
     lay = other_side_layout()
@@ -800,7 +802,7 @@ def test_conflict_graph_pairs_the_nets_that_share_a_cell(seed, monkeypatch):
 
 
 def test_gpu_fault_under_auto_negotiates_again_on_the_cpu(monkeypatch):
-    """Issue 12 item 14 in negotiate mode (the default): a device fault under auto is a
+    """In negotiate mode (the default): a device fault under auto is a
     notice and the CPU engine's routes; with the GPU asked for, one clear error."""
     from mazeroute.errors import EngineUnavailable
     from mazeroute.generate import random_layout
@@ -812,11 +814,15 @@ def test_gpu_fault_under_auto_negotiates_again_on_the_cpu(monkeypatch):
     real = negotiate_module.Negotiator
 
     class Faulty(real):
-        def __init__(self, layout, backend="auto", options=None):
+        def __init__(self, layout, backend="auto", options=None, plan=None):
             if backend != "cpu":
                 raise FakeDeviceError("out of memory allocating 512 bytes")
-            super().__init__(layout, backend, options)
+            super().__init__(layout, backend, options, plan)
 
+    # the planner's one check pretends a GPU, so that asking for one by name plans it
+    from mazeroute.plan import device
+    monkeypatch.setattr(device, "gpu_available", lambda: True)
+    monkeypatch.setattr(device, "gpu_status", lambda: (True, ""))
     monkeypatch.setattr(negotiate_module, "Negotiator", Faulty)
     monkeypatch.setattr(negotiate_module, "device_errors", lambda: (FakeDeviceError,))
     lay = random_layout(40, 30, nets=8, seed=3, span=12)
@@ -926,7 +932,7 @@ def test_tidy_passes_over_wires_as_short_as_their_pins_allow_and_no_route_change
         return ng, searched, short
 
     skipping, asked, short = tidied()
-    monkeypatch.setattr(neg, "as_short_as_can_be",
+    monkeypatch.setattr(schedule, "as_short_as_can_be",
                         lambda pins, wires: np.zeros(len(wires), bool))
     every, all_asked, _ = tidied()
     assert [None if c is None else c.tolist() for c in skipping.cells] == \
@@ -1021,3 +1027,52 @@ def test_the_watched_net_route_is_a_least_cost_path_on_the_costs_it_saw():
         far = tuple(net.pins[1])
         assert distance_field(seen)[far[1], far[0]] == cost // seen.unit
         assert all(seen.passable[y, x] for x, y in xy)
+
+
+def test_the_negotiator_takes_its_engines_from_the_plan(monkeypatch):
+    """The weighted search runs on the plan's negotiation backend and the sequential
+    floor on the plan's floor backend; neither is chosen by the negotiator."""
+    from dataclasses import replace
+
+    from mazeroute.plan import make_plan
+    from mazeroute.router.negotiation import phases
+    lay = unroutable_layout()
+    plan = make_plan(lay, "cpu", mode="negotiate")
+    asked = []
+
+    def floor(layout, backend, **kwargs):
+        asked.append(backend)
+        return None
+    monkeypatch.setattr(phases, "sequential_routes", floor)
+    ng = Negotiator(lay, "auto", plan=replace(plan, floor="floor-backend"))
+    assert ng.backend == "cpu" and ng.plan.floor == "floor-backend"
+    ng.run()
+    assert asked == ["floor-backend"]
+
+
+def test_the_phases_after_the_loop_are_one_list():
+    """Each phase after the loop is a step of one signature in PHASES: a list without
+    one runs the others, in order."""
+    from mazeroute.router.negotiation import phases
+    names = [step.__name__ for step in phases.PHASES]
+    assert names == ["legalise", "repair", "tidy", "space_fill", "windows", "reasons", "floor"]
+    lay = unroutable_layout()
+    whole = Negotiator(lay, "cpu").run()
+    ng = Negotiator(lay, "cpu")
+    part = phases.run_phases(ng, ng.negotiate(), [p for p in phases.PHASES
+                                                 if p is not phases.floor])
+    assert "sequential floor" in [p.phase for p in whole.phases]
+    assert [p.phase for p in part.phases] == [p.phase for p in whole.phases
+                                              if p.phase != "sequential floor"]
+
+
+def test_the_gpu_search_hands_no_call_to_the_cpu():
+    """The GPU engine searches only on the device: the choice of the CPU for a call is
+    the router's dispatch (router/dispatch.py), not the engine's."""
+    import inspect
+
+    from mazeroute.engines.gpu_weighted import GPUNetSearch
+    from mazeroute.router.dispatch import SearchDispatch
+    assert "cpu_box_cells" not in inspect.signature(GPUNetSearch.__init__).parameters
+    for name in ("_cpu_sooner", "_device_sooner", "_note_changed"):
+        assert not hasattr(GPUNetSearch, name) and hasattr(SearchDispatch, name)

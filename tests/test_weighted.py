@@ -231,7 +231,7 @@ def test_pricing_on_every_core_equals_pricing_on_one(monkeypatch):
     """A change of the present factor re-prices millions of cells, on every core: the
     same costs as one core's, cells listed twice included (the router lists a cell once
     per net that uses it)."""
-    from mazeroute.engines import weighted
+    from mazeroute.router import pricing as weighted
     rng = np.random.default_rng(3)
     n = 1 << 18
     base = rng.integers(1, 4, n) * weighted.COST_SCALE
@@ -249,3 +249,25 @@ def test_pricing_on_every_core_equals_pricing_on_one(monkeypatch):
     want = np.clip((base[c] + history[c]) * (weighted.COST_SCALE + 37 * load[c])
                    // weighted.COST_SCALE, 1, weighted.COST_MAX)
     assert np.array_equal(every[c], want)
+
+
+def test_the_cost_contract_is_one_module_that_the_kernel_reads():
+    """The engines, the router's pricing and the GPU host wrapper read one cost contract
+    (engines/costs.py), the kernel gets it as defines, and its fallback defines agree."""
+    import re
+    from pathlib import Path
+
+    from mazeroute.engines import costs, gpu_weighted, weighted
+    from mazeroute.router import congestion, pricing
+    for module in (weighted, pricing, congestion):
+        assert module.COST_SCALE is costs.COST_SCALE and module.COST_DTYPE is costs.COST_DTYPE
+    assert weighted.COST_MAX is costs.COST_MAX and weighted.DIST_MAX is costs.DIST_MAX
+    assert weighted.Pricing is costs.Pricing
+    assert set(costs.kernel_defines()) <= set(gpu_weighted.kernel_options())
+    text = (Path(__file__).resolve().parent.parent / "kernels" / "weighted.cu").read_text()
+    found = dict(re.findall(r"^#define (\w+) (\S+)", text, re.M))
+    for flag in costs.kernel_defines():
+        name, value = flag[2:].split("=", 1)
+        assert found[name] == value
+    # the pricing arithmetic is the router's, not the search engine's
+    assert not hasattr(weighted, "price_cells") and not hasattr(weighted, "colour_order")

@@ -51,34 +51,38 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
-import numba
 import numpy as np
 
 from .base import allow_shared
-from .weighted import (
-    COST_MAX,
-    COST_SCALE,
-    DIST_MAX,
-    CPUNetSearch,
-    NetRequest,
-    NetSearch,
-    Pricing,
-    box_sides,
-    pack_requests,
+from .costs import COST_MAX, Pricing, kernel_defines
+from .weighted import NetRequest, NetSearch, box_sides, pack_requests
+from .weighted_launch import (
+    CELL_BYTES,
+    MAX_BLOCKS,
+    R_NET,
+    R_PIN0,
+    R_PIN1,
+    R_ROW,
+    R_SEG,
+    R_X0,
+    R_X1,
+    R_Y0,
+    R_Y1,
+    REC,
+    SMEM_CLASSES,
+    chunks,
+    plan_launches,
+    records,
+    shared_bytes,
 )
 
 #: Cell code of a blocked cell on the device (any other code is the cell's owner).
 BLOCKED_CODE = -(2**31)
-#: int64 fields of a request record (kernels/weighted.cu R_*).
-REC = 9
-R_ROW, R_NET, R_X0, R_Y0, R_X1, R_Y1, R_PIN0, R_PIN1, R_SEG = range(REC)
 #: int32 fields of a request's result: status, cells, offset in the output.
 HDR = 3
 #: int32 words of a request's bound in the tiled search (kernels/weighted.cu ``Bound``).
 BND = 10
 ST_OK, ST_UNREACHABLE, ST_ERROR = 1, 2, 3
-#: Bytes of shared memory a box cell takes (a uint32 distance and a uint16 cost).
-CELL_BYTES = 6
 #: The kernels of kernels/weighted.cu, in the order :meth:`GPUNetSearch._device` gives them.
 KERNELS = ("weighted_route", "set_costs", "tiled_init", "tiled_rounds", "tiled_connect",
            "tiled_finish", "chain_uses")
@@ -94,47 +98,11 @@ MAX_ROUNDS = 1 << 14
 #: at once (a block of TILE + 2 threads and about 25 kB of shared memory; four fit on
 #: any multiprocessor whatever its registers), and they stride over the tiles.
 ROUND_BLOCKS_PER_SM = 4
-#: Upper bounds of the shared-memory size classes: boxes of one class share a launch, so
-#: that a few big boxes do not cut the occupancy of the many small ones.
-SMEM_CLASSES = (8 << 10, 16 << 10, 32 << 10, 64 << 10, 128 << 10)
-#: Most blocks in one launch.
-MAX_BLOCKS = 1 << 20
 #: Most cells of boxes in one chain's read back (route_chain): the output holds each
 #: request's box area; a longer chain is cut into several, each read back once.
 CHAIN_ROOM = 1 << 26
 #: Largest grid: vertex ids, output offsets and counters are int32 on the device.
 MAX_CELLS = 2**31 - 1
-
-
-#: Boxes of more cells than this go to the CPU engine: the device sweeps a box to its
-#: fixpoint over every cell (in tiles, many blocks a box), while the CPU's A* explores
-#: only near the straight line, so a net grown to a huge grid (the sequential floor, a
-#: net failing in every box) is the CPU's; the many boxes grown by negotiation are the
-#: device's.
-CPU_BOX_CELLS = 1 << 20
-
-#: A call with at most this many nets goes to the CPU engine once, to measure it, when
-#: the device has been timed and the CPU has not (see GPUNetSearch.route).
-PROBE_NETS = 16
-#: Every this many calls, one goes to the engine not chosen, so that both times stay
-#: current as the boxes grow.
-REFRESH_CALLS = 32
-#: Weight of the newest time in the running averages.
-TIME_WEIGHT = 0.25
-
-
-def _average(old: float | None, new: float) -> float:
-    return new if old is None else (1 - TIME_WEIGHT) * old + TIME_WEIGHT * new
-
-
-def size_class(nets: int) -> int:
-    """The size class of a batch of ``nets`` nets for the adaptive split of chains: its
-    bit length, so that one class's batches differ at most twofold in nets.
-
-    >>> [size_class(n) for n in (1, 2, 3, 4, 64, 65, 200)]
-    [1, 2, 2, 3, 7, 7, 8]
-    """
-    return int(nets).bit_length()
 
 
 def fits(height: int, width: int) -> bool:
@@ -148,120 +116,13 @@ def fits(height: int, width: int) -> bool:
 
 def kernel_options(tile: int = TILE) -> tuple[str, ...]:
     """NVRTC flags carrying the constants that the kernel shares with the Python side."""
-    return (f"-DCOST_MAX={COST_MAX}", f"-DCOST_SCALE={COST_SCALE}", f"-DDIST_MAX={DIST_MAX}u",
-            f"-DBLOCKED_CODE=({BLOCKED_CODE + 1}-1)", f"-DTILE={tile}",
+    return (*kernel_defines(), f"-DBLOCKED_CODE=({BLOCKED_CODE + 1}-1)", f"-DTILE={tile}",
             f"-DMAX_ROUNDS={MAX_ROUNDS}")
 
 
 def cell_codes(free: np.ndarray, owner: np.ndarray) -> np.ndarray:
     """The device's cell codes: :data:`BLOCKED_CODE` where not ``free``, else ``owner``."""
     return np.where(free, owner, BLOCKED_CODE).astype(np.int32)
-
-
-def shared_bytes(boxes: np.ndarray) -> np.ndarray:
-    """Dynamic shared memory of each box ``(x0, y0, x1, y1)`` searched in shared memory
-    (rows padded to an odd pitch)."""
-    bw, bh = box_sides(boxes)
-    return CELL_BYTES * bh * (bw | 1)
-
-
-@numba.njit(cache=True, nogil=True)
-def chunks(areas: np.ndarray, cap: int) -> np.ndarray:
-    """Bounds ``[b[i], b[i + 1])`` of consecutive requests whose box areas sum to at most
-    ``cap`` (each area is at most ``cap``): the scratch one call needs. Disjoint boxes
-    of one grid always make one chunk.
-
-    >>> chunks(np.array([4, 4, 3, 9, 1]), 10).tolist()
-    [0, 2, 3, 5]
-    """
-    out = [0]
-    total = 0
-    for i in range(areas.size):
-        if total + areas[i] > cap:
-            out.append(i)
-            total = 0
-        total += areas[i]
-    out.append(areas.size)
-    return np.array(out, dtype=np.int64)
-
-
-@numba.njit(cache=True, nogil=True)
-def _plan(boxes, need, smem_limit, classes, max_blocks):
-    n = boxes.shape[0]
-    key = np.empty(n, np.int64)
-    ncls = classes.size + 1
-    for i in range(n):
-        k = 0
-        while k < classes.size and need[i] > classes[k]:
-            k += 1
-        # boxes in global memory (each in a region of its own) make the last class
-        key[i] = k if need[i] <= smem_limit else ncls
-    order = np.argsort(key, kind="mergesort")
-    launches = []
-    s = 0
-    while s < n:
-        k = key[order[s]]
-        e = s
-        lines = 1
-        smem = 0
-        while e < n and key[order[e]] == k and e - s < max_blocks:
-            i = order[e]
-            lines = max(lines, max(boxes[i, 2] - boxes[i, 0], boxes[i, 3] - boxes[i, 1]) + 1)
-            if k < ncls:
-                smem = max(smem, need[i])
-            e += 1
-        threads = min(1024, max(32, (lines + 31) // 32 * 32))
-        launches.append((s, e - s, smem, threads))
-        s = e
-    out = np.empty((len(launches), 4), np.int64)
-    for j in range(len(launches)):
-        out[j, 0], out[j, 1], out[j, 2], out[j, 3] = launches[j]
-    return order, out
-
-
-def plan_launches(boxes: np.ndarray, smem_limit: int,
-                  max_blocks: int = MAX_BLOCKS) -> tuple[np.ndarray, np.ndarray]:
-    """How one call's requests are launched.
-
-    Boxes whose distances and costs fit in ``smem_limit`` bytes run in shared memory,
-    grouped by size class (:data:`SMEM_CLASSES`); the others run together in global
-    memory, each box's distances in a region of its own. Returns ``order``
-    (the requests, launch after launch) and per launch ``(start in order, blocks, dynamic
-    shared memory or 0 for a global-memory launch, threads)``.
-
-    Examples
-    --------
-    >>> boxes = np.array([[0, 0, 9, 9], [0, 0, 99, 99], [50, 50, 149, 149], [20, 0, 29, 9]])
-    >>> order, launches = plan_launches(boxes, 48 << 10)
-    >>> order.tolist()          # two small ones in shared memory, two big ones together
-    [0, 3, 1, 2]
-    >>> launches.tolist()
-    [[0, 2, 660, 32], [2, 2, 0, 128]]
-    """
-    boxes = np.ascontiguousarray(boxes, dtype=np.int64).reshape(-1, 4)
-    need = shared_bytes(boxes)
-    return _plan(boxes, need, int(smem_limit), np.array(SMEM_CLASSES, np.int64),
-                 int(max_blocks))
-
-
-@numba.njit(cache=True, nogil=True)
-def records(order, nets, pin_ptr, boxes, seg):
-    """Request records (``(m, REC)`` int64, kernels/weighted.cu) in launch ``order``;
-    ``R_ROW`` is a request's index among ``nets`` (its row of the result header)."""
-    m = order.size
-    rec = np.empty((m, REC), np.int64)
-    for k in range(m):
-        i = order[k]
-        rec[k, R_ROW] = i
-        rec[k, R_NET] = nets[i]
-        rec[k, R_X0] = boxes[i, 0]
-        rec[k, R_Y0] = boxes[i, 1]
-        rec[k, R_X1] = boxes[i, 2]
-        rec[k, R_Y1] = boxes[i, 3]
-        rec[k, R_PIN0] = pin_ptr[i]
-        rec[k, R_PIN1] = pin_ptr[i + 1]
-        rec[k, R_SEG] = seg[i]
-    return rec
 
 
 class GPUNetSearch(NetSearch):
@@ -291,19 +152,11 @@ class GPUNetSearch(NetSearch):
 
     def __init__(self, free: np.ndarray, owner: np.ndarray, via_cost: int = 0,
                  smem_limit: int | None = None, options: tuple[str, ...] = (),
-                 cpu_box_cells: int | None = CPU_BOX_CELLS, tile: int = TILE):
+                 tile: int = TILE):
         super().__init__(free, owner, via_cost)
         if not 1 <= tile <= TILE:
             raise ValueError(f"tile = {tile} is out of range (1 to {TILE})")
         self.tile = tile
-        self.cpu_box_cells = cpu_box_cells
-        self._cpu: CPUNetSearch | None = None       # made when a box too big comes
-        #: Cells whose cost changed since the CPU engine's last call (None: unknown), so
-        #: that it too reads only those (a whole-grid pass costs more than its search).
-        self._cpu_changed: list[np.ndarray] | None = None
-        self._device_call: float | None = None      # running seconds of a device call
-        self._cpu_net: float | None = None          # ... of one CPU search (small box)
-        self._calls = 0
         self.options = (*kernel_options(tile), *options)
         _, h, w = self.shape
         if not fits(h, w):
@@ -332,16 +185,14 @@ class GPUNetSearch(NetSearch):
         self._bh = self._load = None
         self._least_bh = COST_MAX
         self.chains = 0
-        #: Running device seconds of a chain's batch by its size class (see
-        #: :func:`size_class`; CUDA events): what such a batch costs the device.
-        self._chain_batch: dict[int, float] = {}
-        self._chain_asks = 0        # chained batches sent to the CPU engine (refresh)
-        #: Work done so far: per kind (``device calls``, ``cpu calls``, ``chained
-        #: batches``) the calls (batches), their nets, wall seconds (of the whole chain
-        #: for chained batches) and the device's seconds from the first launch to the
-        #: last (CUDA events; 0 off the device and on the CPU).
-        self.spent = {k: [0, 0, 0.0, 0.0] for k in ("device calls", "cpu calls",
-                                                    "chained batches")}
+        #: The last chain's batches: each one's nets and the device's seconds for it
+        #: (CUDA events; none off the device), for a caller that weighs the device.
+        self.chain_batches: list[tuple[int, float]] = []
+        #: Work done so far: per kind (``device calls``, ``chained batches``) the calls
+        #: (batches), their nets, wall seconds (of the whole chain for chained batches)
+        #: and the device's seconds from the first launch to the last (CUDA events; 0
+        #: off the device).
+        self.spent = {k: [0, 0, 0.0, 0.0] for k in ("device calls", "chained batches")}
         self._span = 0.0            # device seconds of the call under way (events)
         self.smem_limit = int(smem_limit) if smem_limit is not None else optin - 1024
         self._static = self._kernel.shared_size_bytes
@@ -368,8 +219,6 @@ class GPUNetSearch(NetSearch):
             # the device's codes follow at the next search, all changes in one transfer:
             # a router sets owners net by net, thousands of calls between two searches
             self._owned.append(c[:, 1] * self.shape[2] + c[:, 0])
-        if self._cpu is not None:
-            self._cpu.set_owner(cells, owner)
 
     def _sync_owner(self) -> None:
         """Bring the device's cell codes up to the owners set since the last search (the
@@ -385,76 +234,17 @@ class GPUNetSearch(NetSearch):
 
     def route(self, cost: np.ndarray, requests: Sequence[NetRequest],
               changed: np.ndarray | None = None) -> list[np.ndarray | None]:
-        """As :meth:`NetSearch.route`; boxes of more than ``cpu_box_cells`` cells are
-        searched by the CPU engine (see :data:`CPU_BOX_CELLS`), the rest on the device,
-        unless the CPU engine is expected to search them sooner.
+        """As :meth:`NetSearch.route`, every request on the device (which calls go to
+        another engine is the caller's choice: :mod:`mazeroute.router.dispatch`).
 
-        A device call costs about the same whether it carries two nets or two hundred
-        (an upload, launches, a read-back, and the sweeps of its largest box), a CPU
-        search about the same for each net. So every call's time is kept as a running
-        average (a few calls go to the engine not chosen, to keep both current), and
-        with ``adaptive`` set a call whose nets the CPU would search in less time than
-        one device call goes to the CPU (the engine's own tests leave it off, so that
-        they test the device). Both engines are exact with the same tie-breaking: the
-        routes are the same either way, only the time differs.
-        """
-        self._note_changed(changed)
-        big = []
-        if self.cpu_box_cells is not None and requests:
-            bw, bh = box_sides(_request_boxes(requests))
-            big = np.flatnonzero(bw * bh > self.cpu_box_cells).tolist()
-        small = sorted(set(range(len(requests))) - set(big))
-        on_cpu = bool(small) and self._cpu_sooner(len(small))
-        if on_cpu:
-            big, small = list(range(len(requests))), []
-        if not big:
-            return self._timed_device(cost, requests, changed)
-        out: list[np.ndarray | None] = [None] * len(requests)
-        for k, xy in zip(small, self._timed_device(cost, [requests[k] for k in small],
-                                                   changed)):
-            out[k] = xy
-        if self._cpu is None:
-            self._cpu = CPUNetSearch(self.free, self.owner, self.via_cost)
-        start = time.perf_counter()
-        since = None if self._cpu_changed is None else (
-            np.concatenate(self._cpu_changed) if self._cpu_changed else _NO_CELLS)
-        for k, xy in zip(big, self._cpu.route(cost, [requests[k] for k in big], since)):
-            out[k] = xy
-        self._cpu_changed = []
-        took = time.perf_counter() - start
-        if on_cpu:
-            self._cpu_net = _average(self._cpu_net, took / len(requests))
-        self._spend("cpu calls", len(big), took, 0.0)
-        return out
-
-    def _note_changed(self, changed: np.ndarray | None) -> None:
-        """Keep ``changed`` for the CPU engine's next call."""
-        if self._cpu_changed is not None:
-            if changed is None:
-                self._cpu_changed = None
-            else:
-                self._cpu_changed.append(np.asarray(changed, np.int64).ravel())
+        A call with no requests still brings the device's costs up to ``cost``."""
+        return self._timed_device(cost, requests, changed)
 
     # -- chains (kernels/weighted.cu chain_uses) -----------------------------------------
     def chainable(self, requests: Sequence[NetRequest]) -> bool:
-        """Whether :meth:`route_chain` takes ``requests`` as a batch: every box within
-        ``cpu_box_cells`` (bigger ones are the CPU engine's), no tree searched in tiles
-        (the host joins their pins round by round), the boxes' areas within the grid's,
-        and (``adaptive``) the device expected to search them sooner than the CPU engine
-        would: a batch whose searches would take the CPU engine less time than the
-        device spends on a chained batch of its size class (:func:`size_class`; timed by
-        CUDA events, without the host's share, which a chain hides) goes to the CPU; the
-        first batch of a class stays to be timed, a small one measures the CPU once,
-        and one in :data:`REFRESH_CALLS` sent to the CPU stays to keep its class's
-        time current. A round trip's time (:meth:`route`'s rule) is the wrong
-        yardstick here: a chained batch makes none, and only calls move that average,
-        which may stay where one call of every net (iteration 1) put it."""
-        return self._device_sooner(len(requests)) and self._fits_chain(requests)
-
-    def _fits_chain(self, requests: Sequence[NetRequest]) -> bool:
-        """:meth:`chainable` without its preference: what a chain can search at all
-        (the preference may change between a caller's check and its chain, as batches
-        are timed)."""
+        """Whether :meth:`route_chain` takes ``requests`` as a batch: no tree searched in
+        tiles (the host joins their pins round by round) and the boxes' areas within the
+        grid's."""
         n = len(requests)
         if not n:
             return True
@@ -462,27 +252,13 @@ class GPUNetSearch(NetSearch):
                                 np.fromiter((len(r.pins) for r in requests), np.int64, n))
 
     def _fits_boxes(self, boxes: np.ndarray, pins: np.ndarray) -> bool:
-        """:meth:`_fits_chain` of a batch of ``boxes`` (``(n, 4)``) with ``pins`` pins each."""
+        """:meth:`chainable` of a batch of ``boxes`` (``(n, 4)``) with ``pins`` pins each."""
         _, h, w = self.shape
         bw, bh = box_sides(boxes)
         area = bw * bh
-        if self.cpu_box_cells is not None and (area > self.cpu_box_cells).any():
-            return False
         if ((pins > 2) & (shared_bytes(boxes) > self.smem_limit)).any():
             return False
         return int(area.sum()) <= h * w
-
-    def _device_sooner(self, nets: int) -> bool:
-        """Whether a chain's batch of ``nets`` nets stays on the device (see chainable)."""
-        if not self.adaptive or self._device_call is None:
-            return True
-        if self._cpu_net is None:
-            return nets > PROBE_NETS
-        device = self._chain_batch.get(size_class(nets))
-        if device is None or nets * self._cpu_net >= device:
-            return True
-        self._chain_asks += 1
-        return self._chain_asks % REFRESH_CALLS == 0
 
     def route_chain(self, cost: np.ndarray, changed: np.ndarray | None, pricing: Pricing,
                     batches: Sequence[Sequence[NetRequest]],
@@ -508,7 +284,7 @@ class GPUNetSearch(NetSearch):
                 if hi > lo and not self._fits_boxes(packed.boxes[lo:hi], counts[lo:hi]):
                     raise ValueError(f"batch {b} is not chainable (see chainable)")
         cost = self._check_cost(cost)
-        self._note_changed(changed)
+        self.chain_batches = []
         self._sync_owner()
         self._send_update(self._cost_update(cost.reshape(-1), changed))
         self._sync_pricing(pricing)
@@ -654,8 +430,7 @@ class GPUNetSearch(NetSearch):
         if marks[0] is not None:
             for k, (e0, e1) in enumerate(zip(marks[:-1], marks[1:])):
                 took = self._xp.cuda.get_elapsed_time(e0, e1) / 1e3
-                c = size_class(sizes[k])
-                self._chain_batch[c] = _average(self._chain_batch.get(c), took)
+                self.chain_batches.append((sizes[k], took))
                 device += took
         # the chain's wall time is route_chain's to add
         self._spend("chained batches", m, 0.0, device, calls=len(sizes))
@@ -684,18 +459,6 @@ class GPUNetSearch(NetSearch):
             results[k] = xy[head[k, 2]:head[k, 2] + head[k, 1]]
         return results
 
-    def _cpu_sooner(self, nets: int) -> bool:
-        """Whether a call of ``nets`` small-box nets should go to the CPU engine."""
-        if not self.adaptive or self._device_call is None:
-            return False
-        self._calls += 1
-        if self._cpu_net is None:
-            return nets <= PROBE_NETS
-        sooner = nets * self._cpu_net < self._device_call
-        if self._calls % REFRESH_CALLS == 0 and (sooner or nets <= PROBE_NETS):
-            return not sooner
-        return sooner
-
     def _timed_device(self, cost, requests, changed) -> list[np.ndarray | None]:
         """:meth:`_route_device`, its time kept when it searched something (its results
         are read back before it returns, so the wall time is the device's)."""
@@ -703,9 +466,8 @@ class GPUNetSearch(NetSearch):
         self._span = 0.0
         out = self._route_device(cost, requests, changed)
         if requests:
-            took = time.perf_counter() - start
-            self._device_call = _average(self._device_call, took)
-            self._spend("device calls", len(requests), took, self._span)
+            self._spend("device calls", len(requests), time.perf_counter() - start,
+                        self._span)
         return out
 
     def _spend(self, kind: str, nets: int, seconds: float, device: float,
@@ -957,4 +719,6 @@ def _check_owner_value(owner: np.ndarray | int) -> None:
 
 
 __all__ = ["GPUNetSearch", "plan_launches", "chunks", "records", "cell_codes", "fits",
-           "kernel_options", "shared_bytes", "BLOCKED_CODE"]
+           "kernel_options", "shared_bytes", "BLOCKED_CODE", "CELL_BYTES", "MAX_BLOCKS",
+           "SMEM_CLASSES", "REC", "R_ROW", "R_NET", "R_X0", "R_Y0", "R_X1", "R_Y1", "R_PIN0",
+           "R_PIN1", "R_SEG"]

@@ -65,15 +65,8 @@ import numba
 import numpy as np
 
 from .base import many_cores
+from .costs import COST_DTYPE, COST_MAX, COST_SCALE, DIST_MAX, Pricing
 
-#: Largest cell cost. Costs are stored as :data:`COST_DTYPE`; a GPU kernel takes this
-#: value (and :data:`DIST_MAX`) from here, e.g. as ``-DCOST_MAX=...`` when compiled.
-COST_MAX = 65535
-#: dtype of a cost array (every value in ``[1, COST_MAX]``).
-COST_DTYPE = np.uint16
-#: Largest path cost a search accepts; dearer paths count as unreachable. 2**32 - 2, so
-#: an engine may keep distances in 32 bits with ``2**32 - 1`` as "unreached".
-DIST_MAX = 2**32 - 2
 #: Boxes of at least this many cells are first checked for reachability (a bidirectional
 #: flood that stops as soon as either side runs out), so that a pin walled into a small
 #: pocket is given up without a search of the whole box. Only the speed depends on it.
@@ -86,80 +79,10 @@ PARALLEL_REQUESTS = 8
 _INF = np.int64(2**62)
 _NO_CELLS = np.zeros(0, np.int64)
 
-#: Fixed-point unit of negotiated cost: the cost of an ordinary cell (base cost 1, no
-#: congestion). A device kernel that prices cells itself takes it as ``-DCOST_SCALE``.
-COST_SCALE = 16
-
-
-class Pricing(NamedTuple):
-    """Negotiated congestion's cost rule as arrays (the router's, read at the call), for
-    an engine that prices cells itself while it routes a chain (:meth:`NetSearch.route_chain`).
-
-    A cell ``c`` costs ``clamp((base[c] + history[c]) * (COST_SCALE + pres * load[c])
-    // COST_SCALE, 1, COST_MAX)`` (:func:`price_cells`); ``load[c]`` is the sum of
-    ``weight[net]`` over the nets using ``c``. ``base``, ``history`` and ``load`` are flat
-    int64 per cell, ``weight`` int64 per net, ``pres`` the present factor in units of
-    ``1 / COST_SCALE``; costs never fall below ``min(base + history)`` (``load`` and
-    ``pres`` are never negative). ``changed``: flat indices (repeats allowed) of the cells
-    whose ``base``, ``history`` or ``load`` changed since the previous Pricing handed to
-    the engine (None: unknown, all of them), so that a device need upload only those.
-    """
-
-    base: np.ndarray
-    history: np.ndarray
-    load: np.ndarray
-    weight: np.ndarray
-    pres: int
-    changed: np.ndarray | None = None
-
-
-@numba.njit(cache=True, nogil=True, inline="always")
-def _price(c, base, history, load, pres, cost):
-    value = (base[c] + history[c]) * (COST_SCALE + pres * load[c]) // COST_SCALE
-    cost[c] = min(max(value, 1), COST_MAX)
-
-
-@numba.njit(cache=True, nogil=True)
-def _price_cells_serial(cells, base, history, load, pres, cost):
-    for j in range(cells.size):
-        _price(cells[j], base, history, load, pres, cost)
-
-
-@numba.njit(cache=True, nogil=True, parallel=True)
-def _price_cells_parallel(cells, base, history, load, pres, cost):
-    # a cell listed twice is priced twice to the same value: the writes cannot differ
-    for j in numba.prange(cells.size):
-        _price(cells[j], base, history, load, pres, cost)
-
-
-#: From this many cells on, :func:`price_cells` prices on every core (where there are
-#: many): a change of the present factor re-prices every cell in use, some two million
-#: scattered cells of a 4096^2 negotiation each iteration (RESULTS.md, issue 13).
-PARALLEL_PRICE_CELLS = 1 << 16
-
-
-def price_cells(cells: np.ndarray, base: np.ndarray, history: np.ndarray,
-                load: np.ndarray, pres: int, cost: np.ndarray) -> None:
-    """``cost[c]`` of every cell of ``cells`` by :class:`Pricing`'s rule (flat arrays;
-    repeats allowed).
-
-    >>> cost = np.zeros(3, COST_DTYPE)
-    >>> price_cells(np.array([2, 0, 2]), np.full(3, COST_SCALE), np.zeros(3, np.int64),
-    ...             np.array([1, 0, 2]), COST_SCALE // 2, cost)
-    >>> (cost // COST_SCALE).tolist()
-    [1, 0, 2]
-    """
-    run = (_price_cells_parallel if cells.size >= PARALLEL_PRICE_CELLS and many_cores()
-           else _price_cells_serial)
-    run(cells, base, history, load, pres, cost)
-
-
-@numba.njit(cache=True, nogil=True)
-def price_all(base, history, load, pres, cost):
-    """:func:`price_cells` of every cell."""
-    for c in range(cost.size):
-        _price(c, base, history, load, pres, cost)
-
+__all__ = ["NetSearch", "CPUNetSearch", "NetRequest", "PackedRequests", "pack_requests",
+           "as_layers", "box_sides", "box_levels", "box_colours", "COST_MAX", "COST_DTYPE",
+           "COST_SCALE", "DIST_MAX", "Pricing", "LEVEL_TILE", "REACH_CHECK_CELLS",
+           "PARALLEL_REQUESTS"]
 
 def box_sides(boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Widths and heights of ``(n, 4)`` boxes ``(x0, y0, x1, y1)``, inclusive.
@@ -246,13 +169,10 @@ class NetSearch(ABC):
     if it were alone; their boxes may overlap. A router that needs the routes of
     routing nets one after another (each changing the costs of the next) passes nets
     of pairwise disjoint boxes together (:func:`box_levels`); engines share grid-sized
-    scratch among disjoint boxes only.
-
-    ``adaptive`` (False unless the caller sets it): a device engine may hand a call to
-    the CPU engine when it expects the CPU to finish sooner (the results are the same).
+    scratch among disjoint boxes only. An engine searches where it is asked, on the
+    costs it is given: which engine takes a call is the router's choice
+    (:mod:`mazeroute.router.dispatch`).
     """
-
-    adaptive: bool = False
 
     def __init__(self, free: np.ndarray, owner: np.ndarray, via_cost: int = 0):
         self.free = np.ascontiguousarray(as_layers(free, "free"), dtype=np.bool_)
@@ -490,17 +410,6 @@ def box_colours(boxes: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
         if out[0] >= 0:
             return out
         words *= 4
-
-
-def colour_order(boxes: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
-    """The positions ``0..len(boxes)-1`` by :func:`box_colours`, then position: an order
-    that routes the same nets as one after another, each after every overlapping box
-    placed before it, in as few calls of disjoint boxes as first-fit colouring finds.
-
-    >>> colour_order(np.array([[0, 0, 9, 9], [8, 0, 17, 9], [16, 0, 25, 9]]), (10, 30)).tolist()
-    [0, 2, 1]
-    """
-    return np.argsort(box_colours(boxes, shape), kind="stable")
 
 
 @numba.njit(cache=True, nogil=True)

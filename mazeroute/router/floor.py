@@ -10,9 +10,10 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..engines import gpu_available, make_net_search
+from ..engines import make_net_search
 from ..engines.weighted import COST_DTYPE, NetRequest
 from ..layout import Layout
+from ..plan import make_plan
 from .result import NetRoute, RouteResult, wire_bends
 from .sequential import Router
 from .watch import Watch
@@ -44,7 +45,9 @@ def sequential_routes(layout: Layout, backend: str = "auto", beat: int | None = 
     give_up = None if beat is None else len(layout.nets) - beat - 1
     if until is not None and until():
         return None
-    if backend == "gpu" or (backend == "auto" and gpu_available()):
+    if backend == "auto":
+        backend = make_plan(layout, "auto", mode="negotiate").floor
+    if backend == "gpu":
         return Router(layout, "gpu", "grid").run(max_unrouted=give_up)
     start = time.perf_counter()
     h, w = layout.height, layout.width

@@ -43,8 +43,8 @@ import numba
 import numpy as np
 
 from ..backtrace import _DX, _DY  # the backtrace's directions: up, left, right, down
-from ..engines import make_net_search
 from ..engines.weighted import COST_DTYPE, LEVEL_TILE, NetRequest
+from .dispatch import net_search
 
 #: Cells by which a net's box exceeds its pins' box. A wider box certifies longer
 #: detours, a narrower one lets more boxes be disjoint; only the speed depends on it.
@@ -308,7 +308,7 @@ class Groups:
         self.seen = np.array(r.problem.free_view(), dtype=bool)
         owner[free & ~self.seen & ~self.pin] = self.wall
         backend = "gpu" if r.engine.startswith("gpu") else "cpu"
-        self.search = make_net_search(backend, free, owner)
+        self.search = net_search(backend, free, owner)
         self.cost = np.ones(free.shape, COST_DTYPE)
         self.fresh = True                  # the next call uploads every cost
         self.buf = np.empty(1 << 12, np.int64)

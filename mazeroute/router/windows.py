@@ -63,11 +63,11 @@ MAX_CONFLICTS = 10_000
 #: cells. Where most cells are free, negotiation's moves of one wire at a time (and
 #: repair's of two) had room; a net they left unrouted there is cut off by how the wires
 #: cross, which the solver seldom refutes within its budget, so such windows cost
-#: seconds for nothing (benchmarks/RESULTS.md, seventh session of 2026-11-26).
+#: seconds for nothing (benchmarks/RESULTS.md, "Held-out numberlink puzzles").
 MIN_DENSITY = 1 / 3
 #: ... and only on layouts whose wires and pins hold at least this share of the free
-#: cells (numberlink puzzles: 0.3-0.6 after negotiation; issue 13's rectangle layouts:
-#: 0.13): the same reason, for the whole layout.
+#: cells (numberlink puzzles hold far more after negotiation, sparse rectangle layouts
+#: far less): the same reason, for the whole layout.
 MIN_LAYOUT_DENSITY = 1 / 4
 #: ... and only while at most this share of the nets is left to connect: where more
 #: are, the layout has far more nets than room, and every window is one more of the
@@ -183,7 +183,7 @@ def complete_in_windows(free: np.ndarray, pins: Sequence[np.ndarray],
         nets = list(dict.fromkeys(int(i) for i in nets))
         if any(not 0 <= i < len(pins) for i in nets):
             raise ValueError(f"nets must be net indices below {len(pins)}")
-    # the gates first: on a big sparse layout (issue 13's 4096^2 one) the checks below
+    # the gates first: on a big sparse layout the checks below
     # are most of this call's time, for no window
     held = sum(len(r) for r in routes if r is not None) + 2 * sum(r is None for r in routes)
     if held < min_layout_density * free.sum():

@@ -1,0 +1,269 @@
+"""The phases that make and keep the routing legal after the loop: legalise, repair and
+tidy: :class:`Legalise`, a part of :class:`~mazeroute.router.negotiate.Negotiator`.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ...engines.costs import COST_DTYPE, COST_SCALE
+from ...engines.weighted import NetRequest
+from ..dispatch import net_search
+from . import schedule
+
+__all__ = ["Legalise", "WIRE_COST"]
+
+#: Base costs to cross another net's wire in :meth:`Legalise.repair`'s search.
+WIRE_COST = 64
+
+
+class Legalise:
+    """Legalise, repair, tidy (see :class:`~mazeroute.router.negotiate.Negotiator`)."""
+
+    def legalise(self) -> None:
+        """Drop the fewest nets that keep conflicts, then route them again one at a
+        time on the cells no other net uses (shortest first)."""
+        conflicts = self.in_conflict()
+        graph = {i: set(p) for i, p in conflicts.items()}
+        dropped = []
+        while graph:
+            # greedy vertex cover: the net in the most conflicts goes first; among
+            # equals the longer wire (it frees the most room), then the later net
+            i = max(graph, key=lambda j: (len(graph[j]), self.routes[j].size, j))
+            for j in graph.pop(i):
+                graph[j].discard(i)
+                if not graph[j]:
+                    del graph[j]
+            dropped.append(i)
+        for i in dropped:
+            self.conflicts[i] = conflicts[i]
+            self._set_route(i, None)
+        if not dropped:
+            return
+        self._reserve_wires()
+        self.state.set_pres_fac(0.0)
+        rank = {int(i): k for k, i in enumerate(self.order)}
+        for i in sorted(dropped, key=rank.__getitem__):
+            if self._late("legalise"):
+                break           # the nets left stay dropped: the routing stays legal
+            start = time.perf_counter()
+            cost, changed = self.state.costs()
+            request = NetRequest(i, self.pins[i], self.box(i))
+            self.watch.look(self.search, cost, [request], "legalise")
+            xy = self.search.route(cost, [request], changed)[0]
+            if xy is None and not self._whole(i):
+                h, w = self.shape
+                cost, changed = self.state.costs()
+                request = NetRequest(i, self.pins[i], (0, 0, w - 1, h - 1))
+                self.watch.look(self.search, cost, [request], "legalise")
+                xy = self.search.route(cost, [request], changed)[0]
+            if xy is not None:
+                self.watch.took(i)
+                self._set_route(i, xy)
+                self.search.set_owner(xy, i)
+                del self.conflicts[i]
+            self.seconds[i] += time.perf_counter() - start
+
+    def _pin_search(self):
+        """A second search engine whose cells belong only to the nets' pins (wires pass,
+        at whatever cost the caller gives them), made once: repair and the reasons of
+        unrouted nets use it, and a grid-sized engine costs a pass over the grid."""
+        if self.pinned is None:
+            self.pinned = net_search(self.backend, self.free, self.owner)
+        return self.pinned
+
+    def _unit_costs(self) -> np.ndarray:
+        """One base cost on every cell, ``(H, W)``, made once: repair and tidy search on
+        it (the engines read cost arrays, never write them), and on a big grid making
+        it is a share of their time (benchmarks/RESULTS.md, "Quality and speed")."""
+        if self.unit_cost is None:
+            self.unit_cost = np.full(self.shape, COST_SCALE, COST_DTYPE)
+        return self.unit_cost
+
+    def repair(self, max_victims: int = 2, passes: int = 3) -> int:
+        """Rip-up and reroute for the nets legalisation left unrouted: a net takes the
+        way that crosses the fewest other wires (a wire costs :data:`WIRE_COST` base costs
+        to cross); if it crosses at most ``max_victims`` nets, those are ripped up, the
+        net is committed, and each victim is routed again on the free cells; if one of
+        them finds no way, everything goes back as it was. Passes over the unrouted nets
+        repeat while one gains a net. Never loses a net; returns the nets gained."""
+        if all(c is not None or i in self.enclosed for i, c in enumerate(self.cells)):
+            return 0            # nothing to repair: spare the grid-sized set-up below
+        board = _Board(self)
+        self._reserve_wires()
+        push = self._pin_search()
+        board.uniform = self._unit_costs()
+        gained = 0
+        rank = {int(i): k for k, i in enumerate(self.order)}
+        for _ in range(passes):
+            before = gained
+            todo = sorted((i for i, c in enumerate(self.cells)
+                           if c is None and i not in self.enclosed), key=rank.__getitem__)
+            for u in todo:
+                if self._late("repair"):
+                    return gained
+                gained += self._repair_net(u, board, push, max_victims)
+            if gained == before:
+                break
+        return gained
+
+    def _repair_net(self, u: int, board: _Board, push, max_victims: int) -> int:
+        """:meth:`repair`'s attempt at net ``u`` (``push``: the search across wires):
+        1 when it gained the net, else 0 (everything as it was)."""
+        w = self.shape[1]
+        start = time.perf_counter()
+        changed = board.changes()
+        request = NetRequest(u, self.pins[u], board.whole)
+        self.watch.look(push, board.dear.reshape(self.shape), [request], "repair")
+        looked = self.watch.last
+        xy = push.route(board.dear.reshape(self.shape), [request], changed)[0]
+        if xy is None:
+            return 0
+        victims = sorted(set(board.own[xy[:, 1] * w + xy[:, 0]].tolist()) - {-1, u})
+        if len(victims) > max_victims:
+            return 0
+        old = {v: self.cells[v] for v in victims}
+        for v in victims:
+            board.lift(v)
+        board.commit(u, xy)
+        redone = {}
+        for v in victims:
+            got = board.legal(v)
+            if got is None:
+                break
+            board.commit(v, got)
+            redone[v] = got
+        gained = 0
+        if len(redone) == len(victims):
+            gained = 1
+            self.conflicts.pop(u, None)
+            self._took_in_repair(u, looked, redone)
+        else:                                   # put everything back
+            for v in redone:
+                board.lift(v)
+            board.lift(u)
+            for v in victims:
+                board.commit(v, old[v])
+        self.seconds[u] += time.perf_counter() - start
+        return gained
+
+    def _took_in_repair(self, u: int, looked, redone: dict) -> None:
+        """Repair committed net ``u`` (searched as ``looked`` saw it) and the victims
+        ``redone``: the watched net among them took its route's search."""
+        if self.watch.net == u:
+            self.watch.last = looked
+            self.watch.took(u)
+        elif self.watch.net in redone:
+            self.watch.took(self.watch.net)
+
+    def tidy(self) -> None:
+        """Shorten the legal wires: each routed net in turn (routing order) is searched
+        again on uniform costs with every other wire fixed, and keeps the new wire when it
+        is shorter (for two pins it is never longer: the old wire is still there). Nets
+        go in ``reroute_order``, in order-keeping batches, as in :meth:`reroute`, of
+        disjoint regions: a net's region holds its box and its wire, which legalise and
+        repair may have routed outside the box (a net of the batch must not enter the
+        lifted wire of another that then keeps it)."""
+        self._reserve_wires()
+        uniform = self._unit_costs()
+        changed = None
+        nets = np.array([i for i in self.order if self.cells[int(i)] is not None], np.int64)
+        boxes = self.boxes(nets)
+        regions = np.concatenate([np.minimum(boxes[:, :2], self.rlo[nets]),
+                                  np.maximum(boxes[:, 2:], self.rhi[nets])], axis=1)
+        order = self._order(regions)
+        # a wire already as short as its pins allow keeps it: dropping it from the order
+        # keeps every other pair of overlapping nets in turn, so no route changes
+        ordered = nets[order].tolist()
+        order = order[~schedule.as_short_as_can_be([self.pins[i] for i in ordered],
+                                                   [self.cells[i] for i in ordered])]
+        nets, boxes, regions = nets[order].tolist(), boxes[order], regions[order]
+        for batch in schedule.batches(regions, self.shape):
+            if self._late("tidy"):
+                return
+            start = time.perf_counter()
+            group = [nets[k] for k in batch]
+            # the group's wires are lifted, its pins kept (wires of one group are disjoint)
+            self._reserve(np.full(len(group), -1), [self.cells[i] for i in group])
+            self._reserve(group, [self.pins[i] for i in group])
+            requests = [NetRequest(i, self.pins[i], tuple(boxes[k]))
+                        for i, k in zip(group, batch)]
+            self.watch.look(self.search, uniform, requests, "tidy")
+            found = self.search.route(uniform, requests, changed)
+            changed = np.zeros(0, np.int64)
+            shorter = [(i, new) for i, new in zip(group, found)
+                       if new is not None and len(new) < len(self.cells[i])]
+            if shorter:
+                moved = [i for i, _ in shorter]
+                if self.watch.net in moved:
+                    self.watch.took(self.watch.net)
+                self._rip(moved)
+                self._commit(moved, [new for _, new in shorter],
+                             [int(self.stamp[i]) for i in moved])
+            self._reserve(group, [self.cells[i] for i in group])
+            self.seconds[group] += (time.perf_counter() - start) / len(group)
+
+
+class _Board:
+    """What :meth:`Legalise.repair` searches across: each cell's wire (``own``, flat) and
+    its cost (``dear``: :data:`WIRE_COST` base costs on a wire), kept in step with the
+    negotiator's routes and its search's owners as nets are committed and lifted, and
+    the cells whose cost changed since the last search across them."""
+
+    def __init__(self, ng):
+        self.ng = ng
+        h, w = ng.shape
+        self.whole = (0, 0, w - 1, h - 1)
+        self.own = np.full(h * w, -1, np.int32)
+        self.dear = np.full(h * w, COST_SCALE, COST_DTYPE)
+        nets = [i for i, r in enumerate(ng.routes) if r is not None]
+        if nets:
+            wires = np.concatenate([ng.routes[i] for i in nets])
+            self.own[wires] = np.repeat(np.asarray(nets, np.int32),
+                                        [ng.routes[i].size for i in nets])
+            self.dear[wires] = WIRE_COST * COST_SCALE
+        self.uniform: np.ndarray | None = None      # unit costs of the victims' searches
+        self.dirty: list[np.ndarray] | None = None  # cells of dear changed; None: all
+        self.legal_changed: np.ndarray | None = None
+
+    def changes(self) -> np.ndarray | None:
+        """The cells of ``dear`` changed since the last call (None the first time)."""
+        dirty = self.dirty
+        changed = None if dirty is None else (
+            np.unique(np.concatenate(dirty)) if dirty else np.zeros(0, np.int64))
+        self.dirty = []
+        return changed
+
+    def commit(self, i: int, xy: np.ndarray) -> None:
+        ng = self.ng
+        ng._set_route(i, xy)
+        ng.search.set_owner(xy, i)
+        self.own[ng.routes[i]] = i
+        self.dear[ng.routes[i]] = WIRE_COST * COST_SCALE
+        if self.dirty is not None:
+            self.dirty.append(ng.routes[i])
+
+    def lift(self, i: int) -> None:
+        ng = self.ng
+        ng.search.set_owner(ng.cells[i], -1)
+        ng.search.set_owner(ng.pins[i], i)
+        self.own[ng.routes[i]] = -1
+        self.dear[ng.routes[i]] = COST_SCALE
+        if self.dirty is not None:
+            self.dirty.append(ng.routes[i])
+        ng._set_route(i, None)
+
+    def legal(self, i: int) -> np.ndarray | None:
+        """Net ``i`` routed on the free cells, in its box, else the whole grid."""
+        ng = self.ng
+        boxes = [ng.box(i)] if ng._whole(i) else [ng.box(i), self.whole]
+        for box in boxes:
+            request = NetRequest(i, ng.pins[i], box)
+            ng.watch.look(ng.search, self.uniform, [request], "repair")
+            xy = ng.search.route(self.uniform, [request], self.legal_changed)[0]
+            self.legal_changed = np.zeros(0, np.int64)
+            if xy is not None:
+                return xy
+        return None

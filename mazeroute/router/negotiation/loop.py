@@ -1,0 +1,228 @@
+"""The PathFinder loop: iterations of rip-up and reroute in batches, and the rules that
+stop it: :class:`Loop`, a part of :class:`~mazeroute.router.negotiate.Negotiator`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import numpy as np
+import scipy.ndimage
+
+from ...engines.weighted import NetRequest, box_sides
+from ..result import IterationStats
+from . import schedule
+
+__all__ = ["Loop"]
+
+
+class Loop:
+    """The loop (see :class:`~mazeroute.router.negotiate.Negotiator`)."""
+
+    def reroute(self, nets: list[int]) -> int:
+        """Rip up and reroute ``nets`` in order, batch by batch (module notes); a net whose search
+        fails gets a larger box and goes again after the others, until its box is the whole
+        grid, or until its pins prove to lie in different pieces of the cells it may enter
+        (:meth:`_cut_off`; then it is enclosed, and left out of negotiation). Returns the
+        number of searches.
+
+        While ``pres_fac`` is 0 a cell's cost does not depend on who uses it, so the
+        order of the searches cannot change a route: then all of them are one call
+        (the first iteration, where every net is routed)."""
+        searches = cells = 0
+        pending = np.asarray(nets, np.int64)
+        while pending.size:
+            pending, more, area = self._reroute_pass(pending)
+            searches += more
+            cells += area
+        self.cells_searched += cells
+        return searches
+
+    def _reroute_pass(self, pending: np.ndarray) -> tuple[np.ndarray, int, int]:
+        """One pass of :meth:`reroute` over ``pending``: the nets to search again (their
+        boxes grown), the searches made and the cells of their boxes."""
+        searches = cells = 0
+        boxes = self.boxes(pending)
+        free_order = self.state.order_free()
+        if not free_order:
+            perm = self._order(boxes)
+            pending, boxes = pending[perm], boxes[perm]
+        rank = np.empty(len(self.layout.nets), np.int64)
+        rank[pending] = np.arange(pending.size)
+        bw, bh = box_sides(boxes)
+        areas = bw * bh
+        clock = self.clock             # stamps follow the order, not the batches
+        failed = []
+        groups = ([np.arange(pending.size)] if free_order
+                  else schedule.batches(boxes, self.shape, self.options.snapshot_nets))
+        requests = [[NetRequest(i, self.pins[i], tuple(b))
+                     for i, b in zip(pending[batch].tolist(), boxes[batch].tolist())]
+                    for batch in groups]
+        # a run of two batches or more that the engine chains goes in one chain (not
+        # for a watched net: a chain prices its batches on the device, unseen)
+        chains = (self.options.device_chains and len(groups) > 1
+                  and self.watch.net is None)
+        chain = [chains and self.search.chainable(r) for r in requests]
+        k = 0
+        while k < len(groups):
+            if self.iterations and self._late("negotiation"):
+                break       # the nets not searched yet keep their routes
+            start = time.perf_counter()
+            run = 1
+            while chain[k] and k + run < len(groups) and chain[k + run]:
+                run += 1
+            part = groups[k:k + run]
+            nets = [pending[batch].tolist() for batch in part]
+            if run > 1:
+                found_all = self.search.route_chain(
+                    *self.state.costs(), self.state.pricing(), requests[k:k + run],
+                    [[self.routes[i] for i in group] for group in nets])
+                self._rip([i for group in nets for i in group])
+            else:
+                self._rip(nets[0])
+                cost, changed = self.state.costs()
+                self.watch.look(self.search, cost, requests[k],
+                                f"iteration {len(self.iterations) + 1}")
+                found_all = [self.search.route(cost, requests[k], changed)]
+            done, made, when = [], [], []
+            for batch, group, found in zip(part, nets, found_all):
+                searches += len(group)
+                cells += int(areas[batch].sum())
+                for j, xy in enumerate(found):
+                    if xy is None:
+                        failed.append(group[j])
+                    else:
+                        done.append(group[j])
+                        made.append(xy)
+                        when.append(clock + int(batch[j]))
+            self._commit(done, made, when)
+            if self.watch.net in done:
+                self.watch.took(self.watch.net)
+            if run > 1:
+                self.state.synced()     # the engine made these changes itself
+            every = np.concatenate(part)
+            self.seconds[pending[every]] += (time.perf_counter() - start) / every.size
+            k += run
+        self.clock = clock + pending.size
+        retry = []
+        if self.iterations and self._late("negotiation"):
+            failed = []     # no more searches: the failed nets stay unrouted
+        for i in sorted(failed, key=rank.__getitem__):
+            if self._whole(i) or self._cut_off(i):
+                self.enclosed.add(i)
+            else:
+                self._grow(i)
+                retry.append(i)
+        return np.asarray(retry, np.int64), searches, cells
+
+    def _order(self, boxes: np.ndarray) -> np.ndarray:
+        """The routing order of ``reroute_order`` (:class:`~.congestion.PathFinderOptions`)
+        of nets in ``hpwl`` order whose searches reach ``boxes``: their positions."""
+        return schedule.reroute_order(self.options.reroute_order, boxes, self.shape)
+
+    def _cut_off(self, i: int) -> bool:
+        """Whether net ``i``'s pins lie in different pieces of the cells it may enter
+        (free cells that hold no other net's pin; wires never block while nets
+        negotiate), joined through its own pins: then no box, however grown, holds a
+        route. The pieces are labelled once, at the first net whose search fails."""
+        if self.pieces is None:
+            self.pieces = scipy.ndimage.label(self.free & (self.owner < 0))[0]
+        label = self.pieces
+        h, w = self.shape
+        pins = self.pins[i].tolist()
+        # a walk over pins and pieces: a pin enters the pieces beside it and the pins
+        # beside it, a piece every pin beside it
+        near = []
+        for x, y in pins:
+            near.append({int(label[y + dy, x + dx])
+                         for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1))
+                         if 0 <= x + dx < w and 0 <= y + dy < h and label[y + dy, x + dx]})
+        reached, pieces, grew = {0}, set(near[0]), True
+        while grew:
+            grew = False
+            for k, (x, y) in enumerate(pins):
+                if k not in reached and (near[k] & pieces or any(
+                        abs(x - pins[j][0]) + abs(y - pins[j][1]) <= 1 for j in reached)):
+                    reached.add(k)
+                    pieces |= near[k]
+                    grew = True
+        return len(reached) < len(pins)
+
+    def negotiate(self, progress: Callable[[IterationStats], None] | None = None) -> int:
+        """The PathFinder loop; returns the number of iterations run."""
+        opt = self.options
+        if self.deadline is None and opt.time_limit is not None:
+            self.deadline = self.now() + opt.time_limit
+        todo = self.order.astype(np.int64)
+        rank = np.empty(len(todo), np.int64)
+        rank[todo] = np.arange(len(todo))
+        iteration = 0
+        while True:
+            iteration += 1
+            t0 = time.perf_counter()
+            self.state.set_pres_fac(opt.pres_fac(iteration))
+            before = self.cells_searched
+            self.reroute(todo)
+            self.searched.append(self.cells_searched - before)
+            uses = self.overused_uses(todo.tolist())
+            conflicts = self.conflicting(uses=uses)
+            stats = IterationStats(iteration, int(self.state.overused().size), len(conflicts),
+                                   len(todo), time.perf_counter() - t0, self.state.pres_fac)
+            self.iterations.append(stats)
+            if progress:
+                progress(stats)
+            if not conflicts.size:
+                break
+            if opt.kept_iterations is not None and \
+                    min(s.conflicts for s in self.iterations) >= opt.stall_min_conflicts:
+                self.kept_nets.append(self.kept(uses=uses))
+            self.stop = self._stop(iteration)
+            if self.stop is not None:
+                break
+            self.state.end_iteration(conflicts)
+            self.fights[conflicts] += 1
+            # boxes grow after bb_patience iterations in conflict or when the route ran
+            # along the box's edge, up to bb_grow_limit times the pins' span
+            grow = (self.fights[conflicts] % opt.bb_patience == 0) | self._on_edge(conflicts)
+            span = (self.hi[conflicts] - self.lo[conflicts]).max(axis=1) + opt.bb_factor
+            grow &= self.margin[conflicts] * opt.bb_grow <= opt.bb_grow_limit * span
+            chosen = conflicts[grow]
+            self.margin[chosen] = np.maximum(1, self.margin[chosen]) * opt.bb_grow
+            todo = conflicts[np.argsort(rank[conflicts], kind="stable")]
+        return iteration
+
+    def _stop(self, iteration: int) -> str | None:
+        """Why the loop stops after ``iteration``, which left nets in conflict (the
+        report's words), or None to go on."""
+        opt = self.options
+        if self._late():
+            return f"time limit ({opt.time_limit:g} s) reached"
+        if iteration >= opt.max_iterations:
+            return f"iteration cap ({opt.max_iterations}) reached"
+        if opt.over_budget(iteration + 1, self.cells_searched):
+            return (f"past {opt.budget_after} iterations it goes on only while its searches "
+                    "are cheap")
+        if iteration == opt.budget_after and self._fills():
+            return "the space-filling search connects every net"
+        overused = [s.overused for s in self.iterations]
+        in_conflict = [s.conflicts for s in self.iterations]
+        if opt.stalled(overused, in_conflict, self.searched):
+            return (f"a plateau (no new low of overused cells or nets in conflict for "
+                    f"{opt.stall_iterations} iterations)")
+        if opt.settled(self.kept_nets, in_conflict):
+            return (f"the nets it would keep reached no new high in "
+                    f"{opt.kept_iterations} iterations")
+        if opt.diverged(overused, in_conflict):
+            return (f"the overused cells stayed at {opt.diverge_factor:g} times the first "
+                    "iteration's or more (the nets need more room than there is)")
+        return None
+
+    def _late(self, step: str | None = None) -> bool:
+        """Whether the time limit has run out (:attr:`deadline`); if so, ``step`` (a
+        phase that stops part way for it) is recorded as cut short."""
+        if self.deadline is None or self.now() < self.deadline:
+            return False
+        if step is not None:
+            self.cut.setdefault(step, "cut short")
+        return True

@@ -1,0 +1,331 @@
+"""The options of negotiated routing (:class:`PathFinderOptions`), named as VPR names
+them, with the loop's stopping rules that read only them and the iterations' figures.
+
+Examples
+--------
+>>> opt = PathFinderOptions(max_iterations=5)
+>>> opt.pres_fac(1), opt.max_iterations
+(0.0, 5)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields
+
+import numpy as np
+
+__all__ = ["PathFinderOptions", "REROUTE_ORDERS", "MAX_OPTION_INT", "MAX_OPTION_FLOAT"]
+
+#: Values of :attr:`PathFinderOptions.reroute_order`.
+REROUTE_ORDERS = ("colour", "hpwl")
+
+
+@dataclass(frozen=True)
+class PathFinderOptions:
+    """Parameters of negotiated-congestion routing, named as VPR names them.
+
+    Parameters
+    ----------
+    max_iterations : most routing iterations before legalisation (the command line's
+        ``--max-iterations N`` sets it and lifts ``budget_cells``)
+    budget_after : iterations that always run (unless a stop below comes first; VPR's
+        default ``--max_router_iterations``); later ones run only while negotiation's
+        searches so far cover fewer than ``budget_cells`` cells (the box areas of every
+        search, summed; None: no budget, up to ``max_iterations``). Iterations of a
+        small layout cost little, and a dense one (a numberlink puzzle) often resolves
+        its last conflicts after many of them; on a large layout the first iterations
+        alone search more than the budget. Counted in cells, not seconds, so that the
+        same input gives the same routes on every machine (``2**23`` cells are about
+        half a second of the CPU engine's searches on one core). Where every net has
+        two pins, the space-filling search (``fill_steps``) is tried first, after
+        ``budget_after`` iterations; when it connects every net, its routes are taken
+        and negotiation goes no further
+    time_limit : seconds the whole negotiated routing may take, the phases after the
+        loop included: once they are out no step starts new work, and the result says
+        what the limit cut short (None: no limit)
+    first_iter_pres_fac : ``pres_fac`` of iteration 1 (0: every net takes its shortest
+        path and the first conflicts show where the demand is)
+    initial_pres_fac : ``pres_fac`` of iteration 2
+    pres_fac_mult : factor on ``pres_fac`` after each later iteration
+    max_pres_fac : cap of ``pres_fac`` (VPR's default is 1000; here 10: with net history
+        the price of a collision keeps growing anyway, costs stay far from
+        ``COST_MAX`` so history still tells cells apart, and nets do not leap at
+        detours that wall others in)
+    acc_fac : history added per unit of overuse per iteration
+    net_acc : weight added to a net for each iteration it ends in conflict (see above)
+    bb_factor : cells by which a net's search box exceeds its pins' bounding box at first
+    bb_grow : factor on that margin each time the box is grown
+    bb_patience : a net's box is grown after this many iterations in conflict (and
+        whenever a search fails in it, or a net in conflict ran along its edge)
+    bb_grow_limit : growth for conflicts stops before the margin exceeds this many times
+        the longer side of the net's pin box (plus ``bb_factor``): a bigger box costs
+        search time and seldom holds a better way round (a failed search still grows
+        the box, up to the whole grid)
+    stall_iterations : stop negotiating when, over the last ``stall_iterations``
+        iterations, neither the fewest overused cells nor the fewest nets in conflict
+        has fallen by ``stall_improvement`` (a fraction, and at least one) below the
+        fewest seen before them (None: never), whichever nets are in conflict: the
+        negotiation has reached its plateau, and more iterations cost search time
+        without routing more nets. This plays the part of VPR's
+        ``--routing_failure_predictor``, which gives up on a route whose overuse no
+        longer falls fast enough to converge
+    stall_improvement : see ``stall_iterations``
+    stall_min_conflicts : the stall rule applies while at least this many nets are in
+        conflict: hundreds of nets in conflict on a plateau mean more demand than room,
+        which legalisation must settle anyway, while with few a long plateau still ends
+        in a legal route often enough (numberlink puzzles do, after 20 iterations and
+        more) for its cheap iterations to be worth running
+    diverge_factor : stop negotiating when each of the last ``diverge_iterations``
+        iterations left at least this many times the overused cells of the first, while
+        at least ``stall_min_conflicts`` nets are in conflict (None: never). The first
+        iteration routes every net its shortest way (``first_iter_pres_fac`` 0), and in
+        a negotiation that can converge the overuse falls from there as the present
+        factor rises (it may flare up late, far below the first's); where it grows past
+        the first's and stays there, the nets' detours round each other cost more room
+        than they free (long nets through the one-cell corridors of a maze, or a winding
+        corridor far too narrow for its nets), and each iteration reroutes them all in
+        boxes grown to much of the grid. VPR's ``--routing_failure_predictor`` gives up
+        on a rising overuse in the same way (benchmarks/RESULTS.md, "The loop's rules and
+        their scripts")
+    diverge_iterations : see ``diverge_factor``
+    kept_iterations : stop negotiating when, over the last ``kept_iterations``
+        iterations, the nets it would keep if it stopped (an estimate: the routed nets
+        less a greedy cover of the conflict graph,
+        :meth:`~mazeroute.router.negotiate.Negotiator.kept`) reached no new high, while
+        at least ``stall_min_conflicts`` nets have been in conflict at every iteration
+        (None: never). Where the nets need more room than there is, nearly every net
+        stays in conflict and the overused cells keep falling by a few per cent an
+        iteration, so the plateau rule above does not end the loop; yet legalisation
+        ends with about the nets it would have kept ten iterations before, while each
+        iteration reroutes them all in boxes grown to much of the grid. The nets kept
+        is the measure a user waits for (benchmarks/RESULTS.md, "The loop's rules and their
+        scripts")
+    stall_min_cells : ... or while each of the last ``stall_iterations`` iterations
+        searched at least this many cells (the box areas of its searches, summed): a
+        few nets in conflict can still cost whole-grid searches on a big grid, where a
+        plateau costs as much as a congested layout's (None: never)
+    fill_steps : when nets stay unrouted and every net has two pins, the space-filling
+        search (:mod:`.fill`) may try this many choices to connect them all (0: never);
+        it needs no clock, about 50 million choices a second
+    snapshot_nets : from iteration 2 on, a net waits only for the overlapping nets at
+        least this many places before it in the routing order; nets closer than that
+        are searched in one call on one snapshot of the costs, blind to each other's new
+        wires (1, the default: PathFinder's order, where each net sees every net
+        rerouted before it). Calls are what a device waits on, one after another: more
+        than 1 bounds them to one per ``snapshot_nets`` nets rerouted, and so routes
+        sooner on a GPU, but nets of one call that take the same cell meet again as a
+        conflict of the next iteration, and congested layouts end with fewer nets
+        routed (benchmarks/RESULTS.md, "Quality and speed", measures both; not in VPR,
+        whose parallel router also routes nets at once on stale costs)
+    reroute_order : the order of the nets rerouted in an iteration (from iteration 2 on) and
+        tidied at the end: ``colour`` (the default) takes them by first-fit colour of
+        their boxes' overlap in ``hpwl`` order, then in ``hpwl`` order
+        (:func:`~mazeroute.router.negotiation.schedule.colour_order`); ``hpwl`` takes them
+        smallest pin box first, then in file order. Either is an order of PathFinder, each net
+        seeing every net rerouted before it; ``colour`` needs fewer calls of disjoint
+        boxes, which is what a device waits on (a chain of boxes each overlapping the
+        next takes two calls instead of one a box)
+    device_chains : on an engine that chains (the GPU's), the batches of an iteration
+        (from iteration 2 on) go in chains: the device rips up, searches, commits and
+        prices batch after batch with no look from the host between them
+        (:meth:`~mazeroute.engines.weighted.NetSearch.route_chain`); the routes are the
+        same. Off by default: sooner on some large layouts, later on the largest
+        (benchmarks/RESULTS.md, "Negotiation's engine")
+    window_work : when nets still stay unrouted after the space-filling search and every
+        net has two pins, windows round each one's pins are re-solved exactly with the
+        wires crossing them (:mod:`.windows`, a SAT solver), within this much work in
+        all, counted in the solver's conflicts (0: never; needs the ``python-sat``
+        package); it needs no clock, some seconds at most on one core by default
+    shorten_group : after the space-filling search connected every net, up to this many
+        touching wires are rerouted together for shorter wires (:mod:`.shorten`; 0 or
+        1: its wires are kept as they are; each group is tried in all of its
+        ``shorten_group!`` orders)
+    """
+
+    max_iterations: int = 1000
+    budget_after: int = 50
+    budget_cells: int | None = 1 << 23
+    time_limit: float | None = None
+    first_iter_pres_fac: float = 0.0
+    initial_pres_fac: float = 0.5
+    pres_fac_mult: float = 1.3
+    max_pres_fac: float = 10.0
+    acc_fac: float = 1.0
+    net_acc: int = 1
+    bb_factor: int = 3
+    bb_grow: int = 2
+    bb_patience: int = 3
+    bb_grow_limit: float = 4.0
+    stall_iterations: int | None = 10
+    stall_improvement: float = 0.05
+    stall_min_conflicts: int = 32
+    stall_min_cells: int | None = 1 << 18
+    diverge_factor: float | None = 1.5
+    diverge_iterations: int = 3
+    kept_iterations: int | None = 10
+    fill_steps: int = 400_000_000
+    snapshot_nets: int = 1
+    reroute_order: str = "colour"
+    shorten_group: int = 3
+    device_chains: bool = False
+    window_work: int = 50_000
+
+    def __post_init__(self):
+        for name, value in ((f.name, getattr(self, f.name)) for f in fields(self)):
+            kind = _KINDS.get(name)
+            if kind is None or (value is None and name in _OPTIONAL):
+                continue
+            if isinstance(value, (np.integer, np.floating)) and not isinstance(value, np.bool_):
+                # a NumPy number (a value read from an array) is the number it holds
+                value = value.item()
+                object.__setattr__(self, name, value)
+            if kind is int and (isinstance(value, bool) or not isinstance(value, int)
+                                or abs(value) > MAX_OPTION_INT):
+                raise ValueError(f"{name} = {value!r} must be a whole number of at most "
+                                 f"{MAX_OPTION_INT}")
+            if kind is float and (isinstance(value, bool) or not isinstance(value, (int, float))
+                                  or not math.isfinite(value) or abs(value) > MAX_OPTION_FLOAT):
+                raise ValueError(f"{name} = {value!r} must be a finite number of at most "
+                                 f"{MAX_OPTION_FLOAT:g}")
+        checks = [("max_iterations", self.max_iterations >= 1),
+                  ("budget_after", self.budget_after >= 1),
+                  ("budget_cells", self.budget_cells is None or self.budget_cells >= 0),
+                  ("time_limit", self.time_limit is None or self.time_limit >= 0),
+                  ("first_iter_pres_fac", self.first_iter_pres_fac >= 0),
+                  ("initial_pres_fac", self.initial_pres_fac >= 0),
+                  ("pres_fac_mult", self.pres_fac_mult >= 1),
+                  ("max_pres_fac", self.max_pres_fac >= 0),
+                  ("acc_fac", self.acc_fac >= 0),
+                  ("net_acc", 0 <= self.net_acc <= 2**20),   # weights add up in int64
+                  ("bb_factor", self.bb_factor >= 0),
+                  ("bb_grow", 2 <= self.bb_grow <= 2**20),   # margins multiply by it
+                  ("bb_patience", self.bb_patience >= 1),
+                  ("bb_grow_limit", self.bb_grow_limit >= 0),
+                  ("stall_iterations", self.stall_iterations is None
+                   or self.stall_iterations >= 1),
+                  ("stall_improvement", 0 <= self.stall_improvement < 1),
+                  ("stall_min_conflicts", self.stall_min_conflicts >= 0),
+                  ("stall_min_cells", self.stall_min_cells is None
+                   or self.stall_min_cells >= 0),
+                  ("diverge_factor", self.diverge_factor is None
+                   or self.diverge_factor >= 1),
+                  ("diverge_iterations", self.diverge_iterations >= 1),
+                  ("kept_iterations", self.kept_iterations is None
+                   or self.kept_iterations >= 1),
+                  ("fill_steps", self.fill_steps >= 0),
+                  ("snapshot_nets", self.snapshot_nets >= 1),
+                  ("reroute_order", self.reroute_order in REROUTE_ORDERS),
+                  ("shorten_group", self.shorten_group >= 0),
+                  ("window_work", self.window_work >= 0),
+                  ("device_chains", isinstance(self.device_chains, bool))]
+        for name, ok in checks:
+            if not ok:
+                raise ValueError(f"{name} = {getattr(self, name)!r} is out of range")
+
+    def diverged(self, overused: list[int], conflicts: list[int]) -> bool:
+        """Whether the overuse has grown and stayed grown (see ``diverge_factor``) after
+        the iterations whose overused cells and nets in conflict are ``overused`` and
+        ``conflicts``.
+
+        >>> opt = PathFinderOptions()
+        >>> opt.diverged([1000, 1400, 1600, 1700, 1650], [90, 95, 96, 95, 95])
+        True
+        >>> opt.diverged([1000, 1400, 1600, 1400, 1650], [90, 95, 96, 95, 95])   # 1400 < 1500
+        False
+        >>> opt.diverged([1000, 20, 60, 60, 60], [900, 40, 40, 40, 40])  # a late flare-up
+        False
+        >>> opt.diverged([10, 40, 40, 40, 40], [4, 5, 5, 5, 5])          # few in conflict
+        False
+        """
+        k = self.diverge_iterations
+        if self.diverge_factor is None or len(overused) <= k:
+            return False
+        if min(conflicts[-k:]) < self.stall_min_conflicts:
+            return False
+        return min(overused[-k:]) >= self.diverge_factor * overused[0]
+
+    def settled(self, kept: list[int], conflicts: list[int]) -> bool:
+        """Whether the nets negotiation would keep (``kept``, one a iteration) reached no
+        new high over the last ``kept_iterations`` iterations while every iteration
+        (``conflicts``: nets in conflict) left at least ``stall_min_conflicts`` nets in
+        conflict (see ``kept_iterations``).
+
+        >>> opt = PathFinderOptions(kept_iterations=3)
+        >>> opt.settled([20, 30, 31, 29, 31, 30], [90, 80, 79, 80, 80, 79])
+        True
+        >>> opt.settled([20, 30, 31, 29, 31, 32], [90, 80, 79, 80, 80, 79])   # 32 > 31
+        False
+        >>> opt.settled([20, 30, 31, 29, 31, 30], [90, 80, 9, 80, 80, 79])    # few in conflict
+        False
+        """
+        k = self.kept_iterations
+        if k is None or len(kept) <= k or len(conflicts) < len(kept):
+            return False
+        if min(conflicts) < self.stall_min_conflicts:
+            return False
+        return max(kept[-k:]) <= max(kept[:-k])
+
+    def stalled(self, overused: list[int], conflicts: list[int],
+                searched: list[int] | None = None) -> bool:
+        """Whether negotiation has stalled after the iterations whose overused cells and
+        nets in conflict are ``overused`` and ``conflicts``, and which searched
+        ``searched`` cells (see ``stall_iterations``).
+
+        >>> opt = PathFinderOptions(stall_iterations=3, stall_improvement=0.1,
+        ...                         stall_min_conflicts=0)
+        >>> opt.stalled([50, 40, 41, 40, 39], [90, 80, 79, 78, 77])   # 39 > 0.9 * 40
+        True
+        >>> opt.stalled([50, 40, 41, 40, 35], [90, 80, 79, 78, 77])   # 35 <= 0.9 * 40
+        False
+        >>> opt = PathFinderOptions(stall_iterations=3, stall_min_cells=1000)
+        >>> opt.stalled([2, 1, 1, 1, 1], [3, 2, 2, 2, 2], [9000, 3000, 3000, 3000, 3000])
+        True
+        >>> opt.stalled([2, 1, 1, 1, 1], [3, 2, 2, 2, 2], [9000, 3000, 3000, 3000, 300])
+        False
+        """
+        k = self.stall_iterations
+        if k is None or len(overused) <= k:
+            return False
+        dear = (self.stall_min_cells is not None and searched is not None
+                and min(searched[-k:]) >= self.stall_min_cells)
+        if min(conflicts) < self.stall_min_conflicts and not dear:
+            return False
+
+        def fell(seq):
+            before, recent = min(seq[:-k]), min(seq[-k:])
+            return recent < before and recent <= (1 - self.stall_improvement) * before
+        return not (fell(overused) or fell(conflicts))
+
+    def over_budget(self, iteration: int, searched: int) -> bool:
+        """Whether negotiation stops after ``iteration`` for its budget: past
+        ``budget_after`` iterations, its searches covered ``searched`` cells, at least
+        ``budget_cells``.
+
+        >>> opt = PathFinderOptions(budget_after=50, budget_cells=1000)
+        >>> opt.over_budget(50, 10**6), opt.over_budget(51, 999), opt.over_budget(51, 1000)
+        (False, False, True)
+        """
+        return (iteration > self.budget_after and self.budget_cells is not None
+                and searched >= self.budget_cells)
+
+    def pres_fac(self, iteration: int) -> float:
+        """``pres_fac`` during ``iteration`` (1, 2, ...)."""
+        if iteration <= 1:
+            return self.first_iter_pres_fac
+        try:
+            grown = self.initial_pres_fac * self.pres_fac_mult ** (iteration - 2)
+        except OverflowError:              # past any cap long before: thousands of iterations
+            return self.max_pres_fac
+        return min(self.max_pres_fac, grown)
+
+
+#: Largest whole-number option: compiled code takes them as 64-bit integers.
+MAX_OPTION_INT = 2**53
+#: Largest real option: costs are fixed-point integers of
+#: :data:`~mazeroute.engines.costs.COST_SCALE` units.
+MAX_OPTION_FLOAT = 1e9
+_KINDS = {f.name: (int if f.type in ("int", "int | None") else
+                   float if f.type in ("float", "float | None") else None)
+          for f in fields(PathFinderOptions)}
+_OPTIONAL = {f.name for f in fields(PathFinderOptions) if "None" in str(f.type)}

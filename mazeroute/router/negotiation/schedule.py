@@ -1,0 +1,121 @@
+"""Negotiation's schedule: the order nets are routed in, and its cut into batches.
+
+Nets go smallest pin box first (``hpwl``); the nets rerouted in an iteration are then
+taken by first-fit colour of their boxes' overlap (``reroute_order = "colour"``,
+:func:`colour_order`), and the order is cut into batches of boxes that may be searched
+together (:func:`batches`).
+
+Examples
+--------
+>>> boxes = np.array([[0, 0, 9, 9], [8, 0, 17, 9], [16, 0, 25, 9]])
+>>> colour_order(boxes, (10, 30)).tolist()
+[0, 2, 1]
+>>> [b.tolist() for b in batches(boxes[[0, 2, 1]], (10, 30))]
+[[0, 1], [2]]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ...engines.weighted import box_colours, box_levels
+
+__all__ = ["batches", "colour_order", "as_short_as_can_be", "hpwl_order", "reroute_order"]
+
+
+def hpwl_order(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Routing order within an iteration: smallest pin box first, then file order.
+
+    Parameters
+    ----------
+    lo, hi : (n, 2) int64 corners of each net's pin box
+
+    Returns
+    -------
+    numpy.ndarray
+        The nets, int64, in routing order.
+
+    Examples
+    --------
+    >>> hpwl_order(np.array([[0, 0], [0, 0]]), np.array([[5, 5], [1, 1]])).tolist()
+    [1, 0]
+    """
+    n = len(lo)
+    hpwl = (hi - lo).sum(axis=1)
+    return np.lexsort((np.arange(n), hpwl)) if n else np.zeros(0, np.int64)
+
+
+def colour_order(boxes: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+    """The positions ``0..len(boxes)-1`` by first-fit colour
+    (:func:`~mazeroute.engines.weighted.box_colours`), then position: an order that
+    routes the same nets as one after another, each after every overlapping box placed
+    before it, in as few calls of disjoint boxes as first-fit colouring finds.
+
+    Parameters
+    ----------
+    boxes : (n, 4) boxes ``(x0, y0, x1, y1)``, inclusive
+    shape : the grid's ``(H, W)``
+
+    Returns
+    -------
+    numpy.ndarray
+        The positions, in the new order.
+
+    Examples
+    --------
+    >>> colour_order(np.array([[0, 0, 9, 9], [8, 0, 17, 9], [16, 0, 25, 9]]), (10, 30)).tolist()
+    [0, 2, 1]
+    """
+    return np.argsort(box_colours(boxes, shape), kind="stable")
+
+
+def reroute_order(order: str, boxes: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+    """The routing order of ``reroute_order`` ``order``
+    (:class:`~.options.PathFinderOptions`) of nets in ``hpwl`` order whose searches
+    reach ``boxes``: their positions.
+
+    Examples
+    --------
+    >>> reroute_order("hpwl", np.zeros((3, 4), np.int64), (5, 5)).tolist()
+    [0, 1, 2]
+    """
+    if order == "hpwl":
+        return np.arange(len(boxes))
+    return colour_order(boxes, shape)
+
+
+def batches(boxes: np.ndarray, shape: tuple[int, int], lag: int = 1) -> list[np.ndarray]:
+    """Positions ``0..len(boxes)-1`` cut into batches, each box after every box at
+    least ``lag`` places before it that overlaps it (:func:`box_levels`). With ``lag``
+    1 the boxes of a batch are pairwise disjoint and the order of routing is kept.
+
+    Examples
+    --------
+    >>> [b.tolist() for b in batches(np.array([[0, 0, 9, 9], [5, 5, 12, 12]]), (20, 20))]
+    [[0], [1]]
+    """
+    if len(boxes) == 0:
+        return []
+    level = box_levels(boxes, shape, lag)
+    order = np.argsort(level, kind="stable")
+    cuts = np.flatnonzero(np.diff(level[order])) + 1
+    return np.split(order, cuts)
+
+
+def as_short_as_can_be(pins: Sequence[np.ndarray], wires: Sequence[np.ndarray]) -> np.ndarray:
+    """Whether each wire (``(k, 2)`` cells) has the fewest cells any wire between its
+    net's pins could have: two pins, and one cell more than their Manhattan distance (a
+    net of more pins may always have a shorter tree than the one it has).
+
+    Examples
+    --------
+    >>> as_short_as_can_be([np.array([[0, 0], [2, 0]])], [np.zeros((3, 2))]).tolist()
+    [True]
+    """
+    n = len(wires)
+    two = np.fromiter((len(p) == 2 for p in pins), bool, n)
+    cells = np.fromiter((len(c) for c in wires), np.int64, n)
+    span = np.fromiter((int(np.abs(p[0] - p[-1]).sum()) for p in pins), np.int64, n)
+    return two & (cells == span + 1)

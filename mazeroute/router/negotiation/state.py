@@ -1,0 +1,118 @@
+"""Every net's route and box in negotiation, and the commits that keep the congestion
+state (:class:`~mazeroute.router.congestion.Congestion`) and the search's owners in step
+with them: :class:`RouteBook`, a part of :class:`~mazeroute.router.negotiate.Negotiator`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..result import NetRoute, RouteResult, wires_bends
+
+__all__ = ["RouteBook"]
+
+
+class RouteBook:
+    """Routes, boxes and commits (the attributes are the negotiator's; see
+    :class:`~mazeroute.router.negotiate.Negotiator`)."""
+
+    @property
+    def routed(self) -> int:
+        """The nets that have a route now."""
+        return sum(c is not None for c in self.cells)
+
+    def box(self, i: int) -> tuple[int, int, int, int]:
+        """Net ``i``'s search box ``(x0, y0, x1, y1)``: its pins' box grown by its margin,
+        clipped to the grid."""
+        x0, y0, x1, y1 = self.boxes(np.array([i]))[0].tolist()
+        return x0, y0, x1, y1
+
+    def boxes(self, nets: np.ndarray) -> np.ndarray:
+        """:meth:`box` of every net of ``nets``, as a ``(k, 4)`` array."""
+        h, w = self.shape
+        m = self.margin[nets][:, None]
+        lo = np.maximum(self.lo[nets] - m, 0)
+        hi = np.minimum(self.hi[nets] + m, np.array([w - 1, h - 1]))
+        return np.concatenate([lo, hi], axis=1)
+
+    def _whole(self, i: int) -> bool:
+        h, w = self.shape
+        return self.box(i) == (0, 0, w - 1, h - 1)
+
+    def _grow(self, i: int) -> None:
+        self.margin[i] = max(1, int(self.margin[i])) * self.options.bb_grow
+
+    def _on_edge(self, nets: np.ndarray) -> np.ndarray:
+        """Whether each net's route runs along a side of its box that is not the grid's."""
+        h, w = self.shape
+        box = self.boxes(nets)
+        lo, hi = self.rlo[nets], self.rhi[nets]
+        return (((box[:, 0] > 0) & (lo[:, 0] == box[:, 0]))
+                | ((box[:, 1] > 0) & (lo[:, 1] == box[:, 1]))
+                | ((box[:, 2] < w - 1) & (hi[:, 0] == box[:, 2]))
+                | ((box[:, 3] < h - 1) & (hi[:, 1] == box[:, 3])))
+
+    def _set_route(self, i: int, xy: np.ndarray | None, when: int | None = None) -> None:
+        """Give net ``i`` the route ``xy`` (None: rip it up); ``when`` orders the final
+        commits (by default, after everything so far)."""
+        self.state.remove(i)
+        if xy is None:
+            self.routes[i] = self.cells[i] = None
+            return
+        self._commit([i], [xy], [self.clock if when is None else when])
+
+    def _commit(self, nets: list[int], found: list[np.ndarray], when: list[int]) -> None:
+        """Give each net of ``nets`` (none of them routed) its route in ``found``, made
+        at the stamp in ``when``: one update of the congestion state for all."""
+        if not nets:
+            return
+        w = self.shape[1]
+        sizes = np.fromiter((len(xy) for xy in found), np.int64, len(found))
+        starts = np.zeros(len(found), np.int64)
+        np.cumsum(sizes[:-1], out=starts[1:])
+        every = np.concatenate(found)
+        flat = (every[:, 1] * w + every[:, 0]).astype(np.int64, copy=False)
+        flats = np.split(flat, starts[1:])
+        idx = np.asarray(nets, np.int64)
+        self.rlo[idx] = np.minimum.reduceat(every, starts)
+        self.rhi[idx] = np.maximum.reduceat(every, starts)
+        self.stamp[idx] = when
+        for i, xy, f in zip(nets, found, flats):
+            self.routes[i], self.cells[i] = f, xy
+        self.state.add_many(nets, flats, (flat, np.repeat(idx, sizes)))
+        self.clock = max(self.clock, int(max(when))) + 1
+
+    def _reserve(self, nets, cells: list[np.ndarray]) -> None:
+        """Give each of ``nets`` its ``cells`` in the search's owners, in one call."""
+        if len(nets):
+            self.search.set_owner(np.concatenate(cells).reshape(-1, 2), np.repeat(
+                np.asarray(nets, np.int32), [len(c) for c in cells]))
+
+    def _reserve_wires(self) -> None:
+        """Every wire reserved for its net in the search (no other net enters it)."""
+        nets = [i for i, c in enumerate(self.cells) if c is not None]
+        self._reserve(nets, [self.cells[i] for i in nets])
+
+    def _rip(self, nets: list[int]) -> None:
+        """Rip up every net of ``nets`` at once."""
+        self.state.remove_many(nets)
+        for i in nets:
+            self.routes[i] = self.cells[i] = None
+
+    def _result(self) -> RouteResult:
+        nets = []
+        routed = [i for i, c in enumerate(self.cells) if c is not None]
+        rank = {i: k for k, i in enumerate(sorted(routed, key=lambda i: self.stamp[i]))}
+        turns = dict(zip(routed, wires_bends([self.cells[i] for i in routed],
+                                             [self.pins[i] for i in routed])))
+        for i, net in enumerate(self.layout.nets):
+            r = NetRoute(net.name, list(net.pins), seconds=float(self.seconds[i]))
+            xy = self.cells[i]
+            if xy is not None:
+                r.routed, r.order, r.length = True, rank[i], len(xy) - 1
+                r.bends = turns[i]
+                r.set_cells(xy)
+            nets.append(r)
+        return RouteResult(self.layout, nets, self.engine, "hpwl", 0.0,
+                           mode="negotiate", iterations=list(self.iterations),
+                           history=self.state.history_cost(), stop=self.stop)
