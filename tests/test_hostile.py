@@ -1,4 +1,4 @@
-"""A hostile-input corpus (issue 12, "Proof"), generated here and run through every door.
+"""A hostile-input corpus, generated here and run through every door.
 
 Each case is something a user, a script or an attacker could hand to mazeroute: names that
 look like paths, names full of control characters, absurd sizes, alias bombs, deep nesting,
@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-import mazeroute.layout
+import mazeroute.limits
 from mazeroute.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -168,7 +168,7 @@ def make(case: str, folder: Path, netlist: bool = False) -> Path:
 @pytest.fixture
 def site(tmp_path, monkeypatch):
     """A fresh working folder inside ``tmp_path`` and pinned available memory."""
-    monkeypatch.setattr(mazeroute.layout, "available_memory", lambda: 8 * 2**30)
+    monkeypatch.setattr(mazeroute.limits, "available_memory", lambda: 8 * 2**30)
     work = tmp_path / "work"
     work.mkdir()
     monkeypatch.chdir(work)

@@ -13,20 +13,18 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mazeroute import layout as layout_module
+from mazeroute import limits
 from mazeroute.errors import InputError
-from mazeroute.layout import (
-    MAX_NAME,
+from mazeroute.layout import mask_rects, paint, save_layout, with_nets
+from mazeroute.limits import MAX_NAME
+from mazeroute.readers import (
     load_layout,
     load_netlist,
-    mask_rects,
-    paint,
     parse_layout,
     parse_yaml,
     read_movingai,
-    save_layout,
-    with_nets,
 )
+from mazeroute.readers import yaml as yaml_reader
 
 BASE = {"width": 6, "height": 4, "blockages": [[1, 1, 2, 2], {"rect": [4, 0, 4, 1]},
                                                {"cell": [5, 3]}],
@@ -201,7 +199,7 @@ def test_shared_real_maps_load():
         assert lay.width > 100 and 0.05 < lay.blocked.mean() < 0.95
 
 
-# -- hostile files (issue 12) ---------------------------------------------------------
+# -- hostile files --------------------------------------------------------------------
 SMALL = "width: 4\nheight: 3\nnets:\n  - {name: a, pins: [[0, 0], [3, 2]]}\n"
 
 
@@ -263,7 +261,7 @@ def test_libyamls_own_depth_limit_is_the_projects_one_line(monkeypatch):
         def dispose(self):
             pass
 
-    monkeypatch.setattr(layout_module, "_Loader", DeepLoader)
+    monkeypatch.setattr(yaml_reader, "_Loader", DeepLoader)
     assert _error(parse_yaml, "width: 1\n", "f.yaml") == \
         "f.yaml: line 5: nested more than 32 levels deep"
 
@@ -359,10 +357,10 @@ def test_a_broken_link_says_so(tmp_path):
 
 def test_a_file_over_the_size_bound_is_refused_before_parsing(tmp_path, monkeypatch):
     p = _file(tmp_path, SMALL + "# padding\n" * 20)
-    monkeypatch.setattr(layout_module, "MAX_FILE_BYTES", 100)
-    assert "file is too large" in _error(load_layout, p)
-    assert "file is too large" in _error(load_netlist, p)
-    monkeypatch.setattr(layout_module, "MAX_FILE_BYTES", 1 << 20)
+    monkeypatch.setattr(limits, "MAX_INPUT_BYTES", 100)
+    assert "is larger than the" in _error(load_layout, p)
+    assert "is larger than the" in _error(load_netlist, p)
+    monkeypatch.setattr(limits, "MAX_INPUT_BYTES", 1 << 20)
     assert load_layout(p).width == 4
 
 
@@ -523,7 +521,8 @@ def test_rectangles_that_paint_the_mask_are_written_as_they_are(tmp_path):
 ])
 def test_a_file_and_a_layout_built_in_python_break_a_net_rule_in_the_same_words(nets, words):
     from mazeroute.errors import InputError
-    from mazeroute.layout import Layout, Net, check_layout, parse_layout
+    from mazeroute.layout import Layout, Net, check_layout
+    from mazeroute.readers import parse_layout
     data = {"width": 4, "height": 4,
             "nets": [{"name": n, "pins": [list(c) for c in pins]} for n, pins in nets]}
     with pytest.raises(InputError) as from_file:
@@ -532,55 +531,3 @@ def test_a_file_and_a_layout_built_in_python_break_a_net_rule_in_the_same_words(
         check_layout(Layout("a", 4, 4, nets=[Net(n, pins) for n, pins in nets]))
     assert str(from_file.value) == f"f.yaml: {words}"
     assert str(built.value) == words
-
-
-# -- memory available: the machine, control groups, the address-space limit ---------------
-def _groups(tmp_path: Path, own: str, files: dict[str, str]) -> tuple[Path, Path]:
-    root = tmp_path / "cgroup"
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-    (tmp_path / "self").write_text(own)
-    return root, tmp_path / "self"
-
-
-def test_cgroup_v2_room_is_the_tightest_limit_up_the_tree(tmp_path):
-    root, own = _groups(tmp_path, "0::/jobs/run7\n", {
-        "jobs/memory.max": str(6 << 30), "jobs/memory.current": str(1 << 30),
-        "jobs/run7/memory.max": str(2 << 30), "jobs/run7/memory.current": str(512 << 20),
-        "memory.max": "max"})
-    assert layout_module._cgroup_room(root, own) == (2 << 30) - (512 << 20)
-
-
-def test_cgroup_v1_room_and_no_limit(tmp_path):
-    root, own = _groups(tmp_path, "4:memory:/box\n3:cpuset:/\n", {
-        "memory/box/memory.limit_in_bytes": str(3 << 30),
-        "memory/box/memory.usage_in_bytes": str(1 << 30),
-        "memory/memory.limit_in_bytes": "9223372036854771712",
-        "memory/memory.usage_in_bytes": str(5 << 30)})
-    assert layout_module._cgroup_room(root, own) == 2 << 30
-    root, own = _groups(tmp_path / "free", "0::/\n", {"memory.max": "max",
-                                                         "memory.current": "123"})
-    assert layout_module._cgroup_room(root, own) is None
-
-
-def test_a_cgroup_limit_bounds_available_memory(monkeypatch):
-    monkeypatch.setattr(layout_module, "_machine_memory", lambda: 64 << 30)
-    monkeypatch.setattr(layout_module, "_cgroup_room", lambda: 1 << 30)
-    monkeypatch.setattr(layout_module, "_address_room", lambda: None)
-    assert layout_module.available_memory() == 1 << 30
-    with pytest.raises(InputError, match="more than the 1.0 GiB"):
-        layout_module.check_size(20000, 20000, "big.yaml")
-    monkeypatch.setattr(layout_module, "_address_room", lambda: -5)   # over the limit
-    assert layout_module.available_memory() == 1                      # known: no room
-
-
-def test_address_space_limit_is_read_in_a_child():
-    code = ("import resource; from mazeroute import layout as L; "
-            "resource.setrlimit(resource.RLIMIT_AS, (6 << 30, resource.RLIM_INFINITY)); "
-            "r = L._address_room(); print(0 < r < 6 << 30, L.available_memory() <= r)")
-    import subprocess
-    import sys
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.split()
-    assert out == ["True", "True"]

@@ -12,14 +12,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mazeroute import readers
+from mazeroute import limits, readers
 from mazeroute.contract import check_routes
 from mazeroute.errors import InputError
-from mazeroute.layout import load_layout, read_movingai, save_layout
+from mazeroute.layout import save_layout
 from mazeroute.readers import (
     FORMATS,
+    load_layout,
     load_layouts,
     read_adc,
+    read_movingai,
     read_numberlink,
     sniff_format,
 )
@@ -158,7 +160,7 @@ def test_a_puzzle_file_is_never_refused_for_its_file_name(tmp_path, stem):
     """Numberlink and ADC files have no name field, so the layout is named after the
     file: a long name is cut to MAX_NAME (room kept for a puzzle's number) and
     characters that are not printable become ``_``."""
-    from mazeroute.layout import MAX_NAME
+    from mazeroute.limits import MAX_NAME
     puzzles = tmp_path / f"{stem}.txt"
     puzzles.write_text("3 2\na.a\nb.b\n\n2 2\nxy\nxy\n")
     adc = tmp_path / f"{stem}.adc"
@@ -394,13 +396,12 @@ def test_a_movingai_map_too_big_for_a_layout_is_refused_before_it_is_made(tmp_pa
     """A small file whose short rows are padded to a grid past MAX_CELLS (one long row,
     many one-cell rows), or past the memory there is: one line naming the file, at
     once, as for a YAML layout of that size."""
-    import mazeroute.layout as layout_module
     p = write(tmp_path, "big.map", "." * 60000 + "\n" + ".\n" * 40000)
     with pytest.raises(InputError, match="60000 x 40001 cells is more than") as e:
         load_layouts(p)
     assert str(p) in str(e.value) and "\n" not in str(e.value)
     small = write(tmp_path, "small.map", "...\n.@.\n")
-    monkeypatch.setattr(layout_module, "available_memory", lambda: 10)
+    monkeypatch.setattr(limits, "available_memory", lambda: 10)
     with pytest.raises(InputError, match="more than the .* GiB of memory available"):
         load_layouts(small)
 
@@ -436,7 +437,7 @@ def test_a_fifo_is_refused_without_blocking(tmp_path):
 
 def test_a_huge_file_is_refused_with_a_clear_message(tmp_path, monkeypatch):
     p = write(tmp_path, "big.txt", "3 1\na.a\n" * 50)
-    monkeypatch.setattr(readers, "MAX_INPUT_BYTES", 64)
+    monkeypatch.setattr(limits, "MAX_INPUT_BYTES", 64)
     with pytest.raises(InputError, match="larger than the .* MiB an input file may be") as e:
         load_layouts(p)
     assert_one_line_error(e.value, p, None)
@@ -678,6 +679,6 @@ def test_a_scenario_given_as_the_layout_says_what_it_is(tmp_path):
 def test_a_scenario_read_is_bounded(tmp_path, monkeypatch):
     room = write(tmp_path, "room.map", ROOM)
     scen = write(tmp_path, "big.scen", "version 1\n" + scen_row(0, 0, 5, 0) * 100)
-    monkeypatch.setattr(readers, "MAX_INPUT_BYTES", 256)
+    monkeypatch.setattr(limits, "MAX_INPUT_BYTES", 256)
     with pytest.raises(InputError, match="is larger than"):
         load_layouts(room, netlist=scen, scen_limit=1)
