@@ -1,5 +1,5 @@
 """Sequential routing under ``auto`` against the faster backend on layouts no suite
-generates (issue 14: "auto never more than 1.2x slower than the best engine").
+generates (the aim: auto never more than 1.2x slower than the best engine).
 
 Thirteen sets, each with its own seed, layouts and net mixes, so that a rule chosen on
 some can be checked on the others:
@@ -17,39 +17,38 @@ some can be checked on the others:
 5. mazes that ``class_mask`` does not make (``kruskal:LOOPS:WIDTH``,
    :func:`~mazeroute.generate.kruskal_maze_mask`: a uniform spanning tree of rooms, short
    dead ends) with 2-30 % loops, corridors 1 and 2 wide, at 511 and 1023; spans 60 and
-   150, four-pin nets, anywhere; seed 71 (added in the sixth session of 2026-11-26, after
-   every maze rule was chosen; the evidence for the span rule for mazes, and with set 6
-   and the maze probe the data ``auto.MAZE_SPAN_LINE`` was fitted on);
+   150, four-pin nets, anywhere; seed 71 (added after every maze rule was chosen; the
+   evidence for the span rule for mazes, and with set 6 and the maze probe the data the
+   rule ``maze_span_line`` was fitted on);
 6. the check of that rule's first form, made after it: Kruskal mazes with 5 and 20 %
    loops and ``maze:0.15``, ``maze:0.25`` at 380 and 700; spans 50 and 200, three-pin
    nets, anywhere; seed 73 (it failed the check and moved the line);
 7. the check of the span rule's second form (with set 8, the check of
-   ``MAZE_SPAN_LINE``): Kruskal mazes with 10 and 40 % loops and ``maze:0.12``,
+   ``maze_span_line``): Kruskal mazes with 10 and 40 % loops and ``maze:0.12``,
    ``maze:0.18`` at 330 and 600; spans 80 and 250, four-pin nets, anywhere; seed 79;
-8. mazes of fewer free cells than ``auto.MIN_GPU_CELLS`` on grids of more cells (the
-   maze rules read their features too since the sixth session of 2026-11-26): Kruskal
-   mazes with 8 and 30 % loops, ``maze:0.2`` and ``maze:0.1`` at 280 and 320; spans 60
-   and 200, four-pin nets, anywhere; seed 83;
-9. the check of the maze line ``auto.MAZE_SPAN_LINE`` (first session of 2026-11-27),
-   made before it was measured: Kruskal mazes with 3 and 15 % loops, ``maze:0.01`` and
-   ``maze:0.3`` at 450 and 900; spans 100 and 300, three-pin nets, anywhere; seed 89;
-10. the check of ``auto.MAZE_SPANNING`` (nets spanning most of a maze go by its size),
+8. mazes of fewer free cells than ``min_gpu_cells`` on grids of more cells (whose
+   features the maze rules read too): Kruskal mazes with 8 and 30 % loops, ``maze:0.2``
+   and ``maze:0.1`` at 280 and 320; spans 60 and 200, four-pin nets, anywhere; seed 83;
+9. the check of the maze line ``maze_span_line``, made before it was measured: Kruskal
+   mazes with 3 and 15 % loops, ``maze:0.01`` and ``maze:0.3`` at 450 and 900; spans 100
+   and 300, three-pin nets, anywhere; seed 89;
+10. the check of ``maze_spanning`` (nets spanning most of a maze go by its size),
     made before it was measured: Kruskal mazes with 1 and 25 % loops, ``maze:0.005``
-    and ``maze:0.15`` at 560 and 760 (either side of ``MAZE_SPANNING_CELLS``); spans
+    and ``maze:0.15`` at 560 and 760 (either side of ``maze_spanning_cells``); spans
     120 and 350, three-pin nets, anywhere; seed 97;
-11. the check of a refit of the grid rule (first session of 2026-11-27), made before it
-    was measured: ``dense:0.35``, ``dense:0.25``, ``open:0.2`` and ``wired:1.5`` at
-    330, 520 and 720; spans 80 and 200, six-pin nets of span 300, anywhere; seed 101.
-    It kept ``auto.DENSE_WALL`` and ``GPU_CELLS_PER_SPAN_DENSE``, and showed long trees
-    faster on the CPU (the refit had dropped ``TREE_SPAN``), so that with set 4 it is
-    now the evidence for ``TREE_SPAN``;
-12. the check of ``TREE_SPAN`` at 280, made before it was measured: ``open:0.3``,
+11. the check of a refit of the grid rule, made before it was measured: ``dense:0.35``,
+    ``dense:0.25``, ``open:0.2`` and ``wired:1.5`` at 330, 520 and 720; spans 80 and 200,
+    six-pin nets of span 300, anywhere; seed 101.
+    It kept ``dense_wall`` and ``gpu_cells_per_span_dense``, and showed long trees
+    faster on the CPU (the refit had dropped ``tree_span``), so that with set 4 it is
+    now the evidence for ``tree_span``;
+12. the check of ``tree_span`` at its value, made before it was measured: ``open:0.3``,
     ``dense:0.3`` and ``wired:2.5`` at 450 and 650; four-pin nets of span 150, six-pin
     of span 200, eight-pin of span 260, two-pin of span 90; seed 103.
 13. the check of the maze line's refit after the CPU router's backtraces stopped
-    copying their levels (second session of 2026-11-27; ``MAZE_SPAN_LINE`` 200,
-    ``MIN_MAZE_LOOPS`` 0.0001, ``MAZE_SPANNING_CELLS`` 300,000, fitted on the maze probe
-    and sets 5-6), made before it was measured: Kruskal mazes with 0.4 and 6 % loops,
+    copying their levels (``maze_span_line``, ``min_maze_loops``,
+    ``maze_spanning_cells``, fitted on the maze probe and sets 5-6), made before it was
+    measured: Kruskal mazes with 0.4 and 6 % loops,
     ``maze:0.003`` and ``maze:0.08`` at 420 and 1100; spans 70 and 220, three-pin nets,
     anywhere; seed 107.
 
@@ -58,9 +57,11 @@ benchmarks/auto_routing_heldout.py SET... [--rounds K] [--numberlink DIR]``. Per
 layout, after one warm-up each, ``Router(layout, b).run()`` for ``cpu``, ``gpu`` and
 ``auto`` taking turns, K rounds (default 5): medians in ms, CPU over GPU, auto's pick
 and auto over the faster backend; then the count over 1.2x. ``--picks-only`` (no GPU
-needed) prints each layout's features and auto's routing pick without routing.
-``--mode negotiate``: the default mode instead (``Negotiator(layout, b).run()``, whose
-auto asks :func:`~mazeroute.engines.auto.negotiation_prefers_cpu`); ``--mixes TAG ...``
+needed) prints each layout's features and the routing rule's pick
+(:func:`mazeroute.plan.decide.routing_prefers_cpu` under ``DEFAULT_RULES``) without
+routing. ``--mode negotiate``: the default mode instead (``Negotiator(layout,
+b).run()``, whose auto asks :func:`~mazeroute.plan.decide.negotiation_prefers_cpu`);
+``--mixes TAG ...``
 keeps only those net mixes (negotiation of nets with pins anywhere takes seconds),
 ``--layouts MASK ...`` only those masks (the names before ``:mix``).
 """
@@ -77,15 +78,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np  # noqa: E402
 
-from mazeroute.engines.auto import routing_prefers_cpu  # noqa: E402
 from mazeroute.generate import (  # noqa: E402
     class_mask,
     kruskal_maze_mask,
     random_nets,
     tile_mask,
 )
-from mazeroute.layout import Layout, read_movingai  # noqa: E402
-from mazeroute.readers import load_layouts  # noqa: E402
+from mazeroute.layout import Layout  # noqa: E402
+from mazeroute.plan import Measure  # noqa: E402
+from mazeroute.plan.decide import routing_prefers_cpu  # noqa: E402
+from mazeroute.readers import load_layouts, read_movingai  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 MAPS = sorted((HERE / "maps").glob("*.map"))
@@ -200,11 +202,10 @@ def layouts(set_no: int, numberlink: Path | None = None) -> list[Layout]:
 def pick(lay: Layout) -> tuple[str, int, float, float]:
     """auto's routing pick, free cells, median span and median pins."""
     free = ~lay.blocked
-    free.flags.writeable = False
     pins = [np.asarray(n.pins) for n in lay.nets]
     spans = np.array([int(np.ptp(p, axis=0).sum()) for p in pins])
     counts = np.array([len(p) for p in pins])
-    cpu = routing_prefers_cpu(free, counts, spans)
+    cpu = routing_prefers_cpu(Measure(free), counts, spans)
     return ("cpu" if cpu else "gpu"), int(free.sum()), float(np.median(spans)), \
         float(np.median(counts))
 

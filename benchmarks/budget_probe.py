@@ -25,8 +25,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from mazeroute.layout import Net, parse_layout, with_nets  # noqa: E402
-from mazeroute.readers import load_layouts  # noqa: E402
+from mazeroute.layout import Net, with_nets  # noqa: E402
+from mazeroute.readers import load_layouts, parse_layout  # noqa: E402
 from mazeroute.router import PathFinderOptions, route  # noqa: E402
 
 SETTINGS = (("held to 50", PathFinderOptions(max_iterations=50)),

@@ -1,7 +1,7 @@
 """Convergence of the negotiation loop on the CPU: iterations, seconds and nets routed.
 
 Run from the repository root: ``PYTHONPATH=. python benchmarks/converge_probe.py
-[--seeds 1 2 3] [--puzzles]``. For each of issue 13's rectangles layouts (25 % blocked,
+[--seeds 1 2 3] [--puzzles]``. For each of the negotiate suite's rectangles layouts (25 % blocked,
 span 64: 1024^2 x 2000, 1024^2 x 4000, 2048^2 x 8000) and each seed: iterations of
 negotiation, seconds of negotiation (the loop alone) and of the whole route, nets routed
 by negotiate and by sequential mode, and negotiate's wirelength over sequential's on the

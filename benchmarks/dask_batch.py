@@ -18,10 +18,10 @@ longer. The table gives the fastest of ``--repeat`` interleaved runs: seconds, t
 kept busy (CPU time of the process and its workers over the wall time: on a machine
 shared with other work this shows how much of it the batch got), layouts per second, the
 speed-up over the first run of its kind (the serial batch) and the efficiency
-(speed-up / N; the issue's goal is at least 0.8); ``--gpus K`` rows also give it over
+(speed-up / N; the goal is at least 0.8); ``--gpus K`` rows also give it over
 ``--gpus 1``.
 
-Examples (issue 15 on a 2-core machine; issue 17 on a host of several GPUs)::
+Examples (CPU workers on a 2-core machine; then a host of several GPUs)::
 
     python benchmarks/dask_batch.py --workers 1 2
     python benchmarks/dask_batch.py --workers 1 4 8 16 --gpus 1
@@ -76,7 +76,8 @@ def run(data: Path, out: Path, argv: list[str], env: dict | None = None
     it and its workers, in seconds."""
     if out.exists():
         shutil.rmtree(out)
-    # sequential mode: what RESULTS.md's Dask figures measured before negotiate was default
+    # sequential mode: what RESULTS.md, "Batch and Dask", measured before negotiate was
+    # the default
     cmd = [sys.executable, "-m", "mazeroute", "batch", str(data), "-o", str(out), "-q",
            "--mode", "sequential", *argv]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)

@@ -1,5 +1,5 @@
 """Negotiation with and without one of its stops (CPU engine unless ``--backend``), on
-layouts no suite generates and on issue 13's: nets routed, iterations, seconds, and
+layouts no suite generates and on the negotiate suite's: nets routed, iterations, seconds, and
 whether the routes are the same. ``--stop diverge`` (the default): the divergence stop
 (``PathFinderOptions.diverge_factor``); ``--stop kept``: the plateau of the nets it
 would keep (``kept_iterations``).
@@ -10,7 +10,7 @@ diverge|kept] [--backend cpu|gpu|auto] [--only SETS] [--verbose] [--numberlink F
 numberlink files given (e.g. the shared ones and the held-out ones of
 ``numberlink_heldout.py``), puzzles cut from Hamiltonian paths, the Moving AI maps of
 ``maps/`` with random nets (local and anywhere), eight classes at 300^2 with three net
-mixes (seed 5, no suite's), issue 13's 1024^2 layout of 4000 nets (``--no-big`` leaves
+mixes (seed 5, no suite's), the negotiate suite's 1024^2 layout of 4000 nets (``--no-big`` leaves
 it out); ``--heldout``: also the layouts of ``auto_routing_heldout.py``'s sets (maps
 tiled and cropped, four classes at 300-800, their net mixes) of at least 65,536 cells.
 A set whose routes differ lists its layouts that changed: (routed, iterations, seconds)
@@ -35,8 +35,8 @@ from budget_probe import map_nets  # noqa: E402
 from numberlink_heldout import cut_path_puzzle  # noqa: E402
 
 from mazeroute.generate import class_mask, random_layout, random_nets  # noqa: E402
-from mazeroute.layout import Layout, read_movingai  # noqa: E402
-from mazeroute.readers import load_layouts  # noqa: E402
+from mazeroute.layout import Layout  # noqa: E402
+from mazeroute.readers import load_layouts, read_movingai  # noqa: E402
 from mazeroute.router import PathFinderOptions, route  # noqa: E402
 
 CLASSES = ("open:0.25", "dense:0.3", "maze:0.05", "maze:0.2", "maze:0", "wired:2",

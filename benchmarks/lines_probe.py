@@ -1,4 +1,4 @@
-"""Whole wavefronts on ``gpu/grid``'s sweep and line modes against ``cpu/grid`` (issue 14).
+"""Whole wavefronts on ``gpu/grid``'s sweep and line modes against ``cpu/grid``.
 
 For the suite's corridor classes and for layouts no suite generates (perfect and braided
 mazes scaled up to wide corridors, combs of long corridors with random doors, rooms with
@@ -6,7 +6,8 @@ doors, the Moving AI maps at their size and tiled 4 x 4), it prints the medians 
 wavefronts from the first free cell of each engine and mode, the mode ``gpu/grid`` picks
 by itself, whether ``auto`` sends the layout to the CPU, the line kernel's phases, and
 whether every mode's levels equal the CPU engine's. It explains the line mode and
-:func:`mazeroute.engines.auto.winding` with ``LINES_BALANCE``.
+:func:`mazeroute.plan.decide.winding` with the rules ``min_lines_run`` and
+``lines_balance`` (``docs/auto.md``, "Whole wavefronts").
 
     PYTHONPATH=. python3 benchmarks/lines_probe.py [--repeats 5]
 """
@@ -22,11 +23,13 @@ import cupy
 import numpy as np
 
 from mazeroute.bench import corner_source
-from mazeroute.engines import auto, make_problem
+from mazeroute.engines import make_problem
 from mazeroute.engines.gpu_grid import GridRelaxProblem
 from mazeroute.generate import class_mask, loopy_maze_mask, maze_mask, tile_mask
 from mazeroute.graph import GridGraph
-from mazeroute.layout import read_movingai
+from mazeroute.plan import Measure
+from mazeroute.plan.decide import wavefront_prefers_cpu
+from mazeroute.readers import read_movingai
 
 MAPS = Path(__file__).resolve().parent / "maps"
 CLASSES = ["serpentine:2@1024", "serpentine:4@1024", "serpentine:8@1024", "spiral:2@1024",
@@ -120,8 +123,9 @@ def main() -> None:
                 phases = p._lines.phases()
             else:
                 picked = p.mode
+        to_cpu = wavefront_prefers_cpu(Measure(free))[0]
         print(f"{name:24} " + " ".join(f"{t * 1e3:8.2f}" for t in row)
-              + f"  {picked:6} {auto.prefers_cpu(free)!s:9} {phases:7d}  {equal}", flush=True)
+              + f"  {picked:6} {to_cpu!s:9} {phases:7d}  {equal}", flush=True)
 
 
 if __name__ == "__main__":

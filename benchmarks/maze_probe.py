@@ -19,9 +19,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from mazeroute import bench  # noqa: E402
 from mazeroute.engines import make_problem  # noqa: E402
-from mazeroute.engines.auto import cycle_rank, grid_features, prefers_cpu  # noqa: E402
 from mazeroute.engines.gpu_grid import GridRelaxProblem  # noqa: E402
 from mazeroute.graph import GridGraph  # noqa: E402
+from mazeroute.plan import Measure  # noqa: E402
+from mazeroute.plan.decide import wavefront_prefers_cpu  # noqa: E402
+from mazeroute.plan.features import cycle_rank, grid_features  # noqa: E402
 
 
 def sync():
@@ -51,7 +53,7 @@ def main(argv=None):
              ("den520d", 0), ("brc202d", 0), ("ost003d", 0)]
     if argv and argv[0] == "--quick":
         cases = cases[:2]
-    if argv and argv[0] == "--braids":     # where auto's MIN_GPU_LOOPS should sit
+    if argv and argv[0] == "--braids":     # where the rule min_gpu_loops should sit
         cases = [(f"braid{k}", n) for n in (511, 1023, 2047) for k in (4, 16, 32, 64, 128, 512)]
     print(f"{'case':14} {'corr':>5} {'loops':>7} {'levels':>7} {'cpu ms':>8} {'scipy ms':>8} "
           f"{'tiles ms':>9} {'tree ms':>8} {'sweep ms':>9} {'auto':>5}  check")
@@ -81,7 +83,8 @@ def main(argv=None):
             row[mode] = t
             ok = np.array_equal(w.levels(), ref) and w.num_levels == wave.num_levels
             checks.append(f"{mode} {'ok' if ok else 'WRONG'}")
-        auto = "cpu" if prefers_cpu(case.free) else GridRelaxProblem(g).mode
+        auto = "cpu" if wavefront_prefers_cpu(Measure(case.free))[0] \
+            else GridRelaxProblem(g).mode
         f = grid_features(case.free)
         loops = cycle_rank(case.free) / max(1, f["cells"])
         print(f"{cls + str(size or ''):14} {f['corridor']:5.2f} {loops:7.3%} {wave.num_levels:7d} "

@@ -1,6 +1,6 @@
 """Sequential routing on mazes with few to many loops: CPU engine against GPU engine, and
-the backend auto's routing rule picks (issue 14: the maze line ``auto.MAZE_SPAN_LINE``,
-``MIN_MAZE_LOOPS``).
+the backend auto's routing rule picks (the maze line: the rules ``maze_span_line`` and
+``min_maze_loops``, ``docs/auto.md``, "Sequential routing").
 
 Run on a GPU machine from the repository root: ``PYTHONPATH=. python
 benchmarks/maze_routing_probe.py [--loops ...] [--sides ...] [--seeds ...]``. For each
@@ -28,7 +28,9 @@ import numpy as np  # noqa: E402
 
 from mazeroute.bench import _maze_routing, _sync, _warm_routing  # noqa: E402
 from mazeroute.engines import gpu_grid  # noqa: E402
-from mazeroute.engines.auto import cycle_rank, routing_prefers_cpu  # noqa: E402
+from mazeroute.plan import Measure  # noqa: E402
+from mazeroute.plan.decide import routing_prefers_cpu  # noqa: E402
+from mazeroute.plan.features import cycle_rank  # noqa: E402
 from mazeroute.router import Router  # noqa: E402
 
 MIXES = ((200, 200), (60, 200), (300, 60))
@@ -78,7 +80,7 @@ def main() -> None:
                     pins = np.array([len(n.pins) for n in lay.nets])
                     spans = np.array([abs(n.pins[0][0] - n.pins[1][0])
                                       + abs(n.pins[0][1] - n.pins[1][1]) for n in lay.nets])
-                    pick = "cpu" if routing_prefers_cpu(free, pins, spans) else "gpu"
+                    pick = "cpu" if routing_prefers_cpu(Measure(free), pins, spans) else "gpu"
                     print(f"{loops:5} {side:5} {nets:4} {span:4} {seed} | {rank:.4f} | "
                           f"{tc:.3f} {tg:.3f} {tc / tg:5.2f} | {res.routed} | {pick}"
                           + (f" | {min(t['gpu-off']):.3f}" if args.both else ""),

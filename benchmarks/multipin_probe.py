@@ -1,8 +1,8 @@
 """Sequential routing of multi-pin nets: the CPU engine, the GPU with group searches
 (mazeroute/router/grouped.py), and the GPU one net at a time (``group_search`` off), the
-batched tree search off in both (``Router.batch_trees``; since the first session of
-2026-11-25 the router searches nets of up to ``MAX_PINS`` pins as trees in its batches,
-and groups only nets of more pins: ``multipin_routing_probe.py`` measures that).
+batched tree search off in both (``Router.batch_trees``; the router searches nets of
+up to ``MAX_PINS`` pins as trees in its batches, and groups only nets of more pins:
+``multipin_routing_probe.py`` measures that).
 
 Run on a GPU machine from the repository root: ``PYTHONPATH=. python
 benchmarks/multipin_probe.py [MARGIN ...]`` (group box margins to try; default
@@ -27,7 +27,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from mazeroute.generate import random_layout, random_nets, tile_mask  # noqa: E402
-from mazeroute.layout import Layout, read_movingai  # noqa: E402
+from mazeroute.layout import Layout  # noqa: E402
+from mazeroute.readers import read_movingai  # noqa: E402
 from mazeroute.router import Router, grouped  # noqa: E402
 
 MAPS = Path(__file__).resolve().parent / "maps"

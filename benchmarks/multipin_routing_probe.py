@@ -1,6 +1,6 @@
 """Sequential routing of multi-pin layouts: the CPU engine against the GPU (trees in the
 batched kernel, nets of more than ``MAX_PINS`` pins in group searches), and what auto
-picks (issue 14).
+picks.
 
 Run on a GPU machine from the repository root: ``PYTHONPATH=. python
 benchmarks/multipin_routing_probe.py OUT.json [--held-out] [--maps] [--only PREFIX,...]``.
@@ -32,7 +32,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from mazeroute.bench import _warm_routing  # noqa: E402
 from mazeroute.generate import random_layout, random_nets, tile_mask  # noqa: E402
-from mazeroute.layout import Layout, read_movingai  # noqa: E402
+from mazeroute.layout import Layout  # noqa: E402
+from mazeroute.readers import read_movingai  # noqa: E402
 from mazeroute.router import Router  # noqa: E402
 
 MAPS = Path(__file__).resolve().parent / "maps"

@@ -1,11 +1,13 @@
 """Negotiated routing on the CPU's and the GPU's weighted search, and under ``auto``, by
-layout class (issue 14's principle applied to issue 13's mode): which engine is sooner
-on mazes and winding corridors, where a net's box grows round detours.
+layout class (the wavefront's layout rules applied to negotiation): which engine is
+sooner on mazes and winding corridors, where a net's box grows round detours. It backs
+the negotiation side of the rule ``min_lines_run`` (``docs/auto.md``, "Negotiated
+routing").
 
 Each run is a child process, capped at ``CAP`` seconds. Compilation stays out of the
 timing: the child first routes a 256^2 layout of the same class, runs the space-filling
-search on a tiny puzzle and auto's decision on the layout's own mask (then forgets it,
-so that the timed run decides again). Run on a GPU machine
+search on a tiny puzzle and auto's decision on the layout's own mask (which compiles
+the features' passes; the timed run's plan measures the layout again). Run on a GPU machine
 from the repository root: ``PYTHONPATH=. python benchmarks/negotiate_engine_probe.py CAP
 [BACKENDS [CASES]]``: BACKENDS a comma list of ``cpu``, ``gpu``, ``auto`` (default
 ``cpu,gpu``); CASES a comma list of ``class@side`` (default: every case below at 512^2
@@ -29,7 +31,8 @@ import numpy as np
 sys.path.insert(0, ".")
 from mazeroute.layout import Layout
 from mazeroute.generate import class_mask, kruskal_maze_mask, random_nets
-from mazeroute.engines import auto
+from mazeroute.plan import Measure
+from mazeroute.plan.decide import negotiation_prefers_cpu
 from mazeroute.router.fill import fill_routes
 import mazeroute
 
@@ -52,8 +55,7 @@ from mazeroute.engines import gpu_available
 for warm in (("cpu", "gpu") if backend == "auto" and gpu_available() else (backend,)):
     mazeroute.route(w, backend=warm, mode="negotiate")     # auto may take either
 fill_routes(np.ones((3, 3), bool), [np.array([[0, 0], [2, 0]]), np.array([[0, 1], [2, 1]])])
-auto.negotiation_prefers_cpu(~b)
-auto.forget()
+negotiation_prefers_cpu(Measure(~b))
 t = time.perf_counter()
 r = mazeroute.route(lay, backend=backend, mode="negotiate")
 dt = time.perf_counter() - t

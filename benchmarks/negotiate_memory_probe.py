@@ -1,4 +1,4 @@
-"""Peak host memory of negotiated routing per cell (``layout.NEGOTIATE_BYTES_PER_CELL``,
+"""Peak host memory of negotiated routing per cell (``limits.NEGOTIATE_BYTES_PER_CELL``,
 the bound checked before a layout is routed in negotiate mode).
 
 Each case runs ``route(layout, backend="cpu", mode="negotiate")`` in a fresh process and
@@ -25,7 +25,7 @@ CHILD = """
 import resource, sys
 sys.path.insert(0, {root!r})
 from mazeroute.generate import random_layout
-from mazeroute.layout import parse_layout
+from mazeroute.readers import parse_layout
 from mazeroute.router import route
 kind, side, nets, span = {kind!r}, {side}, {nets}, {span!r}
 if kind == "rects":

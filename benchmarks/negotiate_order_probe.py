@@ -1,5 +1,5 @@
-"""How negotiation's order within an iteration bounds its parallelism and its quality
-(issue 13), on the CPU engine.
+"""How negotiation's order within an iteration bounds its parallelism and its quality,
+on the CPU engine.
 
 Run from the repository root: ``python benchmarks/negotiate_order_probe.py [--nets N]
 [--seed S] SCHEDULE ...`` on the 1024 x 1024 layout of ``negotiate_probe.py`` (25 %
@@ -26,7 +26,7 @@ the loop (the chain of dependent calls a device would wait for), wirelength and 
 overused cells of the last iteration. The schedule is the loop's only: tidying reroutes
 each net with the others fixed, in calls of disjoint boxes, whatever the schedule.
 
-``--suite PUZZLES_DIR`` runs issue 13's quality suite (``mazeroute bench --suite
+``--suite PUZZLES_DIR`` runs the quality suite (``mazeroute bench --suite
 negotiate``, CPU engine, the numberlink files from ``PUZZLES_DIR``) under each schedule
 (``lag:K``, ``chunks:K`` or ``order:NAME``) instead, with its contract check.
 """
@@ -138,7 +138,7 @@ def run(lay, schedule: str) -> str:
 
 
 def suite(schedule: str, puzzles: str) -> str:
-    """Issue 13's quality suite (CPU engine) with ``schedule`` in the negotiation loop."""
+    """The negotiate suite's quality part (CPU) with ``schedule`` in the negotiation loop."""
     from mazeroute.bench import format_negotiate, negotiate_suite
 
     real, real_reroute = neg.batches, Negotiator.reroute

@@ -1,12 +1,12 @@
 """Negotiated routing (the default mode, CPU engine) on numberlink files that no suite
-holds (issue 13's quality on puzzles nobody tuned for): puzzles complete, time, and for
+holds (negotiation's quality on puzzles nobody tuned for): puzzles complete, time, and for
 each incomplete puzzle of up to ``--brute-cells`` cells an exhaustive search that says
 whether it has a solution at all (a depth-first search over each net's simple paths in
 turn, pins of other nets off limits; exact, so only for small grids).
 
 Run from the repository root: ``PYTHONPATH=. python benchmarks/numberlink_heldout.py
-FILE ... [--brute-cells N]``. The held-out files of RESULTS.md (fourth session of
-2026-11-26) are the other puzzle files of the repository that the shared ones come from
+FILE ... [--brute-cells N]``. The held-out files of RESULTS.md, "Held-out numberlink
+puzzles", are the other puzzle files of the repository that the shared ones come from
 (``../shared/data/SOURCES.md``: ``puzzles/inputs1`` .. ``inputs5``, ``inputs7``,
 ``inputs8``, ``janko``). ``--cut-paths SIDE:LO:HI ...``: also four puzzles each made by
 cutting a random Hamiltonian path of a SIDE x SIDE grid (a boustrophedon shuffled by 20
@@ -29,8 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import numba  # noqa: E402
 import numpy as np  # noqa: E402
 
-from mazeroute.layout import parse_layout  # noqa: E402
-from mazeroute.readers import load_layouts  # noqa: E402
+from mazeroute.readers import load_layouts, parse_layout  # noqa: E402
 from mazeroute.router import PathFinderOptions, route  # noqa: E402
 
 

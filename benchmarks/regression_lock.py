@@ -545,13 +545,59 @@ def _device(backend: str) -> str:
     return "gpu" if gpu_available() else "cpu"
 
 
+def record_case(case: Case, modes: Sequence[str], backend: str) -> dict:
+    """One case's entry: its input, decisions and a run per mode (the working directory
+    is the scratch folder)."""
+    began = time.perf_counter()
+    entry = {"group": case.group, "input": case.path, "args": list(case.args),
+             "input_sha": input_sha(case), "decisions": case_decisions(case), "runs": {}}
+    for mode in modes:
+        entry["runs"][mode] = route_case(case, mode, backend)
+    # for planning the case list only: compare never reads it
+    entry["seconds"] = round(time.perf_counter() - began, 2)
+    return entry
+
+
+def _record_share(work: str, cases: list[Case], modes: Sequence[str],
+                  backend: str) -> dict:
+    """A worker's share of the cases, in a copy of the scratch folder of its own (each
+    route writes its outputs to ``out`` there; the inputs keep their relative paths)."""
+    own = Path(tempfile.mkdtemp(prefix="lock-worker-"))
+    try:
+        shutil.copytree(work, own, dirs_exist_ok=True)
+        with _inside(own):
+            return {case.id: record_case(case, modes, backend) for case in cases}
+    finally:
+        shutil.rmtree(own, ignore_errors=True)
+
+
+def _record_parallel(work: Path, listed: list[Case], modes: Sequence[str], backend: str,
+                     jobs: int, progress: Callable[[str], None] | None) -> dict:
+    """:func:`record_case` of every case on ``jobs`` processes (started fresh, not forked:
+    the parent may hold a CUDA context), cases dealt round-robin; the same entries as one
+    process's."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    shares = [listed[k::jobs] for k in range(jobs)]
+    out: dict = {}
+    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+        for k, got in enumerate(pool.map(_record_share, [str(work)] * jobs, shares,
+                                         [list(modes)] * jobs, [backend] * jobs)):
+            out.update(got)
+            if progress:
+                progress(f"[share {k + 1}/{jobs}] {len(got)} cases")
+    return {case.id: out[case.id] for case in listed}
+
+
 def record(out: Path, backend: str = "cpu", modes: Sequence[str] = MODES, quick: bool = False,
            data: Path = DATA, cases: Callable[[Path], list[Case]] | None = None,
-           progress: Callable[[str], None] | None = None) -> dict:
+           progress: Callable[[str], None] | None = None, jobs: int = 1) -> dict:
     """Route every case in every mode and write the record to ``out`` (JSON).
 
     ``cases(work)``: the case list, its inputs written under ``work`` (default:
-    :func:`build_cases`). Returns the record.
+    :func:`build_cases`); ``jobs``: processes routing the cases (the batch runs in this
+    one). Returns the record.
     """
     from mazeroute.engines import gpu_available
 
@@ -564,19 +610,14 @@ def record(out: Path, backend: str = "cpu", modes: Sequence[str] = MODES, quick:
         work = Path(tmp)
         listed = cases(work) if cases else build_cases(work, data, quick)
         rec["case_ids"] = [c.id for c in listed]
+        if jobs > 1:
+            rec["cases"] = _record_parallel(work, listed, modes, backend, jobs, progress)
         with _inside(work):
-            for k, case in enumerate(listed):
-                began = time.perf_counter()
-                entry = {"group": case.group, "input": case.path, "args": list(case.args),
-                         "input_sha": input_sha(case), "decisions": case_decisions(case),
-                         "runs": {}}
-                for mode in modes:
-                    entry["runs"][mode] = route_case(case, mode, backend)
-                # for planning the case list only: compare never reads it
-                entry["seconds"] = round(time.perf_counter() - began, 2)
-                rec["cases"][case.id] = entry
+            for k, case in enumerate(listed if jobs <= 1 else []):
+                rec["cases"][case.id] = record_case(case, modes, backend)
                 if progress:
-                    progress(f"[{k + 1}/{len(listed)}] {case.id} {entry['seconds']} s")
+                    progress(f"[{k + 1}/{len(listed)}] {case.id} "
+                             f"{rec['cases'][case.id]['seconds']} s")
             folder = batch_inputs(work, listed)
             for mode in modes:
                 rec["batch"][mode] = record_batch(folder, mode, backend)
@@ -692,6 +733,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     r.add_argument("--quick", action="store_true", help="a small subset of the cases")
     r.add_argument("--data", type=Path, default=DATA,
                    help="the shared data folder (default: ../shared/data)")
+    r.add_argument("-j", "--jobs", type=int, default=1,
+                   help="processes routing the cases (default: 1)")
     r.add_argument("-q", "--quiet", action="store_true")
     c = sub.add_parser("compare", help="print every difference between two records")
     c.add_argument("old", type=Path)
@@ -703,7 +746,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not modes or any(m not in MODES for m in modes):
         ap.error(f"--modes: choose from {', '.join(MODES)}")
     say = None if args.quiet else (lambda s: print(s, file=sys.stderr, flush=True))
-    rec = record(args.out, args.backend, modes, args.quick, args.data, progress=say)
+    rec = record(args.out, args.backend, modes, args.quick, args.data, progress=say,
+                 jobs=max(1, args.jobs))
     print(f"recorded {len(rec['case_ids'])} cases x {len(modes)} modes on {rec['used']} in "
           f"{rec['seconds']} s: {args.out}")
     return 0

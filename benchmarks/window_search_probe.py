@@ -1,5 +1,5 @@
 """What four changes to the batched kernel's window searches could save, counted in BFS
-levels on the CPU (issue 14's 20x for ``local1000`` and 5x for ``maze2pct``; dev VM, no GPU).
+levels on the CPU (the routing goals for ``local1000`` and ``maze2pct``; no GPU needed).
 
 ``kernels/route_batch.cu`` searches a two-pin net in a window around its pins. A search
 whose target lies beyond the window's level limit (``GROW``), or that cannot reach it
@@ -34,7 +34,8 @@ pins free), through the host's window sequence: margin 12, ``GROW`` to ``(T - sp
     it needed (at least 12), as if each need were known when the net before it was done.
     Counted: searches, levels, and levels times window words (a level of a wider window
     costs more). The router's form of it, learning from each launch's results, was
-    measured on an H200 and not kept (RESULTS.md, third session of 2026-11-27).
+    measured on an H200 and not kept (RESULTS.md, "Where the batched searches' levels
+    go").
 
 Run from the repository root: ``python benchmarks/window_search_probe.py [CASE ...]
 [--seeds N]`` (default: the suite's two-pin cases ``local1000_span64_1024``,

@@ -313,8 +313,8 @@ __constant__ int c_dy[4] = {-1, 0, 0, 1};
 // finds no cell, which exact levels never allow. The 32 lanes of one warp run it, with the
 // same arguments (lane 0 alone adds to *bends): while the heading holds, lane j probes the
 // cell j + 1 steps straight on, so a straight run of up to 32 steps costs one probe and a
-// vote; at its end lanes 0-3 probe the four turns. (One thread stepping cell by cell took
-// ~600 cycles a step.)
+// vote; at its end lanes 0-3 probe the four turns. (One thread stepping cell by cell pays
+// a dependent shared-memory load a step, and a long wire has thousands of steps.)
 __device__ __forceinline__ bool traceBack(const Window& win, int x, int y, int T,
                                           bool last, int width, int* cells, int* bends) {
     const unsigned all = 0xFFFFFFFFu;

@@ -1,7 +1,17 @@
 """mazeroute: maze routing for chip layouts with CPU and GPU wavefront engines.
 
-The data flows left to right, and each module imports only from its left:
-layout -> graph -> engines -> backtrace -> router -> render -> cli.
+The data flows left to right:
+
+    readers -> layout -> plan -> engines -> router -> (contract, report, render, view)
+    -> batch -> distributed -> cli
+
+and each stage imports only from the stages to its left (the four in parentheses side
+by side). The readers build the layout's types (:class:`Layout`, :class:`Net`,
+:class:`GridGraph`), and the small shared helpers (errors, io, keys, limits, compiled)
+serve every stage. The command line's pieces sit at its end: ``cli_options`` (the
+parsers) and ``cli_signals`` (how a run stops); the batch's at its place:
+``batch_files`` (its inputs and output folders) and ``batch_memory`` (what a run needs);
+the viewer's page template is ``view_template``.
 
 Examples
 --------
@@ -26,7 +36,7 @@ _EXPORTS = {
     "ENGINES": ".engines", "UNREACHED": ".engines", "bfs": ".engines",
     "make_problem": ".engines", "InputError": ".errors", "CSRGraph": ".graph",
     "GridGraph": ".graph", "fig15_1_graph": ".graph", "Layout": ".layout", "Net": ".layout",
-    "load_layout": ".layout", "parse_layout": ".layout", "save_layout": ".layout",
+    "load_layout": ".readers", "parse_layout": ".readers", "save_layout": ".layout",
     "Router": ".router", "route": ".router",
 }
 __all__ = [*_EXPORTS, "__version__"]

@@ -24,7 +24,8 @@ atomically in input order, whatever order the files finish in.
 Examples
 --------
 >>> import tempfile
->>> from mazeroute.layout import parse_layout, save_layout
+>>> from mazeroute.layout import save_layout
+>>> from mazeroute.readers import parse_layout
 >>> d = Path(tempfile.mkdtemp())
 >>> for stem in ("a", "b"):                 # two files holding layouts of the same name
 ...     save_layout(parse_layout({"name": "chip", "width": 4, "height": 1, "nets": [
@@ -49,80 +50,59 @@ import io
 import json
 import logging
 import os
-import stat
 import sys
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import layout as layout_module
+from .batch_files import (  # noqa: F401  (the command line and Dask batch take them here)
+    FOLDER_KINDS,
+    LAYOUT_SUFFIXES,
+    MESSAGE_WIDTH,
+    OUTPUT_FILES,
+    OUTPUT_NAMES,
+    PROG,
+    PUZZLE_SUFFIXES,
+    SCEN_SUFFIX,
+    assign_folders,
+    collect,
+    occupied,
+    refuse_inputs,
+    remove_parts,
+    same_file,
+    say,
+    sweep_temporaries,
+)
+from .batch_memory import (  # noqa: F401  (the command line and Dask batch take them here)
+    PICTURE_NAME_WIDTH,
+    Picture,
+    display_layout,
+    plan_picture,
+    routing_bytes,
+)
 from .contract import check_routes, routes_text
 from .errors import EngineUnavailable, InputError, reraise_interrupt
-from .io import OutputError, OutputSet, safe_folder_name, write_csv, write_text
-from .layout import (
-    BYTES_PER_CELL,
-    NEGOTIATE_BYTES_PER_CELL,
-    Layout,
-    Net,
+from .io import OutputError, OutputSet, write_csv, write_text
+from .layout import Layout, Net, with_nets
+from .readers import (
+    load_layouts,
     load_netlist,
-    with_nets,
+    no_nets,
+    read_scen,
+    read_text,
+    regular_input,
+    sniff_format,
 )
-from .readers import load_layouts, no_nets, read_scen, sniff_format
-from .report import SUMMARY_FIELDS, format_report, safe_text, summary_json_row, summary_row
+from .report import SUMMARY_FIELDS, format_report, summary_json_row, summary_row
 from .router import DEFAULT_MODE, PathFinderOptions, Router, RouteResult, route
 from .view import routes_result
 
-PROG = "mazeroute"
-#: Longest message line printed (longer ones keep their start and end).
-MESSAGE_WIDTH = 280
-#: Longest layout or net name in a picture's title or legend.
-PICTURE_NAME_WIDTH = 60
-#: Suffixes of the layout files a batch finds in a folder (compared without case).
-LAYOUT_SUFFIXES = (".yaml", ".yml")
-#: Suffixes of files a batch takes from a folder when their content is a puzzle or a map
-#: (a README.txt beside them is not a layout).
-PUZZLE_SUFFIXES = (".txt", ".map")
-#: Suffix of the Moving AI scenarios a batch with a base layout takes from a folder.
-SCEN_SUFFIX = ".scen"
-#: What a batch takes from a folder, for the message when it finds nothing.
-FOLDER_KINDS = (".yaml/.yml layouts, and .txt/.map files holding numberlink or ADC puzzles "
-                "or Moving AI maps")
-#: What one run writes into its folder (a file not written this time is removed).
-OUTPUT_FILES = ("routes.json", "report.txt", "layout.png", "view.html")
 #: The row of a file whose run was cut off.
 INTERRUPTED = "interrupted; no outputs written"
 
 
-def say(kind: str, message: str) -> None:
-    """One line on stderr: ``mazeroute: KIND: MESSAGE``, control characters escaped."""
-    print(f"{PROG}: {kind}: {safe_text(message, MESSAGE_WIDTH, middle=True)}",
-          file=sys.stderr)
-
-
 # -- reading inputs ------------------------------------------------------------------
-def regular_input(path: str | Path) -> None:
-    """Refuse a FIFO, a device or a socket (reading one may never end) before reading.
-
-    Missing files and folders are left to the loader, which names them.
-    """
-    try:
-        mode = os.stat(path).st_mode
-    except FileNotFoundError:
-        if os.path.lexists(path):
-            raise InputError("a broken symbolic link (its target does not exist)",
-                             file=path) from None
-        return
-    except (OSError, ValueError) as e:
-        raise InputError(f"cannot read: {getattr(e, 'strerror', None) or e}",
-                         file=path) from None
-    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
-        return
-    kind = ("a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
-            else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a special file")
-    raise InputError(f"is {kind}, not a regular file", file=path)
-
-
 def load_all(path: str | Path, netlist: str | Path | None = None,
              fmt: str = "auto", scen_limit: int | None = None) -> list[Layout]:
     """Every layout of an input file (a numberlink file may hold many puzzles);
@@ -188,156 +168,7 @@ def netlist_layouts(file: str | Path, base: Layout, fmt: str = "auto",
     return out
 
 
-# -- the files of a batch -------------------------------------------------------------
-def _is_puzzle(path: Path) -> bool:
-    try:
-        return path.is_file() and sniff_format(path) != "yaml"
-    except (InputError, OSError):
-        return False
-
-
-def _layout_files(folder: Path, scen: bool = False) -> list[Path]:
-    """Every ``.yaml``/``.yml`` entry under ``folder`` that is not a folder, and every
-    ``.txt``/``.map`` file whose content is a puzzle or a map (and with ``scen``, every
-    ``.scen`` file: netlists, when the batch has a base layout).
-
-    FIFOs, devices and broken links of layout names are included, so that the batch
-    reports them in their rows rather than skipping them unseen; links to folders are
-    not followed (a link loop cannot trap the search).
-    """
-    found = []
-
-    def unreadable(e: OSError) -> None:
-        say("warning", f"{e.filename}: cannot search: {e.strerror}")
-
-    for dirpath, _dirs, names in os.walk(folder, onerror=unreadable):
-        for n in names:
-            suffix = os.path.splitext(n)[1].lower()
-            if suffix in LAYOUT_SUFFIXES or (scen and suffix == SCEN_SUFFIX) or (
-                    suffix in PUZZLE_SUFFIXES and _is_puzzle(Path(dirpath) / n)):
-                found.append(Path(dirpath) / n)
-    return sorted(found)
-
-
-def collect(inputs: Sequence[str], scen: bool = False) -> list[Path]:
-    """The layout files of a batch, each once however it is named (by resolved path);
-    ``scen``: take the ``.scen`` files of folders too (netlists of a base layout)."""
-    files: list[Path] = []
-    for item in inputs:
-        p = Path(item)
-        if p.is_dir():
-            found = _layout_files(p, scen)
-            if not found:
-                say("warning", f"{p}: nothing to route in this folder (batch takes "
-                    f"{FOLDER_KINDS}{', and .scen scenarios' if scen else ''})")
-            files += found
-        else:
-            files.append(p)       # a missing file is reported in its row
-    seen, unique = set(), []
-    for f in files:
-        try:
-            key = f.resolve()
-        except (OSError, RuntimeError):          # a link loop: its own spelling
-            key = f.absolute()
-        if key not in seen:
-            seen.add(key)
-            unique.append(f)
-    return unique
-
-
 # -- routing one layout and writing its outputs ----------------------------------------
-@dataclass
-class Picture:
-    """Whether a run draws ``layout.png``, at what scale, and why not (``notice``)."""
-
-    draw: bool
-    scale: int | None = None
-    notice: str = ""
-
-
-def routing_bytes(layout: Layout, mode: str = DEFAULT_MODE) -> int:
-    """Host memory that routing ``layout`` in ``mode`` needs, roughly."""
-    per = NEGOTIATE_BYTES_PER_CELL if mode == "negotiate" else BYTES_PER_CELL
-    return layout.width * layout.height * per
-
-
-def _amount(size: int) -> str:
-    """``size`` bytes for a message: GiB, or MiB below one GiB."""
-    return f"{size / 2**30:.1f} GiB" if size >= 2**30 else f"{size / 2**20:.1f} MiB"
-
-
-def plan_picture(layout: Layout, wanted: bool, scale: int | None = None,
-                 mode: str = DEFAULT_MODE) -> Picture:
-    """Decide about memory and the picture before routing.
-
-    Routing in ``mode`` (:func:`routing_bytes`) must fit in the memory available, else
-    an :class:`InputError` (a one-line refusal, not a run that the system kills later).
-    With the picture (its bytes a pixel) the whole run must fit too; when the picture
-    alone does not (or has more than :data:`~mazeroute.render.MAX_PICTURE_PIXELS`
-    pixels), it is skipped with a notice; with an explicit ``scale`` that is an
-    :class:`InputError` instead (the user asked for exactly that picture).
-    """
-    engine = routing_bytes(layout, mode)
-    have = layout_module.available_memory()
-    if have and engine > have:
-        raise InputError(f"{layout.width} x {layout.height} cells needs about "
-                         f"{_amount(engine)} to route in {mode} mode, more than the "
-                         f"{_amount(have)} of memory available"
-                         + (" (sequential mode needs less)" if mode == "negotiate"
-                            and routing_bytes(layout, "sequential") <= have else ""),
-                         file=layout.source, field="width")
-    if not wanted:
-        return Picture(False)
-    from . import render
-    s = scale if scale is not None else render.cell_scale(layout.width, layout.height)
-    iw, ih = render.image_size(layout, s)
-    need = iw * ih * render.PICTURE_BYTES_PER_PIXEL
-    if iw * ih > render.MAX_PICTURE_PIXELS:
-        why = (f"a {iw} x {ih} picture has more than the {render.MAX_PICTURE_PIXELS} pixels "
-               "allowed")
-    elif have and engine + need > have:
-        why = (f"a {iw} x {ih} picture needs about {need / 2**30:.1f} GiB besides routing's "
-               f"{engine / 2**30:.1f} GiB, and {have / 2**30:.1f} GiB are available")
-    else:
-        return Picture(True, scale)
-    if scale is not None:
-        raise InputError(f"{why}; use a smaller --scale or --no-png", file=layout.source,
-                         field="--scale")
-    return Picture(False, None, f"no layout.png: {why}")
-
-
-def display_layout(layout: Layout) -> Layout:
-    """The same layout with names safe to draw (escaped, bounded), for the picture."""
-    nets = [Net(safe_text(n.name, PICTURE_NAME_WIDTH), n.pins) for n in layout.nets]
-    return Layout(safe_text(layout.name, PICTURE_NAME_WIDTH), layout.width, layout.height,
-                  layout.rects, nets, layout.blocked, layout.source)
-
-
-#: The files that routing one layout writes (or removes, when this run makes none) in
-#: its folder.
-OUTPUT_NAMES = ("routes.json", "report.txt", "layout.png", "view.html")
-
-
-def refuse_inputs(targets: Iterable[str | Path], keep: Sequence[str | Path],
-                  field: str = "-o") -> None:
-    """Refuse (an :class:`InputError` naming ``field``) to write or remove any of
-    ``targets`` that is one of the command's input files ``keep``: a layout file named
-    ``routes.json`` in the output folder would be replaced by its own routes."""
-    for target in targets:
-        if any(same_file(target, given) for given in keep):
-            raise InputError(f"{safe_text(target, 200, middle=True)} is an input file of "
-                             "this command; writing it would destroy it", field=field)
-
-
-def same_file(a: str | Path, b: str | Path) -> bool:
-    """Whether two paths name one file (links resolved; False when either cannot be
-    resolved)."""
-    try:
-        return Path(a).resolve() == Path(b).resolve()
-    except (OSError, RuntimeError):
-        return False
-
-
 def write_outputs(result: RouteResult, folder: Path, picture: Picture,
                   root: Path | None = None, html: bool = False,
                   options: dict | None = None, keep: Sequence[str | Path] = ()
@@ -570,41 +401,6 @@ def load_file(file: str, options: BatchOptions, base: Layout | str | None = None
     return Loaded(file, labels, layouts)
 
 
-def occupied(out: str | Path, inputs: Iterable[str | Path] = ()) -> set[str]:
-    """Names in the output folder ``out`` that no layout's folder can have: entries that
-    are not folders (an input file kept there, say), and the folders there that hold
-    any of the ``inputs`` (a layout's outputs must not land among the input files).
-    Seeding a run's taken names with them gives a layout of such a name the folder
-    ``name-2`` instead of a failed row or a folder of inputs; the same entries and
-    inputs give the same folders again on ``--resume``."""
-    names = set()
-    root = os.path.realpath(out)             # realpath: a link loop is no error here
-    for f in inputs:
-        try:
-            inside = Path(os.path.relpath(os.path.realpath(f), root)).parts
-        except ValueError:                   # another drive
-            continue
-        if len(inside) > 1 and inside[0] != os.pardir:
-            names.add(inside[0])
-    try:
-        with os.scandir(out) as entries:
-            for entry in entries:
-                try:
-                    if not entry.is_dir():
-                        names.add(entry.name)
-                except OSError:
-                    names.add(entry.name)
-    except OSError:
-        pass                          # not there yet: nothing in the way
-    return names
-
-
-def assign_folders(names: Iterable[str], taken: set[str]) -> list[str]:
-    """The output folders of one file's layouts, given the folders of the files before it
-    (``taken``, which grows): the order of the calls decides, so call in input order."""
-    return [safe_folder_name(name, taken) for name in names]
-
-
 @dataclass
 class FileOutcome:
     """What routing one input file gives back: its rows of the summary, whether each was
@@ -712,8 +508,8 @@ def complete_outputs(layout: Layout, folder: Path, options: BatchOptions
         if not options.no_png and not (folder / "layout.png").is_file() and \
                 plan_picture(layout, True, mode=options.mode).draw:
             return None
-        # read_input, not read_text: a FIFO left in its place would block the batch forever
-        routes = json.loads(layout_module.read_input(folder / "routes.json"))
+        # readers' read_text, not Path's: a FIFO left in its place would block the batch
+        routes = json.loads(read_text(folder / "routes.json"))
         if routes.get("mode", "sequential") != options.mode or check_routes(layout, routes):
             return None
         if routes.get("options", {}) != routing_options(options):
@@ -779,7 +575,7 @@ def read_summary(folder: Path) -> dict[tuple[str, str], dict]:
         with contextlib.suppress(OSError, ValueError, csv.Error, RecursionError, InputError):
             if not path.exists():
                 continue
-            text = layout_module.read_input(path)       # a regular file: a FIFO would block
+            text = read_text(path)       # a regular file: a FIFO would block
             if name.endswith(".csv"):
                 rows += list(csv.DictReader(io.StringIO(text, newline="")))
             else:
@@ -859,12 +655,13 @@ class Summary:
     def update(self) -> None:
         """Write the rows after a file finished, unless the last write was too recent.
 
-        Rewriting n rows after each of n files is quadratic: 10,000 tiny layouts took
-        185 s, 95 % of it rewriting the summary. Waiting :data:`SUMMARY_PAUSE` times as
-        long as the last write took keeps the summary under a tenth of the run, and it
-        lags by a fraction of a second at most. Nothing finished is lost: an interrupted
-        batch writes every finished row (``cmd_batch``), the run's end writes them all,
-        and after a kill ``--resume`` keeps the layouts whose outputs are complete.
+        Rewriting n rows after each of n files is quadratic: on a batch of many tiny
+        layouts, rewriting the summary comes to take most of the run. Waiting
+        :data:`SUMMARY_PAUSE` times as long as the last write took keeps the summary
+        under a tenth of the run, and it lags by a fraction of a second at most. Nothing
+        finished is lost: an interrupted batch writes every finished row (``cmd_batch``),
+        the run's end writes them all, and after a kill ``--resume`` keeps the layouts
+        whose outputs are complete.
         """
         if time.monotonic() >= self._due:
             self.write()
@@ -935,28 +732,6 @@ def run_serial(files: Sequence[str], out: Path, options: BatchOptions, summary: 
         summary.update()
         counter.finished(k, len(outcome.rows))
     summary.write()
-
-
-def sweep_temporaries(out: Path, folders: Iterable[str]) -> None:
-    """Remove what a killed worker may have left in these output folders: temporary
-    outputs (``.routes.*.json.part`` ...), and the folder itself when that leaves it
-    empty."""
-    for name in folders:
-        folder = out / name
-        remove_parts(folder)
-        with contextlib.suppress(OSError):
-            folder.rmdir()                         # only when empty
-
-
-def remove_parts(folder: Path) -> None:
-    """Remove the temporary outputs (``.routes.*.json.part`` ...) that a killed run left
-    in ``folder``: the caller is the folder's only writer now (it holds its lock, or its
-    run is over)."""
-    for output in OUTPUT_FILES:
-        stem, suffix = os.path.splitext(output)
-        for part in folder.glob(f".{stem}.*{suffix}.part"):
-            with contextlib.suppress(OSError):
-                part.unlink()
 
 
 __all__ = ["BatchOptions", "BatchProgress", "FileOutcome", "FilePlan", "Loaded", "Summary",

@@ -23,19 +23,15 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
-import os
 import signal
 import sys
-import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from . import __version__
-from . import layout as layout_module
+from . import limits
 from .batch import (
     FOLDER_KINDS,
-    MESSAGE_WIDTH,
     OUTPUT_NAMES,
     PICTURE_NAME_WIDTH,
     PROG,
@@ -53,10 +49,23 @@ from .batch import (
     sweep_temporaries,
 )
 from .batch import say as _say
+from .cli_options import (
+    MAX_SCALE_OPTION,
+    add_batch,
+    add_check,
+    add_generate,
+    add_route,
+    add_view,
+    add_wavefront,
+    main_parser,
+)
+from .cli_signals import SIGNALLED as _SIGNALLED
+from .cli_signals import Terminated
+from .cli_signals import sigterm_as_interrupt as _sigterm_as_interrupt
 from .compiled import add_parser as add_warmup_parser
 from .compiled import notice_first_compile
 from .contract import check_routes, load_routes
-from .engines import ENGINES, gpu_available, resolve, strategies
+from .engines import ENGINES, gpu_available, resolve
 from .errors import EngineUnavailable, InputError, reraise_interrupt
 from .generate import netlist_text, nets_on, perfect_maze, random_layout
 from .io import (
@@ -70,81 +79,22 @@ from .io import (
     signals_held,
     write_text,
 )
-from .layout import MAX_CELLS, Layout, save_layout
-from .readers import FORMATS, check_scen_limit, no_nets
+from .layout import Layout, save_layout
+from .limits import MAX_CELLS
+from .readers import check_scen_limit, no_nets
 from .report import format_report, safe_text
-from .router import DEFAULT_MODE, MODES, ORDERS, Router, net_order
+from .router import DEFAULT_MODE, Router, net_order
 from .router.congestion import MAX_OPTION_FLOAT, MAX_OPTION_INT, REROUTE_ORDERS
 
 #: Per-net rows printed to the terminal; the report file always has every net.
 PRINTED_ROWS = 40
-#: Largest ``route --scale`` (pixels per cell).
-MAX_SCALE_OPTION = 64
 #: Host bytes per cell that ``generate`` needs at its peak (a maze's rectangles).
 GENERATE_BYTES_PER_CELL = 64
 #: Folder that ``route`` writes into without ``-o``.
 DEFAULT_OUTPUTS = Path("outputs")
 
 
-class Terminated(KeyboardInterrupt):
-    """SIGTERM, raised where Ctrl-C raises :class:`KeyboardInterrupt`, so both clean up."""
-
-
 # -- shared pieces -------------------------------------------------------------------
-def _engine_options(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("engine")
-    g.add_argument("--backend", default="auto", choices=["auto", "cpu", "gpu"],
-                   help="where the wavefront runs (default: auto = GPU when CuPy and a CUDA "
-                        "device are present, else CPU)")
-    g.add_argument("--strategy", default=None, metavar="NAME",
-                   help="BFS strategy by name: " + ", ".join(strategies())
-                        + " (see `mazeroute engines`; sequential mode and wavefront); "
-                        "default: the backend's fastest")
-    g.add_argument("--order", default=None, choices=ORDERS,
-                   help="sequential: net order, as in the file or shortest half-perimeter "
-                        "first (default: file)")
-
-
-def _mode_options(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("routing mode")
-    g.add_argument("--mode", default=DEFAULT_MODE, choices=MODES,
-                   help="negotiate: negotiated congestion (PathFinder), rip-up and reroute "
-                        "until no cell is shared, never fewer nets than sequential mode in file "
-                        "order; "
-                        "sequential: Lee's algorithm, one net after another, each wire a "
-                        "blockage for the next (shortest paths in turn; --order, "
-                        f"--strategy) (default: {DEFAULT_MODE})")
-    g.add_argument("--max-iterations", type=int, metavar="N",
-                   help="negotiate: run up to N rip-up-and-reroute iterations (default: "
-                        "50, and on to 1000 while the searches so far covered fewer than "
-                        "2^23 cells, as on small layouts; either way it stops sooner when "
-                        "no cell is shared, or when overuse stops falling while many nets "
-                        "conflict)")
-    g.add_argument("--time-limit", type=float, metavar="SECONDS",
-                   help="negotiate: bound the whole routing (the loop and the phases "
-                        "after it) to about this long; the report says what it cut short "
-                        "(default: none)")
-    g.add_argument("--fill-steps", type=int, metavar="N",
-                   help="negotiate: choices the exact space-filling search may try when "
-                        "nets stay unrouted and every net has two pins (0: never; "
-                        "default 400000000, about 8 s on one core)")
-    g.add_argument("--window-work", type=int, metavar="N",
-                   help="negotiate: when two-pin nets stay unrouted after that, re-solve "
-                        "windows round their pins exactly (SAT), with the wires crossing "
-                        "them, within N of the solver's conflicts in all (0: never; "
-                        "default 50000, some seconds on one core)")
-    g.add_argument("--snapshot-nets", type=int, metavar="K",
-                   help="negotiate: a net waits only for the overlapping nets at least K "
-                        "places before it; nearer ones are searched together on the same "
-                        "costs: sooner on a GPU, but congested layouts may end with fewer "
-                        "nets routed (default 1: PathFinder's order)")
-    g.add_argument("--reroute-order", choices=REROUTE_ORDERS, metavar="ORDER",
-                   help="negotiate: the order of the nets rerouted in an iteration: colour "
-                        "(by first-fit colour of their search boxes' overlap, then hpwl: "
-                        "fewer dependent searches, which a GPU waits on) or hpwl (smallest "
-                        "pin box first) (default: colour)")
-
-
 def _check_engine(args) -> str | None:
     """Refuse an unknown or absent engine (and bad mode options) before any work; return
     auto's notice."""
@@ -225,27 +175,6 @@ def _progress_bar(stream=None) -> Callable[[int, int, str], None]:
     return show
 
 
-def _input_options(p: argparse.ArgumentParser, puzzle: bool = True) -> None:
-    g = p.add_argument_group("input")
-    g.add_argument("--format", default="auto", choices=FORMATS,
-                   help="input format (default: auto = recognised by content: layout YAML, "
-                        "numberlink or ADC puzzle, Moving AI map)")
-    if puzzle:
-        g.add_argument("--puzzle", type=int, metavar="K",
-                       help="which puzzle of a file holding several (1, 2, ...)")
-
-
-#: What ``--nets`` reads, for its help.
-NETS_HELP = ("a YAML of just 'nets:', or a Moving AI scenario (.scen, recognised by its "
-             "'version 1' line: row k is the two-pin net s<k> from start to goal)")
-
-
-def _scen_option(p: argparse.ArgumentParser, what: str = "--nets") -> None:
-    p.add_argument("--scen-limit", type=int, metavar="N",
-                   help=f"route only the first N rows of a .scen given as {what} (one "
-                        "holds thousands, many sharing cells; default: all)")
-
-
 def _load(path: str | Path, netlist: str | Path | None = None, fmt: str = "auto",
           puzzle: int | None = None, scen_limit: int | None = None) -> Layout:
     """The one layout a command works on (``puzzle``: which one of a file of several;
@@ -266,68 +195,6 @@ def _check_scale(scale: int | None) -> None:
     if scale is not None and not 1 <= scale <= MAX_SCALE_OPTION:
         raise InputError(f"must be 1 .. {MAX_SCALE_OPTION} pixels per cell, got {scale}",
                          field="--scale")
-
-
-#: SIGTERMs and Ctrl-Cs received while a command ran: an exception raised from a signal
-#: handler can be swallowed (Python ignores exceptions raised in some callbacks), and
-#: then the command finishes; its exit status still says it was interrupted.
-_SIGNALLED: list[int] = []
-
-
-def _deferred(signum: int) -> bool:
-    """Whether a signal that lands inside Numba's compiler (this thread holds its lock:
-    a function compiled, or loaded from its cache, at its first call) is put off until
-    the compiler is done, then sent again. Raised in there, the interrupt can land in a
-    callback that LLVM calls (one that hands it the cached machine code), which Python
-    must ignore, and the code then run is garbage: a segmentation fault (seen in about
-    one of five interrupts of a negotiation's first iterations on a busy host)."""
-    lock = getattr(sys.modules.get("numba.core.compiler_lock"), "global_compiler_lock", None)
-    if lock is None or not lock.is_locked():
-        return False
-
-    def again():
-        with lock:                  # blocks until the main thread's compile is done
-            pass
-        os.kill(os.getpid(), signum)
-
-    threading.Thread(target=again, daemon=True).start()
-    return True
-
-
-@contextlib.contextmanager
-def _sigterm_as_interrupt() -> Iterator[None]:
-    """Turn SIGTERM (``timeout``, CI cancellation) into :class:`Terminated` meanwhile,
-    note every SIGTERM and Ctrl-C in :data:`_SIGNALLED`, and keep quiet about an
-    interrupt that Python had to swallow (raised inside a callback of compiled code):
-    :func:`main` reports it once the command has returned."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def raise_terminated(signum, frame):
-        _SIGNALLED.append(signum)
-        if not _deferred(signum):
-            raise Terminated()
-
-    def raise_interrupt(signum, frame):
-        _SIGNALLED.append(signum)
-        if not _deferred(signum):
-            raise KeyboardInterrupt()
-
-    def unraisable(u):
-        if not isinstance(u.exc_value, KeyboardInterrupt):
-            hook(u)
-
-    hook = sys.unraisablehook
-    old = signal.signal(signal.SIGTERM, raise_terminated)
-    old_int = signal.signal(signal.SIGINT, raise_interrupt)
-    sys.unraisablehook = unraisable
-    try:
-        yield
-    finally:
-        sys.unraisablehook = hook
-        signal.signal(signal.SIGTERM, old)
-        signal.signal(signal.SIGINT, old_int)
 
 
 # -- commands -------------------------------------------------------------------------
@@ -376,7 +243,9 @@ def cmd_route(args) -> int:
     return 1 if args.fail_unrouted and unrouted else 0
 
 
-def cmd_wavefront(args) -> int:
+def _wavefront_outputs(args) -> tuple[Path, Path | None, Path | None, str]:
+    """``wavefront``'s picture, GIF and page, checked before any work, and the picture's
+    type."""
     png = Path(args.output)
     gif = Path(args.gif) if args.gif else None
     html = Path(args.html) if args.html else None
@@ -398,8 +267,11 @@ def cmd_wavefront(args) -> int:
                      else DEFAULT_MODE)
     if args.mode == "negotiate" and args.alone:
         raise InputError("applies to --mode sequential only", field="--alone")
-    notice = _check_engine(args)
-    layout = _load(args.layout, args.nets, args.format, args.puzzle, args.scen_limit)
+    return png, gif, html, png_format
+
+
+def _wavefront_net(args, layout: Layout) -> int:
+    """The index of ``--net`` in the layout (default: its first net)."""
     names = [n.name for n in layout.nets]
     if args.net is None:
         if not names:
@@ -411,39 +283,87 @@ def cmd_wavefront(args) -> int:
                                                                    else "")
         raise InputError(f"no net {safe_text(args.net, 40)!r} in the layout (nets: {shown})",
                          file=args.nets or args.layout, field="--net")
-    index = names.index(args.net)
-    _note(args, notice)
+    return names.index(args.net)
+
+
+def _negotiated_wavefront(args, layout: Layout, index: int):
+    """The net's own search in the negotiation, on the costs it saw, under its route:
+    ``(levels, others, net_route, engine, seen)``."""
     import numpy as np
 
     from .engines import UNREACHED
-    seen = None
-    if args.mode == "negotiate":
-        # the net's own search in the negotiation, on the costs it saw, under its route
-        from .router.negotiate import negotiate
-        from .router.watch import Watch, distance_field
-        watch = Watch(index)
-        result = negotiate(layout, args.backend, watch=watch)
-        seen = watch.taken or watch.last
-        net_route, engine = result.nets[index], result.engine
-        if seen is None:
-            levels = np.full((layout.height, layout.width), UNREACHED, np.uint32)
-            others = [p for i, n in enumerate(layout.nets) if i != index for p in n.pins]
-        else:
-            levels = distance_field(seen)
-            ys, xs = np.nonzero(~seen.passable & ~layout.blocked)
-            others = list(zip(xs.tolist(), ys.tolist()))
-    else:
-        router = Router(layout, args.backend, args.strategy)
-        if router.notice and router.notice != notice and not args.quiet:
-            _say("note", router.notice)            # a GPU fault, not auto's choice
+    from .router.negotiate import negotiate
+    from .router.watch import Watch, distance_field
+    watch = Watch(index)
+    result = negotiate(layout, args.backend, watch=watch)
+    seen = watch.taken or watch.last
+    if seen is None:
+        levels = np.full((layout.height, layout.width), UNREACHED, np.uint32)
         others = [p for i, n in enumerate(layout.nets) if i != index for p in n.pins]
-        if not args.alone:
-            order = net_order(layout, args.order or "file")
-            for i in order[:order.index(index)]:
-                others += router.route_net(i).cells
-        levels = router.full_wavefront(index)
-        net_route = router.route_net(index)
-        engine = router.engine
+    else:
+        levels = distance_field(seen)
+        ys, xs = np.nonzero(~seen.passable & ~layout.blocked)
+        others = list(zip(xs.tolist(), ys.tolist()))
+    return levels, others, result.nets[index], result.engine, seen
+
+
+def _sequential_wavefront(args, layout: Layout, index: int, notice: str | None):
+    """The net's BFS wavefront after the nets before it in ``--order`` (unless
+    ``--alone``): ``(levels, others, net_route, engine, None)``."""
+    router = Router(layout, args.backend, args.strategy)
+    if router.notice and router.notice != notice and not args.quiet:
+        _say("note", router.notice)            # a GPU fault, not auto's choice
+    others = [p for i, n in enumerate(layout.nets) if i != index for p in n.pins]
+    if not args.alone:
+        order = net_order(layout, args.order or "file")
+        for i in order[:order.index(index)]:
+            others += router.route_net(i).cells
+    levels = router.full_wavefront(index)
+    return levels, others, router.route_net(index), router.engine, None
+
+
+def _write_wavefront(layout: Layout, levels, outputs: tuple, about: str, *, roots: list,
+                     target, path, others) -> list[Path]:
+    """Write the picture, the GIF and the page together; the paths written."""
+    png, gif, html, png_format = outputs
+    from .render import save_wavefront_gif, save_wavefront_png
+    title = about.replace("$", r"\$")            # Matplotlib's; the page takes `about`
+    with OutputSet(None) as files:                 # the picture, GIF and page together
+        try:
+            save_wavefront_png(layout, levels, files.stage(png), roots=roots,
+                               target=target, path_cells=path, title=title, others=others,
+                               format=png_format)
+        except OSError as e:
+            raise OutputError.from_os(e, png) from None
+        if gif is not None:
+            try:
+                save_wavefront_gif(layout, levels, files.stage(gif), roots=roots,
+                                   target=target, path_cells=path, others=others)
+            except OSError as e:
+                raise OutputError.from_os(e, gif) from None
+        if html is not None:
+            from .view import save_wavefront_html
+            try:
+                save_wavefront_html(layout, levels, files.stage(html), roots=roots,
+                                    target=target, path_cells=path, others=others,
+                                    title=about)
+            except OSError as e:
+                raise OutputError.from_os(e, html) from None
+    return [png] + [p for p in (gif, html) if p is not None]
+
+
+def cmd_wavefront(args) -> int:
+    outputs = _wavefront_outputs(args)
+    notice = _check_engine(args)
+    layout = _load(args.layout, args.nets, args.format, args.puzzle, args.scen_limit)
+    index = _wavefront_net(args, layout)
+    _note(args, notice)
+    from .engines import UNREACHED
+    if args.mode == "negotiate":
+        levels, others, net_route, engine, seen = _negotiated_wavefront(args, layout, index)
+    else:
+        levels, others, net_route, engine, seen = _sequential_wavefront(args, layout, index,
+                                                                         notice)
     net = layout.nets[index]
     target = None
     path = None
@@ -452,34 +372,12 @@ def cmd_wavefront(args) -> int:
         target = net.pins[1] if len(net.pins) == 2 else None
     elif len(net.pins) == 2:
         target = net.pins[1]
-    from .render import save_wavefront_gif, save_wavefront_png
     about = (f"{safe_text(layout.name, PICTURE_NAME_WIDTH)}: net "
              f"{safe_text(net.name, PICTURE_NAME_WIDTH)}, wavefront from "
              f"{list(net.pins[0])} ({engine}"
              + (f", costs of its search in {seen.phase})" if seen else ")"))
-    title = about.replace("$", r"\$")            # Matplotlib's; the page takes `about`
-    written = [png] + [p for p in (gif, html) if p is not None]
-    with OutputSet(None) as files:                 # the picture, GIF and page together
-        try:
-            save_wavefront_png(layout, levels, files.stage(png), roots=[net.pins[0]],
-                               target=target, path_cells=path, title=title, others=others,
-                               format=png_format)
-        except OSError as e:
-            raise OutputError.from_os(e, png) from None
-        if gif is not None:
-            try:
-                save_wavefront_gif(layout, levels, files.stage(gif), roots=[net.pins[0]],
-                                   target=target, path_cells=path, others=others)
-            except OSError as e:
-                raise OutputError.from_os(e, gif) from None
-        if html is not None:
-            from .view import save_wavefront_html
-            try:
-                save_wavefront_html(layout, levels, files.stage(html), roots=[net.pins[0]],
-                                    target=target, path_cells=path, others=others,
-                                    title=about)
-            except OSError as e:
-                raise OutputError.from_os(e, html) from None
+    written = _write_wavefront(layout, levels, outputs, about, roots=[net.pins[0]],
+                               target=target, path=path, others=others)
     if not args.quiet:
         reached = levels[levels != UNREACHED]
         status = (f"routed, length {net_route.length}, {net_route.bends} bends"
@@ -707,7 +605,7 @@ def _check_generate(args) -> str:
         raise InputError(f"{args.width} x {args.height} cells is more than the {MAX_CELLS} "
                          "a layout may have", field="--width/--height")
     need = cells * GENERATE_BYTES_PER_CELL
-    have = layout_module.available_memory()
+    have = limits.available_memory()
     if have and need > have:
         raise InputError(f"{args.width} x {args.height} cells needs about "
                          f"{need / 2**30:.1f} GiB, more than the {have / 2**30:.1f} GiB of "
@@ -798,205 +696,22 @@ def cmd_bench(args) -> int:
     return bench.run(args)
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse with one-line errors (no usage block), exit status 2 as before."""
-
-    def error(self, message: str):
-        self.exit(2, f"{self.prog}: error: {safe_text(message, MESSAGE_WIDTH, middle=True)} "
-                     f"(see {self.prog} --help)\n")
-
-
 # -- parser ---------------------------------------------------------------------------
-def _add_generate(sub) -> None:
-    """The ``generate`` command and its options."""
-    g = sub.add_parser("generate", help="write a reproducible synthetic layout, or random "
-                       "nets for a map",
-                       description="Random rectangular blockages at a density, or a perfect "
-                       "maze (one-cell corridors), with random nets; or, with --on, random "
-                       "nets for an existing map or layout, written as a netlist for "
-                       "--nets. The same seed gives the same file. Give --span: without it "
-                       "nets join cells anywhere on the grid, and most of them cannot be "
-                       "routed together.",
-                       epilog="Examples: `mazeroute generate rects -W 128 -H 128 --nets 40 "
-                       "--span 16`; `mazeroute generate --on den520d.map --nets 100 --span "
-                       "40 -o nets.yaml`, then `mazeroute route den520d.map --nets "
-                       "nets.yaml`.")
-    g.add_argument("kind", nargs="?", choices=["rects", "maze"],
-                   help="the layout to make (leave out with --on)")
-    g.add_argument("--on", metavar="MAP",
-                   help="write random nets for this map or layout (any input format; its "
-                        "own nets ignored), pins on free cells: a netlist of just 'nets:' "
-                        "for `route MAP --nets` (default -o: <name>-nets.yaml)")
-    g.add_argument("-W", "--width", type=int, metavar="CELLS",
-                   help="grid width in cells (default: 64)")
-    g.add_argument("-H", "--height", type=int, metavar="CELLS",
-                   help="grid height in cells (default: 64)")
-    g.add_argument("--density", type=float,
-                   help="blocked fraction for rects (default: 0.25)")
-    g.add_argument("--nets", type=int, default=10, help="number of nets (default: 10)")
-    g.add_argument("--pins", type=int, default=2, help="pins per net (default: 2)")
-    g.add_argument("--span", type=int, metavar="CELLS",
-                   help="keep each net's pins within this Manhattan distance of its root "
-                        "(local nets, as on a real chip; with --on, in the root's connected "
-                        "region too). Default: anywhere on the grid, so that nets are long "
-                        "and cross, and most of them cannot be routed together")
-    g.add_argument("--seed", type=int, default=0,
-                   help="random seed, an integer >= 0: the same seed and options give the "
-                        "same file (default: 0)")
-    g.add_argument("--name", help="layout name (default: from kind, size and seed)")
-    g.add_argument("-o", "--output", metavar="YAML",
-                   help="file to write (default: <name>.yaml)")
-    g.add_argument("-q", "--quiet", action="store_true")
-    g.set_defaults(func=cmd_generate)
-
-
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(
-        prog=PROG, description="Maze routing for chip layouts (Lee's algorithm) with CPU and "
-        "GPU breadth-first wavefront engines.",
-        epilog="Layout and routes formats: see docs/FORMATS.md. Exit status: 0 ok, 1 a check "
-               "failed (or unrouted nets with --fail-unrouted), 2 bad input or an output "
-               "that cannot be written, 130 interrupted (143 by SIGTERM).")
-    p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    """The ``mazeroute`` parser: each command's options, joined to the function that runs it.
 
-    r = sub.add_parser("route", help="route every net of a layout",
-                       description="Route every net; write routes.json, layout.png and "
-                       "report.txt into the output folder and print the report.")
-    r.add_argument("layout", help="layout file (YAML, numberlink or ADC puzzle, Moving AI map)")
-    r.add_argument("--nets", metavar="NETLIST", help="route this netlist over the layout's "
-                   f"blockages instead of the layout's own nets: {NETS_HELP}. A Moving AI "
-                   "map has no nets: give them here, or draw random ones with `generate "
-                   "--on MAP`")
-    _scen_option(r)
-    r.add_argument("-o", "--output", metavar="DIR",
-                   help="output folder (default: outputs/<layout name>/)")
-    r.add_argument("--no-png", action="store_true", help="skip the picture")
-    r.add_argument("--scale", type=int, help=f"pixels per cell in the picture, 1 .. "
-                   f"{MAX_SCALE_OPTION} (default: auto)")
-    r.add_argument("--html", action="store_true",
-                   help="also write view.html, an interactive viewer (one offline file)")
-    r.add_argument("--fail-unrouted", action="store_true",
-                   help="exit with status 1 when some net could not be routed")
-    r.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
-    r.add_argument("--congestion", metavar="PNG",
-                   help="negotiate: also draw the history cost as a heat map, unrouted "
-                        "nets' pins marked")
-    _input_options(r)
-    _mode_options(r)
-    _engine_options(r)
-    r.set_defaults(func=cmd_route)
-
-    w = sub.add_parser("wavefront", help="draw one net's wavefront as a heat map",
-                       description="Draw NET's complete wavefront from its root with its "
-                       "route on top (PMPP Fig. 15.5). --mode negotiate (the default, as "
-                       "for route): negotiate the layout, then grow the wavefront on the "
-                       "costs NET saw at the search its route came from, in base cell costs; "
-                       "sequential: route the nets before NET (in --order), then grow its "
-                       "BFS wavefront.")
-    w.add_argument("layout", help="layout file (YAML, numberlink or ADC puzzle, Moving AI map)")
-    w.add_argument("--net", help="net name (default: the first net)")
-    w.add_argument("--nets", metavar="NETLIST", help="netlist file to use instead of the "
-                   "layout's nets")
-    _scen_option(w)
-    w.add_argument("-o", "--output", default="wavefront.png", metavar="PNG",
-                   help="picture to write, of the type its name says: .png, .jpg, .jpeg "
-                        "or .gif (default: wavefront.png)")
-    w.add_argument("--gif", metavar="GIF", help="also write an animated GIF of the wavefront "
-                   "growing level by level")
-    w.add_argument("--html", metavar="HTML", help="also write an interactive page with a "
-                   "level slider (one offline file)")
-    w.add_argument("--mode", choices=MODES, default=None,
-                   help=f"whose search to draw (default: {DEFAULT_MODE}, the default of "
-                        "route; sequential when --order, --strategy or --alone is given)")
-    w.add_argument("--alone", action="store_true",
-                   help="sequential: ignore the wires of the nets routed before this one")
-    w.add_argument("-q", "--quiet", action="store_true")
-    _input_options(w)
-    _engine_options(w)
-    w.set_defaults(func=cmd_wavefront)
-
-    b = sub.add_parser("batch", help="route many layouts; write a summary table",
-                       description="Route every layout given (folders are searched for "
-                       ".yaml/.yml files, any case, and .txt/.map files holding puzzles or "
-                       "maps, and with --layout .scen files; one file named several ways "
-                       "is routed once; a numberlink file of several puzzles is one layout "
-                       "per puzzle; a layout without nets, such as a Moving AI map, is a "
-                       "failed row). Each layout's outputs "
-                       "go to OUT/<folder>/, a safe folder name made from its name; a layout "
-                       "that cannot be loaded, routed or written is a failed row of the "
-                       "summary, which is rewritten as layouts finish. With --layout, "
-                       "every input is a netlist routed over that layout's blockages. "
-                       "--workers, --scheduler and --gpus route on a Dask cluster (install "
-                       "mazeroute[dask]); the folders, routes and summary are the same. Exit "
-                       "status 2 if any row failed.")
-    b.add_argument("inputs", nargs="+", metavar="FILE_OR_DIR")
-    b.add_argument("-o", "--output", default="outputs", metavar="DIR",
-                   help="output folder (default: outputs)")
-    b.add_argument("--layout", metavar="BASE",
-                   help="route each input as a netlist (a YAML of just 'nets:', or a "
-                        "numberlink/ADC puzzle file of BASE's size, or a Moving AI "
-                        "scenario .scen of BASE's map) over this layout's "
-                        "blockages: one folder and row per netlist (BASE itself, if among "
-                        "the inputs, is skipped)")
-    _scen_option(b, "an input with --layout")
-    b.add_argument("--summary", default="csv", choices=["csv", "json"],
-                   help="summary table format (default: csv)")
-    b.add_argument("--resume", action="store_true",
-                   help="keep layouts whose outputs in OUT are complete and valid "
-                        "(routes.json checked against the layout, report.txt, the picture "
-                        "asked for); their rows are recomputed from routes.json")
-    b.add_argument("--no-png", action="store_true", help="skip the pictures")
-    b.add_argument("--html", action="store_true",
-                   help="also write each layout's view.html (interactive viewer)")
-    b.add_argument("-q", "--quiet", action="store_true")
-    _input_options(b, puzzle=False)
-    _mode_options(b)
-    _engine_options(b)
-    d = b.add_argument_group("parallel (Dask; needs mazeroute[dask])")
-    d = d.add_mutually_exclusive_group()
-    d.add_argument("--workers", type=int, default=1, metavar="N",
-                   help="route on N worker processes of this machine (default: 1, this "
-                        "process alone, without Dask)")
-    d.add_argument("--scheduler", metavar="ADDRESS",
-                   help="route on the running Dask cluster at ADDRESS (tcp://HOST:8786); "
-                        "its workers must see the same files at the same paths")
-    d.add_argument("--gpus", action="store_true",
-                   help="one worker per visible GPU, each pinned to its own")
-    b.set_defaults(func=cmd_batch)
-
-    c = sub.add_parser("check", help="validate a layout (and optionally a routes file)",
-                       description="Check a layout against docs/FORMATS.md without routing; with "
-                       "--routes also check a routes file's promises about it.")
-    c.add_argument("layout", help="layout file (YAML, numberlink or ADC puzzle, Moving AI "
-                   "map)")
-    c.add_argument("--nets", metavar="NETLIST", help="check this netlist against the "
-                   f"layout's grid, as `route --nets` would route it: {NETS_HELP}")
-    _scen_option(c)
-    c.add_argument("--routes", metavar="JSON", help="routes file to check against the layout")
-    c.add_argument("--sequential", action="store_true",
-                   help="also require each two-pin net to be shortest given the nets "
-                        "committed before it")
-    _input_options(c)
-    c.set_defaults(func=cmd_check)
-
-    v = sub.add_parser("view", help="write an interactive HTML viewer of a layout",
-                       description="Write one self-contained HTML file (no network needed to "
-                       "open it) showing the layout and, with --routes, a routes.json written "
-                       "by `route`: pan, zoom, search and highlight nets, find unrouted ones.")
-    v.add_argument("layout", help="layout file (YAML, numberlink or ADC puzzle, Moving AI map)")
-    v.add_argument("--nets", metavar="NETLIST", help="netlist file to use instead of the "
-                   f"layout's nets: {NETS_HELP}")
-    _scen_option(v)
-    v.add_argument("--routes", metavar="JSON", help="routes file of this layout (checked "
-                   "against it first)")
-    v.add_argument("-o", "--output", default="view.html", metavar="HTML",
-                   help="page to write (default: view.html)")
-    v.add_argument("-q", "--quiet", action="store_true")
-    _input_options(v)
-    v.set_defaults(func=cmd_view)
-
-    _add_generate(sub)
+    Returns
+    -------
+    argparse.ArgumentParser
+        The parser; a parsed command's ``func`` runs it and returns the exit status.
+    """
+    p, sub = main_parser()
+    add_route(sub).set_defaults(func=cmd_route)
+    add_wavefront(sub).set_defaults(func=cmd_wavefront)
+    add_batch(sub).set_defaults(func=cmd_batch)
+    add_check(sub).set_defaults(func=cmd_check)
+    add_view(sub).set_defaults(func=cmd_view)
+    add_generate(sub).set_defaults(func=cmd_generate)
 
     e = sub.add_parser("engines", help="list the BFS engines and whether they run here")
     e.set_defaults(func=cmd_engines)
@@ -1007,8 +722,11 @@ def build_parser() -> argparse.ArgumentParser:
     except ImportError:        # only while the benchmark module is absent from a checkout
         bench = None
     if bench is not None:
-        k = sub.add_parser("bench", help="time every engine against SciPy and the CPU engine",
-                           description="Benchmark the BFS engines (table, CSV and bar chart).")
+        k = sub.add_parser("bench", help="time the wavefront engines, routing and negotiation",
+                           description="Benchmark the wavefront engines against SciPy and "
+                                       "one another, sequential routing and negotiation; "
+                                       "prints the measured tables and writes CSV (and a "
+                                       "bar chart for the table suite).")
         bench.add_arguments(k)
         k.set_defaults(func=cmd_bench)
     return p

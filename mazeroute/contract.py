@@ -6,7 +6,7 @@ answers with problem lines, never an exception.
 
 Examples
 --------
->>> from mazeroute.layout import parse_layout
+>>> from mazeroute.readers import parse_layout
 >>> from mazeroute.router import route
 >>> lay = parse_layout({"width": 4, "height": 4, "nets": [
 ...     {"name": "a", "pins": [[0, 0], [3, 3]]}, {"name": "b", "pins": [[3, 0], [0, 3]]}]})
@@ -30,7 +30,8 @@ import numpy as np
 
 from .engines import UNREACHED, make_problem
 from .errors import InputError, quote
-from .layout import Layout, read_input
+from .layout import Layout
+from .readers import read_text as read_input
 from .router import ROUTES_FORMAT
 
 _STEPS = {(0, 1), (1, 0), (0, -1), (-1, 0)}
@@ -188,6 +189,42 @@ def check_routes(layout: Layout, routes, *, sequential: bool = False) -> list[st
         return [f"a routes file is a JSON object, got {_kind(routes)}"]
     problems: list[str] = []
     bad = problems.append
+    _check_header(layout, routes, sequential, bad)
+    entries = routes.get("nets")
+    if not isinstance(entries, list):
+        return [*problems, f"nets is not a list, got {quote(entries)}"]
+    nets = {n.name: n for n in layout.nets}
+    by_name, seen, unnamed, rejected = _index_entries(entries, nets, bad)
+    owner = layout.pin_owner()
+    used: dict[tuple[int, int], str] = {}
+    orders = []
+    for name, net in nets.items():
+        e = by_name.get(name)
+        if e is None:
+            continue
+        cells = [tuple(c) for c in e["cells"]]
+        if not e["routed"]:
+            if cells or e["order"] is not None:
+                bad(f"{name}: unrouted, but has cells or an order")
+            continue
+        orders.append((e["order"], name))
+        _check_wire(layout, net, e, cells, owner, used, bad)
+    # A rejected entry's order is unknown, so the others' cannot be judged: they would
+    # miss its number, and the fault already has its own line. So is one under a name the
+    # layout lacks (a renamed net: its order is not among the layout nets').
+    judged = not (unnamed or rejected or seen - set(nets))
+    if judged and sorted(o for o, _ in orders) != list(range(len(orders))):
+        bad("orders of routed nets are not 0, 1, 2, ...")
+    if sequential and not problems:
+        problems += _check_sequential(layout, by_name, sorted(orders))
+    if len(problems) > MAX_PROBLEMS:
+        more = len(problems) - MAX_PROBLEMS
+        problems = [*problems[:MAX_PROBLEMS], f"... and {more} more problems"]
+    return problems
+
+
+def _check_header(layout: Layout, routes: dict, sequential: bool, bad) -> None:
+    """The file's own fields: its format, its grid's size, its mode."""
     if routes.get("format") != ROUTES_FORMAT:
         bad(f"format is {quote(routes.get('format'))}, not {ROUTES_FORMAT!r}")
     size = (routes.get("width"), routes.get("height"))
@@ -201,10 +238,11 @@ def check_routes(layout: Layout, routes, *, sequential: bool = False) -> list[st
         bad(f"mode is {mode!r}: the promises of sequential routing (shortest paths, "
             "unrouted only when no path existed) do not hold for it; check it without "
             "--sequential")
-    entries = routes.get("nets")
-    if not isinstance(entries, list):
-        return [*problems, f"nets is not a list, got {quote(entries)}"]
-    nets = {n.name: n for n in layout.nets}
+
+
+def _index_entries(entries: list, nets: dict, bad) -> tuple[dict[str, dict], set[str], int, int]:
+    """The well-formed entries of layout nets by name, every name seen, and the counts of
+    entries without a readable name and of entries rejected (malformed or repeated)."""
     by_name: dict[str, dict] = {}
     seen: set[str] = set()
     repeats: dict[str, int] = {}           # a name listed n times is one line, not n - 1
@@ -238,47 +276,29 @@ def check_routes(layout: Layout, routes, *, sequential: bool = False) -> list[st
         absent = set()
     for name in sorted((seen - set(nets)) | absent):
         bad(f"net {quote(name)} is in only one of layout and routes")
-    owner = layout.pin_owner()
-    used: dict[tuple[int, int], str] = {}
-    orders = []
-    for name, net in nets.items():
-        e = by_name.get(name)
-        if e is None:
-            continue
-        cells = [tuple(c) for c in e["cells"]]
-        if not e["routed"]:
-            if cells or e["order"] is not None:
-                bad(f"{name}: unrouted, but has cells or an order")
-            continue
-        orders.append((e["order"], name))
-        _check_cells(layout, name, cells, owner, used, bad)
-        if len(set(cells)) != len(cells):
-            bad(f"{name}: a cell is listed twice")
-        cellset = set(cells)
-        missing = [list(p) for p in net.pins if p not in cellset]
-        if missing:
-            bad(f"{name}: pins {quote(missing)} are not on the wire")
-        if not _connected(cells):
-            bad(f"{name}: cells are not 4-connected")
-        if len(net.pins) == 2:
-            if cells[:1] != [net.pins[0]] or cells[-1:] != [net.pins[1]]:
-                bad(f"{name}: a two-pin path must run from pins[0] to pins[1]")
-            if any((b[0] - a[0], b[1] - a[1]) not in _STEPS for a, b in zip(cells, cells[1:])):
-                bad(f"{name}: consecutive cells are not neighbours")
-            if e["length"] != len(cells) - 1:
-                bad(f"{name}: length {quote(e['length'])} is not len(cells) - 1")
-    # A rejected entry's order is unknown, so the others' cannot be judged: they would
-    # miss its number, and the fault already has its own line. So is one under a name the
-    # layout lacks (a renamed net: its order is not among the layout nets').
-    judged = not (unnamed or rejected or seen - set(nets))
-    if judged and sorted(o for o, _ in orders) != list(range(len(orders))):
-        bad("orders of routed nets are not 0, 1, 2, ...")
-    if sequential and not problems:
-        problems += _check_sequential(layout, by_name, sorted(orders))
-    if len(problems) > MAX_PROBLEMS:
-        more = len(problems) - MAX_PROBLEMS
-        problems = [*problems[:MAX_PROBLEMS], f"... and {more} more problems"]
-    return problems
+    return by_name, seen, unnamed, rejected
+
+
+def _check_wire(layout: Layout, net, e: dict, cells: list, owner, used: dict, bad) -> None:
+    """One routed net's wire: its cells, its pins on it, connected, and a two-pin net's
+    path from pins[0] to pins[1] with its length."""
+    name = net.name
+    _check_cells(layout, name, cells, owner, used, bad)
+    if len(set(cells)) != len(cells):
+        bad(f"{name}: a cell is listed twice")
+    cellset = set(cells)
+    missing = [list(p) for p in net.pins if p not in cellset]
+    if missing:
+        bad(f"{name}: pins {quote(missing)} are not on the wire")
+    if not _connected(cells):
+        bad(f"{name}: cells are not 4-connected")
+    if len(net.pins) == 2:
+        if cells[:1] != [net.pins[0]] or cells[-1:] != [net.pins[1]]:
+            bad(f"{name}: a two-pin path must run from pins[0] to pins[1]")
+        if any((b[0] - a[0], b[1] - a[1]) not in _STEPS for a, b in zip(cells, cells[1:])):
+            bad(f"{name}: consecutive cells are not neighbours")
+        if e["length"] != len(cells) - 1:
+            bad(f"{name}: length {quote(e['length'])} is not len(cells) - 1")
 
 
 def _is_int(v) -> bool:

@@ -332,98 +332,123 @@ def run_batch(client: Client, files: Sequence[str], out: str | Path, options: Ba
     passes; ``summary`` then lists the files that were routing as started
     (:meth:`~mazeroute.batch.Summary.interrupt`).
     """
-    from distributed import as_completed
+    _ClientLoop(client, files, str(out), options, summary, base, progress, lookahead).run()
 
-    out = str(out)
-    run = uuid.uuid4().hex[:8]
-    todo = deque(enumerate(files))
-    open_files: set[int] = set()           # loading or loaded, not finished
-    loaded: dict[int, Loaded] = {}         # loaded, waiting for earlier files' names
-    named: deque = deque()                 # (index, loaded, folders), in input order
-    routing: set[int] = set()
-    tags: dict = {}                        # key of a future not yet returned -> its task
-    taken = occupied(out, files)
-    count = {"next": 0, "cells": 0}
-    counter = BatchProgress(len(files), progress)     # the serial batch's count and label
-    pending = as_completed(loop=client.loop)
-    seen = {"at": -1.0, "threads": 1}
 
-    def threads() -> int:                  # workers come and go: ask once a second
+class _ClientLoop:
+    """The state of one :func:`run_batch`: the files to load, loaded, named and routing,
+    and the futures out on the cluster."""
+
+    def __init__(self, client: Client, files: Sequence[str], out: str, options: BatchOptions,
+                 summary: Summary, base: str | None,
+                 progress: Callable[[int, int, str], None] | None, lookahead: int):
+        from distributed import as_completed
+
+        self.client, self.files, self.out, self.options = client, files, out, options
+        self.summary, self.base, self.lookahead = summary, base, lookahead
+        self.run_id = uuid.uuid4().hex[:8]
+        self.todo = deque(enumerate(files))
+        self.open_files: set[int] = set()        # loading or loaded, not finished
+        self.loaded: dict[int, Loaded] = {}      # loaded, waiting for earlier files' names
+        self.named: deque = deque()              # (index, loaded, folders), in input order
+        self.routing: set[int] = set()
+        self.tags: dict = {}                     # key of a future not yet returned -> task
+        self.taken = occupied(out, files)
+        self.next = 0
+        self.cells = 0
+        self.counter = BatchProgress(len(files), progress)   # the serial batch's count
+        self.pending = as_completed(loop=client.loop)
+        self.seen = {"at": -1.0, "threads": 1}
+
+    def threads(self) -> int:
+        """The cluster's worker threads: workers come and go, so ask once a second."""
         now = time.monotonic()
-        if now - seen["at"] > 1:
-            seen["at"], seen["threads"] = now, max(1, sum(client.nthreads().values()))
-        return seen["threads"]
+        if now - self.seen["at"] > 1:
+            self.seen["at"] = now
+            self.seen["threads"] = max(1, sum(self.client.nthreads().values()))
+        return self.seen["threads"]
 
-    def submit(kind: str, k: int, plan: FilePlan | None, *args, priority: int) -> None:
+    def submit(self, kind: str, k: int, plan: FilePlan | None, *args, priority: int) -> None:
         task = _load_task if kind == "load" else _route_task
-        future = client.submit(task, *args, key=f"{kind}-{run}-{k}", priority=priority)
-        tags[future.key] = (future, kind, k, plan)
-        pending.add(future)
+        future = self.client.submit(task, *args, key=f"{kind}-{self.run_id}-{k}",
+                                    priority=priority)
+        self.tags[future.key] = (future, kind, k, plan)
+        self.pending.add(future)
 
-    def feed() -> None:
-        slots = threads()
-        while todo and len(open_files) < lookahead * slots and (
-                count["cells"] < HELD_CELLS or not named):
-            k, f = todo.popleft()
-            open_files.add(k)
-            submit("load", k, None, f, options, base, priority=2)
-        while named and len(routing) < slots:
-            k, held, folders = named.popleft()
-            count["cells"] -= _cells(held)
-            routing.add(k)
-            summary.start(k, files[k], folders)
-            submit("route", k, held.plan(), held, folders, out, options, priority=1)
+    def feed(self) -> None:
+        """Send loads ahead (bounded by files and cells held), and routes to free threads."""
+        slots = self.threads()
+        while self.todo and len(self.open_files) < self.lookahead * slots and (
+                self.cells < HELD_CELLS or not self.named):
+            k, f = self.todo.popleft()
+            self.open_files.add(k)
+            self.submit("load", k, None, f, self.options, self.base, priority=2)
+        while self.named and len(self.routing) < slots:
+            k, held, folders = self.named.popleft()
+            self.cells -= _cells(held)
+            self.routing.add(k)
+            self.summary.start(k, self.files[k], folders)
+            self.submit("route", k, held.plan(), held, folders, self.out, self.options,
+                        priority=1)
 
-    def finish(k: int, outcome: FileOutcome) -> None:
-        summary.finish(k, outcome)
-        emit(outcome, options.quiet)
-        summary.update()
-        routing.discard(k)
-        open_files.discard(k)
-        counter.finished(k, len(outcome.rows))
+    def finish(self, k: int, outcome: FileOutcome) -> None:
+        self.summary.finish(k, outcome)
+        emit(outcome, self.options.quiet)
+        self.summary.update()
+        self.routing.discard(k)
+        self.open_files.discard(k)
+        self.counter.finished(k, len(outcome.rows))
 
-    def name_in_order() -> None:
-        while count["next"] in loaded:
-            k = count["next"]
-            count["next"] += 1
-            held = loaded.pop(k)
+    def name_in_order(self) -> None:
+        """Name the folders of every loaded file whose earlier files are all named."""
+        while self.next in self.loaded:
+            k = self.next
+            self.next += 1
+            held = self.loaded.pop(k)
             if held.error is not None:         # no layouts, no folder names taken
-                finish(k, held.outcome())
+                self.finish(k, held.outcome())
             else:
-                named.append((k, held, assign_folders(held.names, taken)))
+                self.named.append((k, held, assign_folders(held.names, self.taken)))
 
-    try:
-        feed()
-        for future in pending:
-            _, kind, k, plan = tags.pop(future.key)
-            if kind == "load":
-                try:
-                    held = future.result()
-                except Exception as e:  # noqa: BLE001 -- the file's row, not the batch's end
-                    reraise_interrupt(e)
-                    failed = failed_outcome(FilePlan(files[k], [files[k]], [], []),
-                                            _reason(e, "loading"))
-                    held = Loaded(files[k], error=failed.rows[0],
-                                  message=failed.messages[0][1])
-                loaded[k] = held
-                counter.loaded(k, len(held.layouts), sum(len(lay.nets) for lay in held.layouts),
-                               failed=held.error is not None)
-                count["cells"] += _cells(held)
-                name_in_order()
-            else:
-                try:
-                    outcome = future.result()
-                except Exception as e:  # noqa: BLE001 -- the file's rows, not the batch's end
-                    reraise_interrupt(e)
-                    outcome = failed_outcome(plan, _reason(e, "routing"))
-                finish(k, outcome)
-            future.release()
-            feed()
-        summary.write()                   # the rows update() held back
-    except BaseException:
-        with contextlib.suppress(Exception):
-            client.cancel([t[0] for t in tags.values()], force=True)
-        raise
+    def on_load(self, future, k: int) -> None:
+        files = self.files
+        try:
+            held = future.result()
+        except Exception as e:  # noqa: BLE001 -- the file's row, not the batch's end
+            reraise_interrupt(e)
+            failed = failed_outcome(FilePlan(files[k], [files[k]], [], []),
+                                    _reason(e, "loading"))
+            held = Loaded(files[k], error=failed.rows[0], message=failed.messages[0][1])
+        self.loaded[k] = held
+        self.counter.loaded(k, len(held.layouts), sum(len(lay.nets) for lay in held.layouts),
+                            failed=held.error is not None)
+        self.cells += _cells(held)
+        self.name_in_order()
+
+    def on_route(self, future, k: int, plan: FilePlan) -> None:
+        try:
+            outcome = future.result()
+        except Exception as e:  # noqa: BLE001 -- the file's rows, not the batch's end
+            reraise_interrupt(e)
+            outcome = failed_outcome(plan, _reason(e, "routing"))
+        self.finish(k, outcome)
+
+    def run(self) -> None:
+        try:
+            self.feed()
+            for future in self.pending:
+                _, kind, k, plan = self.tags.pop(future.key)
+                if kind == "load":
+                    self.on_load(future, k)
+                else:
+                    self.on_route(future, k, plan)
+                future.release()
+                self.feed()
+            self.summary.write()                   # the rows update() held back
+        except BaseException:
+            with contextlib.suppress(Exception):
+                self.client.cancel([t[0] for t in self.tags.values()], force=True)
+            raise
 
 
 __all__ = ["local_client", "remote_client", "require_dask", "run_batch", "visible_gpus"]

@@ -102,6 +102,15 @@ class InputError(Exception):
     field, so the CLI can print it as a single line and exit with status 2.
     A file name that is not printable text is shown escaped.
 
+    Parameters
+    ----------
+    message : str
+        What is wrong, without the file or field.
+    file : str or Path, optional
+        The file at fault, if any.
+    field : str, optional
+        The field or option at fault (``width``, ``nets[2].pins``, ``--scale``), if any.
+
     Examples
     --------
     >>> str(InputError("width must be an integer >= 1, got -3", file="a.yaml", field="width"))

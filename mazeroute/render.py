@@ -43,7 +43,7 @@ Examples
 --------
 >>> import pathlib, tempfile
 >>> from PIL import Image
->>> from mazeroute.layout import parse_layout
+>>> from mazeroute.readers import parse_layout
 >>> from mazeroute.router import route
 >>> lay = parse_layout({"width": 5, "height": 3, "blockages": [[2, 0, 2, 1]],
 ...                     "nets": [{"name": "a", "pins": [[0, 0], [4, 0]]}]})
@@ -222,7 +222,7 @@ def grid_box(layout: Layout, scale: int | None = None) -> tuple[int, int]:
 def image_size(layout: Layout, scale: int | None = None, legend: bool = True) -> tuple[int, int]:
     """``(width_px, height_px)`` of :func:`layout_image`'s picture.
 
-    >>> from mazeroute.layout import parse_layout
+    >>> from mazeroute.readers import parse_layout
     >>> lay = parse_layout({"width": 2048, "height": 1024, "nets": []})
     >>> image_size(lay), image_size(lay, legend=False)
     ((2723, 1064), (2048, 1024))

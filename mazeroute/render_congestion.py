@@ -73,7 +73,7 @@ def congestion_image(result: RouteResult, *, scale: int | None = None,
     bar, key) beside the grid.
 
     >>> import numpy as np
-    >>> from mazeroute.layout import parse_layout
+    >>> from mazeroute.readers import parse_layout
     >>> from mazeroute.router import route
     >>> lay = parse_layout({"width": 3, "height": 3, "nets": [
     ...     {"name": "x", "pins": [[0, 1], [2, 1]]}, {"name": "y", "pins": [[1, 0], [1, 2]]}]})

@@ -126,27 +126,48 @@ def save_wavefront_png(layout: Layout, levels: np.ndarray, path: str | Path, *,
 
     Levels are written into the cells of layouts of at most :data:`ANNOTATE_CELLS` cells.
     """
-    import matplotlib
     from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.colors import ListedColormap, Normalize
     from matplotlib.figure import Figure
-    from matplotlib.lines import Line2D
-    from matplotlib.patches import Patch
-    from matplotlib.ticker import MaxNLocator
     from matplotlib.transforms import ScaledTranslation
 
     levels = _check_levels(layout, levels)
     h, w = levels.shape
-    reached = levels != UNREACHED
-    top = int(levels[reached].max()) if reached.any() else 0
-    norm = Normalize(vmin=0, vmax=max(top, 1))
-    cmap = matplotlib.colormaps[_CMAP].with_extremes(bad=(0, 0, 0, 0))
-
     side = 6.5                                                # inches of the long side
     iw, ih = (side, max(1.5, side * h / w)) if w >= h else (max(1.5, side * w / h), side)
     fig = Figure(figsize=(iw + 1.8, ih + 1.6), dpi=150)
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
+    top, cell_pt = _draw_levels(fig, ax, layout, levels, others, (iw, ih))
+    handles = _draw_marks(ax, cell_pt, roots, target, path_cells, others)
+    below = ax.transAxes + ScaledTranslation(0, -0.5, fig.dpi_scale_trans)  # under x label
+    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0), bbox_transform=below,
+              ncol=len(handles), fontsize=8, frameon=False, handlelength=1.5)
+    ax.set_xlabel("x (column)", fontsize=9)
+    ax.set_ylabel("y (row)", fontsize=9)
+    ax.set_title(title or f"{layout.name}: wavefront, {top + 1} levels", fontsize=10)
+
+    path = Path(path)
+    kind = format or PICTURE_FORMATS.get(path.suffix.lower(), "png")
+    if kind not in PICTURE_FORMATS.values():
+        raise ValueError(f"format must be one of png, jpeg, gif, got {kind!r}")
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, format=kind, bbox_inches="tight")
+    return path
+
+
+def _draw_levels(fig, ax, layout: Layout, levels: np.ndarray, others, size) -> tuple[int, float]:
+    """Draw the grid, the levels' heat map and its colour bar (levels written into the
+    cells of small layouts); the last level and one cell's size in points."""
+    import matplotlib
+    from matplotlib.colors import ListedColormap, Normalize
+    from matplotlib.ticker import MaxNLocator
+
+    h, w = levels.shape
+    iw, ih = size
+    reached = levels != UNREACHED
+    top = int(levels[reached].max()) if reached.any() else 0
+    norm = Normalize(vmin=0, vmax=max(top, 1))
+    cmap = matplotlib.colormaps[_CMAP].with_extremes(bad=(0, 0, 0, 0))
     back, lv = _background(layout, others), levels
     k = -(-max(h, w) // PNG_CELLS)
     if k > 1:        # more cells than pixels: reduce first (Matplotlib would, more slowly)
@@ -174,6 +195,13 @@ def save_wavefront_png(layout: Layout, levels: np.ndarray, path: str | Path, *,
                     color="white" if norm(v) < 0.6 else "black")
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    return top, cell_pt
+
+
+def _draw_marks(ax, cell_pt: float, roots, target, path_cells, others) -> list:
+    """Draw the path, the roots and the target on top; the legend's handles."""
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
 
     marker = float(np.clip(cell_pt * 0.6, 6, 14))
     handles = []
@@ -201,20 +229,7 @@ def save_wavefront_png(layout: Layout, levels: np.ndarray, path: str | Path, *,
     if others is not None and len(others):
         handles.append(Patch(facecolor=_WAVE_OTHER, label="other nets"))
     handles.append(Patch(facecolor=_WAVE_UNREACHED, edgecolor="#999999", label="not reached"))
-    below = ax.transAxes + ScaledTranslation(0, -0.5, fig.dpi_scale_trans)  # under x label
-    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0), bbox_transform=below,
-              ncol=len(handles), fontsize=8, frameon=False, handlelength=1.5)
-    ax.set_xlabel("x (column)", fontsize=9)
-    ax.set_ylabel("y (row)", fontsize=9)
-    ax.set_title(title or f"{layout.name}: wavefront, {top + 1} levels", fontsize=10)
-
-    path = Path(path)
-    kind = format or PICTURE_FORMATS.get(path.suffix.lower(), "png")
-    if kind not in PICTURE_FORMATS.values():
-        raise ValueError(f"format must be one of png, jpeg, gif, got {kind!r}")
-    with atomic_path(path) as tmp:
-        fig.savefig(tmp, format=kind, bbox_inches="tight")
-    return path
+    return handles
 
 
 def save_wavefront_gif(layout: Layout, levels: np.ndarray, path: str | Path, *,
@@ -235,32 +250,13 @@ def save_wavefront_gif(layout: Layout, levels: np.ndarray, path: str | Path, *,
     the frame's level and the counter ``level t / last``; frames are at least
     :data:`GIF_MIN_WIDTH` pixels wide.
     """
-    import matplotlib
-
     if max_frames < 1:
         raise ValueError(f"max_frames must be >= 1, got {max_frames}")
-    levels = _check_levels(layout, levels)
-    h, w = levels.shape
-    k = -(-max(h, w) // GIF_SIDE)                              # cells per block side
-    back = _background(layout, others)       # 0 free, 1 blocked, 2 other nets
-    # the last level before reducing: a block shows its lowest level, so the reduced
-    # grid's highest level falls short of the one the search reached
-    whole = levels[levels != UNREACHED]
-    top = int(whole.max()) if whole.size else 0
-    if k > 1:
-        levels = _reduce(levels, k, UNREACHED, np.minimum)
-        back = _reduce(back, k, 1, np.minimum)  # free where any of its cells is free
+    levels, back, top, k = _gif_grid(layout, _check_levels(layout, levels), others)
     reached = levels != UNREACHED
-
     shades = 248                                   # palette: 0..247 levels, then the rest
     free_i, block_i, other_i, root_i, target_i, path_i, ink_i = range(shades, shades + 7)
-    lut = matplotlib.colormaps[_CMAP](np.linspace(0, 1, shades))[:, :3]
-    palette = np.zeros((256, 3), dtype=np.uint8)
-    palette[:shades] = np.round(lut * 255)
-    palette[free_i], palette[block_i], palette[other_i] = (255, 255, 255), (64, 64, 64), OTHER
-    palette[root_i], palette[target_i], palette[path_i] = (255, 255, 255), (255, 0, 255), \
-        (228, 0, 43)
-    palette[ink_i] = TEXT
+    palette = _gif_palette(shades)
     shade = np.zeros(levels.shape, dtype=np.uint8)
     shade[reached] = np.round(levels[reached].astype(np.float64) / max(top, 1)
                               * (shades - 1)).astype(np.uint8)
@@ -307,6 +303,38 @@ def save_wavefront_gif(layout: Layout, levels: np.ndarray, path: str | Path, *,
         frames[0].save(tmp, format="GIF", save_all=True, append_images=frames[1:],
                        duration=durations, loop=0)
     return path
+
+
+def _gif_grid(layout: Layout, levels: np.ndarray, others):
+    """The GIF's grid: ``(levels, background, last level, cells per block side)``, with
+    grids larger than :data:`GIF_SIDE` reduced block-wise."""
+    h, w = levels.shape
+    k = -(-max(h, w) // GIF_SIDE)                              # cells per block side
+    back = _background(layout, others)       # 0 free, 1 blocked, 2 other nets
+    # the last level before reducing: a block shows its lowest level, so the reduced
+    # grid's highest level falls short of the one the search reached
+    whole = levels[levels != UNREACHED]
+    top = int(whole.max()) if whole.size else 0
+    if k > 1:
+        levels = _reduce(levels, k, UNREACHED, np.minimum)
+        back = _reduce(back, k, 1, np.minimum)  # free where any of its cells is free
+    return levels, back, top, k
+
+
+def _gif_palette(shades: int) -> np.ndarray:
+    """The GIF's 256 colours: ``shades`` viridis levels, then free, blocked, other nets,
+    root, target, path and ink."""
+    import matplotlib
+
+    free_i, block_i, other_i, root_i, target_i, path_i, ink_i = range(shades, shades + 7)
+    lut = matplotlib.colormaps[_CMAP](np.linspace(0, 1, shades))[:, :3]
+    palette = np.zeros((256, 3), dtype=np.uint8)
+    palette[:shades] = np.round(lut * 255)
+    palette[free_i], palette[block_i], palette[other_i] = (255, 255, 255), (64, 64, 64), OTHER
+    palette[root_i], palette[target_i], palette[path_i] = (255, 255, 255), (255, 0, 255), \
+        (228, 0, 43)
+    palette[ink_i] = TEXT
+    return palette
 
 
 def _gif_strip(width: int, top: int, shades: int, back: int, ink: int):

@@ -2,7 +2,7 @@ r"""The human-readable routing report: one row per net, then the totals.
 
 Examples
 --------
->>> from mazeroute.layout import parse_layout
+>>> from mazeroute.readers import parse_layout
 >>> from mazeroute.router import route
 >>> lay = parse_layout({"width": 5, "height": 3, "blockages": [[2, 0, 2, 1]],
 ...                     "nets": [{"name": "a", "pins": [[0, 0], [4, 0]]}]}, "demo.yaml")
@@ -191,7 +191,7 @@ def format_negotiation(result: RouteResult, max_rows: int | None = None, *,
     ``live``: the iterations and phases were printed as they ran; their tables give way
     to one line of totals.
 
-    >>> from mazeroute.layout import parse_layout
+    >>> from mazeroute.readers import parse_layout
     >>> from mazeroute.router import route
     >>> lay = parse_layout({"width": 3, "height": 3, "nets": [
     ...     {"name": "x", "pins": [[0, 1], [2, 1]]}, {"name": "y", "pins": [[1, 0], [1, 2]]}]})

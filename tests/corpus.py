@@ -282,7 +282,7 @@ def grid_of_boxes_case(rng: np.random.Generator, h: int, w: int, bh: int,
 
 # -- negotiation (router.negotiate) ----------------------------------------------------
 def _layout(width, height, nets, blockages=()):
-    from mazeroute.layout import parse_layout
+    from mazeroute.readers import parse_layout
     return parse_layout({"width": width, "height": height, "blockages": list(blockages),
                          "nets": [{"name": n, "pins": p} for n, p in nets]}, "case.yaml")
 

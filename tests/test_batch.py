@@ -27,7 +27,7 @@ from mazeroute.batch import (
 )
 from mazeroute.cli import build_parser, main
 from mazeroute.contract import check_routes
-from mazeroute.layout import load_layout
+from mazeroute.readers import load_layout
 from mazeroute.report import SUMMARY_FIELDS, SUMMARY_NUMBERS, summary_row
 from tests.test_cli import GOOD, before_layout
 
@@ -336,8 +336,8 @@ def test_complete_outputs_checks_the_routes_against_the_layout(tmp_path):
 
 
 def test_summary_rewrites_stay_a_fraction_of_the_batch(tmp_path, monkeypatch):
-    """Rewriting every row after every file was quadratic (10,000 tiny layouts: 185 s, 95 %
-    of it in the summary). Here each write takes a second of a fake clock and routing
+    """Rewriting every row after every file was quadratic (on many tiny layouts the summary
+    took most of the batch). Here each write takes a second of a fake clock and routing
     none: the summary is written once early, then held back, and complete at the end."""
     import types
     src = tmp_path / "many"

@@ -28,7 +28,7 @@ from PIL import Image
 
 from mazeroute.cli import main
 from mazeroute.engines import UNREACHED
-from mazeroute.layout import parse_layout
+from mazeroute.readers import parse_layout
 from mazeroute.render import BLOCKED, FREE, OTHER, PIN, UNROUTED_PIN, net_colour
 from mazeroute.router import Router
 from mazeroute.view import FRONT, WAVE_FREE, save_wavefront_html

@@ -18,7 +18,7 @@ import yaml
 
 from mazeroute.cli import main
 from mazeroute.contract import check_routes
-from mazeroute.layout import load_layout
+from mazeroute.readers import load_layout
 
 ROOT = Path(__file__).resolve().parent.parent
 LAYOUTS = ROOT / "layouts"
@@ -265,7 +265,7 @@ def test_gpu_backend_without_gpu_is_a_clear_error(good, tmp_path, monkeypatch, c
 
 
 def test_failed_picture_leaves_the_old_outputs_whole(good, tmp_path, monkeypatch, capsys):
-    """Issue 12 item 7: a run's outputs are replaced together, or not at all."""
+    """A run's outputs are replaced together, or not at all."""
     import mazeroute.render as render
     out = tmp_path / "o"
     assert main(["route", str(good), "-o", str(out), "-q", "--backend", "cpu"]) == 0
@@ -437,7 +437,7 @@ def test_readme_names_docs_formats_and_counts_the_examples_right():
     assert int(said.group(1)) == len(data["nets"])
 
 
-# -- issue 12: names, outputs, faults, interruption, locks ------------------------------
+# -- names, outputs, faults, interruption, locks ----------------------------------------
 def _one_line(err: str) -> str:
     """The single stderr line of a failed command (short, no traceback)."""
     lines = err.strip().splitlines()
@@ -469,7 +469,7 @@ PATH_LIKE_NAMES = ["../../escaped", "{abs}", "..", ".", "summary.csv", "SUMMARY.
 
 
 def test_layout_names_are_data_not_paths(tmp_path, monkeypatch, capsys):
-    """Issue 12 item 1: whatever a layout is called, its outputs stay inside -o."""
+    """Whatever a layout is called, its outputs stay inside -o."""
     monkeypatch.chdir(tmp_path)
     src = tmp_path / "in"
     src.mkdir()
@@ -505,7 +505,7 @@ def test_layout_names_are_data_not_paths(tmp_path, monkeypatch, capsys):
 
 
 def test_a_link_planted_in_the_output_folder_is_not_followed(good, tmp_path, capsys):
-    """Issue 12 item 1: every output path is checked to be inside the named folder."""
+    """Every output path is checked to be inside the named folder."""
     out, elsewhere = tmp_path / "out", tmp_path / "elsewhere"
     out.mkdir()
     elsewhere.mkdir()
@@ -531,7 +531,7 @@ def test_a_link_planted_in_the_output_folder_is_not_followed(good, tmp_path, cap
 
 @pytest.mark.parametrize("case", ["file", "under-file", "proc", "enospc", "unwritable"])
 def test_output_path_problems_are_one_line_exit_2(case, good, tmp_path, monkeypatch, capsys):
-    """Issue 12 item 3: -o that cannot be written is one line naming it, exit 2."""
+    """-o that cannot be written is one line naming it, exit 2."""
     import pathlib
 
     import mazeroute.io as mio
@@ -573,7 +573,7 @@ def test_output_path_problems_are_one_line_exit_2(case, good, tmp_path, monkeypa
 
 
 def test_wavefront_and_generate_refuse_a_folder_as_output(good, tmp_path, capsys):
-    """Issue 12 item 3: `wavefront -o DIR` and `generate -o DIR`."""
+    """`wavefront -o DIR` and `generate -o DIR`."""
     folder = tmp_path / "d"
     folder.mkdir()
     (tmp_path / "afile").write_text("x")
@@ -629,7 +629,7 @@ def test_no_output_file_overwrites_an_input(good, tmp_path, capsys):
 
 
 def test_batch_records_any_failure_as_a_row_and_goes_on(tmp_path, monkeypatch, capsys):
-    """Issue 12 items 3, 4: OSError, MemoryError, any exception: a failed row, not an abort."""
+    """OSError, MemoryError, any exception: a failed row, not an abort."""
     import pathlib
 
     import mazeroute.cli as cli
@@ -673,7 +673,7 @@ def test_batch_records_any_failure_as_a_row_and_goes_on(tmp_path, monkeypatch, c
 
 
 def test_batch_failing_to_create_its_folder_is_one_line(good, tmp_path, monkeypatch, capsys):
-    """Issue 12 item 3: the batch's own folder cannot be made: exit 2 before any work."""
+    """The batch's own folder cannot be made: exit 2 before any work."""
     import pathlib
 
     import mazeroute.batch as batch
@@ -729,7 +729,7 @@ def before_layout(monkeypatch, name: str, action) -> None:
 
 
 def test_interrupted_batch_keeps_a_summary_of_what_finished(tmp_path, monkeypatch, capsys):
-    """Issue 12 item 5: the summary is rewritten as layouts finish; the one cut off
+    """The summary is rewritten as layouts finish; the one cut off
     leaves no folder, and is marked interrupted."""
     src, out = _batch_src(tmp_path, 5), tmp_path / "out"
     seen: list = []
@@ -757,7 +757,7 @@ def test_interrupted_batch_keeps_a_summary_of_what_finished(tmp_path, monkeypatc
 
 
 def test_sigterm_stops_like_ctrl_c(tmp_path, monkeypatch, capsys, request):
-    """Issue 12 item 6: SIGTERM mid-batch, mid-route, mid-generate: clean stop, exit 143."""
+    """SIGTERM mid-batch, mid-route, mid-generate: clean stop, exit 143."""
     def unhandled(signum, frame):       # without main's handler: fail, not kill pytest
         raise AssertionError("SIGTERM reached the test's own handler")
     previous = signal.signal(signal.SIGTERM, unhandled)
@@ -858,7 +858,8 @@ sys.exit(cli.main(sys.argv[1:]))
 
 
 def test_sigterm_to_a_real_batch_leaves_summary_and_no_part_files(tmp_path):
-    """Issue 12 items 5, 6, through the real process and a real signal."""
+    """An interrupted batch keeps its summary, through the real process and a real
+    signal."""
     src, out = _batch_src(tmp_path, 30), tmp_path / "out"
     proc = subprocess.Popen([sys.executable, "-c", SLOW_BATCH, "batch", str(src), "-o",
                              str(out), "-q", "--backend", "cpu", *SEQ], stderr=subprocess.PIPE,
@@ -886,7 +887,7 @@ def test_sigterm_to_a_real_batch_leaves_summary_and_no_part_files(tmp_path):
 
 @pytest.mark.parametrize("scale", ["0", "-3", "100000"])
 def test_scale_is_checked_before_any_work(scale, good, tmp_path, monkeypatch, capsys):
-    """Issue 12 item 7: a bad option fails before routing or writing anything."""
+    """A bad option fails before routing or writing anything."""
     import mazeroute.batch as batch
     monkeypatch.setattr(batch, "Router", None)           # routing would raise TypeError
     monkeypatch.setattr(batch, "load_layouts", None)     # so would loading
@@ -898,7 +899,7 @@ def test_scale_is_checked_before_any_work(scale, good, tmp_path, monkeypatch, ca
 
 
 def test_no_png_rerun_takes_the_old_picture_away(good, tmp_path):
-    """Issue 12 item 7: the folder holds one run's outputs, never a mix of two."""
+    """The folder holds one run's outputs, never a mix of two."""
     out = tmp_path / "o"
     assert main(["route", str(good), "-o", str(out), "-q", "--backend", "cpu"]) == 0
     assert (out / "layout.png").exists()
@@ -907,9 +908,9 @@ def test_no_png_rerun_takes_the_old_picture_away(good, tmp_path):
 
 
 def test_picture_too_big_for_memory_is_skipped_with_a_notice(tmp_path, monkeypatch, capsys):
-    """Issue 12 item 8: the whole run (engine + picture) is weighed against available memory."""
+    """The whole run (engine + picture) is weighed against available memory."""
     import mazeroute.cli as cli
-    import mazeroute.layout as layout
+    import mazeroute.limits as layout
     lay = tmp_path / "wide.yaml"
     lay.write_text("width: 200\nheight: 100\nnets: [{name: a, pins: [[0, 0], [199, 99]]}]\n")
     monkeypatch.setattr(layout, "available_memory", lambda: 7 * 2**19)   # 3.5 MiB free
@@ -941,7 +942,7 @@ def test_negotiation_that_cannot_fit_in_memory_is_refused_before_any_work(tmp_pa
     the mode that fits; sequential mode still routes it."""
     import mazeroute.batch as batch
     import mazeroute.cli as cli
-    import mazeroute.layout as layout
+    import mazeroute.limits as layout
     lay = tmp_path / "wide.yaml"
     lay.write_text("width: 400\nheight: 300\nnets: [{name: a, pins: [[0, 0], [399, 299]]}]\n")
     cells = 400 * 300
@@ -1007,7 +1008,7 @@ def test_a_killed_runs_temporary_files_go_at_the_next_run(good, tmp_path):
 
 
 def test_picture_over_the_pixel_cap_is_skipped(good, tmp_path, monkeypatch, capsys):
-    """Issue 12 item 8: the picture's size is bounded whatever the memory."""
+    """The picture's size is bounded whatever the memory."""
     import mazeroute.render as render
     monkeypatch.setattr(render, "MAX_PICTURE_PIXELS", 10_000)
     out = tmp_path / "o"
@@ -1020,9 +1021,9 @@ def test_picture_over_the_pixel_cap_is_skipped(good, tmp_path, monkeypatch, caps
 
 
 def test_generate_has_a_memory_guard(tmp_path, monkeypatch, capsys):
-    """Issue 12 item 8: `generate -W 100000 -H 100000` is one line, exit 2, at once."""
+    """`generate -W 100000 -H 100000` is one line, exit 2, at once."""
     import mazeroute.cli as cli
-    import mazeroute.layout as layout
+    import mazeroute.limits as layout
     monkeypatch.setattr(cli, "random_layout", None)
     monkeypatch.setattr(cli, "perfect_maze", None)
     out = tmp_path / "g.yaml"
@@ -1039,7 +1040,7 @@ def test_generate_has_a_memory_guard(tmp_path, monkeypatch, capsys):
     (["--name", "a\x00b"], "--name"), (["--name", "x" * 201], "--name"),
     (["--nets", "100", "-W", "4", "-H", "4"], "--nets")])
 def test_generate_options_are_checked_first(argv, field, tmp_path, monkeypatch, capsys):
-    """Issue 12 item 7: every generate option before any work."""
+    """Every generate option before any work."""
     import mazeroute.cli as cli
     monkeypatch.setattr(cli, "random_layout", None)
     assert main(["generate", "rects", *argv, "-o", str(tmp_path / "g.yaml")]) == 2
@@ -1057,7 +1058,7 @@ def test_generate_names_its_flags_where_the_layout_itself_refuses(tmp_path, caps
 
 
 def test_generate_default_file_name_is_safe(tmp_path, monkeypatch):
-    """Issue 12 item 1: `generate --name ../../x` writes ./x.yaml, not ../../x.yaml."""
+    """`generate --name ../../x` writes ./x.yaml, not ../../x.yaml."""
     monkeypatch.chdir(tmp_path / ".")
     (tmp_path / "sub").mkdir()
     monkeypatch.chdir(tmp_path / "sub")
@@ -1077,7 +1078,7 @@ with output_folder(sys.argv[1]):
 
 
 def test_a_second_run_into_a_locked_folder_fails_at_once(good, tmp_path, capsys):
-    """Issue 12 item 9: another process holds the output folder: one line, exit 2."""
+    """Another process holds the output folder: one line, exit 2."""
     from mazeroute.io import LOCK_NAME
     out = tmp_path / "out"
     holder = subprocess.Popen([sys.executable, "-c", LOCK_HOLDER, str(out)], env=_env(),
@@ -1097,7 +1098,7 @@ def test_a_second_run_into_a_locked_folder_fails_at_once(good, tmp_path, capsys)
 
 
 def test_batch_collects_every_layout_once_and_reports_odd_files(good, tmp_path, monkeypatch):
-    """Issue 12 item 12: .YAML/.YML of any case, broken links and FIFOs are rows; one file
+    """.YAML/.YML of any case, broken links and FIFOs are rows; one file
     named four ways is routed once."""
     monkeypatch.chdir(tmp_path)
     src = tmp_path / "in"
@@ -1134,7 +1135,7 @@ def test_batch_collects_every_layout_once_and_reports_odd_files(good, tmp_path, 
 
 
 def test_names_are_printed_safely_and_briefly(tmp_path, capsys):
-    """Issue 12 item 13: long names are cut in the terminal, report.txt and the summary."""
+    """Long names are cut in the terminal, report.txt and the summary."""
     lay = tmp_path / "names.yaml"
     nets = "".join(f"  - {{name: {c * 200}, pins: [[{i}, 0], [{i}, 4]]}}\n"
                    for i, c in enumerate("xyz"))
@@ -1155,7 +1156,7 @@ def test_names_are_printed_safely_and_briefly(tmp_path, capsys):
 
 
 def test_control_characters_never_reach_the_outputs_raw(tmp_path, capsys):
-    """Issue 12 item 13 (defence in depth): names the loader should refuse, if one got
+    """Defence in depth: names the loader should refuse, if one got
     through, are escaped in report.txt, the picture's legend and the summary."""
     import mazeroute.batch as batch
     from mazeroute.layout import Layout, Net
@@ -1178,7 +1179,7 @@ def test_control_characters_never_reach_the_outputs_raw(tmp_path, capsys):
 
 
 def test_wavefront_picture_and_gif_are_replaced_together(good, tmp_path, monkeypatch, capsys):
-    """Issue 12 items 3, 7: new folders are made; a failed GIF keeps the old PNG too."""
+    """New folders are made; a failed GIF keeps the old PNG too."""
     import mazeroute.render as render
     png, gif = tmp_path / "p" / "w.png", tmp_path / "g" / "sub" / "w.gif"
     argv = ["wavefront", str(good), "-o", str(png), "--gif", str(gif), "-q", "--backend", "cpu"]
@@ -1201,7 +1202,7 @@ NUMBERLINK = "5 3\nA...B\n.....\nA...B\n\n4 2\nC..C\nD..D\n0 0\n"
 
 
 def test_route_check_and_batch_read_puzzles_by_content(tmp_path, capsys):
-    """Issue 13 item 4: numberlink and ADC files are layouts, recognised by content."""
+    """Numberlink and ADC files are layouts, recognised by content."""
     nl = tmp_path / "two.yaml"                      # the name says YAML; the content does not
     nl.write_text(NUMBERLINK)
     assert main(["route", str(nl), "-o", str(tmp_path / "r"), "-q", "--backend", "cpu"]) == 2
@@ -1270,7 +1271,7 @@ def test_negotiation_shows_its_phases_after_the_iterations(tmp_path, capsys):
 
 
 def test_mode_negotiate_connects_what_sequential_walls_off(tmp_path, capsys):
-    """Issue 13 item 1: --mode negotiate on route; routes.json says its mode."""
+    """--mode negotiate on route; routes.json says its mode."""
     from mazeroute.layout import save_layout
     from tests.corpus import other_side_layout
     lay = tmp_path / "swap.yaml"
@@ -1325,7 +1326,7 @@ def test_batch_takes_the_routing_mode(tmp_path):
 
 
 def test_default_mode_is_negotiate_and_sequential_is_unchanged(tmp_path):
-    """Issue 13 item 1: negotiate is the default of route and batch; --mode sequential
+    """Negotiate is the default of route and batch; --mode sequential
     writes exactly the sequential router's routes."""
     from mazeroute.cli import build_parser
     from mazeroute.layout import save_layout
@@ -1787,7 +1788,7 @@ def test_wavefront_draws_the_negotiated_route_on_the_costs_its_search_saw(
     drawn and the length printed are the negotiated route's, and the wavefront's value
     at the far pin is that route's cost on the costs its search saw."""
     import mazeroute.render as render
-    from mazeroute.layout import parse_layout
+    from mazeroute.readers import parse_layout
     from mazeroute.router import route
     spec = {"width": 5, "height": 4, "nets": [{"name": "a", "pins": [[0, 1], [4, 1]]},
                                               {"name": "b", "pins": [[2, 0], [2, 2]]}]}

@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from mazeroute.contract import MAX_PROBLEMS, check_routes, load_routes
 from mazeroute.errors import InputError
 from mazeroute.generate import random_layout
-from mazeroute.layout import load_layout, parse_layout, save_layout
+from mazeroute.layout import save_layout
+from mazeroute.readers import load_layout, parse_layout
 from mazeroute.router import route
 from tests.corpus import bfs_connected
 
@@ -76,7 +77,7 @@ def test_a_longer_path_fails_only_the_sequential_check(good):
     assert any("shortest" in p for p in check_routes(LAYOUT, bad, sequential=True))
 
 
-# -- malformed routes files (issue 12, item 10) ---------------------------------------
+# -- malformed routes files -----------------------------------------------------------
 def _lines_ok(problems):
     assert isinstance(problems, list) and problems
     for p in problems:
@@ -288,7 +289,7 @@ def test_load_routes_refuses_a_fifo_and_reads_a_good_file(tmp_path, good):
     assert load_routes(marked) == good
 
 
-# -- sequential mode: unrouted only when no path existed (item 11), and mode -------------
+# -- sequential mode: unrouted only when no path existed, and mode ------------------
 MULTINET = Path(__file__).resolve().parent.parent / "layouts" / "multinet.yaml"
 
 

@@ -18,7 +18,8 @@ from mazeroute.generate import (
     random_nets,
     random_rects,
 )
-from mazeroute.layout import Layout, load_netlist, paint
+from mazeroute.layout import Layout, paint
+from mazeroute.readers import load_netlist
 from mazeroute.router import route
 
 
@@ -95,8 +96,8 @@ def test_serpentine_and_spiral_are_one_corridor_of_their_width(n, width):
 def test_loopy_maze_adds_loops_and_keeps_the_maze_connected(fraction):
     import scipy.ndimage
 
-    from mazeroute.engines.auto import cycle_rank
     from mazeroute.generate import loopy_maze_mask, maze_mask
+    from mazeroute.plan.features import cycle_rank
     perfect = maze_mask(61, 61, seed=2)
     loopy = loopy_maze_mask(61, 61, fraction, seed=2)
     assert (loopy <= perfect).all()                  # walls only removed
@@ -113,8 +114,8 @@ def test_kruskal_maze_is_one_piece_of_rooms_and_loops_only_where_asked(w, h, cor
                                                                       loops, seed):
     import scipy.ndimage
 
-    from mazeroute.engines.auto import cycle_rank
     from mazeroute.generate import kruskal_maze_mask
+    from mazeroute.plan.features import cycle_rank
     blocked = kruskal_maze_mask(w, h, loops, corridor, seed)
     free = ~blocked
     assert blocked.shape == (h, w)
@@ -145,7 +146,7 @@ def test_kruskal_maze_is_one_piece_of_rooms_and_loops_only_where_asked(w, h, cor
         assert passages == (rw - 1) * rh + rw * (rh - 1)
 
 
-# -- layout classes by name (issue 14) -----------------------------------------------------
+# -- layout classes by name ----------------------------------------------------------------
 def _reference_spiral(n: int, width: int) -> np.ndarray:
     """The spiral drawn block by block (how spiral_mask drew it before it drew runs)."""
     m = n // (width + 1)
@@ -227,8 +228,8 @@ def test_bad_class_names_are_input_errors(name, match):
 def test_mazes_with_few_and_many_loops():
     import scipy.ndimage
 
-    from mazeroute.engines.auto import cycle_rank
     from mazeroute.generate import class_mask
+    from mazeroute.plan.features import cycle_rank
     loops = [cycle_rank(~class_mask(f"maze:{f}", 121, seed=5)) for f in (0, 0.002, 0.02, 0.2)]
     assert loops[0] == 0 and loops == sorted(loops) and loops[3] > 10 * max(1, loops[1])
     free = ~class_mask("maze:0.2", 121, seed=5)

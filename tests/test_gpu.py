@@ -107,7 +107,7 @@ def _cli(args, env_extra, tmp_path):
 
 
 def test_gpu_out_of_memory_is_one_line_or_a_cpu_fallback(tmp_path):
-    """Issue 12 item 14, on a real device: CuPy's allocator capped at 64 kB."""
+    """On a real device: CuPy's allocator capped at 64 kB."""
     lay = str(Path(__file__).resolve().parents[1] / "layouts" / "large_2048.yaml")
     cap = {"CUPY_GPU_MEMORY_LIMIT": "65536"}
     gpu = _cli(["route", lay, "--backend", "gpu", "-o", "g", "--no-png", "-q"], cap, tmp_path)
@@ -141,9 +141,9 @@ def test_cuda_error_mid_run_falls_back_under_auto(monkeypatch):
     router = Router(lay, "gpu", "grid")
     with pytest.raises(EngineUnavailable, match="GPU"):
         router.run()
-    monkeypatch.setattr("mazeroute.engines.auto.prefers_cpu", lambda free: False)
-    monkeypatch.setattr("mazeroute.router.sequential.routing_prefers_cpu",
-                        lambda free, counts, spans: False)
+    monkeypatch.setattr("mazeroute.plan.wavefront_prefers_cpu", lambda m: (False, None))
+    monkeypatch.setattr("mazeroute.plan.routing_prefers_cpu",
+                        lambda m, counts, spans: False)
     router = Router(lay, "auto")
     assert router.engine == "gpu/grid"
     res = router.run()

@@ -456,7 +456,7 @@ def test_router_on_a_maze_with_loops_searches_nets_alone_on_the_host(seed):
 
 
 def test_tree_path_is_guarded_like_the_sweep_kernel(monkeypatch):
-    """Issue 12 item 15: arc ids ``4 * cell + d`` are int32; a grid with more arcs than
+    """Arc ids ``4 * cell + d`` are int32; a grid with more arcs than
     that must not take the Euler-tour path (a tiny bound stands in for 2^31 here)."""
     from mazeroute.engines import gpu_grid, gpu_tree
     assert gpu_tree.fits(1 << 14, 1 << 15) and not gpu_tree.fits(1 << 14, (1 << 15) + 1)
@@ -472,7 +472,7 @@ def test_tree_path_is_guarded_like_the_sweep_kernel(monkeypatch):
 
 
 def test_work_queue_ends_only_when_every_tile_is_done_under_stress():
-    """Issue 12 item 16: a queue that lost an item would end a run early and leave
+    """A queue that lost an item would end a run early and leave
     tiles unsettled (and later runs on the same problem spoiled); many back-to-back runs
     of both persistent kernels on one problem must all equal the oracle."""
     free = _rects(1024, 512, 0.2, 7)

@@ -8,7 +8,8 @@ import pytest
 
 from mazeroute.engines.weighted import COST_DTYPE, CPUNetSearch, NetRequest
 from mazeroute.generate import random_layout, random_nets, random_rects
-from mazeroute.layout import Layout, parse_layout
+from mazeroute.layout import Layout
+from mazeroute.readers import parse_layout
 from mazeroute.router import Router, grouped
 from tests.test_router_batch import EmuBatch, _same
 

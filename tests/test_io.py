@@ -1,5 +1,5 @@
 """Atomic writes: a failure never leaves a half-written file or a temporary behind;
-sets of outputs, the output-folder lock and safe folder names (issue 12)."""
+sets of outputs, the output-folder lock and safe folder names."""
 
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ def _umask():
     return m
 
 
-# -- issue 12: sets of outputs, locks, safe folder names ----------------------------------
+# -- sets of outputs, locks, safe folder names --------------------------------------------
 def test_output_set_rolls_back_when_a_move_fails(tmp_path, monkeypatch):
     """Item 7: the second of three moves fails: every old file is back, nothing extra."""
     import mazeroute.io as mio

@@ -13,7 +13,8 @@ from PIL import Image
 
 from mazeroute import render, render_wavefront
 from mazeroute.engines import UNREACHED, bfs
-from mazeroute.layout import Net, parse_layout, with_nets
+from mazeroute.layout import Net, with_nets
+from mazeroute.readers import parse_layout
 from mazeroute.render import (
     BLOCKED,
     FREE,

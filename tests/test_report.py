@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from mazeroute.layout import Layout, Net, parse_layout
+from mazeroute.layout import Layout, Net
+from mazeroute.readers import parse_layout
 from mazeroute.report import SUMMARY_FIELDS, format_report, safe_text, summary_row
 from mazeroute.router import route
 
@@ -36,7 +37,7 @@ def test_summary_rows_have_every_field():
     assert (bad["status"], bad["error"]) == ("invalid", "y.yaml: width: missing")
 
 
-# -- issue 12 item 13: names are data; what is printed is made safe ----------------------
+# -- names are data; what is printed is made safe ----------------------------------------
 HOSTILE = ["nul\x00", "rlo\u202eevil", "esc\x1b[2J", "new\nline", "tab\t", "bell\a",
            "zw\u200bsp", "x" * 10000]
 

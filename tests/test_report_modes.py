@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from mazeroute.layout import parse_layout
+from mazeroute.readers import parse_layout
 from mazeroute.report import format_negotiation, format_report
 from mazeroute.router import route
 from mazeroute.router.result import wire_bends

@@ -1,4 +1,4 @@
-"""kernels/tile_queue.cuh: the work queue's hand-over is ordered (issue 12 item 16).
+"""kernels/tile_queue.cuh: the work queue's hand-over is ordered.
 
 The run ends when the pending-work counter reaches zero, so ``push`` must make its
 increment visible before any consumer can take the item. Relaxed atomics on two

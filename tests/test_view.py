@@ -19,7 +19,8 @@ from mazeroute.cli import main
 from mazeroute.engines import UNREACHED
 from mazeroute.errors import InputError
 from mazeroute.generate import random_layout
-from mazeroute.layout import Net, parse_layout, save_layout, with_nets
+from mazeroute.layout import Net, save_layout, with_nets
+from mazeroute.readers import parse_layout
 from mazeroute.render import net_colour
 from mazeroute.router import Router, route
 from mazeroute.view import read_view_data, save_view_html, save_wavefront_html

@@ -250,7 +250,7 @@ def test_negotiation_connects_the_net_it_left_by_a_window():
     from pathlib import Path
 
     from mazeroute.contract import check_routes
-    from mazeroute.layout import load_layout
+    from mazeroute.readers import load_layout
     from mazeroute.router import PathFinderOptions, route
 
     lay = load_layout(Path(__file__).parent / "data" / "cut40_4.yaml")

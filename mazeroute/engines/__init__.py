@@ -94,6 +94,29 @@ def make_problem(graph: Graph, backend: str = "auto", strategy: str | None = Non
     """Build the problem object of the planned engine for ``graph`` (``plan``: one made
     for it already; else the planner is asked with ``backend`` and ``strategy``).
 
+    Parameters
+    ----------
+    graph : GridGraph or CSRGraph
+        The graph the engine searches.
+    backend : {"auto", "cpu", "gpu"}
+        Where the wavefront runs; ``auto`` picks the GPU when one is usable.
+    strategy : str, optional
+        A BFS strategy by name (see ``mazeroute engines``); default the backend's fastest.
+    plan : Plan, optional
+        A plan made for ``graph`` already; ``backend`` and ``strategy`` are then unused.
+
+    Returns
+    -------
+    Problem
+        The engine's problem object; its ``name`` is ``(backend, strategy)``.
+
+    Raises
+    ------
+    InputError
+        For an unknown backend or strategy, or one that does not fit the graph.
+    EngineUnavailable
+        For a backend this machine cannot run (``gpu`` without CuPy or a device).
+
     Examples
     --------
     >>> import numpy as np
@@ -120,9 +143,28 @@ def bfs(graph: Graph | np.ndarray, root, *, backend: str = "auto",
     root : for a grid, an ``(x, y)`` cell or a list of cells; for a plain graph, a
         vertex id or a list of ids. Several roots make a multi-source wavefront.
 
+    backend : {"auto", "cpu", "gpu"}
+        Where the wavefront runs; ``auto`` picks the GPU when one is usable.
+    strategy : str, optional
+        A BFS strategy by name (see ``mazeroute engines``); default the backend's fastest.
+
     Returns
     -------
     levels : uint32 array, grid-shaped for grids, ``UNREACHED`` where not reached.
+
+    Raises
+    ------
+    InputError
+        For a grid root that is not an ``(x, y)`` cell or a list of cells, or an unknown
+        backend or strategy.
+    EngineUnavailable
+        For a backend this machine cannot run.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> bfs(np.ones((1, 4), bool), (0, 0), backend="cpu").tolist()
+    [[0, 1, 2, 3]]
     """
     if not isinstance(graph, (GridGraph, CSRGraph)):
         graph = GridGraph(graph)

@@ -27,8 +27,8 @@ Graph = GridGraph | CSRGraph
 
 #: Cores a machine needs before host passes run on all of them (Numba's parallel loops:
 #: the CPU engine's requests, auto's probes and fingerprint): on two busy cores the
-#: thread pool waits for descheduled threads, milliseconds a pass (RESULTS.md, "Figures
-#: moved from code comments"), on idle many-core machines it wins.
+#: thread pool waits for descheduled threads, milliseconds a pass (benchmarks/RESULTS.md,
+#: "Figures behind code comments"), on idle many-core machines it wins.
 PARALLEL_CORES = 4
 
 
@@ -96,7 +96,7 @@ class Wavefront:
         unreached or deeper: what a backtrace reads (cells one level below the one it
         stands on) is exact. A router's backtrace of a long wire reads a few cells of a
         window that may be most of the grid, whose copy cost more than the search
-        (benchmarks/RESULTS.md, issue 14, second session of 2026-11-27).
+        (benchmarks/RESULTS.md, "Figures behind code comments").
 
         Examples
         --------

@@ -78,8 +78,8 @@ class SweepWavefront:
         self._seed = get_kernel("sweep", "sweep_seed", options)
         self._max = get_kernel("sweep", "sweep_max_level", options)
         # one block per SM: a visit is latency-bound (chains of scans and round trips to
-        # L2). Two teams a block run as fast as four (RESULTS.md, "Figures moved from
-        # code comments") with half the teams polling the queue
+        # L2). Two teams a block run as fast as four (benchmarks/RESULTS.md,
+        # "Figures behind code comments") with half the teams polling the queue
         self.blocks = device_attributes()["MultiProcessorCount"]
         # a tile is queued at most once; every warp may hold a ticket ahead of the tail
         cap = 1 << int(2 * (tiles + self.blocks * warps) + 64).bit_length()

@@ -2,14 +2,14 @@
 
 A perfect maze of one-cell corridors is a BFS of ~100,000 levels with a handful of cells
 each: walked level by level, its time is the latency of one level times the level count
-(the tiled kernel pays ~300 ns a level and a hand-over each time the wavefront leaves a
-tile; a one-warp kernel with the whole mask in shared memory was tried and paid ~450 ns,
-see benchmarks/grid_notes.md). But when the free cells form a forest there is nothing to
+(the tiled kernel pays a level's latency and a hand-over each time the wavefront leaves
+a tile; a one-warp kernel with the whole mask in shared memory was tried and paid more a
+level, see benchmarks/grid_notes.md). But when the free cells form a forest there is nothing to
 walk: a cell's level is its depth in the tree hanging from the root, and depths come from
 an Euler tour of the tree ranked by pointer jumping, in ~log2(cells) parallel rounds.
 
 Whether the free cells form a forest is checked once per layout
-(:func:`~mazeroute.engines.auto.is_forest`); it stays true as wires are committed, because
+(:meth:`mazeroute.plan.features.Measure.is_forest`); it stays true as wires are committed, because
 committing a wire only takes cells away and a router only ever frees again cells that the
 layout itself leaves free. :class:`~mazeroute.engines.gpu_grid.GridRelaxProblem` uses
 this path for wavefronts from one root and the tiled kernel for several.

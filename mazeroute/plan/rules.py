@@ -22,7 +22,6 @@ from dataclasses import dataclass, field, fields
 
 _WAVE = "docs/auto.md#whole-wavefronts"
 _ROUTE = "docs/auto.md#sequential-routing"
-_NEGO = "docs/auto.md#negotiated-routing"
 _SAMPLE = "docs/auto.md#features"
 
 

@@ -9,7 +9,7 @@ two-pin wire the shortest possible at its turn.
 
 Examples
 --------
->>> from mazeroute.layout import parse_layout
+>>> from mazeroute.readers import parse_layout
 >>> lay = parse_layout({"width": 5, "height": 3, "blockages": [[2, 0, 2, 1]],
 ...                     "nets": [{"name": "a", "pins": [[0, 0], [4, 0]]}]})
 >>> route(lay, backend="cpu").nets[0].length
@@ -47,6 +47,44 @@ def route(layout: Layout, *, backend: str = "auto", strategy: str | None = None,
     ``options``; ``progress`` is called with each iteration's :class:`IterationStats`).
     A layout built in Python is checked first (:func:`~mazeroute.layout.check_layout`):
     what the readers refuse is refused here too, with the field named.
+
+    Parameters
+    ----------
+    layout : Layout
+        The layout whose nets to route.
+    backend : {"auto", "cpu", "gpu"}
+        Where the searches run; ``auto`` picks the GPU when one is usable.
+    strategy, order : str, optional
+        Sequential mode only: the BFS strategy, and the net order (``file`` or ``hpwl``).
+    mode : {"negotiate", "sequential"}
+        Negotiated congestion (PathFinder), or Lee's algorithm one net after another.
+    max_iterations, time_limit, options : optional
+        Negotiate mode only: the rip-up-and-reroute bounds and the PathFinder options.
+    progress : callable, optional
+        Called as each net (sequential) or iteration (negotiate) is done.
+
+    Returns
+    -------
+    RouteResult
+        Every net's route, in the layout's net order.
+
+    Raises
+    ------
+    InputError
+        For a layout that breaks a rule of the format, or an unknown backend or strategy.
+    EngineUnavailable
+        For a backend this machine cannot run.
+    ValueError
+        For an unknown mode, or an option that the mode does not take.
+
+    Examples
+    --------
+    >>> from mazeroute.readers import parse_layout
+    >>> lay = parse_layout({"width": 6, "height": 4, "nets": [
+    ...     {"name": "clk", "pins": [[0, 0], [5, 3]]}, {"name": "d", "pins": [[0, 3], [2, 3]]}]})
+    >>> res = route(lay, backend="cpu")
+    >>> res.routed, [n.length for n in res.nets]
+    (2, [8, 2])
     """
     check_layout(layout)
     if mode == "sequential":
