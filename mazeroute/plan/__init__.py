@@ -149,6 +149,18 @@ def _pick(backend: str, strategy: str | None, kind: str, has_gpu: bool,
     return "cpu" if kind == "grid" and prefers_cpu() else "gpu"
 
 
+def _offered(backend: str, strategy: str, kind: str) -> str:
+    """``strategy``, where ``backend`` offers it for this kind of graph."""
+    spec = ENGINES.get((backend, strategy))
+    if spec is None:
+        raise InputError(f"strategy {strategy!r} has no {backend} engine; {backend} offers "
+                         + ", ".join(strategies(backend)), field="strategy")
+    if spec.form == "grid" and kind != "grid":
+        raise InputError(f"strategy {strategy!r} works on grids only, not on a plain graph",
+                         field="strategy")
+    return strategy
+
+
 def make_plan(subject, backend: str = "auto", strategy: str | None = None,
               mode: str = "wavefront", rules: Rules = DEFAULT_RULES) -> Plan:
     """Decide every engine a run needs.
@@ -208,14 +220,7 @@ def make_plan(subject, backend: str = "auto", strategy: str | None = None,
         return wavefront_prefers_cpu(measure)[0]
 
     chosen = _pick(backend, strategy, kind, has_gpu, prefers_cpu)
-    strategy = strategy or DEFAULT_STRATEGY[(chosen, kind)]
-    spec = ENGINES.get((chosen, strategy))
-    if spec is None:
-        raise InputError(f"strategy {strategy!r} has no {chosen} engine; {chosen} offers "
-                         + ", ".join(strategies(chosen)), field="strategy")
-    if spec.form == "grid" and kind != "grid":
-        raise InputError(f"strategy {strategy!r} works on grids only, not on a plain graph",
-                         field="strategy")
+    strategy = _offered(chosen, strategy or DEFAULT_STRATEGY[(chosen, kind)], kind)
     negotiation = floor = None
     if mode == "negotiate":
         negotiation = backend if backend != "auto" else (
