@@ -156,8 +156,6 @@ def complete_in_windows(free: np.ndarray, pins: Sequence[np.ndarray],
         not free, another route's cell or another net's pin (where windows run at all:
         the gates come first).
     """
-    from pysat.solvers import Solver
-
     free = np.asarray(free, bool)
     if free.ndim != 2:
         raise ValueError(f"free must be a 2-D grid, got {free.ndim} dimensions")
@@ -170,15 +168,7 @@ def complete_in_windows(free: np.ndarray, pins: Sequence[np.ndarray],
     out = WindowResult(list(routes))
     if not len(pins) or any(len(p) != 2 for p in pins):
         return out                          # no nets, or a tree: nothing to do here
-    try:
-        xy = np.asarray(pins)
-    except ValueError:                      # pins of several shapes
-        xy = np.zeros(0)
-    if xy.shape != (len(pins), 2, 2) or not np.issubdtype(xy.dtype, np.integer):
-        raise ValueError("each net's pins must be two cells of two integers x, y")
-    xy = xy.astype(np.int64)
-    if ((xy < 0).any() or (xy[:, :, 0] >= w).any() or (xy[:, :, 1] >= h).any()):
-        raise ValueError(f"a pin lies outside the {w} x {h} grid")
+    xy = _pin_array(pins, w, h)
     if nets is not None:
         nets = list(dict.fromkeys(int(i) for i in nets))
         if any(not 0 <= i < len(pins) for i in nets):
@@ -191,76 +181,126 @@ def complete_in_windows(free: np.ndarray, pins: Sequence[np.ndarray],
     todo = [i for i in (range(len(pins)) if nets is None else nets) if routes[i] is None]
     if len(todo) > max_unrouted * len(pins):
         return out                          # far more nets than room: see MAX_UNROUTED
-    flat_ends = xy[:, :, 1] * w + xy[:, :, 0]
-    ends_of = [(int(a), int(b)) for a, b in flat_ends.tolist()]
-    owner = _check_routing(free, routes, flat_ends)     # the net whose wire holds a cell
-    pin_net = np.full(h * w, -1, np.int64)              # the net whose pin a cell is
-    pin_net[flat_ends.ravel()] = np.repeat(np.arange(len(pins)), 2)
-    spent, level, full = 0, 0, False
-    failed: set[int] = set()
-    out_of_room: set[int] = set()
-    # smallest windows first, every net's before any net's larger one: the cheap ones
-    # move wires, which may give another net's small window a solution; after a net is
-    # connected the sizes start again (problems that did not change are not tried twice)
-    while spent < work:
-        todo = [i for i in todo if out.routes[i] is None and i not in out_of_room]
-        if not todo:
-            break
-        margin = max(1, first_margin) << level if level else first_margin
-        connected = False
-        for i in todo:
-            box = _box(pins[i], margin, w, h)
-            if level and box == _box(pins[i], (margin >> 1) if level > 1 else first_margin,
-                                     w, h):
-                continue                    # the window was the whole grid already
-            window = _Window(free, ends_of, out.routes, owner, pin_net, box)
-            # building a window is work too (a cell of its box a 64th of a conflict), so
-            # that windows passed over below cannot add up without bound on a big grid
-            spent += 1 + (box[2] - box[0] + 1) * (box[3] - box[1] + 1) // 64
-            if window.variables > max_vars:
-                out_of_room.add(i)
-                continue
-            if window.density < min_density:
-                continue                    # a larger window may be denser
-            left = work - spent - window.variables // CONFLICTS_PER_VAR
-            if left <= 0:
-                full = True                 # the work is spent
-                break
-            budget = max(1, min(max_conflicts, CONFLICTS_PER_VAR * window.variables, left))
-            key = window.key()
-            if key in failed:               # the same problem failed before
-                continue
-            if until is not None and until():
-                full = True
-                break
-            out.windows += 1
-            paths, conflicts = window.solve(Solver, budget)
-            spent += conflicts + window.variables // CONFLICTS_PER_VAR
-            if paths is None:
-                failed.add(key)
-                continue
-            out.found += 1
-            before = sum(r is not None for r in out.routes)
-            moved = window.nets()
-            for j in moved:
-                if out.routes[j] is not None:
-                    owner[out.routes[j]] = -1
-            out.routes = window.apply(out.routes, paths)
-            for j in moved:
-                owner[out.routes[j]] = j
-            gained = sum(r is not None for r in out.routes) - before
-            out.added += gained
-            connected = connected or gained > 0
-        if full:
-            break
-        if connected:
-            level = 0
-        elif all(_box(pins[i], margin, w, h) == (0, 0, w - 1, h - 1) for i in todo):
-            break
-        else:
-            level += 1
-    out.work, out.full = spent, full or spent >= work
+    passes = _Passes(free, pins, xy, out, _Limits(max_vars, max_conflicts, work, min_density,
+                                                  first_margin), until)
+    passes.run(todo)
+    out.work, out.full = passes.spent, passes.full or passes.spent >= work
     return out
+
+
+def _pin_array(pins: Sequence[np.ndarray], w: int, h: int) -> np.ndarray:
+    """The two-pin nets' pins as one ``(nets, 2, 2)`` int64 array, checked."""
+    try:
+        xy = np.asarray(pins)
+    except ValueError:                      # pins of several shapes
+        xy = np.zeros(0)
+    if xy.shape != (len(pins), 2, 2) or not np.issubdtype(xy.dtype, np.integer):
+        raise ValueError("each net's pins must be two cells of two integers x, y")
+    xy = xy.astype(np.int64)
+    if ((xy < 0).any() or (xy[:, :, 0] >= w).any() or (xy[:, :, 1] >= h).any()):
+        raise ValueError(f"a pin lies outside the {w} x {h} grid")
+    return xy
+
+
+@dataclass(frozen=True)
+class _Limits:
+    """The bounds of one :func:`complete_in_windows` call (its parameters)."""
+
+    max_vars: int
+    max_conflicts: int
+    work: int
+    min_density: float
+    first_margin: int
+
+
+class _Passes:
+    """The passes of :func:`complete_in_windows` over the nets left: smallest windows
+    first, every net's before any net's larger one (the cheap ones move wires, which may
+    give another net's small window a solution); after a net is connected the sizes start
+    again (problems that did not change are not tried twice)."""
+
+    def __init__(self, free, pins, xy, out: WindowResult, limits: _Limits, until):
+        h, w = free.shape
+        self.free, self.pins, self.out, self.limits, self.until = free, pins, out, limits, until
+        self.w, self.h = w, h
+        flat_ends = xy[:, :, 1] * w + xy[:, :, 0]
+        self.ends_of = [(int(a), int(b)) for a, b in flat_ends.tolist()]
+        self.owner = _check_routing(free, out.routes, flat_ends)   # the net holding a cell
+        self.pin_net = np.full(h * w, -1, np.int64)               # the net whose pin it is
+        self.pin_net[flat_ends.ravel()] = np.repeat(np.arange(len(pins)), 2)
+        self.spent, self.full = 0, False
+        self.failed: set = set()
+        self.out_of_room: set[int] = set()
+
+    def run(self, todo: list[int]) -> None:
+        level, first = 0, self.limits.first_margin
+        while self.spent < self.limits.work:
+            todo = [i for i in todo if self.out.routes[i] is None and i not in self.out_of_room]
+            if not todo:
+                break
+            margin = max(1, first) << level if level else first
+            smaller = (margin >> 1) if level > 1 else first
+            connected = False
+            for i in todo:
+                box = _box(self.pins[i], margin, self.w, self.h)
+                if level and box == _box(self.pins[i], smaller, self.w, self.h):
+                    continue                    # the window was the whole grid already
+                connected = self._window(i, box) or connected
+                if self.full:
+                    break
+            if self.full:
+                break
+            if connected:
+                level = 0
+            elif all(_box(self.pins[i], margin, self.w, self.h)
+                     == (0, 0, self.w - 1, self.h - 1) for i in todo):
+                break
+            else:
+                level += 1
+
+    def _window(self, i: int, box) -> bool:
+        """Try net ``i``'s window ``box``; whether it connected a net more."""
+        from pysat.solvers import Solver
+
+        lim, out = self.limits, self.out
+        window = _Window(self.free, self.ends_of, out.routes, self.owner, self.pin_net, box)
+        # building a window is work too (a cell of its box a 64th of a conflict), so that
+        # windows passed over below cannot add up without bound on a big grid
+        self.spent += 1 + (box[2] - box[0] + 1) * (box[3] - box[1] + 1) // 64
+        if window.variables > lim.max_vars:
+            self.out_of_room.add(i)
+            return False
+        if window.density < lim.min_density:
+            return False                    # a larger window may be denser
+        left = lim.work - self.spent - window.variables // CONFLICTS_PER_VAR
+        if left <= 0:
+            self.full = True                # the work is spent
+            return False
+        budget = max(1, min(lim.max_conflicts, CONFLICTS_PER_VAR * window.variables, left))
+        key = window.key()
+        if key in self.failed:              # the same problem failed before
+            return False
+        if self.until is not None and self.until():
+            self.full = True
+            return False
+        out.windows += 1
+        paths, conflicts = window.solve(Solver, budget)
+        self.spent += conflicts + window.variables // CONFLICTS_PER_VAR
+        if paths is None:
+            self.failed.add(key)
+            return False
+        out.found += 1
+        before = sum(r is not None for r in out.routes)
+        moved = window.nets()
+        for j in moved:
+            if out.routes[j] is not None:
+                self.owner[out.routes[j]] = -1
+        out.routes = window.apply(out.routes, paths)
+        for j in moved:
+            self.owner[out.routes[j]] = j
+        gained = sum(r is not None for r in out.routes) - before
+        out.added += gained
+        return gained > 0
 
 
 def _box(pins: np.ndarray, margin: int, w: int, h: int) -> tuple[int, int, int, int]:
