@@ -65,3 +65,25 @@ def test_a_negotiation_shown_live_has_its_totals_in_the_report_not_its_tables():
     assert totals.startswith("iterations ") and ", after the loop " in totals
     assert format_report(res, live=True).endswith(live)
     assert format_report(res).endswith(full)            # report.txt keeps the tables
+
+
+def test_an_unrouted_tree_has_no_bends_in_either_mode(tmp_path):
+    """A tree whose first branch is found and whose last pin is walled off: its routes
+    entry says 0 bends in both modes (it has no wire), not the found branch's turns."""
+    import json
+
+    from mazeroute.cli import main
+
+    lay = tmp_path / "t.yaml"
+    # pin (9, 9) is walled in by blockages; (0, 0) -> (5, 4) needs a bend
+    lay.write_text("width: 10\nheight: 10\nblockages: [[8, 8, 9, 8], [8, 9, 8, 9]]\n"
+                   "nets: [{name: t, pins: [[0, 0], [5, 4], [9, 9]]}]\n")
+    seen = {}
+    for mode in ("sequential", "negotiate"):
+        out = tmp_path / mode
+        assert main(["route", str(lay), "-o", str(out), "--mode", mode, "--backend", "cpu",
+                     "--no-png", "-q"]) == 0
+        net = json.loads((out / "routes.json").read_text())["nets"][0]
+        assert net["routed"] is False and net["cells"] == []
+        seen[mode] = net["bends"]
+    assert seen == {"sequential": 0, "negotiate": 0}

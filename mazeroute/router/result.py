@@ -74,7 +74,10 @@ class NetRoute:
         without making a Python list per cell)."""
         cells = self.cell_array() if arrays else self.cell_array().tolist()
         out = {"name": self.name, "routed": self.routed, "order": self.order,
-               "cells": cells, "length": self.length, "bends": self.bends}
+               "cells": cells, "length": self.length,
+               # an unrouted net has no wire: no bends, in every mode (a tree's branches
+               # found before it failed are not a wire)
+               "bends": self.bends if self.routed else 0}
         if self.reason is not None:
             out["reason"] = self.reason
         return out
