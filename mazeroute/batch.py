@@ -84,6 +84,7 @@ from .batch_memory import (  # noqa: F401  (the command line and Dask batch take
 from .contract import check_routes, routes_text
 from .errors import EngineUnavailable, InputError, reraise_interrupt
 from .io import OutputError, OutputSet, write_csv, write_text
+from .layers import refuse_routing
 from .layout import Layout, Net, with_nets
 from .readers import (
     load_layouts,
@@ -247,7 +248,8 @@ def route_layout(layout: Layout, folder: Path, args, picture: Picture, *,
 
 
 #: Options of negotiated routing that the command line passes to PathFinderOptions.
-PATHFINDER_FLAGS = ("fill_steps", "window_work", "snapshot_nets", "reroute_order")
+PATHFINDER_FLAGS = ("fill_steps", "window_work", "snapshot_nets", "reroute_order",
+                    "wait_factor", "min_wait")
 #: Options that may change the routes of a mode (engines and strategies give the same
 #: routes; they change only the time).
 ROUTING_OPTIONS = {"negotiate": ("max_iterations", "time_limit", *PATHFINDER_FLAGS),
@@ -266,9 +268,11 @@ def routing_options(args) -> dict:
 
 
 def iteration_line(it) -> None:
-    """One line per negotiation iteration on stderr: what a user waits for."""
+    """One line per negotiation iteration on stderr: what a user waits for, and how much
+    longer at most (the time limit's or wait bound's seconds left)."""
+    left = "" if getattr(it, "left", None) is None else f", {it.left:.0f} s left"
     print(f"iteration {it.iteration}: {it.overused} overused cells, {it.conflicts} nets in "
-          f"conflict, {it.rerouted} rerouted, {it.seconds:.2f} s", file=sys.stderr,
+          f"conflict, {it.rerouted} rerouted, {it.seconds:.2f} s{left}", file=sys.stderr,
           flush=True)
 
 
@@ -305,6 +309,8 @@ class BatchOptions:
     window_work: int | None = None
     snapshot_nets: int | None = None
     reroute_order: str | None = None
+    wait_factor: float | None = None
+    min_wait: float | None = None
     format: str = "auto"
     #: the rows read of each Moving AI scenario netlist (None: all)
     scen_limit: int | None = None
@@ -384,7 +390,10 @@ def load_file(file: str, options: BatchOptions, base: Layout | str | None = None
         else:
             if isinstance(base, str):
                 base = base_from(base)
+            refuse_routing(base)
             layouts = netlist_layouts(file, base, options.format, options.scen_limit)
+        for lay in layouts:
+            refuse_routing(lay, file)
         if not all(lay.nets for lay in layouts):  # a map: its row says how to give nets
             raise no_nets(file, batch=True)
     except InputError as e:

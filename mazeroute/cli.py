@@ -79,6 +79,7 @@ from .io import (
     signals_held,
     write_text,
 )
+from .layers import refuse_routing
 from .layout import Layout, save_layout
 from .limits import MAX_CELLS
 from .readers import check_scen_limit, no_nets
@@ -204,6 +205,7 @@ def cmd_route(args) -> int:
         check_output_folder(args.output)
     notice = _check_engine(args)
     layout = _load(args.layout, args.nets, args.format, args.puzzle, args.scen_limit)
+    refuse_routing(layout)
     if not layout.nets:
         raise no_nets(args.nets or args.layout)
     if args.output:
@@ -356,6 +358,7 @@ def cmd_wavefront(args) -> int:
     outputs = _wavefront_outputs(args)
     notice = _check_engine(args)
     layout = _load(args.layout, args.nets, args.format, args.puzzle, args.scen_limit)
+    refuse_routing(layout)
     index = _wavefront_net(args, layout)
     _note(args, notice)
     from .engines import UNREACHED
@@ -540,6 +543,7 @@ def cmd_view(args) -> int:
     check_output_file(args.output)
     _not_an_input(args, ("-o", args.output))
     layout = _load(args.layout, args.nets, args.format, args.puzzle, args.scen_limit)
+    refuse_routing(layout)
     result = None
     if args.routes:
         routes = load_routes(args.routes)

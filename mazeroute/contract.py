@@ -30,6 +30,7 @@ import numpy as np
 
 from .engines import UNREACHED, make_problem
 from .errors import InputError, quote
+from .layers import edge_kind, why_not_edge
 from .layout import Layout
 from .readers import read_text as read_input
 from .router import ROUTES_FORMAT
@@ -184,7 +185,15 @@ def check_routes(layout: Layout, routes, *, sequential: bool = False) -> list[st
     unrouted only if no path existed at its turn. A routes file says nothing about when
     an unrouted net's turn came, and wires only accumulate, so the check asks whether its
     pins can be connected with every routed wire in place: if so, they could at any turn.
+
+    A multi-layer layout's routes (version 1.2) give cells as ``[x, y, layer]``; each
+    step runs along its layer's direction or is a via between adjacent layers at a place
+    a via may go, and the ``vias`` each net and the file state are checked too. Their
+    ``sequential`` promises cannot be checked yet: an :class:`InputError` for the option.
     """
+    if sequential and layout.stack is not None:
+        raise InputError("the shortest-path promises of multi-layer routes cannot be "
+                         "checked yet; check them without it", field="--sequential")
     if not isinstance(routes, dict):
         return [f"a routes file is a JSON object, got {_kind(routes)}"]
     problems: list[str] = []
@@ -194,7 +203,8 @@ def check_routes(layout: Layout, routes, *, sequential: bool = False) -> list[st
     if not isinstance(entries, list):
         return [*problems, f"nets is not a list, got {quote(entries)}"]
     nets = {n.name: n for n in layout.nets}
-    by_name, seen, unnamed, rejected = _index_entries(entries, nets, bad)
+    dims = 2 if layout.stack is None else 3
+    by_name, seen, unnamed, rejected = _index_entries(entries, nets, bad, dims)
     owner = layout.pin_owner()
     used: dict[tuple[int, int], str] = {}
     orders = []
@@ -208,13 +218,21 @@ def check_routes(layout: Layout, routes, *, sequential: bool = False) -> list[st
                 bad(f"{name}: unrouted, but has cells or an order")
             continue
         orders.append((e["order"], name))
-        _check_wire(layout, net, e, cells, owner, used, bad)
+        if dims == 2:
+            _check_wire(layout, net, e, cells, owner, used, bad)
+        else:
+            _check_wire3d(layout, net, e, cells, owner, used, bad)
     # A rejected entry's order is unknown, so the others' cannot be judged: they would
     # miss its number, and the fault already has its own line. So is one under a name the
     # layout lacks (a renamed net: its order is not among the layout nets').
     judged = not (unnamed or rejected or seen - set(nets))
     if judged and sorted(o for o, _ in orders) != list(range(len(orders))):
         bad("orders of routed nets are not 0, 1, 2, ...")
+    if dims == 3 and judged:
+        total = routes.get("vias")
+        stated = sum(by_name[name].get("vias", 0) for _, name in orders)
+        if not (_is_int(total) and total == stated):
+            bad(f"vias {quote(total)} is not the sum of the nets' vias ({stated})")
     if sequential and not problems:
         problems += _check_sequential(layout, by_name, sorted(orders))
     if len(problems) > MAX_PROBLEMS:
@@ -231,6 +249,9 @@ def _check_header(layout: Layout, routes: dict, sequential: bool, bad) -> None:
     if not (all(_is_int(v) for v in size) and size == (layout.width, layout.height)):
         bad(f"width/height {quote(size[0])} x {quote(size[1])} differ from the layout's "
             f"{layout.width} x {layout.height}")
+    if layout.stack is not None and routes.get("layers") != list(layout.stack.names):
+        bad(f"layers {quote(routes.get('layers'))} differ from the layout's "
+            f"{quote(list(layout.stack.names))}")
     mode = routes.get("mode", "sequential")
     if mode not in ROUTE_MODES:
         bad(f"mode is {quote(mode)}, not one of {', '.join(map(repr, ROUTE_MODES))}")
@@ -240,9 +261,11 @@ def _check_header(layout: Layout, routes: dict, sequential: bool, bad) -> None:
             "--sequential")
 
 
-def _index_entries(entries: list, nets: dict, bad) -> tuple[dict[str, dict], set[str], int, int]:
+def _index_entries(entries: list, nets: dict, bad, dims: int = 2
+                   ) -> tuple[dict[str, dict], set[str], int, int]:
     """The well-formed entries of layout nets by name, every name seen, and the counts of
-    entries without a readable name and of entries rejected (malformed or repeated)."""
+    entries without a readable name and of entries rejected (malformed or repeated);
+    ``dims``: the numbers of a cell (3 for a multi-layer layout's)."""
     by_name: dict[str, dict] = {}
     seen: set[str] = set()
     repeats: dict[str, int] = {}           # a name listed n times is one line, not n - 1
@@ -263,7 +286,7 @@ def _index_entries(entries: list, nets: dict, bad) -> tuple[dict[str, dict], set
             rejected += 1
             continue
         seen.add(name)
-        if name in nets and not _entry_ok(e, f"nets[{k}] {quote(name)}", bad):
+        if name in nets and not _entry_ok(e, f"nets[{k}] {quote(name)}", bad, dims):
             rejected += 1
         elif name in nets:
             by_name[name] = e
@@ -310,8 +333,10 @@ def _kind(v) -> str:
             type(None): "null"}.get(type(v), "a number")
 
 
-def _entry_ok(e: dict, where: str, bad) -> bool:
-    """Whether a net's entry has every field, each of its type (reporting the first not)."""
+def _entry_ok(e: dict, where: str, bad, dims: int = 2) -> bool:
+    """Whether a net's entry has every field, each of its type (reporting the first not);
+    ``dims``: 3 for a multi-layer layout's, whose cells are ``[x, y, layer]`` and whose
+    routed nets state their ``vias``."""
     for key in ("routed", "order", "cells"):
         if key not in e:
             bad(f"{where}: {key} is missing")
@@ -329,6 +354,8 @@ def _entry_ok(e: dict, where: str, bad) -> bool:
     if not isinstance(cells, list):
         bad(f"{where}: cells is not a list, got {quote(cells)}")
         return False
+    if dims == 3:
+        return _entry3d_ok(e, where, bad)
     for j, c in enumerate(cells):
         if not (isinstance(c, list) and len(c) == 2 and _is_int(c[0]) and _is_int(c[1])):
             bad(f"{where}: cells[{j}] is not a cell [x, y] of two integers, got {quote(c)}")
@@ -338,6 +365,22 @@ def _entry_ok(e: dict, where: str, bad) -> bool:
         if not (_is_int(length) and length >= 0):
             bad(f"{where}: length is not an integer >= 0, got {quote(length)}")
             return False
+    return True
+
+
+def _entry3d_ok(e: dict, where: str, bad) -> bool:
+    """:func:`_entry_ok`'s cells and counts of a multi-layer layout's entry."""
+    for j, c in enumerate(e["cells"]):
+        if not (isinstance(c, list) and len(c) == 3 and all(_is_int(v) for v in c)):
+            bad(f"{where}: cells[{j}] is not a cell [x, y, layer] of three integers, got "
+                f"{quote(c)}")
+            return False
+    if e["routed"]:
+        for key in ("length", "vias"):
+            v = e.get(key)
+            if not (_is_int(v) and v >= 0):
+                bad(f"{where}: {key} is not an integer >= 0, got {quote(v)}")
+                return False
     return True
 
 
@@ -360,6 +403,85 @@ def _check_cells(layout: Layout, name: str, cells, owner, used, bad) -> None:
     for what, where in found.items():
         more = f" (and {len(where) - 1} more cells)" if len(where) > 1 else ""
         bad(f"{name}: cell {quote(list(where[0]))} {what}{more}")
+
+
+def _check_wire3d(layout: Layout, net, e: dict, cells: list, owner, used: dict,
+                  bad) -> None:
+    """:func:`_check_wire` of a multi-layer layout: steps along each layer's direction,
+    vias between adjacent layers where a via may go, and a two-pin path's length (its
+    steps inside a layer) and vias as stated."""
+    name, stack = net.name, layout.stack
+    _check_cells3d(layout, name, cells, owner, used, bad)
+    if len(set(cells)) != len(cells):
+        bad(f"{name}: a cell is listed twice")
+    cellset = set(cells)
+    missing = [list(p) for p in net.pins if p not in cellset]
+    if missing:
+        bad(f"{name}: pins {quote(missing)} are not on the wire")
+    inside = all(0 <= c[2] < len(stack.layers) and 0 <= c[0] < layout.width
+                 and 0 <= c[1] < layout.height for c in cells)
+    if not inside:
+        return                       # its own line says so; no edge can be judged
+    if not _connected3d(stack, cells):
+        bad(f"{name}: cells are not connected by steps along their layers' directions "
+            "and vias")
+    if len(net.pins) != 2:
+        return
+    if cells[:1] != [net.pins[0]] or cells[-1:] != [net.pins[1]]:
+        bad(f"{name}: a two-pin path must run from pins[0] to pins[1]")
+    kinds = [edge_kind(stack, a, b) for a, b in zip(cells, cells[1:])]
+    if None in kinds:
+        k = kinds.index(None)
+        bad(f"{name}: consecutive cells are no step or via: "
+            f"{why_not_edge(stack, cells[k], cells[k + 1])}")
+        return
+    steps, vias = kinds.count("step"), kinds.count("via")
+    if e["length"] != steps:
+        bad(f"{name}: length {quote(e['length'])} is not the path's {steps} steps inside "
+            "a layer")
+    if e["vias"] != vias:
+        bad(f"{name}: vias {quote(e['vias'])} is not the path's {vias} vias")
+
+
+def _check_cells3d(layout: Layout, name: str, cells, owner, used, bad) -> None:
+    """:func:`_check_cells` of a multi-layer layout: cells ``(x, y, z)``."""
+    found: dict[str, list] = {}
+    depth = len(layout.stack.layers)
+    for c in cells:
+        x, y, z = c
+        if not (0 <= x < layout.width and 0 <= y < layout.height and 0 <= z < depth):
+            found.setdefault("is outside the grid", []).append(c)
+            continue
+        if layout.blocked[z, y, x]:
+            found.setdefault(f"is on a blockage of layer {quote(layout.stack.names[z])}",
+                             []).append(c)
+        if c in owner and layout.nets[owner[c]].name != name:
+            other = layout.nets[owner[c]].name
+            found.setdefault(f"is a pin of net {quote(other)}", []).append(c)
+        if c in used and used[c] != name:
+            found.setdefault(f"also belongs to net {quote(used[c])}", []).append(c)
+        used[c] = name
+    for what, where in found.items():
+        more = f" (and {len(where) - 1} more cells)" if len(where) > 1 else ""
+        bad(f"{name}: cell {quote(list(where[0]))} {what}{more}")
+
+
+_MOVES3D = ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1))
+
+
+def _connected3d(stack, cells) -> bool:
+    if not cells:
+        return False
+    todo, seen = [cells[0]], {cells[0]}
+    cellset = set(cells)
+    while todo:
+        c = todo.pop()
+        for dx, dy, dz in _MOVES3D:
+            n = (c[0] + dx, c[1] + dy, c[2] + dz)
+            if n in cellset and n not in seen and edge_kind(stack, c, n) is not None:
+                seen.add(n)
+                todo.append(n)
+    return len(seen) == len(cellset)
 
 
 def _connected(cells) -> bool:

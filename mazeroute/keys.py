@@ -2,9 +2,7 @@
 
 A key that is not one of them is an error, not a field passed over: a misspelt
 ``blockage:`` would otherwise route the layout without its blockages, and a per-net
-``width:`` would look honoured when it is not. The keys that a planned multi-layer format
-adds are refused in words of their own, so that a user learns the feature is missing
-rather than that the key is misspelt.
+``width:`` would look honoured when it is not.
 
 Examples
 --------
@@ -12,10 +10,10 @@ Examples
 Traceback (most recent call last):
 ...
 mazeroute.errors.InputError: a.yaml: unknown key 'blockage' (did you mean 'blockages'?)
->>> check_keys({"width": 4, "layers": 2}, LAYOUT_KEYS, "a.yaml")
+>>> check_keys({"width": 4, "layer": 2}, LAYOUT_KEYS, "a.yaml")
 Traceback (most recent call last):
 ...
-mazeroute.errors.InputError: a.yaml: multi-layer layouts are not supported yet (key 'layers')
+mazeroute.errors.InputError: a.yaml: unknown key 'layer' (did you mean 'layers'?)
 """
 
 from __future__ import annotations
@@ -26,16 +24,19 @@ from pathlib import Path
 
 from .errors import InputError, quote
 
-#: A layout file's top level (``version``: the layout format's, 1 when given).
-LAYOUT_KEYS = ("name", "width", "height", "blockages", "nets", "version")
+#: A layout file's top level (``version``: the layout format's, 1 when given; ``layers``,
+#: ``via_cost`` and ``via_sites``: a multi-layer layout's).
+LAYOUT_KEYS = ("name", "width", "height", "blockages", "nets", "version",
+               "layers", "via_cost", "via_sites")
 #: A netlist file's top level (``--nets``, and ``batch --layout``'s netlists).
 NETLIST_KEYS = ("nets",)
 #: Each entry of ``nets``.
 NET_KEYS = ("name", "pins")
-#: A blockage written as a mapping: ``{rect: [...]}`` or ``{cell: [x, y]}``.
-BLOCKAGE_KEYS = ("rect", "cell")
-#: Keys of the planned multi-layer format, at any level.
-MULTILAYER_KEYS = frozenset({"layers", "via_cost", "via_sites", "layer"})
+#: A blockage written as a mapping: ``{rect: [...]}`` or ``{cell: [x, y]}``, and the
+#: layer it blocks (every layer without one).
+BLOCKAGE_KEYS = ("rect", "cell", "layer")
+#: Each entry of ``layers``.
+LAYER_KEYS = ("name", "direction")
 
 
 def check_keys(data: Mapping, known: Collection[str], file: str | Path | None,
@@ -57,36 +58,11 @@ def check_keys(data: Mapping, known: Collection[str], file: str | Path | None,
     Raises
     ------
     InputError
-        Naming the key and, when one is close, the known key it was likely meant to be;
-        for a key of the multi-layer format, saying that it is not supported yet.
+        Naming the key and, when one is close, the known key it was likely meant to be.
     """
     for key in data:
         if key in known:
             continue
-        refuse_layers({key: None}, file, field)
         close = difflib.get_close_matches(key, known, n=1) if isinstance(key, str) else []
         hint = f" (did you mean {quote(close[0])}?)" if close else ""
         raise InputError(f"unknown key {quote(key)}{hint}", file=file, field=field)
-
-
-def refuse_layers(data: Mapping, file: str | Path | None, field: str | None) -> None:
-    """Refuse ``data`` when it holds a key of the planned multi-layer format.
-
-    Parameters
-    ----------
-    data : Mapping
-        One mapping of the parsed file (a net, a blockage, a pin written as a mapping).
-    file : str or Path or None
-        The file, for the message.
-    field : str or None
-        Where ``data`` lies in the file, as :func:`check_keys` takes it.
-
-    Raises
-    ------
-    InputError
-        Naming the first key of :data:`MULTILAYER_KEYS` that ``data`` holds.
-    """
-    for key in data:
-        if isinstance(key, str) and key in MULTILAYER_KEYS:
-            raise InputError(f"multi-layer layouts are not supported yet (key {quote(key)})",
-                             file=file, field=field)

@@ -25,6 +25,7 @@ import numpy as np
 from .errors import InputError, quote
 from .graph import GridGraph
 from .io import write_text
+from .layers import Stack, check_stack, paint_stack, stack_rects
 
 Cell = tuple[int, int]
 Rect = tuple[int, int, int, int]
@@ -54,7 +55,7 @@ class Net:
     @property
     def hpwl(self) -> int:
         """Half-perimeter wirelength of the pins' bounding box."""
-        xs, ys = zip(*self.pins)
+        xs, ys = [p[0] for p in self.pins], [p[1] for p in self.pins]
         return (max(xs) - min(xs)) + (max(ys) - min(ys))
 
 
@@ -79,6 +80,10 @@ class Layout:
         The blocked cells; default painted from ``rects``.
     source : str, optional
         The file it was read from, for messages.
+    stack : Stack, optional
+        The layers of a multi-layer layout (None: one layer). With one, ``blocked`` is
+        ``(layers, height, width)``, pins are ``(x, y, z)``, and a rectangle of ``rects``
+        may name its layer as a fifth number (:data:`~mazeroute.layers.Rect3`).
 
     Examples
     --------
@@ -94,15 +99,24 @@ class Layout:
     nets: list[Net] = field(default_factory=list)
     blocked: np.ndarray | None = None
     source: str | None = None
+    stack: Stack | None = None
 
     def __post_init__(self):
         if self.blocked is None:
             _check_dimensions(self, 0)             # before a grid of that size is made
-            self.blocked = paint(self.width, self.height, self.rects)
+            if self.stack is None:
+                self.blocked = paint(self.width, self.height, self.rects)
+            else:
+                self.blocked = paint_stack(self.width, self.height, len(self.stack.layers),
+                                           self.rects)
 
     def grid(self) -> GridGraph:
         """The routing grid as a graph (free = not blocked; its mask read-only: an engine
-        keeps its own copy of the cells it blocks)."""
+        keeps its own copy of the cells it blocks). A multi-layer layout has none yet: an
+        :class:`InputError`, never one of its layers routed alone."""
+        if self.stack is not None:
+            raise InputError("routing multi-layer layouts is not supported yet by this "
+                             "command", file=self.source)
         free = ~self.blocked
         free.flags.writeable = False
         return GridGraph(free)
@@ -115,7 +129,10 @@ class Layout:
         """The layout file's fields. The blockages are ``rects`` when they paint the
         blocked cells, else rectangles read off the mask (:func:`mask_rects`): a layout
         built from a mask (a Moving AI map, a generated class) keeps every blocked cell
-        when written."""
+        when written. A multi-layer layout adds ``layers``, ``via_cost`` and
+        ``via_sites``; its blockages and pins name their layers by index."""
+        if self.stack is not None:
+            return _stack_dict(self)
         rects = self.rects
         if not np.array_equal(paint(self.width, self.height, rects), self.blocked):
             rects = mask_rects(self.blocked)
@@ -123,6 +140,25 @@ class Layout:
                 "blockages": [list(r) for r in rects],
                 "nets": [{"name": n.name, "pins": [list(p) for p in n.pins]}
                          for n in self.nets]}
+
+
+def _stack_dict(layout: Layout) -> dict:
+    """:meth:`Layout.to_dict` of a multi-layer layout."""
+    st = layout.stack
+    rects = layout.rects
+    depth = len(st.layers)
+    if not np.array_equal(paint_stack(layout.width, layout.height, depth, rects),
+                          layout.blocked):
+        rects = stack_rects(layout.blocked, mask_rects)
+    sites = None
+    if st.via_sites is not None:
+        sites = [[int(x), int(y)] for y, x in np.argwhere(st.via_sites)]
+    return {"name": layout.name, "width": layout.width, "height": layout.height,
+            "layers": [{"name": a.name, "direction": a.direction} for a in st.layers],
+            "via_cost": int(st.via_cost), "via_sites": sites,
+            "blockages": [list(r) for r in rects],
+            "nets": [{"name": n.name, "pins": [list(p) for p in n.pins]}
+                     for n in layout.nets]}
 
 
 def mask_rects(blocked: np.ndarray) -> list[Rect]:
@@ -183,7 +219,7 @@ def paint(width: int, height: int, rects) -> np.ndarray:
 def with_nets(layout: Layout, nets: list[Net], file: str | Path | None = None) -> Layout:
     """The same chip with other nets, checked against its blockages."""
     new = Layout(layout.name, layout.width, layout.height, layout.rects, nets,
-                 layout.blocked, layout.source)
+                 layout.blocked, layout.source, layout.stack)
     check_pins(new, file or layout.source)
     return new
 
@@ -221,6 +257,9 @@ def save_layout(layout: Layout, path: str | Path) -> None:
       - {name: a, pins: [[0, 0], [3, 1]]}
     """
     d = layout.to_dict()
+    if layout.stack is not None:
+        write_text(path, _stack_yaml(d))
+        return
     lines = [f"name: {_yaml_text(d['name'])}",
              f"width: {d['width']}", f"height: {d['height']}"]
     lines.append("blockages:" + ("" if d["blockages"] else " []"))
@@ -231,6 +270,30 @@ def save_layout(layout: Layout, path: str | Path) -> None:
         lines.append(f"  - {{name: {_yaml_text(n['name'])}, "
                      f"pins: [{pins}]}}")
     write_text(path, "\n".join(lines) + "\n")
+
+
+def _stack_yaml(d: dict) -> str:
+    """The text of a multi-layer layout file (:meth:`Layout.to_dict`'s fields), its
+    blockages and pins naming their layers by name."""
+    names = [a["name"] for a in d["layers"]]
+    lines = [f"name: {_yaml_text(d['name'])}",
+             f"width: {d['width']}", f"height: {d['height']}", "layers:"]
+    lines += [f"  - {{name: {_yaml_text(a['name'])}, direction: {a['direction']}}}"
+              for a in d["layers"]]
+    lines.append(f"via_cost: {d['via_cost']}")
+    if d["via_sites"] is not None:
+        lines.append("via_sites: [" + ", ".join(f"[{x}, {y}]" for x, y in d["via_sites"])
+                     + "]")
+    lines.append("blockages:" + ("" if d["blockages"] else " []"))
+    for r in d["blockages"]:
+        corners = ", ".join(str(v) for v in r[:4])
+        lines.append(f"  - [{corners}]" if len(r) == 4 else
+                     f"  - {{rect: [{corners}], layer: {_yaml_text(names[r[4]])}}}")
+    lines.append("nets:" + ("" if d["nets"] else " []"))
+    for n in d["nets"]:
+        pins = ", ".join(f"[{x}, {y}, {_yaml_text(names[z])}]" for x, y, z in n["pins"])
+        lines.append(f"  - {{name: {_yaml_text(n['name'])}, pins: [{pins}]}}")
+    return "\n".join(lines) + "\n"
 
 
 _PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
@@ -307,10 +370,14 @@ def check_layout(layout: Layout) -> None:
     _check_dimensions(layout, 1)
     h, w = int(layout.height), int(layout.width)
     b = layout.blocked
-    if not isinstance(b, np.ndarray) or b.dtype != np.bool_ or b.shape != (h, w):
+    shape, axes, width = (h, w), "(height, width)", 2
+    if layout.stack is not None:
+        check_stack(layout.stack, w, h, file)
+        shape, axes, width = (len(layout.stack.layers), h, w), "(layers, height, width)", 3
+    if not isinstance(b, np.ndarray) or b.dtype != np.bool_ or b.shape != shape:
         got = (f"a {b.dtype} array of shape {b.shape}" if isinstance(b, np.ndarray)
                else f"a {type(b).__name__}")
-        raise InputError(f"must be a bool array of shape (height, width) = ({h}, {w}), "
+        raise InputError(f"must be a bool array of shape {axes} = {shape}, "
                          f"got {got}", file=file, field="blocked")
     seen: dict[str, int] = {}
     for i, net in enumerate(layout.nets):
@@ -321,10 +388,11 @@ def check_layout(layout: Layout) -> None:
                              field=f"nets[{i}] name")
         pins = list(net.pins)
         for j, c in enumerate(pins):
-            if not (len(c) == 2 and all(_is_index(v) for v in c) and min(c) >= 0):
-                raise InputError(f"a pin is two integers x, y >= 0, got {quote(c)}",
+            if not (len(c) == width and all(_is_index(v) for v in c) and min(c) >= 0):
+                what = "two integers x, y" if width == 2 else "three integers x, y, layer"
+                raise InputError(f"a pin is {what} >= 0, got {quote(c)}",
                                  file=file, field=f"{net_field(i, net.name)} pins[{j}]")
-        net_rules(i, net.name, [(int(x), int(y)) for x, y in pins], seen, file)
+        net_rules(i, net.name, [tuple(int(v) for v in c) for c in pins], seen, file)
     check_pins(layout, file)
 
 
@@ -347,6 +415,9 @@ def check_pins(layout: Layout, file: str | Path | None) -> None:
     """Refuse a pin of ``layout`` outside its grid, on a blocked cell, or shared by two
     nets: an :class:`InputError` naming ``file`` and the net's pin.
     """
+    if layout.stack is not None:
+        _check_pins3d(layout, file)
+        return
     owner: dict[Cell, int] = {}
     for i, net in enumerate(layout.nets):
         for j, (x, y) in enumerate(net.pins):
@@ -364,8 +435,33 @@ def check_pins(layout: Layout, file: str | Path | None) -> None:
             owner[(x, y)] = i
 
 
-def _blockage_at(layout: Layout, x: int, y: int) -> str:
-    for k, (x0, y0, x1, y1) in enumerate(layout.rects):
-        if x0 <= x <= x1 and y0 <= y <= y1:
+def _check_pins3d(layout: Layout, file) -> None:
+    """:func:`check_pins` of a multi-layer layout: pins are ``(x, y, z)``."""
+    owner: dict[tuple, int] = {}
+    names = layout.stack.names
+    for i, net in enumerate(layout.nets):
+        for j, pin in enumerate(net.pins):
+            at = f"{net_field(i, net.name)} pins[{j}]"
+            if len(pin) != 3:
+                raise InputError(f"a pin of a multi-layer layout is [x, y, layer], got "
+                                 f"{quote(list(pin))}", file=file, field=at)
+            x, y, z = pin
+            if x >= layout.width or y >= layout.height or z >= len(names):
+                raise InputError(f"pin {quote(list(pin))} lies outside the {layout.width} x "
+                                 f"{layout.height} x {len(names)} grid", file=file, field=at)
+            if layout.blocked[z, y, x]:
+                raise InputError(f"pin {[x, y]} on layer {quote(names[z])} lies on "
+                                 f"{_blockage_at(layout, x, y, z)}", file=file, field=at)
+            if pin in owner:
+                other = layout.nets[owner[pin]].name
+                raise InputError(f"pin {[x, y, z]} is also a pin of net {quote(other)}",
+                                 file=file, field=net_field(i, net.name))
+            owner[pin] = i
+
+
+def _blockage_at(layout: Layout, x: int, y: int, z: int | None = None) -> str:
+    for k, r in enumerate(layout.rects):
+        x0, y0, x1, y1 = r[:4]
+        if x0 <= x <= x1 and y0 <= y <= y1 and (len(r) == 4 or r[4] == z):
             return f"blockages[{k}] {[x0, y0, x1, y1]}"
     return "a blocked cell"

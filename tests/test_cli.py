@@ -1219,7 +1219,7 @@ def test_route_check_and_batch_read_puzzles_by_content(tmp_path, capsys):
     adc3.write_text("SIZE 4X4X2\r\nLINE_NUM 1\r\nLINE#1 (0,0,1) (3,3,2)\r\n")
     capsys.readouterr()
     assert main(["route", str(adc3), "-o", str(tmp_path / "a"), "-q"]) == 2
-    assert "multi-layer layouts are not supported yet" in _one_line(capsys.readouterr().err)
+    assert "multi-layer layouts cannot be routed yet" in _one_line(capsys.readouterr().err)
     assert main(["route", str(nl), "--format", "adc", "--puzzle", "1", "-o",
                  str(tmp_path / "f"), "-q"]) == 2
     assert "forced" in _one_line(capsys.readouterr().err)

@@ -121,11 +121,14 @@ NET_FAULTS = {"net-not-mapping": "nets[0]: must be a mapping",
               "one-pin": "nets[0] 'a': pins"}
 #: The one line of each unknown key, as a layout and as a netlist alike.
 KEY_FAULTS = {"unknown-fields": "unknown key 'vendor'",
-              "multi-layer": "multi-layer layouts are not supported yet (key 'layers')",
+              # a key of the format now: its bad value is named
+              "multi-layer": "layers: must be a list of at least one layer {name, direction}, "
+                             "got 2",
               "misspelt-key": "unknown key 'blockage' (did you mean 'blockages'?)",
               "net-width": "nets[0] 'a': unknown key 'width'"}
 #: The same as a netlist, where they differ (a netlist has no blockages to suggest).
-NETLIST_KEY_FAULTS = {**KEY_FAULTS, "misspelt-key": "unknown key 'blockage'"}
+NETLIST_KEY_FAULTS = {**KEY_FAULTS, "misspelt-key": "unknown key 'blockage'",
+                      "multi-layer": "unknown key 'layers'"}
 
 
 #: A layout's own top-level keys: a netlist leaves them out (``--nets`` refuses a layout;

@@ -109,13 +109,13 @@ def test_every_shared_puzzle_agrees_with_a_plain_count_of_its_characters(name):
 
 @needs_data
 @pytest.mark.parametrize("name", ["NL_Q01.txt", "NL_Q02.txt", "NL_Q03.txt"])
-def test_shared_adc_problems_are_3d_and_refused_as_multi_layer(name):
+def test_shared_adc_problems_are_3d_and_read_as_multi_layer(name):
     path = DATA / "adc" / name
     assert sniff_format(path) == "adc"
-    for read in (read_adc, load_layouts):
-        with pytest.raises(InputError, match="multi-layer layouts are not supported yet") as e:
-            read(path)
-        assert_one_line_error(e.value, path, 1)
+    lay, = load_layouts(path)
+    assert lay.stack is not None and lay.blocked.ndim == 3
+    assert read_adc(path).nets == lay.nets
+    assert all(len(p) == 3 for n in lay.nets for p in n.pins)
 
 
 @needs_data
@@ -317,10 +317,12 @@ ADC_BAD = {
     "bad size": ("SIZE 3\nLINE_NUM 0\n", 1, "expected 'SIZE WxH' first"),
     "zero size": ("SIZE 0X3\nLINE_NUM 0\n", 1, "sizes are integers >= 1"),
     "two sizes": ("SIZE 3X3\nSIZE 3X3\nLINE_NUM 0\n", 2, "a second SIZE"),
-    "3-D size": ("SIZE 3X3X2\nLINE_NUM 0\n", 1, "multi-layer layouts are not supported yet"),
+    "3-D pin without layer": ("SIZE 3X3X2\nLINE_NUM 1\nLINE#1 (0,0)-(2,2)\n", 3,
+                              "pin (0,0) of LINE#1 has no layer"),
     "upper layer": ("SIZE 3X3\nLINE_NUM 1\nLINE#1 (0,0,1) (2,2,2)\n", 3,
-                    "multi-layer layouts are not supported yet (LINE#1 has a pin on layer 2)"),
-    "via": ("SIZE 3X3\nLINE_NUM 0\nVIA#a (1,1,1) (1,1,2)\n", 3, "multi-layer"),
+                    "pin (2,2,2) of LINE#1 is on layer 2, but SIZE has layer 1 only"),
+    "via": ("SIZE 3X3\nLINE_NUM 0\nVIA#a (1,1,1) (1,1,2)\n", 3,
+            "VIA#a cell (1,1,2) is on layer 2, but SIZE has layer 1 only"),
     "answer": ("SIZE 2X2\nLAYER 1\n01,01\n00,00\n", 2, "ADC answer"),
     "answer rows": ("SIZE 2X2\n01,01\n00,00\n", 2, "ADC answer"),
 }

@@ -34,8 +34,10 @@ The rules every engine follows, so that all of them return the very same wires:
 Layers and vias: every array is a stack of layers, shape ``(layers, H, W)`` (a 2-D
 array is one layer), and the constructor takes ``via_cost``. Today ``layers`` must be 1;
 a multi-layer engine adds the two via neighbours (below, above; after down in the tie
-order, entering one costs ``via_cost + cost``), pins and cells gain a ``z`` column and a
-box a layer range. Vertex ids are already ``(z * H + y) * W + x``, so the packing of
+order, entering one costs ``via_cost`` times the entered cell's cost, as
+:func:`mazeroute.engines.grid3d.weighted3d` prices it, so that on unit costs a via costs
+``via_cost`` as in Lee's 3-D BFS), pins and cells gain a ``z`` column and a box a layer
+range. Vertex ids are already ``(z * H + y) * W + x``, so the packing of
 requests (:func:`pack_requests`) and the ``changed`` hints need no change.
 
 Examples

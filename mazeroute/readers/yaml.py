@@ -20,13 +20,15 @@ import gc
 import re
 from pathlib import Path
 
+import numpy as np
 import yaml
 from yaml import events as ev
 
 from ..errors import InputError, quote
-from ..keys import BLOCKAGE_KEYS, LAYOUT_KEYS, NET_KEYS, NETLIST_KEYS, check_keys, refuse_layers
+from ..keys import BLOCKAGE_KEYS, LAYER_KEYS, LAYOUT_KEYS, NET_KEYS, NETLIST_KEYS, check_keys
+from ..layers import DIRECTIONS, Layer, Stack
 from ..layout import Cell, Layout, Net, Rect, check_pins, net_field, net_rules, with_nets
-from ..limits import MAX_DEPTH, MAX_DIGITS, MAX_NAME, check_size
+from ..limits import MAX_CELLS, MAX_DEPTH, MAX_DIGITS, MAX_NAME, check_size
 from .text import read_text
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -65,18 +67,20 @@ def load_layout(path: str | Path, netlist: str | Path | None = None) -> Layout:
     data = _read_yaml(path)
     layout = parse_layout(data, path)
     if netlist is not None:
-        layout = with_nets(layout, load_netlist(netlist), netlist)
+        layout = with_nets(layout, load_netlist(netlist, stack=layout.stack), netlist)
     return layout
 
 
-def load_netlist(path: str | Path, option: str = "--nets") -> list[Net]:
+def load_netlist(path: str | Path, option: str = "--nets", stack: Stack | None = None
+                 ) -> list[Net]:
     """Read a netlist file: a YAML mapping with just ``nets:`` (any other key is an error,
     :func:`~mazeroute.keys.check_keys`).
 
     A full layout (one with ``width``, ``height`` or ``blockages``) is an error rather
     than a netlist whose other fields are silently dropped: a user who passes a layout
     there would route without its blockages. ``option``: the command-line option that
-    named the file, for the hint.
+    named the file, for the hint; ``stack``: the layers of the layout the nets are for,
+    which their pins may name (None: a single layer).
     """
     data = _read_yaml(path)
     full = ("width", "height", "blockages")
@@ -91,7 +95,7 @@ def load_netlist(path: str | Path, option: str = "--nets") -> list[Net]:
                          f"of just 'nets:'; route it as a layout, without {option}",
                          file=path, field=layout_keys[0])
     check_keys(data, NETLIST_KEYS, path)
-    return _parse_nets(data["nets"], path)
+    return _parse_nets(data["nets"], path, stack)
 
 
 
@@ -143,12 +147,13 @@ def parse_layout(data, file: str | Path = "<layout>") -> Layout:
     width = _size(data, "width", file)
     height = _size(data, "height", file)
     check_size(width, height, file)
-    rects = _parse_blockages(data.get("blockages", []), width, height, file)
+    stack = _parse_stack(data, width, height, file)
+    rects = _parse_blockages(data.get("blockages", []), width, height, file, stack)
     if "nets" not in data:
         raise InputError("missing (use 'nets: []' for a layout without nets)",
                          file=file, field="nets")
-    nets = _parse_nets(data["nets"], file)
-    layout = Layout(name, width, height, rects, nets, source=str(file))
+    nets = _parse_nets(data["nets"], file, stack)
+    layout = Layout(name, width, height, rects, nets, source=str(file), stack=stack)
     check_pins(layout, file)
     return layout
 
@@ -364,7 +369,74 @@ def _got(v) -> str:
                                 "without a leading zero)" if hint else "")
 
 
-def _parse_blockages(items, width, height, file) -> list[Rect]:
+def _parse_stack(data: dict, width: int, height: int, file) -> Stack | None:
+    """The layout's layers and via rules; None for a layout of one layer."""
+    if "layers" not in data:
+        for key in ("via_cost", "via_sites"):
+            if key in data:
+                raise InputError("belongs to a multi-layer layout: give 'layers' too",
+                                 file=file, field=key)
+        return None
+    items = data["layers"]
+    if not isinstance(items, list) or not items:
+        raise InputError(f"must be a list of at least one layer {{name, direction}}, "
+                         f"{_got(items)}", file=file, field="layers")
+    if width * height * len(items) > MAX_CELLS:
+        raise InputError(f"{width} x {height} x {len(items)} cells is more than the "
+                         f"{MAX_CELLS} a layout may have", file=file, field="layers")
+    check_size(width * len(items), height, file, "layers")
+    layers, seen = [], {}
+    for i, item in enumerate(items):
+        where = f"layers[{i}]"
+        if not isinstance(item, dict):
+            raise InputError(f"must be a mapping {{name, direction}}, {_got(item)}",
+                             file=file, field=where)
+        check_keys(item, LAYER_KEYS, file, where)
+        name = _name(item.get("name"), file, f"{where} name")
+        if name in seen:
+            raise InputError(f"{quote(name)} repeats layers[{seen[name]}]", file=file,
+                             field=f"{where} name")
+        seen[name] = i
+        direction = item.get("direction", "any")
+        if direction not in DIRECTIONS:
+            raise InputError(f"must be one of {', '.join(DIRECTIONS)}, {_got(direction)}",
+                             file=file, field=f"{where} direction")
+        layers.append(Layer(name, direction))
+    via_cost = data.get("via_cost", 1)
+    if not _is_int(via_cost) or via_cost < 1:
+        raise InputError(f"must be an integer >= 1, {_got(via_cost)}", file=file,
+                         field="via_cost")
+    sites = data.get("via_sites")
+    mask = None
+    if sites is not None:
+        if not isinstance(sites, list):
+            raise InputError(f"must be a list of cells [x, y], {_got(sites)}", file=file,
+                             field="via_sites")
+        mask = np.zeros((height, width), dtype=bool)
+        for k, c in enumerate(sites):
+            x, y = _cell(c, width, height, file, f"via_sites[{k}]")
+            mask[y, x] = True
+    return Stack(tuple(layers), via_cost, mask)
+
+
+def _layer(value, stack: Stack | None, file, where: str) -> int:
+    """The 0-based index of the layer ``value`` names (a name, or an index)."""
+    if stack is None:
+        raise InputError(f"names layer {quote(value)}, but the layout has no 'layers'",
+                         file=file, field=where)
+    names = stack.names
+    if isinstance(value, str):
+        if value in names:
+            return names.index(value)
+        raise InputError(f"unknown layer {quote(value)}; the layers are "
+                         f"{quote(list(names))}", file=file, field=where)
+    if _is_int(value) and 0 <= value < len(names):
+        return value
+    raise InputError(f"a layer is one of the names {quote(list(names))} or an index "
+                     f"0 .. {len(names) - 1}, {_got(value)}", file=file, field=where)
+
+
+def _parse_blockages(items, width, height, file, stack=None) -> list[Rect]:
     if items is None:
         return []
     if not isinstance(items, list):
@@ -372,11 +444,15 @@ def _parse_blockages(items, width, height, file) -> list[Rect]:
     rects = []
     for i, item in enumerate(items):
         where = f"blockages[{i}]"
+        z = None
         if isinstance(item, dict):
             check_keys(item, BLOCKAGE_KEYS, file, where)
-        if isinstance(item, dict) and set(item) == {"rect"}:
+            if "layer" in item:
+                z = _layer(item["layer"], stack, file, f"{where} layer")
+        keys = set(item) - {"layer"} if isinstance(item, dict) else None
+        if keys == {"rect"}:
             r = item["rect"]
-        elif isinstance(item, dict) and set(item) == {"cell"}:
+        elif keys == {"cell"}:
             c = _cell(item["cell"], width, height, file, where)
             r = [c[0], c[1], c[0], c[1]]
         elif isinstance(item, list):
@@ -396,7 +472,7 @@ def _parse_blockages(items, width, height, file) -> list[Rect]:
         if x1 >= width or y1 >= height:
             raise InputError(f"{quote(r)} reaches outside the {width} x {height} grid",
                              file=file, field=where)
-        rects.append((x0, y0, x1, y1))
+        rects.append((x0, y0, x1, y1) if z is None else (x0, y0, x1, y1, z))
     return rects
 
 
@@ -412,7 +488,7 @@ def _cell(c, width, height, file, where) -> Cell:
     return (x, y)
 
 
-def _parse_nets(items, file) -> list[Net]:
+def _parse_nets(items, file, stack: Stack | None = None) -> list[Net]:
     if not isinstance(items, list):
         raise InputError("must be a list (may be empty)", file=file, field="nets")
     nets, seen = [], {}
@@ -430,6 +506,11 @@ def _parse_nets(items, file) -> list[Net]:
         if not isinstance(pins, list):
             raise InputError(f"pins must be a list of at least 2 cells, {_got(pins)}",
                              file=file, field=net_field(i, name))
+        if stack is not None:
+            cells = _pins3d(pins, stack, file, net_field(i, name))
+            net_rules(i, name, cells, seen, file)
+            nets.append(Net(name, cells))
+            continue
         cells = []
         for j, p in enumerate(pins):
             if (type(p) is list and len(p) == 2 and type(p[0]) is int and type(p[1]) is int
@@ -437,10 +518,24 @@ def _parse_nets(items, file) -> list[Net]:
                 cells.append((p[0], p[1]))     # _cell's answer, without its field's text
             else:
                 at = f"{net_field(i, name)} pins[{j}]"
-                if isinstance(p, dict):
-                    refuse_layers(p, file, at)
+                if isinstance(p, list) and len(p) == 3:
+                    _layer(p[2], None, file, at)
                 cells.append(_cell(p, None, None, file, at))
         net_rules(i, name, cells, seen, file)
         nets.append(Net(name, cells))
     return nets
+
+
+def _pins3d(pins: list, stack: Stack, file, where: str) -> list[tuple[int, int, int]]:
+    """A multi-layer net's pins: ``[x, y]`` on the first layer, or ``[x, y, layer]``."""
+    cells = []
+    for j, p in enumerate(pins):
+        at = f"{where} pins[{j}]"
+        if not (isinstance(p, list) and len(p) in (2, 3)):
+            raise InputError(f"a pin is [x, y] or [x, y, layer], {_got(p)}", file=file,
+                             field=at)
+        x, y = _cell(p[:2], None, None, file, at)
+        z = _layer(p[2], stack, file, at) if len(p) == 3 else 0
+        cells.append((x, y, z))
+    return cells
 
