@@ -254,3 +254,14 @@ def test_readme_generates_local_nets():
 @pytest.mark.parametrize("page", pages(), ids=lambda p: p.name)
 def test_pages_cite_no_work_log(page):
     assert WORK_LOG.findall(page.read_text(encoding="utf-8")) == []
+
+
+def test_code_cites_no_work_log():
+    """Comments, docstrings and --help carry no issue numbers or dated work-log
+    references (figures and their history live in benchmarks/RESULTS.md and git)."""
+    root = Path(__file__).resolve().parent.parent
+    files = [*sorted((root / "mazeroute").rglob("*.py")),
+             *sorted((root / "kernels").glob("*.cu*"))]
+    found = [f"{p.relative_to(root)}: {m}" for p in files
+             for m in WORK_LOG.findall(p.read_text(encoding="utf-8"))]
+    assert found == []
