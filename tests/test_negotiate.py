@@ -689,11 +689,13 @@ def test_negotiation_stops_when_the_nets_it_would_keep_stop_growing():
     from mazeroute.report import format_negotiation
 
     lay = oversubscribed_layout()
-    res = route(lay, backend="cpu")
+    # the over-subscription rule (test_bounded) stops this layout sooner: off here
+    res = route(lay, backend="cpu", options=PathFinderOptions(crowd_iterations=None))
     assert res.stop == "the nets it would keep reached no new high in 10 iterations"
     assert f"nets: {res.stop}" in format_negotiation(res).splitlines()[0]
     assert min(s.conflicts for s in res.iterations) >= 32
-    longer = route(lay, backend="cpu", options=PathFinderOptions(kept_iterations=None))
+    longer = route(lay, backend="cpu", options=PathFinderOptions(kept_iterations=None,
+                                                                 crowd_iterations=None))
     assert len(longer.iterations) > len(res.iterations) + 10
     assert res.routed >= longer.routed
     assert res.routed >= route(lay, backend="cpu", mode="sequential").routed
@@ -1044,10 +1046,11 @@ def test_the_negotiator_takes_its_engines_from_the_plan(monkeypatch):
         asked.append(backend)
         return None
     monkeypatch.setattr(phases, "sequential_routes", floor)
+    monkeypatch.setattr(neg, "sequential_routes", floor)     # routed first for the bound
     ng = Negotiator(lay, "auto", plan=replace(plan, floor="floor-backend"))
     assert ng.backend == "cpu" and ng.plan.floor == "floor-backend"
     ng.run()
-    assert asked == ["floor-backend"]
+    assert asked and set(asked) == {"floor-backend"}
 
 
 def test_the_phases_after_the_loop_are_one_list():

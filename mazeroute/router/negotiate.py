@@ -10,10 +10,11 @@ away. A net searches only a box around its pins; the box is grown when a search 
 in it, when a net in conflict was routed along its edge, and after every
 ``bb_patience`` iterations a net spends in conflict (the way round the other wire may
 lie outside it). Negotiation stops when no cell is shared, or after ``max_iterations``
-/ ``time_limit``, or after ``budget_after`` iterations once its searches covered
-``budget_cells`` cells (or when overuse stops falling, ``stall_iterations``, grows past
-the first iteration's, ``diverge_factor``, or the nets it would keep stop growing,
-``kept_iterations``); then
+/ ``time_limit`` (or the wait bound, ``wait_factor``), or after ``budget_after``
+iterations once its searches covered ``budget_cells`` cells (or when overuse stops
+falling, ``stall_iterations``, grows past the first iteration's, ``diverge_factor``, the
+nets it would keep stop growing, ``kept_iterations``, or nearly every net stays in
+conflict from the first iterations on, ``crowd_iterations``); then
 :meth:`Negotiator.legalise` drops the fewest nets that keep conflicts (a greedy vertex
 cover of the conflict graph) and routes them again one at a time on the cells nobody
 uses; :meth:`Negotiator.repair` tries each net still unrouted once more, ripping up the
@@ -59,7 +60,11 @@ the same routes on every engine.
 
 Deterministic: the same layout and options give the same routes (a ``time_limit`` that
 stops negotiation early is the one exception: where it stops depends on the machine).
-The limit bounds the phases after the loop too (:meth:`Negotiator.run`).
+The limit bounds the phases after the loop too (:meth:`Negotiator.run`). Without one,
+the wait bound (``wait_factor``) stands for it: sequential routing is routed and timed
+first, negotiation may take ``wait_factor`` times as long (``min_wait`` at least), and
+those routes are kept when negotiation ends with fewer nets; so a default run, too, may
+stop where the machine's speed says, on a layout that takes that long.
 
 Where it lives: the options in :mod:`.negotiation.options`, the order and batches in
 :mod:`.negotiation.schedule`, routes and boxes in :mod:`.negotiation.state`, the
@@ -169,6 +174,14 @@ class Negotiator(RouteBook, Conflicts, Loop, Legalise, Fillers, Explain):
         #: The clock the time limit is read on (a test may set a fake one).
         self.now: Callable[[], float] = time.perf_counter
         self.deadline: float | None = None       # when the time limit runs out (see run)
+        #: The limit's words in the report: the time limit, or the wait bound
+        #: (``wait_factor``) that stands for it when none was given.
+        self.limit_words = f"time limit ({self.options.time_limit:g} s)" \
+            if self.options.time_limit is not None else None
+        #: Sequential routing's result when the wait bound routed it first (the floor
+        #: phase keeps it, whatever the clock says; see _bound).
+        self.floor_first: RouteResult | None = None
+        self.floor_watch: Watch | None = None
         #: Steps the time limit stopped part way ("cut short") or before they began
         #: ("skipped"), in order.
         self.cut: dict[str, str] = {}
@@ -188,18 +201,39 @@ class Negotiator(RouteBook, Conflicts, Loop, Legalise, Fillers, Explain):
         legal, and the result's phases and notice say what the limit cut short or
         skipped."""
         start = time.perf_counter()
-        if self.options.time_limit is not None:
-            self.deadline = self.now() + self.options.time_limit
+        self._bound()
         iterations = self.negotiate(progress)
         result = run_phases(self, iterations)
         result.seconds = time.perf_counter() - start
         if self.cut:
-            limit = (f"the time limit ({self.options.time_limit:g} s) "
+            limit = (f"the {self.limit_words} "
                      + "; ".join(f"{how} {', '.join(s for s, h in self.cut.items() if h == how)}"
                                  for how in ("cut short", "skipped")
                                  if how in self.cut.values()))
             result.notice = "; ".join(filter(None, (result.notice, limit)))
         return result
+
+    def _bound(self) -> None:
+        """Set the deadline: the time limit's, or without one the wait bound's
+        (:meth:`~.negotiation.options.PathFinderOptions.bound`), timed on sequential
+        routing of the layout, routed now; the floor phase keeps those routes."""
+        opt = self.options
+        if opt.time_limit is not None:
+            self.deadline = self.now() + opt.time_limit
+            return
+        if opt.wait_factor == 0 or not self.layout.nets:
+            return
+        # the floor is routed first rather than at the end: its time is what the bound
+        # is measured against, and it costs a small share of negotiation's on the
+        # layouts that need a bound (the same engine, already compiled, on unit costs)
+        t0 = self.now()
+        self.floor_watch = Watch(self.watch.net)
+        self.floor_first = sequential_routes(self.layout, self.plan.floor,
+                                             watch=self.floor_watch)
+        limit = opt.bound(self.now() - t0)
+        self.limit_words = (f"wait bound ({limit:.3g} s: {opt.wait_factor:g} times "
+                            f"sequential routing's time, at least {opt.min_wait:g} s)")
+        self.deadline = t0 + limit
 
 
 def negotiate(layout: Layout, backend: str = "auto", *, max_iterations: int | None = None,

@@ -65,8 +65,7 @@ class Explain:
                                          f"{iterations} iterations")
                 continue
             if self._late("reasons"):
-                result.nets[i].reason = (f"unrouted when the time limit "
-                                         f"({self.options.time_limit:g} s) ran out")
+                result.nets[i].reason = f"unrouted when the {self.limit_words} ran out"
                 continue
             xy = wire_search.route(wire_cost, [NetRequest(i, self.pins[i], whole)],
                                    changed)[0]

@@ -30,8 +30,8 @@ class Fillers:
                 self.filled = False    # an enclosed net has no wire at all: nothing fills
             else:
                 start = time.perf_counter()
-                left = None if self.deadline is None else max(0.0, self.deadline - self.now())
-                got = fill_routes(self.free, self.pins, self.options.fill_steps, seconds=left)
+                got = fill_routes(self.free, self.pins, self.options.fill_steps,
+                                  seconds=self._left())
                 if got.status == "time":
                     self.cut.setdefault("space-filling search", "cut short")
                 self.filled = got if got.status == "found" else False

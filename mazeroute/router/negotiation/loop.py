@@ -168,7 +168,8 @@ class Loop:
             uses = self.overused_uses(todo.tolist())
             conflicts = self.conflicting(uses=uses)
             stats = IterationStats(iteration, int(self.state.overused().size), len(conflicts),
-                                   len(todo), time.perf_counter() - t0, self.state.pres_fac)
+                                   len(todo), time.perf_counter() - t0, self.state.pres_fac,
+                                   left=self._left())
             self.iterations.append(stats)
             if progress:
                 progress(stats)
@@ -197,7 +198,7 @@ class Loop:
         report's words), or None to go on."""
         opt = self.options
         if self._late():
-            return f"time limit ({opt.time_limit:g} s) reached"
+            return f"{self.limit_words} reached"
         if iteration >= opt.max_iterations:
             return f"iteration cap ({opt.max_iterations}) reached"
         if opt.over_budget(iteration + 1, self.cells_searched):
@@ -207,6 +208,9 @@ class Loop:
             return "the space-filling search connects every net"
         overused = [s.overused for s in self.iterations]
         in_conflict = [s.conflicts for s in self.iterations]
+        if opt.crowded(in_conflict, len(self.layout.nets)):
+            return (f"over-subscribed: {in_conflict[-1]} of {len(self.layout.nets)} nets "
+                    f"still in conflict after {iteration} iterations, no progress")
         if opt.stalled(overused, in_conflict, self.searched):
             return (f"a plateau (no new low of overused cells or nets in conflict for "
                     f"{opt.stall_iterations} iterations)")
@@ -217,6 +221,10 @@ class Loop:
             return (f"the overused cells stayed at {opt.diverge_factor:g} times the first "
                     "iteration's or more (the nets need more room than there is)")
         return None
+
+    def _left(self) -> float | None:
+        """Seconds left before the deadline (None: no limit)."""
+        return None if self.deadline is None else max(0.0, self.deadline - self.now())
 
     def _late(self, step: str | None = None) -> bool:
         """Whether the time limit has run out (:attr:`deadline`); if so, ``step`` (a

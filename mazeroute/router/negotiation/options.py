@@ -44,6 +44,23 @@ class PathFinderOptions:
     time_limit : seconds the whole negotiated routing may take, the phases after the
         loop included: once they are out no step starts new work, and the result says
         what the limit cut short (None: no limit)
+    wait_factor : without a ``time_limit``, the whole negotiated routing may take this
+        many times as long as sequential routing of the same layout (the floor, routed
+        first and timed for it), or ``min_wait`` seconds, whichever is longer; the bound
+        then acts as a ``time_limit`` does (0: no bound). A user waits for negotiation
+        where sequential routing would have answered at once, so the wait is measured
+        against it; where the bound cuts negotiation short, the floor's routes are kept
+        if they connect more nets
+    min_wait : seconds ``wait_factor`` always allows (small layouts route sequentially
+        in milliseconds, which would leave negotiation no time at all)
+    crowd_iterations : stop negotiating after ``crowd_iterations`` iterations or more when
+        each of the last ``crowd_iterations`` left at least ``crowd_share`` of the nets
+        (and at least ``stall_min_conflicts``) in conflict, and none of them left
+        ``stall_improvement`` fewer in conflict than the first (None: never): the nets
+        need far more room than there is, and negotiation settles nearly all of them
+        by legalisation, whose result the first iterations already hold; later
+        iterations reroute every net in ever larger boxes for a few more nets at most
+    crowd_share : see ``crowd_iterations``
     first_iter_pres_fac : ``pres_fac`` of iteration 1 (0: every net takes its shortest
         path and the first conflicts show where the demand is)
     initial_pres_fac : ``pres_fac`` of iteration 2
@@ -147,6 +164,8 @@ class PathFinderOptions:
     budget_after: int = 50
     budget_cells: int | None = 1 << 23
     time_limit: float | None = None
+    wait_factor: float = 20.0
+    min_wait: float = 10.0
     first_iter_pres_fac: float = 0.0
     initial_pres_fac: float = 0.5
     pres_fac_mult: float = 1.3
@@ -164,6 +183,8 @@ class PathFinderOptions:
     diverge_factor: float | None = 1.5
     diverge_iterations: int = 3
     kept_iterations: int | None = 10
+    crowd_iterations: int | None = 5
+    crowd_share: float = 0.9
     fill_steps: int = 400_000_000
     snapshot_nets: int = 1
     reroute_order: str = "colour"
@@ -192,6 +213,8 @@ class PathFinderOptions:
                   ("budget_after", self.budget_after >= 1),
                   ("budget_cells", self.budget_cells is None or self.budget_cells >= 0),
                   ("time_limit", self.time_limit is None or self.time_limit >= 0),
+                  ("wait_factor", self.wait_factor >= 0),
+                  ("min_wait", self.min_wait >= 0),
                   ("first_iter_pres_fac", self.first_iter_pres_fac >= 0),
                   ("initial_pres_fac", self.initial_pres_fac >= 0),
                   ("pres_fac_mult", self.pres_fac_mult >= 1),
@@ -213,6 +236,9 @@ class PathFinderOptions:
                   ("diverge_iterations", self.diverge_iterations >= 1),
                   ("kept_iterations", self.kept_iterations is None
                    or self.kept_iterations >= 1),
+                  ("crowd_iterations", self.crowd_iterations is None
+                   or self.crowd_iterations >= 1),
+                  ("crowd_share", 0 <= self.crowd_share <= 1),
                   ("fill_steps", self.fill_steps >= 0),
                   ("snapshot_nets", self.snapshot_nets >= 1),
                   ("reroute_order", self.reroute_order in REROUTE_ORDERS),
@@ -265,6 +291,41 @@ class PathFinderOptions:
         if min(conflicts) < self.stall_min_conflicts:
             return False
         return max(kept[-k:]) <= max(kept[:-k])
+
+    def crowded(self, conflicts: list[int], nets: int) -> bool:
+        """Whether negotiation of ``nets`` nets is over-subscribed after the iterations
+        that left ``conflicts`` nets in conflict (see ``crowd_iterations``).
+
+        >>> opt = PathFinderOptions(crowd_iterations=3)
+        >>> opt.crowded([200, 199, 199, 200], 200)
+        True
+        >>> opt.crowded([200, 199, 185, 200], 200)     # 185: 5 % and more below the first
+        False
+        >>> opt.crowded([60, 40, 30, 25], 200)         # a few nets in conflict
+        False
+        >>> opt.crowded([29, 28, 29, 29], 29)          # fewer than stall_min_conflicts
+        False
+        """
+        k = self.crowd_iterations
+        if k is None or len(conflicts) < k or nets <= 0:
+            return False
+        recent = min(conflicts[-k:])
+        if recent < max(self.stall_min_conflicts, self.crowd_share * nets):
+            return False
+        return recent > (1 - self.stall_improvement) * conflicts[0]
+
+    def bound(self, floor_seconds: float) -> float | None:
+        """Seconds negotiation may take without a ``time_limit``, where sequential
+        routing took ``floor_seconds`` (None: unbounded; see ``wait_factor``).
+
+        >>> PathFinderOptions().bound(2.0), PathFinderOptions().bound(0.1)
+        (40.0, 10.0)
+        >>> PathFinderOptions(wait_factor=0).bound(2.0) is None
+        True
+        """
+        if self.wait_factor == 0:
+            return None
+        return max(self.min_wait, self.wait_factor * floor_seconds)
 
     def stalled(self, overused: list[int], conflicts: list[int],
                 searched: list[int] | None = None) -> bool:

@@ -140,15 +140,21 @@ def floor(ng, run: PhaseRun) -> None:
     """Sequential mode's routes (:func:`~mazeroute.router.floor.sequential_routes`, on
     the plan's floor backend), kept when they connect more nets."""
     result = run.current()
-    if not (result.routed < len(ng.layout.nets) - len(ng.enclosed)
-            and (t0 := run.begin("sequential floor")) is not None):
+    if not result.routed < len(ng.layout.nets) - len(ng.enclosed):
         return
-    # the weighted search on unit costs is the fast floor on the CPU; a device has the
-    # batched BFS router for it (whole-grid boxes one net at a time would be its slowest
-    # case); it stops once it cannot route more
-    floor_watch = Watch(ng.watch.net)
-    got = sequential_routes(ng.layout, ng.plan.floor, beat=result.routed,
-                            until=lambda: ng._late("sequential floor"), watch=floor_watch)
+    if ng.floor_first is not None:
+        # routed before the loop for the wait bound: kept whatever the clock says, so
+        # that a bounded run never ends with fewer nets than sequential routing
+        t0, got, floor_watch = time.perf_counter(), ng.floor_first, ng.floor_watch
+    elif (t0 := run.begin("sequential floor")) is None:
+        return
+    else:
+        # the weighted search on unit costs is the fast floor on the CPU; a device has
+        # the batched BFS router for it (whole-grid boxes one net at a time would be its
+        # slowest case); it stops once it cannot route more
+        floor_watch = Watch(ng.watch.net)
+        got = sequential_routes(ng.layout, ng.plan.floor, beat=result.routed,
+                                until=lambda: ng._late("sequential floor"), watch=floor_watch)
     if got is not None and got.routed > result.routed:
         got.notice = (f"sequential routing connected more nets ({got.routed}) "
                       f"than negotiation ({result.routed}); its routes are kept")
