@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from mazeroute.engines.weighted import COST_DTYPE, COST_MAX, CPUNetSearch, NetRequest
 from mazeroute.generate import random_layout
+from mazeroute.router import PathFinderOptions
 from tests.corpus import (
     WeightedCase,
     chain_layouts,
@@ -42,6 +43,10 @@ pytestmark = pytest.mark.gpu
 
 #: shared memory as the device allows; every box in global memory
 LIMITS = [None, 0]
+
+#: Negotiations compared run to their end, whatever the wall clock (the default
+#: wait bound is measured in seconds, and an emulated device is slow).
+UNBOUNDED = PathFinderOptions(wait_factor=0)
 
 
 def _gpu(free, owner, smem_limit=None, tile=None):
@@ -231,11 +236,11 @@ def test_negotiation_with_the_adaptive_split_routes_as_the_cpu_does():
     from mazeroute.generate import random_layout
     from mazeroute.router.negotiate import Negotiator
     lay = random_layout(256, 256, nets=400, span=32, seed=4)
-    gpu = Negotiator(lay, "gpu")
+    gpu = Negotiator(lay, "gpu", UNBOUNDED)
     res = gpu.run()
     assert gpu.search.adaptive and gpu.search._device_call is not None
     assert gpu.search._cpu_net is not None
-    cpu = Negotiator(lay, "cpu").run()
+    cpu = Negotiator(lay, "cpu", UNBOUNDED).run()
     assert [n.cells for n in res.nets] == [n.cells for n in cpu.nets]
 
 
@@ -268,8 +273,8 @@ def test_chain_equals_the_hosts_steps(seed, limit):
 def test_chains_negotiate_as_the_cpu_does(lay):
     from mazeroute.router import PathFinderOptions
     from mazeroute.router.negotiate import Negotiator
-    want = Negotiator(lay, "cpu").run()
-    ng = Negotiator(lay, "gpu", PathFinderOptions(device_chains=True))
+    want = Negotiator(lay, "cpu", UNBOUNDED).run()
+    ng = Negotiator(lay, "gpu", PathFinderOptions(device_chains=True, wait_factor=0))
     ng.search.adaptive = False       # every batch on the device (its own test: adaptive)
     got = ng.run()
     assert [n.cells for n in got.nets] == [n.cells for n in want.nets]

@@ -31,6 +31,7 @@ from mazeroute.engines.weighted import (
     Pricing,
 )
 from mazeroute.generate import maze_mask
+from mazeroute.router import PathFinderOptions
 from tests.corpus import (
     WeightedCase,
     _weighted,
@@ -43,6 +44,10 @@ from tests.corpus import (
 from tests.test_weighted import _check
 
 ROOT = Path(__file__).resolve().parent.parent
+
+#: Negotiations compared run to their end, whatever the wall clock (the default
+#: wait bound is measured in seconds, and an emulated device is slow).
+UNBOUNDED = PathFinderOptions(wait_factor=0)
 
 
 def _defines() -> dict[str, str]:
@@ -745,8 +750,9 @@ def test_emulated_chains_negotiate_as_the_cpu_does(emu_lib, k, limit):
     from mazeroute.router.negotiate import Negotiator
     # the exact windows after the loop (router/windows.py) search no costs: they are left
     # out of both runs, which they would only lengthen
-    want = Negotiator(lay, "cpu", PathFinderOptions(window_work=0)).run()
-    ng = Negotiator(lay, "cpu", PathFinderOptions(device_chains=True, window_work=0))
+    want = Negotiator(lay, "cpu", PathFinderOptions(window_work=0, wait_factor=0)).run()
+    ng = Negotiator(lay, "cpu", PathFinderOptions(device_chains=True, window_work=0,
+                                                  wait_factor=0))
     ng.search = dp.SearchDispatch(EmuNetSearch(
         ng.free, ng.owner, emu_lib, smem_limit=None if limit == "adaptive" else limit),
         cpu_box_cells=None)
@@ -768,7 +774,7 @@ def test_negotiation_chains_only_when_asked(emu_lib):
     """``device_chains`` is off by default: the same negotiation then makes no chain."""
     from mazeroute.router.negotiate import Negotiator
     lay = chain_layouts()[0]
-    ng = Negotiator(lay, "cpu")
+    ng = Negotiator(lay, "cpu", UNBOUNDED)
     ng.search = EmuNetSearch(ng.free, ng.owner, emu_lib)
     ng.run()
     assert ng.search.chains == 0 and ng.search.launches > 0
@@ -875,11 +881,11 @@ def test_negotiation_with_calls_split_between_device_and_cpu_routes_as_the_cpu(
     from mazeroute.generate import random_layout
     from mazeroute.router.negotiate import Negotiator
     lay = random_layout(48, 40, density=0.2, nets=40, pins=2, seed=6, span=16)
-    want = [n.cells for n in Negotiator(lay, "cpu").run().nets]
+    want = [n.cells for n in Negotiator(lay, "cpu", UNBOUNDED).run().nets]
     turns = iter(range(10**6))
     monkeypatch.setattr(dp.SearchDispatch, "_cpu_sooner",
                         lambda self, nets: next(turns) % 2 == 1)
-    neg = Negotiator(lay, "cpu")
+    neg = Negotiator(lay, "cpu", UNBOUNDED)
     neg.search = dp.SearchDispatch(EmuNetSearch(neg.free, neg.owner, emu_lib),
                                    cpu_box_cells=None)
     neg.search.adaptive = True
