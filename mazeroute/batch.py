@@ -74,6 +74,7 @@ from .batch_files import (  # noqa: F401  (the command line and Dask batch take 
     say,
     sweep_temporaries,
 )
+from .batch_layers import display_stack, route_stack, stack_picture
 from .batch_memory import (  # noqa: F401  (the command line and Dask batch take them here)
     PICTURE_NAME_WIDTH,
     Picture,
@@ -84,7 +85,6 @@ from .batch_memory import (  # noqa: F401  (the command line and Dask batch take
 from .contract import check_routes, routes_text
 from .errors import EngineUnavailable, InputError, reraise_interrupt
 from .io import OutputError, OutputSet, write_csv, write_text
-from .layers import refuse_routing
 from .layout import Layout, Net, with_nets
 from .readers import (
     load_layouts,
@@ -95,7 +95,7 @@ from .readers import (
     regular_input,
     sniff_format,
 )
-from .report import SUMMARY_FIELDS, format_report, summary_json_row, summary_row
+from .report import SUMMARY_FIELDS, format_report, summary_fields, summary_json_row, summary_row
 from .router import DEFAULT_MODE, PathFinderOptions, Router, RouteResult, route
 from .view import routes_result
 
@@ -112,6 +112,28 @@ def load_all(path: str | Path, netlist: str | Path | None = None,
     if netlist is not None:
         regular_input(netlist)
     return load_layouts(path, fmt, netlist, scen_limit)
+
+
+def load_one(path: str | Path, netlist: str | Path | None = None, fmt: str = "auto",
+             puzzle: int | None = None, scen_limit: int | None = None) -> Layout:
+    """The one layout a command works on (``puzzle``: which one of a file of several;
+    ``scen_limit``: the rows read of a scenario ``netlist``).
+
+    Raises
+    ------
+    InputError
+        For a file of several puzzles without ``puzzle``, or a ``puzzle`` it lacks.
+    """
+    layouts = load_all(path, netlist, fmt, scen_limit)
+    if puzzle is None and len(layouts) == 1:
+        return layouts[0]
+    if puzzle is None:
+        raise InputError(f"holds {len(layouts)} puzzles: pick one with --puzzle K, or route "
+                         "them all with `mazeroute batch`", file=path, field="--puzzle")
+    if not 1 <= puzzle <= len(layouts):
+        raise InputError(f"must be 1 .. {len(layouts)} for this file, got {puzzle}",
+                         file=path, field="--puzzle")
+    return layouts[puzzle - 1]
 
 
 def load_base(path: str | Path) -> Layout:
@@ -206,12 +228,13 @@ def write_outputs(result: RouteResult, folder: Path, picture: Picture,
             from .render import layout_image
 
             def png(p: Path) -> None:
-                layout_image(display_layout(result.layout), result,
-                             scale=picture.scale).save(p, format="PNG")
+                shown = (display_layout(result.layout) if result.layout.stack is None
+                         else display_stack(result.layout))
+                layout_image(shown, result, scale=picture.scale).save(p, format="PNG")
             put("layout.png", png)
         else:
             files.remove("layout.png")
-        if html:
+        if html and result.layout.stack is None:     # the viewer shows one layer
             from .view import save_view_html
             put("view.html", lambda p: save_view_html(
                 result.layout, result, p, congestion=result.history))
@@ -230,7 +253,10 @@ def route_layout(layout: Layout, folder: Path, args, picture: Picture, *,
     every output must stay inside. ``progress(k, n, "nets")`` follows the nets.
     """
     given = routing_options(args)
-    if getattr(args, "mode", DEFAULT_MODE) == "negotiate":
+    if layout.stack is not None:
+        with phase_lines() if progress else contextlib.nullcontext():
+            result = route_stack(layout, args, given, iteration_line if progress else None)
+    elif getattr(args, "mode", DEFAULT_MODE) == "negotiate":
         # the PathFinder options the command line sets (the others keep their defaults)
         pathfinder = {k: v for k, v in given.items() if k in PATHFINDER_FLAGS}
         with phase_lines() if progress else contextlib.nullcontext():
@@ -390,10 +416,10 @@ def load_file(file: str, options: BatchOptions, base: Layout | str | None = None
         else:
             if isinstance(base, str):
                 base = base_from(base)
-            refuse_routing(base)
+            if base.stack is not None:
+                raise InputError("--layout: netlists over a multi-layer base layout are "
+                                 "not routed yet; route the layout itself", file=base.source)
             layouts = netlist_layouts(file, base, options.format, options.scen_limit)
-        for lay in layouts:
-            refuse_routing(lay, file)
         if not all(lay.nets for lay in layouts):  # a map: its row says how to give nets
             raise no_nets(file, batch=True)
     except InputError as e:
@@ -459,7 +485,7 @@ def _route_one(file: str, label: str, layout: Layout, out: Path, folder: str,
                options: BatchOptions, messages: list) -> dict:
     status = "failed"
     try:
-        picture = plan_picture(layout, not options.no_png, mode=options.mode)
+        picture = stack_picture(layout, not options.no_png, mode=options.mode)
         if picture.notice:
             messages.append(("note", f"{file}: {picture.notice}"))
         result, _ = route_layout(layout, out / folder, options, picture, root=out)
@@ -512,10 +538,10 @@ def complete_outputs(layout: Layout, folder: Path, options: BatchOptions
     try:
         if not (folder / "report.txt").is_file():
             return None
-        if options.html and not (folder / "view.html").is_file():
+        if options.html and layout.stack is None and not (folder / "view.html").is_file():
             return None
         if not options.no_png and not (folder / "layout.png").is_file() and \
-                plan_picture(layout, True, mode=options.mode).draw:
+                stack_picture(layout, True, mode=options.mode).draw:
             return None
         # readers' read_text, not Path's: a FIFO left in its place would block the batch
         routes = json.loads(read_text(folder / "routes.json"))
@@ -567,8 +593,11 @@ def write_summary(path: Path, rows: list[dict], kind: str) -> None:
     """The summary table as CSV or JSON, replaced atomically; JSON's numbers are typed
     (null where a layout has none), CSV's cells are text."""
     try:
+        fields = summary_fields(rows)
+        if fields != SUMMARY_FIELDS:         # a layout with layers: every row has vias
+            rows = [{k: r.get(k, "") for k in fields} for r in rows]
         if kind == "csv":
-            write_csv(path, SUMMARY_FIELDS, rows)
+            write_csv(path, fields, rows)
         else:
             write_text(path, json.dumps([summary_json_row(r) for r in rows], indent=1) + "\n")
     except OSError as e:

@@ -38,9 +38,7 @@ from .batch import (
     BatchOptions,
     Summary,
     collect,
-    load_all,
     load_base,
-    plan_picture,
     read_summary,
     refuse_inputs,
     route_layout,
@@ -48,7 +46,10 @@ from .batch import (
     same_file,
     sweep_temporaries,
 )
+from .batch import load_one as _load
 from .batch import say as _say
+from .batch_layers import refuse_drawing, refuse_for_stack, stack_picture
+from .cli_check import answer_target, cmd_check, write_answer
 from .cli_options import (
     MAX_SCALE_OPTION,
     add_batch,
@@ -79,7 +80,6 @@ from .io import (
     signals_held,
     write_text,
 )
-from .layers import refuse_routing
 from .layout import Layout, save_layout
 from .limits import MAX_CELLS
 from .readers import check_scen_limit, no_nets
@@ -110,6 +110,10 @@ def _check_engine(args) -> str | None:
              f"1 .. {MAX_OPTION_INT}"),
             ("time_limit", "--time-limit", lambda v: 0 < v <= MAX_OPTION_FLOAT,
              f"> 0 and at most {MAX_OPTION_FLOAT:g} seconds"),                # NaN too
+            ("wait_factor", "--wait-factor", lambda v: 0 <= v <= MAX_OPTION_FLOAT,
+             f"0 .. {MAX_OPTION_FLOAT:g}"),
+            ("min_wait", "--min-wait", lambda v: 0 <= v <= MAX_OPTION_FLOAT,
+             f"0 .. {MAX_OPTION_FLOAT:g} seconds"),
             ("fill_steps", "--fill-steps", lambda v: 0 <= v <= MAX_OPTION_INT,
              f"0 .. {MAX_OPTION_INT}"),
             ("window_work", "--window-work", lambda v: 0 <= v <= MAX_OPTION_INT,
@@ -176,22 +180,6 @@ def _progress_bar(stream=None) -> Callable[[int, int, str], None]:
     return show
 
 
-def _load(path: str | Path, netlist: str | Path | None = None, fmt: str = "auto",
-          puzzle: int | None = None, scen_limit: int | None = None) -> Layout:
-    """The one layout a command works on (``puzzle``: which one of a file of several;
-    ``scen_limit``: the rows read of a scenario ``netlist``)."""
-    layouts = load_all(path, netlist, fmt, scen_limit)
-    if puzzle is None and len(layouts) == 1:
-        return layouts[0]
-    if puzzle is None:
-        raise InputError(f"holds {len(layouts)} puzzles: pick one with --puzzle K, or route "
-                         "them all with `mazeroute batch`", file=path, field="--puzzle")
-    if not 1 <= puzzle <= len(layouts):
-        raise InputError(f"must be 1 .. {len(layouts)} for this file, got {puzzle}",
-                         file=path, field="--puzzle")
-    return layouts[puzzle - 1]
-
-
 def _check_scale(scale: int | None) -> None:
     if scale is not None and not 1 <= scale <= MAX_SCALE_OPTION:
         raise InputError(f"must be 1 .. {MAX_SCALE_OPTION} pixels per cell, got {scale}",
@@ -203,9 +191,15 @@ def cmd_route(args) -> int:
     _check_scale(args.scale)
     if args.output:
         check_output_folder(args.output)
-    notice = _check_engine(args)
+    try:
+        notice = _check_engine(args)
+    except EngineUnavailable as e:     # a multi-layer layout says why in its own words
+        notice = e
     layout = _load(args.layout, args.nets, args.format, args.puzzle, args.scen_limit)
-    refuse_routing(layout)
+    refuse_for_stack(layout, backend=args.backend, strategy=args.strategy, html=args.html,
+                     congestion=args.congestion)
+    if isinstance(notice, EngineUnavailable):
+        raise notice
     if not layout.nets:
         raise no_nets(args.nets or args.layout)
     if args.output:
@@ -221,13 +215,17 @@ def cmd_route(args) -> int:
     if args.congestion and any(same_file(args.congestion, out / n) for n in OUTPUT_NAMES):
         raise InputError(f"{safe_text(args.congestion, 200, middle=True)} is one of the "
                          "route's own outputs in -o", field="--congestion")
-    picture = plan_picture(layout, not args.no_png, args.scale, args.mode)
+    answer = answer_target(args, out)
+    picture = stack_picture(layout, not args.no_png, args.scale, args.mode)
     with output_folder(out):
         _note(args, picture.notice)
         _note(args, notice)
         bar = (_progress_bar() if not args.quiet
                and (len(layout.nets) >= 50 or args.mode == "negotiate") else None)
         result, written = route_layout(layout, out, args, picture, root=root, progress=bar)
+        if answer is not None:
+            write_answer(answer, result)
+            written.append(answer)
     if args.congestion:
         png = Path(args.congestion)
         from .render import save_congestion_png
@@ -358,7 +356,7 @@ def cmd_wavefront(args) -> int:
     outputs = _wavefront_outputs(args)
     notice = _check_engine(args)
     layout = _load(args.layout, args.nets, args.format, args.puzzle, args.scen_limit)
-    refuse_routing(layout)
+    refuse_drawing(layout)
     index = _wavefront_net(args, layout)
     _note(args, notice)
     from .engines import UNREACHED
@@ -513,29 +511,6 @@ def cmd_batch(args) -> int:
     return 2 if failed else 0
 
 
-def cmd_check(args) -> int:
-    if args.sequential and not args.routes:
-        raise InputError("checks a routes file: give --routes too", field="--sequential")
-    layout = _load(args.layout, args.nets, args.format, args.puzzle, args.scen_limit)
-    blocked = f"{int(layout.blocked.sum())} blocked cells"
-    if layout.rects:             # a Moving AI map has blocked cells and no rectangles
-        blocked = f"{len(layout.rects)} blockages ({blocked})"
-    print(f"{safe_text(args.layout, 200, middle=True)}: ok: "
-          f"{safe_text(layout.name, 80)}, {layout.width} x {layout.height} cells, "
-          f"{blocked}, {len(layout.nets)} nets")
-    if args.routes:
-        routes = load_routes(args.routes)
-        problems = check_routes(layout, routes, sequential=args.sequential)
-        shown = safe_text(args.routes, 200, middle=True)
-        for p in problems:
-            print(f"{shown}: {safe_text(p)}")
-        if problems:
-            return 1
-        print(f"{shown}: ok: every promise of docs/FORMATS.md holds"
-              + (" (shortest in sequential mode too)" if args.sequential else ""))
-    return 0
-
-
 def cmd_view(args) -> int:
     from .view import routes_result, save_view_html
 
@@ -543,7 +518,7 @@ def cmd_view(args) -> int:
     check_output_file(args.output)
     _not_an_input(args, ("-o", args.output))
     layout = _load(args.layout, args.nets, args.format, args.puzzle, args.scen_limit)
-    refuse_routing(layout)
+    refuse_drawing(layout)
     result = None
     if args.routes:
         routes = load_routes(args.routes)

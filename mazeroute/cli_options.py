@@ -70,6 +70,14 @@ def mode_options(p: argparse.ArgumentParser) -> None:
                    help="negotiate: bound the whole routing (the loop and the phases "
                         "after it) to about this long; the report says what it cut short "
                         "(default: none)")
+    g.add_argument("--wait-factor", type=float, metavar="X",
+                   help="negotiate, without --time-limit: bound the whole routing to X "
+                        "times as long as sequential routing of the layout takes (routed "
+                        "first, and kept when negotiation ends with fewer nets), or "
+                        "--min-wait, whichever is longer; the report says what the bound "
+                        "cut short (0: no bound; default 20)")
+    g.add_argument("--min-wait", type=float, metavar="SECONDS",
+                   help="negotiate: the seconds --wait-factor always allows (default 10)")
     g.add_argument("--fill-steps", type=int, metavar="N",
                    help="negotiate: choices the exact space-filling search may try when "
                         "nets stay unrouted and every net has two pins (0: never; "
@@ -132,7 +140,9 @@ def add_route(sub) -> argparse.ArgumentParser:
     """The ``route`` command's parser: route every net of one layout."""
     r = sub.add_parser("route", help="route every net of a layout",
                        description="Route every net; write routes.json, layout.png and "
-                       "report.txt into the output folder and print the report.")
+                       "report.txt into the output folder and print the report. A "
+                       "multi-layer layout (YAML with layers:, or an ADC problem of several "
+                       "layers) is routed on the CPU, in either mode, with no picture yet.")
     r.add_argument("layout", help="layout file (YAML, numberlink or ADC puzzle, Moving AI map)")
     r.add_argument("--nets", metavar="NETLIST", help="route this netlist over the layout's "
                    f"blockages instead of the layout's own nets: {NETS_HELP}. A Moving AI "
@@ -152,6 +162,10 @@ def add_route(sub) -> argparse.ArgumentParser:
     r.add_argument("--congestion", metavar="PNG",
                    help="negotiate: also draw the history cost as a heat map, unrouted "
                         "nets' pins marked")
+    r.add_argument("--answer", metavar="FILE",
+                   help="ADC problems only: also write the routes in the contest's answer "
+                        "format (SIZE, then LAYER k and rows of line numbers); check it "
+                        "with `check PROBLEM --answer FILE`")
     input_options(r)
     mode_options(r)
     engine_options(r)
@@ -166,7 +180,8 @@ def add_wavefront(sub) -> argparse.ArgumentParser:
                        "for route): negotiate the layout, then grow the wavefront on the "
                        "costs NET saw at the search its route came from, in base cell costs; "
                        "sequential: route the nets before NET (in --order), then grow its "
-                       "BFS wavefront.")
+                       "BFS wavefront. Layouts of one layer only: a multi-layer layout is "
+                       "refused (route it with `mazeroute route`).")
     w.add_argument("layout", help="layout file (YAML, numberlink or ADC puzzle, Moving AI map)")
     w.add_argument("--net", help="net name (default: the first net)")
     w.add_argument("--nets", metavar="NETLIST", help="netlist file to use instead of the "
@@ -253,6 +268,9 @@ def add_check(sub) -> argparse.ArgumentParser:
                    f"layout's grid, as `route --nets` would route it: {NETS_HELP}")
     scen_option(c)
     c.add_argument("--routes", metavar="JSON", help="routes file to check against the layout")
+    c.add_argument("--answer", metavar="FILE",
+                   help="ADC problems only: check an answer file (the contest's format) "
+                        "against the contest's rules, VIA columns included")
     c.add_argument("--sequential", action="store_true",
                    help="also require each two-pin net to be shortest given the nets "
                         "committed before it")
@@ -265,7 +283,8 @@ def add_view(sub) -> argparse.ArgumentParser:
     v = sub.add_parser("view", help="write an interactive HTML viewer of a layout",
                        description="Write one self-contained HTML file (no network needed to "
                        "open it) showing the layout and, with --routes, a routes.json written "
-                       "by `route`: pan, zoom, search and highlight nets, find unrouted ones.")
+                       "by `route`: pan, zoom, search and highlight nets, find unrouted ones. "
+                       "Layouts of one layer only: a multi-layer layout is refused.")
     v.add_argument("layout", help="layout file (YAML, numberlink or ADC puzzle, Moving AI map)")
     v.add_argument("--nets", metavar="NETLIST", help="netlist file to use instead of the "
                    f"layout's nets: {NETS_HELP}")

@@ -219,14 +219,19 @@ def grid_box(layout: Layout, scale: int | None = None) -> tuple[int, int]:
     return (layout.width * s, layout.height * s)
 
 
-def image_size(layout: Layout, scale: int | None = None, legend: bool = True) -> tuple[int, int]:
-    """``(width_px, height_px)`` of :func:`layout_image`'s picture.
+def image_size(layout: Layout, scale: int | None = None, legend: bool = True, *,
+               overlay: bool = False) -> tuple[int, int]:
+    """``(width_px, height_px)`` of :func:`layout_image`'s picture (``overlay``: of a
+    multi-layer layout's drawn in one panel, :mod:`mazeroute.render_layers`).
 
     >>> from mazeroute.readers import parse_layout
     >>> lay = parse_layout({"width": 2048, "height": 1024, "nets": []})
     >>> image_size(lay), image_size(lay, legend=False)
     ((2723, 1064), (2048, 1024))
     """
+    if layout.stack is not None:
+        from .render_layers import stack_image_size
+        return stack_image_size(layout, scale, legend, overlay)
     gw, gh = grid_box(layout, scale)
     if not legend:
         return (gw, gh)
@@ -260,8 +265,11 @@ def tick_step(scale: int, gap: float) -> int:
 
 # -- the layout picture ---------------------------------------------------------------------
 def layout_image(layout: Layout, routes: RouteResult | None = None, *, scale: int | None = None,
-                 legend: bool = True) -> Image.Image:
+                 legend: bool = True, overlay: bool = False) -> Image.Image:
     """The layout (and its routes) as an RGB picture; see the module notes for colours.
+
+    A multi-layer layout is drawn by :func:`mazeroute.render_layers.stack_image`: one
+    panel per layer, or all layers blended in one with ``overlay``.
 
     Parameters
     ----------
@@ -270,7 +278,11 @@ def layout_image(layout: Layout, routes: RouteResult | None = None, *, scale: in
         bare layout with its pins
     scale : pixels per cell; default :func:`cell_scale`
     legend : add the legend panel right of the grid
+    overlay : a multi-layer layout's layers blended in one panel (no effect on one layer)
     """
+    if layout.stack is not None:
+        from .render_layers import stack_image
+        return stack_image(layout, routes, scale=scale, legend=legend, overlay=overlay)
     s = _scale(layout, scale)
     iw, ih = image_size(layout, s, legend)
     if iw * ih > MAX_PICTURE_PIXELS:
@@ -402,13 +414,28 @@ def _badges(label: np.ndarray, mark: np.ndarray, s: int, n: int) -> None:
 
 
 def save_layout_png(layout: Layout, routes: RouteResult | None, path: str | Path, *,
-                    scale: int | None = None, legend: bool = True) -> Path:
-    """Write :func:`layout_image` as a PNG, atomically; return the path."""
-    img = layout_image(layout, routes, scale=scale, legend=legend)
+                    scale: int | None = None, legend: bool = True,
+                    overlay: bool = False) -> Path:
+    """Write :func:`layout_image` as a PNG, atomically; return the path.
+
+    A multi-layer layout gets a panel per layer, or one with ``overlay`` (its layers
+    blended); a layout of one layer ignores ``overlay``.
+    """
+    img = layout_image(layout, routes, scale=scale, legend=legend, overlay=overlay)
     path = Path(path)
     with atomic_path(path) as tmp:
         img.save(tmp, format="PNG")
     return path
+
+
+def default_scale(layout: Layout, overlay: bool = False) -> int:
+    """Pixels per cell of a layout's picture when no scale is asked for: :func:`cell_scale`
+    of its grid, or for a multi-layer layout of its panels side by side
+    (:func:`mazeroute.render_layers.stack_scale`)."""
+    if layout.stack is not None:
+        from .render_layers import stack_scale
+        return stack_scale(layout, overlay)
+    return cell_scale(layout.width, layout.height)
 
 
 def _scale(layout: Layout, scale: int | None) -> int:
@@ -426,17 +453,18 @@ def _legend_zoom(gw: int, gh: int) -> int:
     return max(1, round(max(gw, gh) / LEGEND_STEP))
 
 
-def _legend_nets(layout: Layout, gh: int, z: int) -> int:
-    """How many nets the legend lists beside a grid ``gh`` pixels tall."""
+def _legend_nets(layout: Layout, gh: int, z: int, head: int = _HEAD) -> int:
+    """How many nets the legend lists beside a grid ``gh`` pixels tall, below ``head``
+    rows."""
     n = len(layout.nets)
-    rows = (gh - 2 * LEGEND_PAD * z) // (LEGEND_ROW * z) - _HEAD
+    rows = (gh - 2 * LEGEND_PAD * z) // (LEGEND_ROW * z) - head
     room = max(LEGEND_NETS, rows - 1)                             # one for "... more"
     return min(n, room)
 
 
-def _legend_height(layout: Layout, gh: int, z: int) -> int:
-    shown = _legend_nets(layout, gh, z)
-    rows = _HEAD + shown + (len(layout.nets) > shown)
+def _legend_height(layout: Layout, gh: int, z: int, head: int = _HEAD) -> int:
+    shown = _legend_nets(layout, gh, z, head)
+    rows = head + shown + (len(layout.nets) > shown)
     return (2 * LEGEND_PAD + rows * LEGEND_ROW) * z
 
 
@@ -554,8 +582,16 @@ def _text(draw: ImageDraw.ImageDraw, xy: tuple[int, int], text: str, width: int,
 
 
 def _draw_legend(img: Image.Image, layout: Layout, routes: RouteResult | None,
-                 x0: int, gh: int, z: int) -> None:
-    """Fill the panel right of ``x0``; nothing is drawn left of it (the grid, its axes)."""
+                 x0: int, gh: int, z: int, *, title: str | None = None,
+                 summary: list[str] | None = None,
+                 keys: tuple[tuple[RGB, RGB | None, RGB | None, str], ...] = (),
+                 head: int = _HEAD) -> None:
+    """Fill the panel right of ``x0``; nothing is drawn left of it (the grid, its axes).
+
+    ``title`` and the two ``summary`` lines replace the layout's (its name and size; the
+    nets routed and the wirelength); each of ``keys``, ``(fill, inner, ring, text)``, is
+    a key row after the pin's (``head`` counts every row above the nets).
+    """
     pad, row, size = LEGEND_PAD * z, LEGEND_ROW * z, LEGEND_FONT * z
     draw = ImageDraw.Draw(img)
     draw.rectangle([x0, 0, x0 + z - 1, img.height - 1], fill=(200, 200, 200))
@@ -565,20 +601,27 @@ def _draw_legend(img: Image.Image, layout: Layout, routes: RouteResult | None,
     full = LEGEND_WIDTH * z - 2 * pad
     y = pad
 
-    def swatch(fill: RGB, inner: RGB | None = None, edge: RGB = (120, 120, 120)) -> None:
+    def swatch(fill: RGB, inner: RGB | None = None, edge: RGB = (120, 120, 120),
+               ring: RGB | None = None) -> None:
         sx, sy = x0 + pad, y + z
         draw.rectangle([sx, sy, sx + sw - 1, sy + sw - 1], fill=fill, outline=edge, width=z)
         if inner is not None:
             q = sw // 4
             draw.rectangle([sx + q, sy + q, sx + sw - 1 - q, sy + sw - 1 - q], fill=inner)
+        if ring is not None:
+            q = 2 * z
+            draw.rectangle([sx + q, sy + q, sx + sw - 1 - q, sy + sw - 1 - q], outline=ring,
+                           width=max(1, sw // 6))
 
     n = len(layout.nets)
     unrouted = [] if routes is None else [i for i in range(n) if not routes.nets[i].routed]
-    _text(draw, (x0 + pad, y), f"{layout.name}  {layout.width} x {layout.height}", full, size)
+    if title is None:
+        title = f"{layout.name}  {layout.width} x {layout.height}"
+    _text(draw, (x0 + pad, y), title, full, size)
     y += row
-    if routes is None:
+    if summary is None and routes is None:
         summary = [f"{n} nets, not routed", ""]
-    else:
+    elif summary is None:
         summary = [f"{routes.routed}/{n} nets routed, {len(unrouted)} unrouted",
                    f"wirelength {routes.wirelength}"]
     for line in summary:
@@ -590,7 +633,11 @@ def _draw_legend(img: Image.Image, layout: Layout, routes: RouteResult | None,
     swatch((150, 150, 150), PIN)
     _text(draw, (tx, y), "pin (net unrouted: white mark, magenta frame)", room, size)
     y += row
-    shown = _legend_nets(layout, gh, z)
+    for fill, inner, ring, text in keys:
+        swatch(fill, inner, ring=ring)
+        _text(draw, (tx, y), text, room, size)
+        y += row
+    shown = _legend_nets(layout, gh, z, head)
     first = set(unrouted)
     listed = (unrouted + [i for i in range(n) if i not in first])[:shown]
     for i in listed:

@@ -36,7 +36,8 @@ SUMMARY_FIELDS = ("file", "layout", "folder", "status", "width", "height", "nets
                   "wirelength", "seconds", "engine", "error", "worker", "device")
 #: The summary's columns that hold numbers. CSV has no types, so a missing one is an
 #: empty cell there; the JSON summary writes them as numbers and a missing one as null.
-SUMMARY_NUMBERS = frozenset({"width", "height", "nets", "routed", "wirelength", "seconds"})
+SUMMARY_NUMBERS = frozenset({"width", "height", "nets", "routed", "wirelength", "vias",
+                             "seconds"})
 #: Widest net name in a report row, and widest layout name in a report or summary.
 NET_NAME_WIDTH = 40
 LAYOUT_NAME_WIDTH = 80
@@ -86,14 +87,20 @@ def format_report(result: RouteResult, max_rows: int | None = None, *,
     negotiation's cost-weighted searches and is left out there.
     """
     lay = result.layout
+    stack = getattr(lay, "stack", None)
+    layers = "" if stack is None else f", {len(stack.layers)} layers"
     lines = [f"layout {safe_text(lay.name, LAYOUT_NAME_WIDTH)}: {lay.width} x {lay.height} "
-             f"cells, {len(lay.nets)} nets",
+             f"cells{layers}, {len(lay.nets)} nets",
              f"engine {result.engine}, mode {result.mode}"
              + (f", order {result.order}" if result.mode == "sequential" else "")]
     levels = result.mode != "negotiate"
-    header = ("net", "routed", "length", "bends", *(("levels",) if levels else ()), "time")
+    vias = stack is not None            # a layout of one layer has no vias to count
+    header = ("net", "routed", "length", *(("vias",) if vias else ()), "bends",
+              *(("levels",) if levels else ()), "time")
     rows = [(safe_text(n.name, NET_NAME_WIDTH), "yes" if n.routed else "NO",
-             str(n.length) if n.routed else "-", str(n.bends) if n.routed else "-",
+             str(n.length) if n.routed else "-",
+             *((str(net_vias(n)) if n.routed else "-",) if vias else ()),
+             str(n.bends) if n.routed else "-",
              *((str(n.levels),) if levels else ()), _ms(n.seconds))
             for n in result.nets]
     hidden = 0
@@ -107,10 +114,22 @@ def format_report(result: RouteResult, max_rows: int | None = None, *,
     unrouted = len(result.nets) - result.routed
     lines.append(f"routed {result.routed}/{len(result.nets)} nets"
                  + (f" ({unrouted} unrouted)" if unrouted else "")
-                 + f", total wirelength {result.wirelength}, wall time {_ms(result.seconds)}")
+                 + f", total wirelength {result.wirelength}"
+                 + (f", {total_vias(result)} vias" if vias else "")
+                 + f", wall time {_ms(result.seconds)}")
     if result.notice:
         lines.append(f"note: {result.notice}")
     return "\n".join(lines) + "\n" + format_negotiation(result, max_rows, live=live)
+
+
+def net_vias(net) -> int:
+    """The vias of a net's route (0 for a route of one layer)."""
+    return int(getattr(net, "vias", 0) or 0)
+
+
+def total_vias(result: RouteResult) -> int:
+    """The vias of every routed net of ``result``."""
+    return sum(net_vias(n) for n in result.nets if n.routed)
 
 
 def format_table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str]:
@@ -136,7 +155,18 @@ def summary_row(file: str, result: RouteResult | None = None, error: str = "",
             "status": status or "ok", "width": lay.width, "height": lay.height,
             "nets": len(lay.nets), "routed": result.routed, "wirelength": result.wirelength,
             "seconds": round(result.seconds, 6), "engine": result.engine, "error": error,
-            "worker": "", "device": ""}
+            "worker": "", "device": ""} | (
+        {} if getattr(lay, "stack", None) is None else {"vias": total_vias(result)})
+
+
+def summary_fields(rows: list[dict]) -> tuple[str, ...]:
+    """The summary's columns for ``rows``: :data:`SUMMARY_FIELDS`, with ``vias`` after
+    ``wirelength`` when some row routed a multi-layer layout (a batch of one-layer
+    layouts keeps its columns)."""
+    if not any("vias" in r for r in rows):
+        return SUMMARY_FIELDS
+    k = SUMMARY_FIELDS.index("wirelength") + 1
+    return SUMMARY_FIELDS[:k] + ("vias",) + SUMMARY_FIELDS[k:]
 
 
 def summary_number(value: object) -> int | float | None:

@@ -1218,8 +1218,8 @@ def test_route_check_and_batch_read_puzzles_by_content(tmp_path, capsys):
     adc3 = tmp_path / "q.txt"
     adc3.write_text("SIZE 4X4X2\r\nLINE_NUM 1\r\nLINE#1 (0,0,1) (3,3,2)\r\n")
     capsys.readouterr()
-    assert main(["route", str(adc3), "-o", str(tmp_path / "a"), "-q"]) == 2
-    assert "multi-layer layouts cannot be routed yet" in _one_line(capsys.readouterr().err)
+    assert main(["route", str(adc3), "-o", str(tmp_path / "a"), "-q"]) == 0
+    assert json.loads((tmp_path / "a" / "routes.json").read_text())["layers"] == ["1", "2"]
     assert main(["route", str(nl), "--format", "adc", "--puzzle", "1", "-o",
                  str(tmp_path / "f"), "-q"]) == 2
     assert "forced" in _one_line(capsys.readouterr().err)
@@ -1560,11 +1560,13 @@ def test_an_unforeseen_os_error_is_one_line_naming_the_file(tmp_path, monkeypatc
 def test_out_of_memory_names_the_input_and_only_options_the_command_has(tmp_path,
                                                                          monkeypatch, capsys):
     import mazeroute.cli as cli
+    import mazeroute.cli_check as cli_check
 
     def no_memory(*a, **k):
         raise MemoryError
 
     monkeypatch.setattr(cli, "_load", no_memory)
+    monkeypatch.setattr(cli_check, "load_one", no_memory)      # check's own loader
     fig = str(LAYOUTS / "fig15_5.yaml")
     assert main(["check", fig]) == 2
     line = _one_line(capsys.readouterr().err)

@@ -7,9 +7,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from mazeroute.batch_layers import NOT_DRAWN
 from mazeroute.cli import main
 from mazeroute.errors import InputError
-from mazeroute.layers import NOT_ROUTABLE, Layer, Stack, edge_kind, paint_stack
+from mazeroute.layers import Layer, Stack, edge_kind, paint_stack
 from mazeroute.layout import Layout, Net, check_layout, save_layout
 from mazeroute.readers import load_layout, load_netlist
 
@@ -201,24 +202,21 @@ def test_check_reads_a_multi_layer_layout(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("argv", [
-    ["route", "{p}", "-o", "{d}/out", "-q", "--no-png"],
     ["wavefront", "{p}", "-o", "{d}/w.png", "-q"],
     ["view", "{p}", "-o", "{d}/v.html"],
 ])
-def test_commands_that_route_refuse_a_multi_layer_layout(tmp_path, capsys, argv):
+def test_commands_that_draw_refuse_a_multi_layer_layout(tmp_path, capsys, argv):
     p = _file(tmp_path, LAYOUT)
     assert main([a.format(p=p, d=tmp_path) for a in argv]) == 2
     err = capsys.readouterr().err
-    assert err == f"mazeroute: error: {p}: {NOT_ROUTABLE}\n"
-    assert not (tmp_path / "out").exists() and not (tmp_path / "w.png").exists()
+    assert err == f"mazeroute: error: {p}: {NOT_DRAWN}\n"
+    assert not (tmp_path / "v.html").exists() and not (tmp_path / "w.png").exists()
 
 
-def test_batch_refuses_a_multi_layer_layout_in_its_row(tmp_path, capsys):
+def test_batch_routes_a_multi_layer_layout_not_as_a_base(tmp_path, capsys):
     folder = tmp_path / "in"
     folder.mkdir()
     p = _file(folder, LAYOUT)
-    assert main(["batch", str(folder), "-o", str(tmp_path / "out"), "-q"]) == 2
-    summary = (tmp_path / "out" / "summary.csv").read_text()
-    assert NOT_ROUTABLE in summary and str(p) in summary
+    assert main(["batch", str(folder), "-o", str(tmp_path / "out"), "-q"]) == 0
     assert main(["batch", str(folder), "--layout", str(p), "-o", str(tmp_path / "o2"),
                  "-q"]) == 2

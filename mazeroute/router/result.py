@@ -32,6 +32,9 @@ class NetRoute:
     seconds: float = 0.0
     #: Why an unrouted net is unrouted, in words (negotiate mode), else None.
     reason: str | None = None
+    #: A multi-layer layout's net: its wire's vias (``length`` counts only its steps
+    #: inside a layer); a 2-D net's routes file never states it.
+    vias: int = 0
 
     def set_cells(self, xy: np.ndarray) -> None:
         """Set ``cells`` from a ``(k, 2)`` array of ``x, y``, turned into tuples when read.
@@ -66,7 +69,9 @@ class NetRoute:
         xy = self.__dict__.get("_xy")
         if xy is None:
             xy = self.cells
-        return np.asarray(xy, np.int64).reshape(-1, 2)
+        a = np.asarray(xy, np.int64)
+        # a multi-layer layout's cells are (x, y, z): keep their three columns
+        return a.reshape(-1, a.shape[1] if a.ndim == 2 else 2)
 
     def to_json(self, arrays: bool = False) -> dict:
         """The net's entry of a routes file; ``arrays``: ``cells`` as a ``(k, 2)`` int64
@@ -78,6 +83,18 @@ class NetRoute:
                # an unrouted net has no wire: no bends, in every mode (a tree's branches
                # found before it failed are not a wire)
                "bends": self.bends if self.routed else 0}
+        if self.reason is not None:
+            out["reason"] = self.reason
+        return out
+
+    def to_json3d(self) -> dict:
+        """The net's entry of a multi-layer layout's routes file (version 1.2): cells
+        ``[x, y, z]`` and, routed, its ``vias``."""
+        out = {"name": self.name, "routed": self.routed, "order": self.order,
+               "cells": [list(c) for c in self.cells], "length": self.length}
+        if self.routed:
+            out["vias"] = self.vias
+        out["bends"] = self.bends if self.routed else 0
         if self.reason is not None:
             out["reason"] = self.reason
         return out
@@ -169,7 +186,8 @@ def wires_bends(wires: Sequence[np.ndarray], pins: Sequence[Sequence[Cell]]) -> 
 @dataclass(frozen=True)
 class IterationStats:
     """One negotiation iteration: cells used by more than one net at its end, nets using
-    such cells, nets ripped up and rerouted in it, its wall time and present factor."""
+    such cells, nets ripped up and rerouted in it, its wall time and present factor;
+    ``left``: seconds left at its end before the time limit or wait bound (None: none)."""
 
     iteration: int
     overused: int
@@ -177,6 +195,7 @@ class IterationStats:
     rerouted: int
     seconds: float
     pres_fac: float
+    left: float | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -229,8 +248,20 @@ class RouteResult:
     def to_json(self, arrays: bool = False) -> dict:
         """The routes file of FORMATS.md, version 1.1 (plus ``engine``, ``bends`` and an
         unrouted net's ``reason``); ``arrays``: each net's ``cells`` as an array
-        (:meth:`NetRoute.to_json`)."""
+        (:meth:`NetRoute.to_json`). A multi-layer layout's is version 1.2's: its
+        ``layers`` names, cells ``[x, y, z]`` (lists, ``arrays`` or not) and the nets'
+        ``vias`` and their sum."""
+        if self.layout.stack is not None:
+            return self._to_json3d()
         return {"format": ROUTES_FORMAT, "layout": self.layout.name,
                 "width": self.layout.width, "height": self.layout.height,
                 "mode": self.mode, "engine": self.engine,
                 "nets": [n.to_json(arrays) for n in self.nets]}
+
+    def _to_json3d(self) -> dict:
+        nets = [n.to_json3d() for n in self.nets]
+        return {"format": ROUTES_FORMAT, "layout": self.layout.name,
+                "width": self.layout.width, "height": self.layout.height,
+                "layers": list(self.layout.stack.names), "mode": self.mode,
+                "engine": self.engine, "vias": sum(n.vias for n in self.nets if n.routed),
+                "nets": nets}

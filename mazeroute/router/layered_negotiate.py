@@ -1,0 +1,223 @@
+"""Negotiated congestion (PathFinder) on a multi-layer layout: :func:`negotiate_layered`.
+
+Every net is routed by the weighted 3-D search
+(:func:`~mazeroute.engines.grid3d.weighted3d`) on the cells' negotiated costs, priced as
+the 2-D negotiator prices them (:mod:`mazeroute.router.congestion`) but without its net
+history (VPR's cost): a cell costs ``(base + history) * present`` with
+``present = 1 + pres_fac * load``, ``load`` counting the other nets using it, and a via
+costs ``via_cost`` times the cell it lands on. Cells may be shared during the loop;
+after each iteration the nets on shared cells are ripped up and rerouted, history grows
+by ``acc_fac`` per overuse on every shared cell, and ``pres_fac`` rises as
+:meth:`PathFinderOptions.pres_fac` says. The loop stops when no cell is shared, after
+``max_iterations``, after ``stall_iterations`` without fewer nets in conflict than the
+fewest before them, or when ``time_limit`` runs out.
+
+Legalisation then keeps, in file order, every net whose wire shares no cell with a wire
+kept before it, and routes the others one after another by the shortest path against
+the kept wires (sequential mode's search). The result is legal, and never routes fewer
+nets than sequential routing in file order: that is routed too, and kept when it
+connects more nets.
+
+Examples
+--------
+>>> from mazeroute.layers import Layer, Stack
+>>> from mazeroute.layout import Layout, Net
+>>> lay = Layout("x", 3, 3, nets=[Net("a", [(0, 1, 0), (2, 1, 0)]),
+...                              Net("b", [(1, 0, 0), (1, 2, 0)])],
+...              stack=Stack((Layer("M1"), Layer("M2"))))
+>>> res = negotiate_layered(lay, PathFinderOptions())
+>>> res.routed, len(res.iterations), res.stop
+(2, 3, None)
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from ..engines.costs import COST_MAX, COST_SCALE
+from ..layout import Layout
+from .layered_tree import Board, Tree, grow_tree, net_route, route_sequential
+from .negotiation.options import PathFinderOptions
+from .result import IterationStats, NetRoute, PhaseStats, RouteResult
+
+__all__ = ["negotiate_layered"]
+
+#: The reason of a net the time limit left unrouted.
+_LATE = "unrouted when the time limit ran out"
+
+
+class _Negotiation:
+    """The loop's state: every cell's history and users, each net's wire."""
+
+    def __init__(self, layout: Layout, options: PathFinderOptions, deadline: float | None):
+        self.board = Board(layout)
+        self.opt = options
+        self.deadline = deadline
+        self.shape = self.board.shape
+        size = int(np.prod(self.shape))
+        self.history = np.zeros(size, np.int64)
+        self.users = np.zeros(size, np.int64)      # how many nets use each cell
+        self.cost = np.full(size, COST_SCALE, np.int64)
+        self.pres = 0
+        count = len(layout.nets)
+        self.wires: list[np.ndarray | None] = [None] * count
+        self.trees: list[Tree | None] = [None] * count
+        self.dead: set[int] = set()       # no route even through other nets' wires
+        self.stats: list[IterationStats] = []
+        self.stop: str | None = None
+
+    def late(self) -> bool:
+        """Whether the time limit has run out."""
+        return self.deadline is not None and time.perf_counter() >= self.deadline
+
+    def _price(self, cells: np.ndarray | None = None) -> None:
+        """Set the cost of ``cells`` (flat ids; None: all) from history and load."""
+        at = slice(None) if cells is None else cells
+        value = ((COST_SCALE + self.history[at]) * (COST_SCALE + self.pres * self.users[at])
+                 // COST_SCALE)
+        self.cost[at] = np.clip(value, 1, COST_MAX)
+
+    def _flat(self, cells: np.ndarray) -> np.ndarray:
+        _, h, w = self.shape
+        return (cells[:, 2] * h + cells[:, 1]) * w + cells[:, 0]
+
+    def _take(self, wire: np.ndarray | None, sign: int) -> None:
+        """Add (``sign`` 1) or remove (-1) a net's ``wire`` from the cells' users."""
+        if wire is None:
+            return
+        self.users[wire] += sign
+        self._price(wire)
+
+    def reroute(self, i: int) -> None:
+        """Rip net ``i`` up and route it again on the costs as they are now."""
+        self._take(self.wires[i], -1)
+        self.wires[i] = self.trees[i] = None
+        tree = grow_tree(self.board.rules, self.board.free_for(i, wires=False),
+                         self.board.pins[i], self.cost.reshape(self.shape))
+        if not tree.routed:
+            self.dead.add(i)            # other nets' wires never block it: no route at all
+            return
+        self.trees[i], self.wires[i] = tree, self._flat(tree.cells)
+        self._take(self.wires[i], 1)
+
+    def conflicted(self) -> list[int]:
+        """The nets whose wires use a shared cell, in file order."""
+        shared = self.users > 1
+        return [i for i, w in enumerate(self.wires) if w is not None and shared[w].any()]
+
+    def iteration(self, it: int, todo: list[int]) -> list[int] | None:
+        """Run iteration ``it`` over the nets ``todo``; the nets in conflict at its end
+        (None when the time limit cut it short)."""
+        t0 = time.perf_counter()
+        pres_fac = self.opt.pres_fac(it)
+        self.pres = int(round(pres_fac * COST_SCALE))
+        self._price()
+        for i in todo:
+            if self.late():
+                return None
+            self.reroute(i)
+        conflicts = self.conflicted()
+        shared = self.users > 1
+        acc = int(round(self.opt.acc_fac * COST_SCALE))
+        self.history[shared] += acc * (self.users[shared] - 1)
+        self.stats.append(IterationStats(it, int(shared.sum()), len(conflicts), len(todo),
+                                         time.perf_counter() - t0, pres_fac))
+        return conflicts
+
+    def loop(self, progress: Callable[[IterationStats], None] | None) -> None:
+        """Iterate until no cell is shared, or a stopping rule says so (:attr:`stop`)."""
+        todo = list(range(len(self.wires)))
+        fewest, since = len(todo) + 1, 0
+        stall = self.opt.stall_iterations
+        for it in range(1, self.opt.max_iterations + 1):
+            todo = self.iteration(it, todo)
+            if todo is None:
+                self.stop = "time limit"
+                return
+            if progress:
+                progress(self.stats[-1])
+            if not todo:
+                return
+            since = 0 if len(todo) < fewest else since + 1
+            fewest = min(fewest, len(todo))
+            if stall is not None and since >= stall:
+                self.stop = "stalled"
+                return
+            if self.late():
+                self.stop = "time limit"
+                return
+        self.stop = "max iterations"
+
+    def legalise(self) -> list[NetRoute]:
+        """Keep the wires that share no cell with those kept before them (file order),
+        route the other nets sequentially against them; every net's route."""
+        board = self.board
+        count = len(self.wires)
+        routes: list[NetRoute | None] = [None] * count
+        order = 0
+        redo = []
+        for i, tree in enumerate(self.trees):
+            c = None if tree is None else tree.cells
+            if c is None or (board.wire[c[:, 2], c[:, 1], c[:, 0]] >= 0).any():
+                redo.append(i)
+                continue
+            board.commit(i, c)
+            routes[i] = net_route(board, i, tree, order, 0.0)
+            routes[i].levels = 0        # its searches' distances were costs, not levels
+            order += 1
+        for i in redo:
+            if self.late():
+                routes[i] = net_route(board, i, None, None, 0.0)
+                routes[i].reason = _LATE
+                continue
+            tree = grow_tree(board.rules, board.free_for(i), board.pins[i])
+            routes[i] = net_route(board, i, tree, order, 0.0)
+            if tree.routed:
+                board.commit(i, tree.cells)
+                order += 1
+            else:
+                routes[i].reason = board.why_unrouted(i)
+        return routes
+
+
+def negotiate_layered(layout: Layout, options: PathFinderOptions,
+                      progress: Callable[[IterationStats], None] | None = None
+                      ) -> RouteResult:
+    """Negotiated routing of a multi-layer layout (see the module's notes).
+
+    Parameters
+    ----------
+    layout : Layout
+        A checked layout with a stack of layers.
+    options : PathFinderOptions
+        The loop's options (those named in the module's notes apply).
+    progress : callable, optional
+        Called with each iteration's :class:`IterationStats`.
+
+    Returns
+    -------
+    RouteResult
+        Mode ``negotiate``, engine ``cpu/weighted3d``, with its iterations, the cells'
+        final history ``(L, H, W)`` in units of a cell's base cost, its phases
+        (``legalise``, ``sequential floor``) and why the loop stopped with cells shared.
+    """
+    start = time.perf_counter()
+    deadline = None if options.time_limit is None else start + options.time_limit
+    t0 = time.perf_counter()
+    floor = route_sequential(layout)
+    floor_phase = PhaseStats("sequential floor", time.perf_counter() - t0, floor.routed)
+    neg = _Negotiation(layout, options, deadline)
+    neg.loop(progress)
+    t0 = time.perf_counter()
+    nets = neg.legalise()
+    routed = sum(r.routed for r in nets)
+    phases = [PhaseStats("legalise", time.perf_counter() - t0, routed), floor_phase]
+    if floor.routed > routed:
+        nets = floor.nets
+    history = (neg.history / COST_SCALE).reshape(neg.shape)
+    return RouteResult(layout, nets, "cpu/weighted3d", "file", time.perf_counter() - start,
+                       mode="negotiate", iterations=neg.stats, history=history,
+                       phases=phases, stop=neg.stop)

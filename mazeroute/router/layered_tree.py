@@ -1,0 +1,251 @@
+"""The pieces of multi-layer routing (:mod:`.layered`): a stack's rules, a net's tree
+grown by the 3-D searches, and the board of free cells, pins and committed wires.
+
+Examples
+--------
+>>> rules = Rules(("horizontal", "vertical"), 2, None, False)
+>>> t = grow_tree(rules, np.ones((2, 2, 3), bool), [(0, 0, 0), (2, 1, 1)])
+>>> t.cells.tolist(), t.vias, t.bends
+([[0, 0, 0], [1, 0, 0], [2, 0, 0], [2, 0, 1], [2, 1, 1]], 1, 0)
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..backtrace import backtrace
+from ..engines.grid3d import UNREACHED, backtrace3d, bfs3d, weighted3d
+from ..layout import Layout
+from .negotiation.explain import names
+from .result import NetRoute, RouteResult
+from .sequential import net_order
+
+__all__ = ["Rules", "Tree", "grow_tree", "path_counts", "Board", "net_route",
+           "route_sequential"]
+
+#: What crossing another net's wire costs, in cells, in the search that names the wires
+#: walling an unrouted net off: dear enough that the path crosses as few as it can.
+_WALL_COST = 1024
+
+
+@dataclass(frozen=True)
+class Rules:
+    """A stack's routing rules as the 3-D engines take them.
+
+    Parameters
+    ----------
+    directions : tuple of str
+        Each layer's direction.
+    via_cost : int
+        A via's price in cell steps.
+    via_sites : (H, W) bool array or None
+        Where vias may go.
+    flat : bool
+        Whether the stack is one layer whose wires run both ways (the 2-D layout).
+    """
+
+    directions: tuple[str, ...]
+    via_cost: int
+    via_sites: np.ndarray | None
+    flat: bool
+
+    @classmethod
+    def of(cls, layout: Layout) -> Rules:
+        """The rules of ``layout``'s stack."""
+        st = layout.stack
+        return cls(st.directions, int(st.via_cost), st.via_sites,
+                   st.directions == ("any",))
+
+    def kwargs(self) -> dict:
+        """The engines' keyword arguments."""
+        return {"directions": self.directions, "via_cost": self.via_cost,
+                "via_sites": self.via_sites}
+
+
+@dataclass
+class Tree:
+    """A net's tree as :func:`grow_tree` grew it: its cells (the first pin, then each
+    branch from the cell beside the tree out to the pin it reaches), the sum of its
+    searches' target distances, its bends and vias, and the pins it could not reach."""
+
+    cells: np.ndarray
+    levels: int = 0
+    bends: int = 0
+    vias: int = 0
+    missing: list[tuple[int, int, int]] = field(default_factory=list)
+
+    @property
+    def routed(self) -> bool:
+        """Whether every pin was reached."""
+        return not self.missing
+
+
+def grow_tree(rules: Rules, free: np.ndarray, pins, cost: np.ndarray | None = None) -> Tree:
+    """Connect ``pins`` one at a time, each search from the tree so far to the nearest
+    remaining pin (the first listed among equals), and its shortest path backtraced.
+
+    Parameters
+    ----------
+    rules : Rules
+        The stack's rules.
+    free : (L, H, W) bool array
+        Cells the net may use; its pins among them.
+    pins : (k, 3) array_like of int
+        The net's pins ``(x, y, z)``, the root first.
+    cost : (L, H, W) int array, optional
+        Entry costs (the weighted search); None: unit steps (BFS).
+
+    Returns
+    -------
+    Tree
+        What was grown; ``missing`` lists the pins no search reached.
+
+    Examples
+    --------
+    >>> rules = Rules(("any", "any"), 1, None, False)
+    >>> free = np.ones((2, 1, 3), bool); free[0, 0, 1] = False
+    >>> t = grow_tree(rules, free, [(0, 0, 0), (2, 0, 0)])
+    >>> t.cells.tolist(), t.levels, t.vias
+    ([[0, 0, 0], [0, 0, 1], [1, 0, 1], [2, 0, 1], [2, 0, 0]], 4, 2)
+    """
+    pins = np.asarray(pins, np.int64).reshape(-1, 3)
+    tree = Tree(pins[:1].copy())
+    branches = [pins[:1]]
+    remaining = [tuple(int(v) for v in p) for p in pins[1:]]
+    while remaining:
+        sources = np.concatenate(branches)
+        if cost is None:
+            dist = bfs3d(free, sources, targets=remaining, **rules.kwargs())
+        else:
+            dist = weighted3d(cost, sources, remaining, free=free, **rules.kwargs())
+        reach = [int(dist[z, y, x]) for x, y, z in remaining]
+        best = int(np.argmin(reach))
+        if reach[best] == UNREACHED:
+            tree.missing = remaining
+            break
+        target = remaining.pop(best)
+        tree.levels += reach[best]
+        path = _trace(rules, dist, target, cost)
+        vias, bends = path_counts(path)
+        tree.vias += vias
+        tree.bends += bends
+        branches.append(path[:-1][::-1])        # the last cell is in the tree already
+    tree.cells = np.concatenate(branches)
+    return tree
+
+
+def _trace(rules: Rules, dist: np.ndarray, target, cost) -> np.ndarray:
+    """The backtrace of ``target``: target first, a source last."""
+    x, y, z = target
+    if rules.flat and cost is None:
+        xy = backtrace(dist[0], (x, y))
+        return np.column_stack([xy, np.zeros(len(xy), np.int64)]).astype(np.int64)
+    return backtrace3d(dist, target, cost=cost, **rules.kwargs())
+
+
+def path_counts(path: np.ndarray) -> tuple[int, int]:
+    """The vias of a path of cells ``(x, y, z)``, and its bends: consecutive steps
+    inside a layer along different directions (a via between two steps is a via only).
+
+    >>> path_counts(np.array([[0, 0, 0], [1, 0, 0], [1, 1, 0], [1, 1, 1], [1, 2, 1]]))
+    (1, 1)
+    """
+    moves = np.diff(np.asarray(path, np.int64).reshape(-1, 3), axis=0)
+    if len(moves) == 0:
+        return 0, 0
+    via = moves[:, 2] != 0
+    turn = (moves[1:] != moves[:-1]).any(axis=1) & ~via[1:] & ~via[:-1]
+    return int(via.sum()), int(turn.sum())
+
+
+class Board:
+    """A multi-layer layout's cells as routing sees them: the free mask with every pin
+    blocked, the pins of each net, and the wires committed so far.
+
+    Parameters
+    ----------
+    layout : Layout
+        A layout with a stack.
+    """
+
+    def __init__(self, layout: Layout):
+        self.layout = layout
+        self.rules = Rules.of(layout)
+        self.shape = layout.blocked.shape
+        self.pins = [np.asarray(n.pins, np.int64).reshape(-1, 3) for n in layout.nets]
+        self.pin_owner = np.full(self.shape, -1, np.int32)
+        for i, p in enumerate(self.pins):
+            self.pin_owner[p[:, 2], p[:, 1], p[:, 0]] = i
+        self.open = ~layout.blocked & (self.pin_owner < 0)
+        #: The net of each committed wire's cells (-1: none).
+        self.wire = np.full(self.shape, -1, np.int32)
+
+    def free_for(self, i: int, wires: bool = True) -> np.ndarray:
+        """The cells net ``i`` may use: free, not another net's pin and (``wires``) not
+        another net's committed wire."""
+        free = self.open & (self.wire < 0) if wires else self.open.copy()
+        p = self.pins[i]
+        free[p[:, 2], p[:, 1], p[:, 0]] = True
+        return free
+
+    def commit(self, i: int, cells: np.ndarray) -> None:
+        """Block ``cells`` as net ``i``'s wire for every later net."""
+        self.wire[cells[:, 2], cells[:, 1], cells[:, 0]] = i
+
+    def why_unrouted(self, i: int) -> str:
+        """Why net ``i`` has no route against the committed wires, in words."""
+        cost = np.ones(self.shape, np.int64)
+        cost[self.wire >= 0] = _WALL_COST
+        tree = grow_tree(self.rules, self.free_for(i, wires=False), self.pins[i], cost)
+        if not tree.routed:
+            return "cut off from its pins by blockages and other nets' pins"
+        c = tree.cells
+        walls = set(self.wire[c[:, 2], c[:, 1], c[:, 0]].tolist()) - {-1, i}
+        return "walled off by the wires of nets " + names(self.layout, walls)
+
+
+def net_route(board: Board, i: int, tree: Tree | None, order: int | None,
+              seconds: float) -> NetRoute:
+    """Net ``i``'s :class:`NetRoute` of ``tree`` (None or not routed: an unrouted net,
+    whose reason the caller sets)."""
+    net = board.layout.nets[i]
+    r = NetRoute(net.name, list(net.pins), seconds=seconds)
+    if tree is not None:
+        r.levels = tree.levels
+    if tree is not None and tree.routed:
+        r.routed, r.order = True, order
+        r.cells = [tuple(c) for c in tree.cells.tolist()]
+        r.bends, r.vias = tree.bends, tree.vias
+        r.length = len(tree.cells) - 1 - tree.vias
+    return r
+
+
+def route_sequential(layout: Layout, order: str = "file",
+                     progress: Callable[[int, int, NetRoute], None] | None = None
+                     ) -> RouteResult:
+    """Sequential mode of :func:`route_layered` (``progress(done, total, net_route)``
+    after each net)."""
+    start = time.perf_counter()
+    board = Board(layout)
+    sequence = net_order(layout, order)
+    results: dict[int, NetRoute] = {}
+    committed = 0
+    for k, i in enumerate(sequence):
+        t0 = time.perf_counter()
+        tree = grow_tree(board.rules, board.free_for(i), board.pins[i])
+        r = net_route(board, i, tree, committed, 0.0)
+        if tree.routed:
+            board.commit(i, tree.cells)
+            committed += 1
+        else:
+            r.reason = board.why_unrouted(i)
+        r.seconds = time.perf_counter() - t0
+        results[i] = r
+        if progress:
+            progress(k + 1, len(sequence), r)
+    nets = [results[i] for i in range(len(layout.nets))]
+    return RouteResult(layout, nets, "cpu/grid3d", order, time.perf_counter() - start)

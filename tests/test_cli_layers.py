@@ -1,0 +1,222 @@
+"""The command line on multi-layer layouts: route (both modes), ADC answers written and
+checked, batch summaries with vias, and the commands that still refuse layers."""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from mazeroute.cli import main
+from mazeroute.generate3d import problem_text, solvable_puzzle
+from mazeroute.readers.adc_answer import answer_text
+
+ADC = Path("/work/shared/data/adc")
+STACK_YAML = """\
+name: two-layers
+width: 6
+height: 4
+layers:
+  - {name: M1, direction: horizontal}
+  - {name: M2, direction: vertical}
+via_cost: 2
+blockages:
+  - {rect: [0, 3, 2, 3], layer: M1}
+nets:
+  - {name: a, pins: [[0, 1, M1], [5, 1, M1]]}
+  - {name: b, pins: [[1, 0, M2], [4, 3, M2]]}
+"""
+FLAT_YAML = """\
+name: flat
+width: 5
+height: 3
+nets:
+  - {name: a, pins: [[0, 0], [4, 2]]}
+"""
+#: What check --answer may say of a router's answer besides "valid": the contest's
+#: rules that the layer model does not hold a route to (VIA columns used whole, by one
+#: line) and unrouted lines.
+CONTEST_RULES = re.compile(r"LINE#\w+ has no cells|VIA#\w+ |LINE#\w+ changes layer at")
+
+
+@pytest.fixture
+def stack_file(tmp_path: Path) -> Path:
+    p = tmp_path / "stack.yaml"
+    p.write_text(STACK_YAML)
+    return p
+
+
+def _run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("mode", ["sequential", "negotiate"])
+def test_route_yaml_stack_both_modes(tmp_path, capsys, stack_file, mode):
+    out = tmp_path / "out"
+    code, text, _ = _run(capsys, "route", stack_file, "-o", out, "--mode", mode,
+                         "--backend", "cpu")
+    assert code == 0
+    routes = json.loads((out / "routes.json").read_text())
+    assert routes["layers"] == ["M1", "M2"]
+    assert all(n["routed"] for n in routes["nets"])
+    assert all(len(c) == 3 for n in routes["nets"] for c in n["cells"])
+    assert routes["vias"] == sum(n["vias"] for n in routes["nets"]) > 0
+    report = (out / "report.txt").read_text()
+    assert report.splitlines()[0] == "layout two-layers: 6 x 4 cells, 2 layers, 2 nets"
+    assert re.search(r"^net\s+routed\s+length\s+vias\s+bends", report, re.M)
+    assert f", {routes['vias']} vias, wall time" in report
+    assert "routed 2/2 nets" in text
+    code, text, _ = _run(capsys, "check", stack_file, "--routes", out / "routes.json")
+    assert code == 0 and "ok: every promise" in text
+
+
+def test_flat_report_has_no_vias(tmp_path, capsys):
+    lay = tmp_path / "flat.yaml"
+    lay.write_text(FLAT_YAML)
+    out = tmp_path / "out"
+    assert _run(capsys, "route", lay, "-o", out, "--backend", "cpu", "--no-png")[0] == 0
+    report = (out / "report.txt").read_text()
+    assert "vias" not in report
+    assert "vias" not in json.loads((out / "routes.json").read_text())
+
+
+@pytest.mark.parametrize("mode", ["sequential", "negotiate"])
+@pytest.mark.parametrize("name", ["NL_Q01.txt", "NL_Q02.txt", "NL_Q03.txt"])
+def test_route_adc_samples_with_answer(tmp_path, capsys, mode, name):
+    problem = ADC / name
+    if not problem.exists():
+        pytest.skip("shared ADC samples are absent")
+    out, answer = tmp_path / "out", tmp_path / "answer.txt"
+    code, text, _ = _run(capsys, "route", problem, "-o", out, "--mode", mode,
+                         "--answer", answer, "--no-png")
+    assert code == 0 and "answer.txt" in text.splitlines()[-1]
+    assert answer.read_text().startswith("SIZE ")
+    code, text, _ = _run(capsys, "check", problem, "--routes", out / "routes.json")
+    assert code == 0 and "ok: every promise" in text
+    code, text, _ = _run(capsys, "check", problem, "--answer", answer)
+    lines = [s.split(": ", 1)[1] for s in text.splitlines()[1:]]
+    if code == 0:
+        assert lines[0].startswith("valid")
+    else:
+        assert code == 1 and lines
+        assert all(CONTEST_RULES.match(s) for s in lines), lines
+
+
+def test_route_adc_q02_negotiate_routes_every_net(tmp_path, capsys):
+    if not (ADC / "NL_Q02.txt").exists():
+        pytest.skip("shared ADC samples are absent")
+    out = tmp_path / "out"
+    assert _run(capsys, "route", ADC / "NL_Q02.txt", "-o", out, "-q")[0] == 0
+    routes = json.loads((out / "routes.json").read_text())
+    assert [n["routed"] for n in routes["nets"]] == [True, True]
+
+
+def test_stack_picture_drawn(tmp_path, capsys, stack_file):
+    out = tmp_path / "out"
+    assert _run(capsys, "route", stack_file, "-o", out, "-q")[0] == 0
+    assert (out / "layout.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_backend_gpu_refused_for_layers(tmp_path, capsys, stack_file):
+    code, _, err = _run(capsys, "route", stack_file, "-o", tmp_path / "o", "--backend", "gpu")
+    assert code == 2
+    assert err.strip().splitlines() == [
+        "mazeroute: error: --backend: the GPU engines do not route multi-layer layouts "
+        "yet; use --backend cpu"]
+    assert not (tmp_path / "o").exists()
+
+
+def test_strategy_refused_for_layers(tmp_path, capsys, stack_file):
+    code, _, err = _run(capsys, "route", stack_file, "-o", tmp_path / "o", "--mode",
+                        "sequential", "--backend", "cpu", "--strategy", "sweep")
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "--strategy" in err
+
+
+def test_answer_refused_for_yaml(tmp_path, capsys, stack_file):
+    code, _, err = _run(capsys, "route", stack_file, "-o", tmp_path / "o", "--answer",
+                        tmp_path / "a.txt")
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "--answer" in err and "is yaml" in err
+    assert not (tmp_path / "a.txt").exists() and not (tmp_path / "o").exists()
+
+
+def test_answer_may_not_replace_input(tmp_path, capsys):
+    problem = tmp_path / "q.txt"
+    problem.write_text(problem_text(solvable_puzzle(6, 5, 2, nets=2, seed=1)))
+    before = problem.read_text()
+    code, _, err = _run(capsys, "route", problem, "-o", tmp_path / "o", "--answer", problem)
+    assert code == 2 and "--answer" in err and problem.read_text() == before
+
+
+def test_check_answer_of_known_solution_is_valid(tmp_path, capsys):
+    puzzle = solvable_puzzle(8, 6, 2, nets=3, seed=4)
+    problem, answer = tmp_path / "q.txt", tmp_path / "a.txt"
+    problem.write_text(problem_text(puzzle))
+    answer.write_text(answer_text(puzzle.layout, puzzle.solution))
+    code, text, _ = _run(capsys, "check", problem, "--answer", answer)
+    assert code == 0 and text.splitlines()[-1].startswith(f"{answer}: valid")
+    # one line of the solution taken out: each broken rule on a line of its own
+    broken = dict(puzzle.solution)
+    del broken["1"]
+    answer.write_text(answer_text(puzzle.layout, broken))
+    code, text, _ = _run(capsys, "check", problem, "--answer", answer)
+    assert code == 1
+    assert f"{answer}: LINE#1 has no cells" in text.splitlines()
+
+
+def test_check_malformed_answer(tmp_path, capsys):
+    puzzle = solvable_puzzle(6, 5, 2, nets=2, seed=1)
+    problem, answer = tmp_path / "q.txt", tmp_path / "a.txt"
+    problem.write_text(problem_text(puzzle))
+    answer.write_text("SIZE 6X5X2\nLAYER 1\n00,00\n")
+    code, _, err = _run(capsys, "check", problem, "--answer", answer)
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "a.txt" in err
+
+
+def test_check_answer_refused_for_yaml(tmp_path, capsys, stack_file):
+    (tmp_path / "a.txt").write_text("SIZE 6X4X2\n")
+    code, _, err = _run(capsys, "check", stack_file, "--answer", tmp_path / "a.txt")
+    assert code == 2 and "--answer" in err
+
+
+@pytest.mark.parametrize("command", ["wavefront", "view"])
+def test_drawing_commands_refuse_layers(tmp_path, capsys, stack_file, command):
+    picture = tmp_path / ("x.png" if command == "wavefront" else "x.html")
+    code, _, err = _run(capsys, command, stack_file, "-o", picture)
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "one layer only" in err and "mazeroute route" in err and not picture.exists()
+
+
+@pytest.mark.parametrize("kind", ["csv", "json"])
+def test_batch_flat_and_stacked(tmp_path, capsys, stack_file, kind):
+    (tmp_path / "flat.yaml").write_text(FLAT_YAML)
+    out = tmp_path / "out"
+    code, _, _ = _run(capsys, "batch", tmp_path, "-o", out, "--summary", kind,
+                      "--no-png", "-q", "--backend", "cpu")
+    assert code == 0
+    text = (out / f"summary.{kind}").read_text()
+    if kind == "csv":
+        rows = list(csv.DictReader(text.splitlines()))
+        header = text.splitlines()[0].split(",")
+        assert header[header.index("wirelength") + 1] == "vias"
+    else:
+        rows = json.loads(text)
+    by_layout = {r["layout"]: r for r in rows}
+    assert {r["status"] for r in rows} == {"ok"}
+    routes = json.loads((out / "two-layers" / "routes.json").read_text())
+    assert int(by_layout["two-layers"]["vias"]) == routes["vias"] > 0
+    assert by_layout["flat"]["vias"] in ("", None)
+
+
+def test_batch_flat_summary_has_no_vias(tmp_path, capsys):
+    (tmp_path / "flat.yaml").write_text(FLAT_YAML)
+    out = tmp_path / "out"
+    assert _run(capsys, "batch", tmp_path, "-o", out, "--no-png", "-q")[0] == 0
+    header = (out / "summary.csv").read_text().splitlines()[0]
+    assert header == ("file,layout,folder,status,width,height,nets,routed,wirelength,"
+                      "seconds,engine,error,worker,device")
