@@ -230,7 +230,8 @@ def write_outputs(result: RouteResult, folder: Path, picture: Picture,
             def png(p: Path) -> None:
                 shown = (display_layout(result.layout) if result.layout.stack is None
                          else display_stack(result.layout))
-                layout_image(shown, result, scale=picture.scale).save(p, format="PNG")
+                layout_image(shown, result, scale=picture.scale,
+                             overlay=picture.overlay).save(p, format="PNG")
             put("layout.png", png)
         else:
             files.remove("layout.png")
@@ -341,6 +342,7 @@ class BatchOptions:
     #: the rows read of each Moving AI scenario netlist (None: all)
     scen_limit: int | None = None
     no_png: bool = False
+    overlay: bool = False
     html: bool = False
     quiet: bool = False
     resume: bool = False
@@ -485,7 +487,8 @@ def _route_one(file: str, label: str, layout: Layout, out: Path, folder: str,
                options: BatchOptions, messages: list) -> dict:
     status = "failed"
     try:
-        picture = stack_picture(layout, not options.no_png, mode=options.mode)
+        picture = stack_picture(layout, not options.no_png, mode=options.mode,
+                                overlay=options.overlay)
         if picture.notice:
             messages.append(("note", f"{file}: {picture.notice}"))
         result, _ = route_layout(layout, out / folder, options, picture, root=out)

@@ -27,7 +27,6 @@ from .router import DEFAULT_MODE, PathFinderOptions, RouteResult
 #: ``--backend gpu`` on a multi-layer layout.
 GPU_REFUSED = "the GPU engines do not route multi-layer layouts yet; use --backend cpu"
 #: The note of a multi-layer layout's run: it draws no ``layout.png``.
-NO_PICTURE = "no layout.png: pictures of multi-layer layouts are not drawn yet"
 #: ``wavefront`` and ``view`` on a multi-layer layout.
 NOT_DRAWN = ("draws layouts of one layer only; a multi-layer layout is routed by "
              "`mazeroute route` and checked by `mazeroute check`")
@@ -71,15 +70,12 @@ def refuse_drawing(layout: Layout) -> None:
 
 
 def stack_picture(layout: Layout, wanted: bool, scale: int | None = None,
-                  mode: str = DEFAULT_MODE) -> Picture:
-    """:func:`~mazeroute.batch_memory.plan_picture`; a multi-layer layout draws no
-    picture where the renderer draws one layer only (its notice says so when one was
-    wanted)."""
-    from . import render
-    if layout.stack is None or hasattr(render, "default_scale"):   # a stack-aware renderer
-        return plan_picture(layout, wanted, scale, mode)
-    plan_picture(layout, False, None, mode)            # its memory check alone
-    return Picture(False, None, NO_PICTURE if wanted else "")
+                  mode: str = DEFAULT_MODE, overlay: bool = False) -> Picture:
+    """:func:`~mazeroute.batch_memory.plan_picture`, with ``overlay`` (a multi-layer
+    layout's layers in one panel; the memory is weighed for the panels side by side,
+    the larger picture)."""
+    picture = plan_picture(layout, wanted, scale, mode)
+    return dataclasses.replace(picture, overlay=overlay and layout.stack is not None)
 
 
 def display_stack(layout: Layout) -> Layout:
@@ -126,5 +122,5 @@ def route_stack(layout: Layout, args, given: dict,
                          progress=progress if mode == "negotiate" else None)
 
 
-__all__ = ["GPU_REFUSED", "NOT_DRAWN", "NO_PICTURE", "display_stack", "refuse_drawing",
+__all__ = ["GPU_REFUSED", "NOT_DRAWN", "display_stack", "refuse_drawing",
            "refuse_for_stack", "route_stack", "stack_picture"]

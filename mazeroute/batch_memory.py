@@ -35,6 +35,8 @@ class Picture:
     draw: bool
     scale: int | None = None
     notice: str = ""
+    #: a multi-layer layout's layers in one panel, not a panel each
+    overlay: bool = False
 
 
 def routing_bytes(layout: Layout, mode: str = DEFAULT_MODE) -> int:

@@ -216,7 +216,7 @@ def cmd_route(args) -> int:
         raise InputError(f"{safe_text(args.congestion, 200, middle=True)} is one of the "
                          "route's own outputs in -o", field="--congestion")
     answer = answer_target(args, out)
-    picture = stack_picture(layout, not args.no_png, args.scale, args.mode)
+    picture = stack_picture(layout, not args.no_png, args.scale, args.mode, args.overlay)
     with output_folder(out):
         _note(args, picture.notice)
         _note(args, notice)

@@ -152,6 +152,9 @@ def add_route(sub) -> argparse.ArgumentParser:
     r.add_argument("-o", "--output", metavar="DIR",
                    help="output folder (default: outputs/<layout name>/)")
     r.add_argument("--no-png", action="store_true", help="skip the picture")
+    r.add_argument("--overlay", action="store_true",
+                   help="a multi-layer layout's picture: its layers overlaid in one panel "
+                        "(default: a panel per layer, side by side)")
     r.add_argument("--scale", type=int, help=f"pixels per cell in the picture, 1 .. "
                    f"{MAX_SCALE_OPTION} (default: auto)")
     r.add_argument("--html", action="store_true",
@@ -238,6 +241,8 @@ def add_batch(sub) -> argparse.ArgumentParser:
                         "(routes.json checked against the layout, report.txt, the picture "
                         "asked for); their rows are recomputed from routes.json")
     b.add_argument("--no-png", action="store_true", help="skip the pictures")
+    b.add_argument("--overlay", action="store_true",
+                   help="multi-layer layouts' pictures: layers overlaid in one panel")
     b.add_argument("--html", action="store_true",
                    help="also write each layout's view.html (interactive viewer)")
     b.add_argument("-q", "--quiet", action="store_true")

@@ -220,3 +220,21 @@ def test_batch_flat_summary_has_no_vias(tmp_path, capsys):
     header = (out / "summary.csv").read_text().splitlines()[0]
     assert header == ("file,layout,folder,status,width,height,nets,routed,wirelength,"
                       "seconds,engine,error,worker,device")
+
+
+def test_overlay_draws_the_layers_in_one_panel(tmp_path):
+    """--overlay: a stack's picture is one panel (narrower than a panel per layer)."""
+    from PIL import Image
+
+    lay = tmp_path / "two.yaml"
+    lay.write_text("width: 12\nheight: 8\nlayers: [{name: M1, direction: horizontal}, "
+                   "{name: M2, direction: vertical}]\n"
+                   "nets: [{name: a, pins: [[0, 0, M1], [11, 7, M2]]}]\n")
+    sizes = {}
+    for extra in ([], ["--overlay"]):
+        out = tmp_path / ("o" if extra else "p")
+        assert main(["route", str(lay), "-o", str(out), "--backend", "cpu", "-q",
+                     *extra]) == 0
+        with Image.open(out / "layout.png") as im:
+            sizes[bool(extra)] = im.size
+    assert sizes[True][0] < sizes[False][0]
