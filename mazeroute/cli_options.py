@@ -142,7 +142,8 @@ def add_route(sub) -> argparse.ArgumentParser:
                        description="Route every net; write routes.json, layout.png and "
                        "report.txt into the output folder and print the report. A "
                        "multi-layer layout (YAML with layers:, or an ADC problem of several "
-                       "layers) is routed on the CPU, in either mode, with no picture yet.")
+                       "layers) is routed on the CPU, in either mode; its layout.png has a "
+                       "panel per layer (--overlay: one panel).")
     r.add_argument("layout", help="layout file (YAML, numberlink or ADC puzzle, Moving AI map)")
     r.add_argument("--nets", metavar="NETLIST", help="route this netlist over the layout's "
                    f"blockages instead of the layout's own nets: {NETS_HELP}. A Moving AI "
