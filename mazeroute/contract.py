@@ -394,12 +394,23 @@ def _check_cells(layout: Layout, name: str, cells, owner, used, bad) -> None:
             continue
         if layout.blocked[y, x]:
             found.setdefault("is on a blockage", []).append(c)
-        if c in owner and layout.nets[owner[c]].name != name:
-            other = layout.nets[owner[c]].name
-            found.setdefault(f"is a pin of net {quote(other)}", []).append(c)
-        if c in used and used[c] != name:
-            found.setdefault(f"also belongs to net {quote(used[c])}", []).append(c)
-        used[c] = name
+        _shared(layout, c, name, owner, used, found)
+    _faults(name, found, bad)
+
+
+def _shared(layout: Layout, c, name: str, owner, used: dict, found: dict) -> None:
+    """Note cell ``c`` of net ``name`` where it is another net's pin or wire, and claim
+    it for ``name``."""
+    if c in owner and layout.nets[owner[c]].name != name:
+        other = layout.nets[owner[c]].name
+        found.setdefault(f"is a pin of net {quote(other)}", []).append(c)
+    if c in used and used[c] != name:
+        found.setdefault(f"also belongs to net {quote(used[c])}", []).append(c)
+    used[c] = name
+
+
+def _faults(name: str, found: dict, bad) -> None:
+    """One line a kind of fault of net ``name``'s cells, naming the first such cell."""
     for what, where in found.items():
         more = f" (and {len(where) - 1} more cells)" if len(where) > 1 else ""
         bad(f"{name}: cell {quote(list(where[0]))} {what}{more}")
@@ -455,15 +466,8 @@ def _check_cells3d(layout: Layout, name: str, cells, owner, used, bad) -> None:
         if layout.blocked[z, y, x]:
             found.setdefault(f"is on a blockage of layer {quote(layout.stack.names[z])}",
                              []).append(c)
-        if c in owner and layout.nets[owner[c]].name != name:
-            other = layout.nets[owner[c]].name
-            found.setdefault(f"is a pin of net {quote(other)}", []).append(c)
-        if c in used and used[c] != name:
-            found.setdefault(f"also belongs to net {quote(used[c])}", []).append(c)
-        used[c] = name
-    for what, where in found.items():
-        more = f" (and {len(where) - 1} more cells)" if len(where) > 1 else ""
-        bad(f"{name}: cell {quote(list(where[0]))} {what}{more}")
+        _shared(layout, c, name, owner, used, found)
+    _faults(name, found, bad)
 
 
 _MOVES3D = ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1))

@@ -19,6 +19,7 @@ from mazeroute.readers.adc_answer import (
     read_adc_answer,
     write_adc_answer,
 )
+from tests.test_readers import assert_one_line_error
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "adc"
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"shared data folder {DATA} is absent")
@@ -29,13 +30,6 @@ def write(tmp_path: Path, name: str, text: str) -> Path:
     p = tmp_path / name
     p.write_bytes(text.replace("\n", "\r\n").encode())
     return p
-
-
-def assert_one_line_error(e: InputError, path: Path, line: int | None):
-    text = str(e)
-    assert "\n" not in text and len(text) < 300, text
-    prefix = f"{path}: line {line}: " if line is not None else f"{path}: "
-    assert text.startswith(prefix), text
 
 
 # -- reading problems ------------------------------------------------------------------
