@@ -10,7 +10,7 @@ Examples
 >>> from mazeroute.readers import parse_layout
 >>> lay = parse_layout({"width": 8, "height": 4, "nets": []})
 >>> plan_picture(lay, wanted=False)
-Picture(draw=False, scale=None, notice='')
+Picture(draw=False, scale=None, notice='', overlay=False)
 """
 
 from __future__ import annotations
