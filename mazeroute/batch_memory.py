@@ -40,9 +40,11 @@ class Picture:
 
 
 def routing_bytes(layout: Layout, mode: str = DEFAULT_MODE) -> int:
-    """Host memory that routing ``layout`` in ``mode`` needs, roughly."""
+    """Host memory that routing ``layout`` in ``mode`` needs, roughly (every layer's
+    cells, for a multi-layer layout)."""
     per = NEGOTIATE_BYTES_PER_CELL if mode == "negotiate" else BYTES_PER_CELL
-    return layout.width * layout.height * per
+    layers = 1 if layout.stack is None else len(layout.stack.layers)
+    return layout.width * layout.height * layers * per
 
 
 def _amount(size: int) -> str:

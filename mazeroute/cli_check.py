@@ -53,8 +53,11 @@ def cmd_check(args) -> int:
     blocked = f"{int(layout.blocked.sum())} blocked cells"
     if layout.rects:             # a Moving AI map has blocked cells and no rectangles
         blocked = f"{len(layout.rects)} blockages ({blocked})"
+    layers = ("" if layout.stack is None
+              else f" x {len(layout.stack.layers)} layers "
+              f"({', '.join(safe_text(n, 20) for n in layout.stack.names)})")
     print(f"{safe_text(args.layout, 200, middle=True)}: ok: "
-          f"{safe_text(layout.name, 80)}, {layout.width} x {layout.height} cells, "
+          f"{safe_text(layout.name, 80)}, {layout.width} x {layout.height} cells{layers}, "
           f"{blocked}, {len(layout.nets)} nets")
     status = check_answer(args, layout) if args.answer else 0
     if args.routes:

@@ -4,6 +4,7 @@ checked, batch summaries with vias, and the commands that still refuse layers.""
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -238,3 +239,18 @@ def test_overlay_draws_the_layers_in_one_panel(tmp_path):
         with Image.open(out / "layout.png") as im:
             sizes[bool(extra)] = im.size
     assert sizes[True][0] < sizes[False][0]
+
+
+def test_routing_memory_counts_every_layer_and_check_names_them(capsys):
+    """The memory a route is weighed against grows with the layers; check says them."""
+    from mazeroute.batch_memory import routing_bytes
+    from mazeroute.readers import load_layout
+
+    root = Path(__file__).resolve().parent.parent
+    stack = load_layout(root / "layouts" / "two_layers.yaml")
+    flat = dataclasses.replace(stack, stack=None, blocked=stack.blocked.any(axis=0),
+                               nets=[])
+    for mode in ("sequential", "negotiate"):
+        assert routing_bytes(stack, mode) == 2 * routing_bytes(flat, mode) > 0
+    assert main(["check", str(root / "layouts" / "two_layers.yaml")]) == 0
+    assert "16 x 10 cells x 2 layers (M1, M2)" in capsys.readouterr().out
