@@ -105,9 +105,9 @@ def solvable_puzzle(width: int, height: int, layers: int, nets: int, *, seed: in
             used[z, y, x] = True
         solution[str(i)] = path
     vias = _vias(solution)
-    sites = np.zeros((height, width), dtype=bool)
+    sites = np.zeros((layers - 1, height, width), dtype=bool)
     for v in vias:
-        sites[v.y, v.x] = True
+        sites[v.z0:v.z1, v.y, v.x] = True      # as the ADC reader: each column's own pairs
     stack = Stack(tuple(Layer(str(k), "any") for k in range(1, layers + 1)), via_cost=1,
                   via_sites=sites)
     layout = Layout(name or f"puzzle3d-{width}x{height}x{layers}-s{seed}", width, height, [],

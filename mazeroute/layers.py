@@ -5,7 +5,8 @@ A layout without a stack is today's single layer. With one (:class:`Stack`), its
 layer. A wire moves inside a layer only along that layer's direction (a ``horizontal``
 layer along x, a ``vertical`` one along y, ``any`` both), and changes layer by a via
 between vertically adjacent layers, at a cell free on both and, when the layout lists
-its via sites, at one of them.
+its via sites, at one of them: an ``(H, W)`` mask of sites holds between every two adjacent
+layers, an ``(L - 1, H, W)`` one (:func:`pair_sites`) pair by pair.
 
 Examples
 --------
@@ -68,9 +69,9 @@ class Stack:
         The layers, in order; a via joins two neighbours of this list.
     via_cost : int
         What a via costs, in units of one cell step (an integer >= 1).
-    via_sites : (H, W) bool array or None
-        Where a via may go, between any two adjacent layers; None: at any cell free on
-        both.
+    via_sites : (H, W) or (L - 1, H, W) bool array, or None
+        Where a via may go: ``[y, x]`` between any two adjacent layers, or ``[z, y, x]``
+        between layers ``z`` and ``z + 1`` alone; None: at any cell free on both.
 
     Examples
     --------
@@ -101,9 +102,57 @@ class Stack:
         direction = self.layers[z].direction
         return direction != "vertical", direction != "horizontal"
 
-    def via_allowed(self, x: int, y: int) -> bool:
-        """Whether a via may go at ``(x, y)`` (its cells' being free is the caller's)."""
-        return self.via_sites is None or bool(self.via_sites[y, x])
+    def via_allowed(self, x: int, y: int, z: int | None = None) -> bool:
+        """Whether a via may go at ``(x, y)`` between layers ``z`` and ``z + 1`` (its
+        cells' being free is the caller's); ``z`` None: between every adjacent pair."""
+        s = self.via_sites
+        if s is None:
+            return True
+        if s.ndim == 2:
+            return bool(s[y, x])
+        if z is None:
+            return bool(s[:, y, x].all())
+        return 0 <= z < s.shape[0] and bool(s[z, y, x])
+
+
+def pair_sites(via_sites, depth: int, height: int, width: int, file=None) -> np.ndarray:
+    """The ``(depth - 1, height, width)`` per-pair form of ``via_sites``: ``[z, y, x]``
+    allows a via between layers ``z`` and ``z + 1`` at ``(x, y)``.
+
+    Parameters
+    ----------
+    via_sites : (H, W) or (L - 1, H, W) array_like of bool, or None
+        None allows every via; an ``(H, W)`` mask holds between every adjacent pair.
+    depth, height, width : int
+        The grid's layers, rows and columns.
+    file : str or Path, optional
+        The file an error names.
+
+    Returns
+    -------
+    (depth - 1, height, width) C-contiguous bool array (a fresh one).
+
+    Raises
+    ------
+    InputError
+        For another shape or a non-boolean array.
+
+    Examples
+    --------
+    >>> pair_sites(np.array([[True, False]]), 3, 1, 2).astype(int).tolist()
+    [[[1, 0]], [[1, 0]]]
+    """
+    pairs = (max(depth - 1, 0), height, width)
+    if via_sites is None:
+        return np.ones(pairs, np.bool_)
+    s = np.asarray(via_sites)
+    if s.dtype != np.bool_ or s.shape not in ((height, width), pairs):
+        raise InputError(f"must be None or a bool array of shape (height, width) = "
+                         f"({height}, {width}) or (layers - 1, height, width) = {pairs}, "
+                         f"got {s.dtype} of shape {s.shape}", file=file, field="via_sites")
+    if s.ndim == 2:
+        return np.ascontiguousarray(np.broadcast_to(s, pairs))
+    return np.array(s, np.bool_, order="C")
 
 
 def edge_kind(stack: Stack, a, b) -> str | None:
@@ -131,7 +180,8 @@ def edge_kind(stack: Stack, a, b) -> str | None:
         if dx == 0 and abs(dy) == 1:
             return "step" if y_ok else None
         return None
-    if dx == 0 and dy == 0 and abs(dz) == 1 and stack.via_allowed(a[0], a[1]):
+    if dx == 0 and dy == 0 and abs(dz) == 1 \
+            and stack.via_allowed(a[0], a[1], min(a[2], b[2])):
         return "via"
     return None
 
@@ -144,6 +194,10 @@ def why_not_edge(stack: Stack, a, b) -> str:
         return (f"step from {list(a)} to {list(b)} runs against layer "
                 f"{quote(layer.name)}'s direction ({layer.direction})")
     if dx == 0 and dy == 0 and abs(dz) == 1:
+        if stack.via_sites is not None and stack.via_sites.ndim == 3:
+            z = min(a[2], b[2])
+            return (f"via at {[a[0], a[1]]} between layers {quote(stack.layers[z].name)} "
+                    f"and {quote(stack.layers[z + 1].name)} is not at a via site")
         return f"via at {[a[0], a[1]]} is not at a via site"
     return f"{list(a)} and {list(b)} are not neighbours"
 
@@ -229,7 +283,7 @@ def check_stack(stack: Stack, width: int, height: int, file) -> None:
         raise InputError(f"must be an integer >= 1, got {quote(v)}", file=file,
                          field="via_cost")
     s = stack.via_sites
-    if s is not None and not (isinstance(s, np.ndarray) and s.dtype == np.bool_
-                              and s.shape == (height, width)):
-        raise InputError(f"must be None or a bool array of shape (height, width) = "
-                         f"({height}, {width})", file=file, field="via_sites")
+    if s is not None and not isinstance(s, np.ndarray):
+        raise InputError(f"must be None or a bool array, got {type(s).__name__}", file=file,
+                         field="via_sites")
+    pair_sites(s, len(stack.layers), height, width, file)

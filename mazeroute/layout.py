@@ -152,7 +152,8 @@ def _stack_dict(layout: Layout) -> dict:
         rects = stack_rects(layout.blocked, mask_rects)
     sites = None
     if st.via_sites is not None:
-        sites = [[int(x), int(y)] for y, x in np.argwhere(st.via_sites)]
+        # a per-pair mask writes each site with the lower of the two layers it joins
+        sites = [[int(i) for i in reversed(c)] for c in np.argwhere(st.via_sites)]
     return {"name": layout.name, "width": layout.width, "height": layout.height,
             "layers": [{"name": a.name, "direction": a.direction} for a in st.layers],
             "via_cost": int(st.via_cost), "via_sites": sites,
@@ -282,7 +283,7 @@ def _stack_yaml(d: dict) -> str:
               for a in d["layers"]]
     lines.append(f"via_cost: {d['via_cost']}")
     if d["via_sites"] is not None:
-        lines.append("via_sites: [" + ", ".join(f"[{x}, {y}]" for x, y in d["via_sites"])
+        lines.append("via_sites: [" + ", ".join(f"{list(c)}" for c in d["via_sites"])
                      + "]")
     lines.append("blockages:" + ("" if d["blockages"] else " []"))
     for r in d["blockages"]:

@@ -60,6 +60,8 @@ def _base_cases() -> list[Case3D]:
     four[1, :4, 3] = False
     four[2, 3, :5] = False
     four[3, 1:, 2] = False
+    pairs = np.zeros((3, 6, 6), bool)              # each pair its own via columns
+    pairs[0, 0, 5] = pairs[1, 5, 5] = pairs[2, 5, 0] = pairs[0, 3, 3] = True
     maze = ~maze_mask(9, 7, seed=5)
     open_cells = [(int(x), int(y), 0) for y, x in np.argwhere(maze)]
     return [
@@ -82,6 +84,11 @@ def _base_cases() -> list[Case3D]:
                ((4, 0, 0), (0, 4, 2)), ("horizontal", "vertical", "any")),
         Case3D("four-layers", four, ((0, 0, 0),), ((5, 5, 3), (0, 5, 2)),
                ("horizontal", "vertical", "horizontal", "vertical")),
+        Case3D("per-pair-via-sites", _ones(4, 6, 6), ((0, 0, 0),), ((0, 5, 3),),
+               ("any",) * 4, via_sites=pairs),
+        Case3D("per-pair-no-pair", _ones(3, 2, 3), ((0, 0, 0),), ((2, 1, 2),),
+               ("any",) * 3, via_sites=np.array([[[1, 0, 0], [0, 0, 0]],
+                                                 [[0, 0, 0], [0, 0, 0]]], bool)),
         Case3D("one-layer-maze", maze[None], (open_cells[0],), (open_cells[-1],), ("any",)),
         Case3D("dear-middle", _ones(2, 3, 5), ((0, 1, 0),), ((4, 1, 0),), ("any", "any"),
                cost=np.array([[[1, 1, 1, 1, 1], [1, 9, 9, 9, 1], [1, 1, 1, 1, 1]],

@@ -7,8 +7,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from mazeroute.cli import main
 from mazeroute.errors import InputError
-from mazeroute.layout import check_layout
+from mazeroute.layers import Layer, Stack
+from mazeroute.layout import Layout, Net, check_layout
 from mazeroute.readers import load_layouts, read_adc
 from mazeroute.readers.adc import AdcProblem, Via, parse_adc_problem, read_adc_problem
 from mazeroute.readers.adc_answer import (
@@ -44,7 +46,9 @@ def test_shared_10x10x2_problem_reads_into_a_stack_with_its_via_columns():
     assert lay.nets[0].name == "1" and lay.nets[0].pins == [(8, 1, 0), (8, 9, 1)]
     assert len(lay.nets) == 7 and len(p.vias) == 7
     assert p.vias[0] == Via("a", 8, 8, 0, 1)
-    assert sorted(zip(*np.nonzero(lay.stack.via_sites))) == sorted((v.y, v.x) for v in p.vias)
+    assert lay.stack.via_sites.shape == (1, 10, 10)
+    assert sorted(zip(*np.nonzero(lay.stack.via_sites[0]))) == sorted((v.y, v.x)
+                                                                     for v in p.vias)
     check_layout(lay)
     assert read_adc(DATA / "NL_Q01.txt").nets == lay.nets
     loaded, = load_layouts(DATA / "NL_Q01.txt")
@@ -57,6 +61,20 @@ def test_shared_three_layer_problem_keeps_each_via_columns_layer_range():
     assert p.layout.blocked.shape == (3, 4, 4)
     assert p.vias == (Via("a", 2, 2, 0, 2), Via("b", 2, 0, 0, 1))
     assert p.layout.nets[0].pins == [(0, 0, 0), (3, 3, 2)]
+    # each column allows vias between the adjacent layers of its own range alone
+    sites = p.layout.stack.via_sites
+    assert sites.shape == (2, 4, 4)
+    assert [list(map(int, c)) for c in np.argwhere(sites)] == [[0, 0, 2], [0, 2, 2],
+                                                               [1, 2, 2]]
+
+
+@needs_data
+def test_routed_three_layer_answer_keeps_every_via_inside_its_column(tmp_path):
+    ans = tmp_path / "q3.ans"
+    assert main(["route", str(DATA / "NL_Q03.txt"), "-o", str(tmp_path / "out"),
+                 "--backend", "cpu", "--answer", str(ans)]) == 0
+    problem = read_adc_problem(DATA / "NL_Q03.txt")
+    assert check_adc_answer(problem, read_adc_answer(ans)) == []
 
 
 def test_a_problem_of_one_layer_stays_two_dimensional(tmp_path):
@@ -67,7 +85,7 @@ def test_a_problem_of_one_layer_stays_two_dimensional(tmp_path):
 
 def test_a_three_layer_problem_without_vias_has_no_via_site(tmp_path):
     lay = read_adc(write(tmp_path, "q.txt", "SIZE 3X2X3\nLINE_NUM 1\nLINE#1 (0,0,1)-(2,1,3)\n"))
-    assert lay.stack.via_sites.shape == (2, 3) and not lay.stack.via_sites.any()
+    assert lay.stack.via_sites.shape == (2, 2, 3) and not lay.stack.via_sites.any()
     assert lay.nets[0].pins == [(0, 0, 0), (2, 1, 2)]
 
 
@@ -281,3 +299,15 @@ def test_malformed_answer_names_file_line_and_field(tmp_path, case):
 def test_answer_of_one_layer_may_leave_out_its_layer_line():
     a = parse_adc_answer("SIZE 2X1\n1,0\n", "a.txt")
     assert (a.depth, a.cells) == (1, {1: [(0, 0, 0)]})
+
+
+def test_bare_layout_with_per_pair_sites_takes_each_pair_as_a_column():
+    sites = np.zeros((2, 1, 3), bool)
+    sites[0, 0, 0] = sites[1, 0, 2] = True
+    lay = Layout("p", 3, 1, nets=[Net("1", [(0, 0, 0), (2, 0, 2)])],
+                 stack=Stack((Layer("1"), Layer("2"), Layer("3")), via_sites=sites))
+    good = [(0, 0, 0), (0, 0, 1), (1, 0, 1), (2, 0, 1), (2, 0, 2)]
+    assert check_adc_answer(lay, {"1": good}) == []
+    up = [(0, 0, 0), (0, 0, 1), (0, 0, 2), (1, 0, 2), (2, 0, 2)]
+    assert "LINE#1 changes layer at (0,0) between layers 2 and 3, outside a VIA column" \
+        in check_adc_answer(lay, {"1": up})

@@ -126,6 +126,17 @@ def test_a_blocked_via_and_a_cell_under_a_blockage():
         in _check({**moved, "vias": 3})
 
 
+def test_per_pair_via_sites_allow_a_via_between_their_own_layers_alone():
+    three = LAYOUT.replace("  - {name: M2, direction: vertical}\n",
+                           "  - {name: M2, direction: vertical}\n  - {name: M3}\n")
+    routes = {**ROUTES, "layers": ["M1", "M2", "M3"]}
+    assert _check(routes, three.replace("[7, 5]]", "[7, 5, M1]]")) == []
+    assert _check(routes, three.replace("[7, 5]]", "[7, 5, M2]]")) == [
+        "a: cells are not connected by steps along their layers' directions and vias",
+        "a: consecutive cells are no step or via: via at [7, 5] between layers 'M1' and "
+        "'M2' is not at a via site"]
+
+
 def test_the_check_command_reads_3d_routes(tmp_path, capsys):
     lay, good, bad = tmp_path / "m.yaml", tmp_path / "good.json", tmp_path / "bad.json"
     lay.write_text(LAYOUT)

@@ -140,6 +140,24 @@ def test_vias_only_at_via_sites_and_priced_by_via_cost():
     assert d[1].tolist() == [[9, 8, 7, 6]]
 
 
+def test_per_pair_via_sites_allow_only_their_own_pair():
+    # (0, 0): vias 0-1 only; (2, 0): vias 1-2 only. Layer 2 is reached only through both.
+    sites = np.zeros((2, 1, 3), bool)
+    sites[0, 0, 0] = sites[1, 0, 2] = True
+    rules = dict(directions=["any", "any", "any"], via_sites=sites)
+    d = bfs3d(np.ones((3, 1, 3), bool), [(0, 0, 0)], **rules)
+    assert d.tolist() == [[[0, 1, 2]], [[1, 2, 3]], [[6, 5, 4]]]
+    np.testing.assert_array_equal(d, oracle_dist3d(np.ones((3, 1, 3), bool), [(0, 0, 0)],
+                                                   **rules))
+    path = backtrace3d(d, (0, 0, 2), **rules).tolist()
+    assert path == [[0, 0, 2], [1, 0, 2], [2, 0, 2], [2, 0, 1], [1, 0, 1], [0, 0, 1],
+                    [0, 0, 0]]
+    g = grid3d_csr(np.ones((3, 1, 3), bool), rules["directions"], sites)
+    assert g.num_edges == 2 * 6 + 2 * 2       # six steps and two vias, both ways
+    w = weighted3d(np.ones((3, 1, 3), int), [(0, 0, 0)], **rules)
+    np.testing.assert_array_equal(w, d)
+
+
 def test_walled_off_target_searches_everything_reachable():
     case = next(c for c in CASES if c.id == "walled-off-target-via1")
     got = _bfs(case)
@@ -198,6 +216,8 @@ def test_backtrace3d_ranks_vias_before_bends():
      "via_cost"),
     (lambda: bfs3d(np.ones((1, 2, 2)), [(0, 0, 0)], directions=["any"],
                    via_sites=np.ones((3, 3))), "via_sites"),
+    (lambda: bfs3d(np.ones((3, 2, 2)), [(0, 0, 0)], directions=["any"] * 3,
+                   via_sites=np.ones((3, 2, 2), bool)), "via_sites"),
     (lambda: weighted3d(np.zeros((1, 2, 2), int), [(0, 0, 0)], directions=["any"]), "cost"),
     (lambda: weighted3d(np.ones((1, 2, 2)), [(0, 0, 0)], directions=["any"]), "cost"),
 ])
@@ -227,8 +247,9 @@ def stacks(draw, max_layers=4, max_side=12, weighted=False):
         cells = [(0, 0, 0)]
     pick = lambda k: [cells[i] for i in rng.integers(len(cells), size=k)]  # noqa: E731
     sites = None
-    if draw(st.booleans()):
-        sites = rng.random((h, w)) < draw(st.floats(0, 1))
+    shape = draw(st.sampled_from([None, (h, w), (layers - 1, h, w)]))
+    if shape is not None:           # a 2-D mask holds for every pair, a 3-D one per pair
+        sites = rng.random(shape) < draw(st.floats(0, 1))
     return Case3D(
         f"random-{seed}", free, tuple(pick(draw(st.integers(1, 3)))),
         tuple(pick(draw(st.integers(0, 3)))),

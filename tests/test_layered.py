@@ -71,6 +71,21 @@ def test_vias_go_only_at_via_sites():
     assert (net.length, net.vias) == (4, 2)
 
 
+@pytest.mark.parametrize("mode", ["sequential", "negotiate"])
+def test_per_pair_via_sites_route_through_each_pair_at_its_own_site(mode):
+    # M1 -> M3 at (0, 0) would be shortest, but only M1-M2 vias go there; M2-M3 at (4, 0)
+    sites = np.zeros((2, 1, 5), bool)
+    sites[0, 0, 0] = sites[1, 0, 4] = True
+    lay = Layout("p", 5, 1, nets=[Net("a", [(0, 0, 0), (0, 0, 2)])],
+                 stack=_stack("any", "any", "any", via_sites=sites))
+    res = route_layered(lay, mode)
+    net = res.nets[0]
+    assert net.cells == [(0, 0, 0), (0, 0, 1), (1, 0, 1), (2, 0, 1), (3, 0, 1), (4, 0, 1),
+                         (4, 0, 2), (3, 0, 2), (2, 0, 2), (1, 0, 2), (0, 0, 2)]
+    assert (net.length, net.vias) == (8, 2)
+    _valid(lay, res)
+
+
 def test_an_enclosed_pin_is_unrouted_with_a_reason_and_no_cells():
     lay = Layout("e", 4, 3, rects=[(1, 0, 1, 2)],
                  nets=[Net("a", [(0, 0, 0), (3, 0, 0)])], stack=_stack("any"))

@@ -10,7 +10,7 @@ import pytest
 from mazeroute.batch_layers import NOT_DRAWN
 from mazeroute.cli import main
 from mazeroute.errors import InputError
-from mazeroute.layers import Layer, Stack, edge_kind, paint_stack
+from mazeroute.layers import Layer, Stack, edge_kind, paint_stack, pair_sites, why_not_edge
 from mazeroute.layout import Layout, Net, check_layout, save_layout
 from mazeroute.readers import load_layout, load_netlist
 
@@ -85,6 +85,37 @@ def test_layer_directions_and_via_sites_decide_the_edges():
     assert edge_kind(st, (1, 1, 0), (1, 1, 1)) == "via"
     assert edge_kind(st, (0, 1, 0), (0, 1, 1)) is None            # not a via site
     assert edge_kind(st, (1, 1, 0), (1, 1, 2)) is None            # layers not adjacent
+
+
+def test_per_pair_via_sites_allow_a_via_between_their_pair_alone():
+    sites = np.zeros((2, 3, 3), bool)
+    sites[0, 1, 1] = sites[1, 2, 2] = True
+    st = Stack((Layer("a"), Layer("b"), Layer("c")), 1, sites)
+    assert edge_kind(st, (1, 1, 0), (1, 1, 1)) == "via"
+    assert edge_kind(st, (1, 1, 2), (1, 1, 1)) is None            # pair b-c: not here
+    assert edge_kind(st, (2, 2, 2), (2, 2, 1)) == "via"
+    assert edge_kind(st, (2, 2, 0), (2, 2, 1)) is None
+    assert why_not_edge(st, (1, 1, 2), (1, 1, 1)) == \
+        "via at [1, 1] between layers 'b' and 'c' is not at a via site"
+    assert pair_sites(sites[0], 3, 3, 3).tolist() == [sites[0].tolist()] * 2
+    with pytest.raises(InputError, match=r"via_sites: .*\(2, 3, 3\)"):
+        check_layout(Layout("x", 3, 3, stack=Stack(st.layers, 1, np.ones((3, 3, 3), bool))))
+
+
+def test_per_pair_via_sites_read_and_save_as_x_y_layer(tmp_path):
+    text = LAYOUT.replace("layers:\n", "layers:\n  - {name: M0, direction: any}\n").replace(
+        "via_sites: [[1, 1], [6, 4], [7, 5]]", "via_sites: [[1, 1, M1], [6, 4], [7, 5, 0]]")
+    lay = load_layout(_file(tmp_path, text))
+    got = sorted(tuple(map(int, c)) for c in np.argwhere(lay.stack.via_sites))
+    assert got == [(0, 4, 6), (0, 5, 7), (1, 1, 1), (1, 4, 6)]
+    save_layout(lay, tmp_path / "again.yaml")
+    assert "via_sites: [[6, 4, 0], [7, 5, 0], [1, 1, 1], [6, 4, 1]]" in \
+        (tmp_path / "again.yaml").read_text()
+    back = load_layout(tmp_path / "again.yaml")
+    assert np.array_equal(back.stack.via_sites, lay.stack.via_sites)
+    top = text.replace("[1, 1, M1]", "[1, 1, M2]")
+    assert _error(tmp_path, top) == ("via_sites[0]: layer 'M2' is the top one: a via site "
+                                     "names the lower of the two layers it joins")
 
 
 def test_paint_stack_blocks_every_layer_or_one():

@@ -7,7 +7,9 @@ A multi-layer grid is a layer-major ``(L, H, W)`` array indexed ``[z, y, x]``; a
   allows: ``"horizontal"`` moves only along x, ``"vertical"`` only along y, ``"any"``
   along both.
 * A via joins ``(x, y, z)`` and ``(x, y, z +- 1)`` where both cells are free and, when
-  ``via_sites`` (an ``(H, W)`` bool array) is given, ``via_sites[y, x]`` holds.
+  ``via_sites`` is given, it allows that via: an ``(H, W)`` bool array by
+  ``via_sites[y, x]`` between every two adjacent layers, an ``(L - 1, H, W)`` one by
+  ``via_sites[z, y, x]`` between layers ``z`` and ``z + 1`` alone.
 
 Costs: :func:`bfs3d` charges 1 per in-layer step and ``via_cost`` per via.
 :func:`weighted3d` charges the entered cell's cost ``cost[z, y, x]`` per in-layer step
@@ -40,6 +42,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..graph import CSRGraph
+from ..layers import pair_sites
 from .base import UNREACHED
 from .costs import COST_MAX, DIST_MAX
 from .weighted import _pop, _push, _reserve
@@ -57,7 +60,8 @@ _INF = np.int64(2**62)
 
 # -- validation ------------------------------------------------------------------------
 def _stack(free: np.ndarray, directions: Sequence[str], via_sites, field: str = "free"):
-    """The free mask as C-contiguous bool, per-layer axis bits and the flat via mask."""
+    """The free mask as C-contiguous bool, per-layer axis bits and the flat per-pair via
+    mask (``(L - 1) * H * W``: entry ``z * H * W + r`` allows the via from z to z + 1)."""
     free = np.asarray(free)
     if free.ndim != 3 or 0 in free.shape:
         raise InputError(f"must be a non-empty (layers, height, width) array, got shape "
@@ -72,14 +76,9 @@ def _stack(free: np.ndarray, directions: Sequence[str], via_sites, field: str = 
         raise InputError(f"{bad[0]!r} is not one of {', '.join(DIRECTIONS)}",
                          field="directions")
     axes = np.array([_AXES[d] for d in directions], np.int8)
-    if via_sites is None:
-        vias = np.ones(h * w, np.bool_)
-    else:
-        vias = np.asarray(via_sites)
-        if vias.shape != (h, w):
-            raise InputError(f"must be an (height, width) = {(h, w)} array, got shape "
-                             f"{vias.shape}", field="via_sites")
-        vias = np.ascontiguousarray(vias, np.bool_).ravel()
+    if via_sites is not None and np.asarray(via_sites).dtype != np.bool_:
+        via_sites = np.asarray(via_sites).astype(np.bool_)    # 0/1 masks were accepted
+    vias = pair_sites(via_sites, layers, h, w).ravel()
     return np.ascontiguousarray(free, np.bool_), axes, vias
 
 
@@ -138,11 +137,9 @@ def _step(v, k, x, y, z, r, layers, h, w, axes, vias):
         return v + 1 if x < w - 1 and axes[z] & 1 else -1
     if k == 3:
         return v + w if y < h - 1 and axes[z] & 2 else -1
-    if not vias[r]:
-        return -1
     if k == 4:
-        return v - h * w if z > 0 else -1
-    return v + h * w if z < layers - 1 else -1
+        return v - h * w if z > 0 and vias[r + (z - 1) * h * w] else -1
+    return v + h * w if z < layers - 1 and vias[r + z * h * w] else -1
 
 
 @numba.njit(cache=True, nogil=True)
@@ -280,8 +277,8 @@ def bfs3d(free: np.ndarray, sources, *, directions: Sequence[str], via_cost: int
         One of ``"horizontal"``, ``"vertical"``, ``"any"`` per layer.
     via_cost : int
         Price of one via, in cell steps. 1 runs Lee's BFS; more runs Dial's bucket queue.
-    via_sites : (H, W) bool array, optional
-        Where vias may go; default anywhere free on both layers.
+    via_sites : (H, W) or (L - 1, H, W) bool array, optional
+        Where vias may go (see the module's notes); default anywhere free on both layers.
     targets : (m, 3) array_like of int, optional
         Stop once the nearest target is settled (see the module's notes); None or an
         empty list searches everything reachable.
@@ -536,7 +533,7 @@ def grid3d_csr(free: np.ndarray, directions: Sequence[str],
     n, hw = free.size, h * w
     along_x = np.broadcast_to((axes & 1).astype(bool)[:, None, None], free.shape)
     along_y = np.broadcast_to((axes & 2).astype(bool)[:, None, None], free.shape)
-    via_ok = vias.reshape(1, h, w)
+    via_ok = vias.reshape(layers - 1, h, w)
     valid = np.zeros((layers, h, w, 6), dtype=bool)
     valid[1:, :, :, 0] = free[1:] & free[:-1] & via_ok                  # via below
     valid[:, 1:, :, 1] = free[:, 1:] & free[:, :-1] & along_y[:, 1:]    # up

@@ -35,8 +35,11 @@ def neighbours3d(free: np.ndarray, directions, via_sites: np.ndarray | None,
         moves += [(0, -1, 0), (0, 1, 0)]
     if directions[z] in ("horizontal", "any"):
         moves += [(-1, 0, 0), (1, 0, 0)]
-    if via_sites is None or via_sites[y][x]:
-        moves += [(0, 0, -1), (0, 0, 1)]
+    for dz, pair in ((-1, z - 1), (1, z)):
+        # a 2-D mask holds between every pair; a 3-D one names the pair (lower layer)
+        if via_sites is None or (via_sites[y][x] if np.ndim(via_sites) == 2
+                                 else 0 <= pair < layers - 1 and via_sites[pair][y][x]):
+            moves.append((0, 0, dz))
     out = []
     for dx, dy, dz in moves:
         nx, ny, nz = x + dx, y + dy, z + dz

@@ -3,11 +3,11 @@
 
 A one-layer problem is today's 2-D layout. A problem of ``D > 1`` layers is a layout with
 a :class:`~mazeroute.layers.Stack` of ``D`` layers named ``"1"`` .. ``"D"``, every layer
-``direction="any"``, ``via_cost=1``, and ``via_sites`` the listed VIA columns (the contest
-changes layers only there); pins are ``(x, y, z)`` with ``z`` counted from 0. The exact
-layer range of each VIA column, which ``via_sites`` cannot hold, is kept as :class:`Via`
-in :class:`AdcProblem` (what :func:`~mazeroute.readers.adc_answer.check_adc_answer`
-checks an answer against).
+``direction="any"``, ``via_cost=1``, and ``via_sites`` the per-pair ``(D - 1, H, W)`` mask
+of the listed VIA columns, each between the adjacent layers of its own range (the contest
+changes layers only there); pins are ``(x, y, z)`` with ``z`` counted from 0. The columns
+themselves are kept as :class:`Via` in :class:`AdcProblem` (what
+:func:`~mazeroute.readers.adc_answer.check_adc_answer` checks an answer against).
 """
 
 from __future__ import annotations
@@ -258,9 +258,9 @@ def _layered(file, size: tuple[int, int, int],
              vias: tuple[Via, ...]) -> AdcProblem:
     """The layout of a problem of several layers, with its stack."""
     w, h, layers = size
-    sites = np.zeros((h, w), dtype=bool)
+    sites = np.zeros((layers - 1, h, w), dtype=bool)
     for v in vias:
-        sites[v.y, v.x] = True
+        sites[v.z0:v.z1, v.y, v.x] = True      # the pairs (z, z + 1) inside the column
     stack = Stack(tuple(Layer(str(k), "any") for k in range(1, layers + 1)), via_cost=1,
                   via_sites=sites)
     layout = Layout(_stem_name(file), w, h, [], [Net(k, list(p)) for k, (p, _) in nets.items()],

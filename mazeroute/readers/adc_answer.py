@@ -284,8 +284,11 @@ def _columns(problem, layout: Layout, vias) -> list[Via] | None:
     if layout.stack is None or layout.stack.via_sites is None:
         return None
     top = len(layout.stack.layers) - 1
-    return [Via(f"({x},{y})", int(x), int(y), 0, top)
-            for y, x in np.argwhere(layout.stack.via_sites)]
+    sites = layout.stack.via_sites
+    if sites.ndim == 3:             # per-pair sites: a column of two layers each
+        return [Via(f"({x},{y},{z})", int(x), int(y), int(z), int(z) + 1)
+                for z, y, x in np.argwhere(sites)]
+    return [Via(f"({x},{y})", int(x), int(y), 0, top) for y, x in np.argwhere(sites)]
 
 
 def _by_net(layout: Layout, answer: Mapping, problems: list[str]) -> dict[str, set[Cell3]]:

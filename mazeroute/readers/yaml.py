@@ -406,17 +406,38 @@ def _parse_stack(data: dict, width: int, height: int, file) -> Stack | None:
     if not _is_int(via_cost) or via_cost < 1:
         raise InputError(f"must be an integer >= 1, {_got(via_cost)}", file=file,
                          field="via_cost")
+    stack = Stack(tuple(layers), via_cost)
     sites = data.get("via_sites")
-    mask = None
-    if sites is not None:
-        if not isinstance(sites, list):
-            raise InputError(f"must be a list of cells [x, y], {_got(sites)}", file=file,
-                             field="via_sites")
-        mask = np.zeros((height, width), dtype=bool)
-        for k, c in enumerate(sites):
-            x, y = _cell(c, width, height, file, f"via_sites[{k}]")
+    if sites is None:
+        return stack
+    return Stack(stack.layers, via_cost, _via_sites(sites, stack, width, height, file))
+
+
+def _via_sites(sites, stack: Stack, width: int, height: int, file) -> np.ndarray:
+    """The via sites: ``[x, y]`` joins every two adjacent layers, ``[x, y, layer]`` that
+    layer and the next alone; an ``(H, W)`` mask unless some site names its layer."""
+    if not isinstance(sites, list):
+        raise InputError(f"must be a list of cells [x, y] or [x, y, layer], {_got(sites)}",
+                         file=file, field="via_sites")
+    depth = len(stack.layers)
+    per_pair = any(isinstance(c, list) and len(c) == 3 for c in sites)
+    mask = np.zeros((depth - 1, height, width) if per_pair else (height, width), bool)
+    for k, c in enumerate(sites):
+        where = f"via_sites[{k}]"
+        x, y = _cell(c[:2] if isinstance(c, list) and len(c) == 3 else c, width, height,
+                     file, where)
+        if not per_pair:
             mask[y, x] = True
-    return Stack(tuple(layers), via_cost, mask)
+        elif len(c) == 2:
+            mask[:, y, x] = True
+        else:
+            z = _layer(c[2], stack, file, where)
+            if z == depth - 1:
+                raise InputError(f"layer {quote(stack.names[z])} is the top one: a via site "
+                                 "names the lower of the two layers it joins", file=file,
+                                 field=where)
+            mask[z, y, x] = True
+    return mask
 
 
 def _layer(value, stack: Stack | None, file, where: str) -> int:

@@ -42,8 +42,8 @@ class Rules:
         Each layer's direction.
     via_cost : int
         A via's price in cell steps.
-    via_sites : (H, W) bool array or None
-        Where vias may go.
+    via_sites : (H, W) or (L - 1, H, W) bool array, or None
+        Where vias may go (every adjacent pair, or pair by pair), as the engines take it.
     flat : bool
         Whether the stack is one layer whose wires run both ways (the 2-D layout).
     """
