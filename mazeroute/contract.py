@@ -302,17 +302,22 @@ def _index_entries(entries: list, nets: dict, bad, dims: int = 2
     return by_name, seen, unnamed, rejected
 
 
+def _covers_pins(net, cells: list, bad) -> None:
+    """Each of the wire's cells listed once, and every pin among them."""
+    if len(set(cells)) != len(cells):
+        bad(f"{net.name}: a cell is listed twice")
+    cellset = set(cells)
+    missing = [list(p) for p in net.pins if p not in cellset]
+    if missing:
+        bad(f"{net.name}: pins {quote(missing)} are not on the wire")
+
+
 def _check_wire(layout: Layout, net, e: dict, cells: list, owner, used: dict, bad) -> None:
     """One routed net's wire: its cells, its pins on it, connected, and a two-pin net's
     path from pins[0] to pins[1] with its length."""
     name = net.name
     _check_cells(layout, name, cells, owner, used, bad)
-    if len(set(cells)) != len(cells):
-        bad(f"{name}: a cell is listed twice")
-    cellset = set(cells)
-    missing = [list(p) for p in net.pins if p not in cellset]
-    if missing:
-        bad(f"{name}: pins {quote(missing)} are not on the wire")
+    _covers_pins(net, cells, bad)
     if not _connected(cells):
         bad(f"{name}: cells are not 4-connected")
     if len(net.pins) == 2:
@@ -423,12 +428,7 @@ def _check_wire3d(layout: Layout, net, e: dict, cells: list, owner, used: dict,
     steps inside a layer) and vias as stated."""
     name, stack = net.name, layout.stack
     _check_cells3d(layout, name, cells, owner, used, bad)
-    if len(set(cells)) != len(cells):
-        bad(f"{name}: a cell is listed twice")
-    cellset = set(cells)
-    missing = [list(p) for p in net.pins if p not in cellset]
-    if missing:
-        bad(f"{name}: pins {quote(missing)} are not on the wire")
+    _covers_pins(net, cells, bad)
     inside = all(0 <= c[2] < len(stack.layers) and 0 <= c[0] < layout.width
                  and 0 <= c[1] < layout.height for c in cells)
     if not inside:
