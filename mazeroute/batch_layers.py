@@ -1,5 +1,5 @@
 """Routing a multi-layer layout from the command line and the batch: the checks its
-options get, its picture (none yet), and the call to the 3-D router.
+options get, its picture, and the call to the 3-D router.
 
 ``route`` and each layout of ``batch`` route a layout with a stack of layers through
 :func:`route_stack`, on the CPU: the GPU engines route one layer only, so ``--backend
@@ -27,9 +27,12 @@ from .router import DEFAULT_MODE, PathFinderOptions, RouteResult
 #: ``--backend gpu`` on a multi-layer layout.
 GPU_REFUSED = "the GPU engines do not route multi-layer layouts yet; use --backend cpu"
 #: The note of a multi-layer layout's run: it draws no ``layout.png``.
-#: ``wavefront`` and ``view`` on a multi-layer layout.
+#: ``view`` on a multi-layer layout.
 NOT_DRAWN = ("draws layouts of one layer only; a multi-layer layout is routed by "
              "`mazeroute route` and checked by `mazeroute check`")
+#: ``wavefront --html`` on a multi-layer layout.
+NO_STACK_PAGE = ("the wavefront page shows layouts of one layer only; draw a multi-layer "
+                 "layout's wavefront with -o and --gif")
 
 
 def refuse_for_stack(layout: Layout, *, backend: str = "auto", strategy: str | None = None,
@@ -56,9 +59,26 @@ def refuse_for_stack(layout: Layout, *, backend: str = "auto", strategy: str | N
         raise InputError("the heat map shows layouts of one layer only", field="--congestion")
 
 
+def refuse_wavefront(layout: Layout, *, backend: str = "auto", strategy: str | None = None,
+                     html: bool = False) -> None:
+    """Refuse, in one line, what ``wavefront`` cannot do on ``layout``'s layers:
+    ``--backend gpu``, a 2-D BFS ``--strategy`` and the page (``html``), whose level
+    slider shows one layer. Nothing for a layout of one layer.
+
+    Raises
+    ------
+    InputError
+        Naming the option.
+    """
+    if layout.stack is None:
+        return
+    if html:
+        raise InputError(NO_STACK_PAGE, field="--html")
+    refuse_for_stack(layout, backend=backend, strategy=strategy)
+
+
 def refuse_drawing(layout: Layout) -> None:
-    """Refuse a multi-layer layout in the commands that draw one (``wavefront``,
-    ``view``): their pictures and viewer show one layer.
+    """Refuse a multi-layer layout in ``view``: its viewer shows one layer.
 
     Raises
     ------
@@ -122,5 +142,52 @@ def route_stack(layout: Layout, args, given: dict,
                          progress=progress if mode == "negotiate" else None)
 
 
-__all__ = ["GPU_REFUSED", "NOT_DRAWN", "display_stack", "refuse_drawing",
-           "refuse_for_stack", "route_stack", "stack_picture"]
+def stack_wavefront(layout: Layout, index: int, mode: str = DEFAULT_MODE,
+                    order: str = "file", alone: bool = False) -> tuple:
+    """Net ``index``'s 3-D BFS wavefront from its first pin, on the CPU, with the stack's
+    rules (directions, via cost, via sites).
+
+    Sequential mode blocks the wires of the nets before it in ``order`` (none with
+    ``alone``); negotiate mode blocks every other net's negotiated wire, a plain BFS
+    rather than the costs the negotiation's own search saw. Other nets' pins are
+    blocked in both.
+
+    Returns
+    -------
+    tuple
+        ``(levels, others, net_route, engine)``: the ``(L, H, W)`` levels, the cells
+        ``(x, y, z)`` other nets hold, the net's route and the engine that routed it.
+    """
+    import numpy as np
+
+    from .engines.grid3d import bfs3d
+    from .router import net_order
+    from .router.layered import route_layered
+    from .router.layered_tree import Board, grow_tree, net_route
+    board = Board(layout)
+    route = result = None
+    engine = "cpu/grid3d"
+    if mode == "negotiate":
+        result = route_layered(layout, "negotiate")
+        before = [i for i in range(len(layout.nets)) if i != index]
+        route, engine = result.nets[index], result.engine
+    else:
+        sequence = net_order(layout, order)
+        before = [] if alone else sequence[:sequence.index(index)]
+        if before:
+            result = route_layered(layout, "sequential", order=order)
+    for i in before:
+        if result.nets[i].routed:
+            board.commit(i, np.asarray(result.nets[i].cells, np.int64).reshape(-1, 3))
+    free = board.free_for(index)
+    if route is None:      # the net's own tree on this board, as sequential mode grows it
+        route = net_route(board, index, grow_tree(board.rules, free, board.pins[index]),
+                          0, 0.0)
+    levels = bfs3d(free, board.pins[index][:1], **board.rules.kwargs())
+    zs, ys, xs = np.nonzero(~free & ~layout.blocked)
+    return levels, list(zip(xs.tolist(), ys.tolist(), zs.tolist())), route, engine
+
+
+__all__ = ["GPU_REFUSED", "NOT_DRAWN", "NO_STACK_PAGE", "display_stack", "refuse_drawing",
+           "refuse_for_stack", "refuse_wavefront", "route_stack", "stack_picture",
+           "stack_wavefront"]

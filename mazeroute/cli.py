@@ -48,7 +48,13 @@ from .batch import (
 )
 from .batch import load_one as _load
 from .batch import say as _say
-from .batch_layers import refuse_drawing, refuse_for_stack, stack_picture
+from .batch_layers import (
+    refuse_drawing,
+    refuse_for_stack,
+    refuse_wavefront,
+    stack_picture,
+    stack_wavefront,
+)
 from .cli_check import answer_target, cmd_check, write_answer
 from .cli_options import (
     MAX_SCALE_OPTION,
@@ -327,7 +333,10 @@ def _write_wavefront(layout: Layout, levels, outputs: tuple, about: str, *, root
     """Write the picture, the GIF and the page together; the paths written."""
     png, gif, html, png_format = outputs
     from .render import save_wavefront_gif, save_wavefront_png
-    title = about.replace("$", r"\$")            # Matplotlib's; the page takes `about`
+    if layout.stack is not None:                 # a panel per layer; no page (refused)
+        from .render_wavefront_layers import save_stack_wavefront_gif as save_wavefront_gif
+        from .render_wavefront_layers import save_stack_wavefront_png as save_wavefront_png
+    title = about.replace("$", r"\$") if layout.stack is None else about  # Matplotlib's
     with OutputSet(None) as files:                 # the picture, GIF and page together
         try:
             save_wavefront_png(layout, levels, files.stage(png), roots=roots,
@@ -354,13 +363,23 @@ def _write_wavefront(layout: Layout, levels, outputs: tuple, about: str, *, root
 
 def cmd_wavefront(args) -> int:
     outputs = _wavefront_outputs(args)
-    notice = _check_engine(args)
+    try:
+        notice = _check_engine(args)
+    except EngineUnavailable as e:     # a multi-layer layout says why in its own words
+        notice = e
     layout = _load(args.layout, args.nets, args.format, args.puzzle, args.scen_limit)
-    refuse_drawing(layout)
+    refuse_wavefront(layout, backend=args.backend, strategy=args.strategy,
+                     html=args.html is not None)
+    if isinstance(notice, EngineUnavailable):
+        raise notice
     index = _wavefront_net(args, layout)
     _note(args, notice)
     from .engines import UNREACHED
-    if args.mode == "negotiate":
+    if layout.stack is not None:
+        levels, others, net_route, engine = stack_wavefront(
+            layout, index, args.mode, args.order or "file", alone=args.alone)
+        seen = None
+    elif args.mode == "negotiate":
         levels, others, net_route, engine, seen = _negotiated_wavefront(args, layout, index)
     else:
         levels, others, net_route, engine, seen = _sequential_wavefront(args, layout, index,

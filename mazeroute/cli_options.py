@@ -184,8 +184,10 @@ def add_wavefront(sub) -> argparse.ArgumentParser:
                        "for route): negotiate the layout, then grow the wavefront on the "
                        "costs NET saw at the search its route came from, in base cell costs; "
                        "sequential: route the nets before NET (in --order), then grow its "
-                       "BFS wavefront. Layouts of one layer only: a multi-layer layout is "
-                       "refused (route it with `mazeroute route`).")
+                       "BFS wavefront. A multi-layer layout is drawn a panel per layer, on "
+                       "the CPU, by a 3-D BFS with the stack's via and direction rules; in "
+                       "negotiate mode a simplification: the other nets' negotiated wires "
+                       "block it, not the costs its search saw. No --html for it.")
     w.add_argument("layout", help="layout file (YAML, numberlink or ADC puzzle, Moving AI map)")
     w.add_argument("--net", help="net name (default: the first net)")
     w.add_argument("--nets", metavar="NETLIST", help="netlist file to use instead of the "

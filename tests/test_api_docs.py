@@ -64,6 +64,7 @@ STAGE = {
     "readers": 0, "layout": 1, "plan": 2, "engines": 3, "backtrace": 4, "router": 4,
     "contract": 5, "report": 5, "render": 5, "render_congestion": 5, "render_wavefront": 5,
     "view": 5, "view_template": 5, "generate": 5, "generate3d": 5, "render_layers": 5,
+    "render_wavefront_layers": 5,
     "batch": 6, "batch_files": 6, "batch_layers": 6, "cli_check": 8,
     "batch_memory": 6, "distributed": 7, "cli": 8, "cli_options": 8, "cli_signals": 8,
 }

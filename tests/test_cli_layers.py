@@ -185,12 +185,18 @@ def test_check_answer_refused_for_yaml(tmp_path, capsys, stack_file):
     assert code == 2 and "--answer" in err
 
 
-@pytest.mark.parametrize("command", ["wavefront", "view"])
-def test_drawing_commands_refuse_layers(tmp_path, capsys, stack_file, command):
-    picture = tmp_path / ("x.png" if command == "wavefront" else "x.html")
-    code, _, err = _run(capsys, command, stack_file, "-o", picture)
+def test_view_refuses_layers(tmp_path, capsys, stack_file):
+    picture = tmp_path / "x.html"
+    code, _, err = _run(capsys, "view", stack_file, "-o", picture)
     assert code == 2 and len(err.strip().splitlines()) == 1
     assert "one layer only" in err and "mazeroute route" in err and not picture.exists()
+
+
+def test_wavefront_draws_layers(tmp_path, capsys, stack_file):
+    picture = tmp_path / "x.png"
+    code, text, err = _run(capsys, "wavefront", stack_file, "-o", picture, "--backend", "cpu")
+    assert code == 0, err
+    assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and "cells reached" in text
 
 
 @pytest.mark.parametrize("kind", ["csv", "json"])

@@ -233,7 +233,6 @@ def test_check_reads_a_multi_layer_layout(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("argv", [
-    ["wavefront", "{p}", "-o", "{d}/w.png", "-q"],
     ["view", "{p}", "-o", "{d}/v.html"],
 ])
 def test_commands_that_draw_refuse_a_multi_layer_layout(tmp_path, capsys, argv):
