@@ -41,6 +41,8 @@ GIF_BAR = 40
 GIF_MIN_WIDTH = 240
 #: Margin in pixels left and right of the GIF's colour bar.
 GIF_PAD = 12
+#: Palette entries of the GIF's levels (the entries after them are the other colours).
+GIF_SHADES = 248
 #: Picture file types by (lower-case) suffix, as Matplotlib's ``savefig`` names them.
 PICTURE_FORMATS = {".png": "png", ".jpg": "jpeg", ".jpeg": "jpeg", ".gif": "gif"}
 
@@ -254,12 +256,11 @@ def save_wavefront_gif(layout: Layout, levels: np.ndarray, path: str | Path, *,
         raise ValueError(f"max_frames must be >= 1, got {max_frames}")
     levels, back, top, k = _gif_grid(layout, _check_levels(layout, levels), others)
     reached = levels != UNREACHED
-    shades = 248                                   # palette: 0..247 levels, then the rest
+    shades = GIF_SHADES                            # palette: 0..247 levels, then the rest
     free_i, block_i, other_i, root_i, target_i, path_i, ink_i = range(shades, shades + 7)
     palette = _gif_palette(shades)
     shade = np.zeros(levels.shape, dtype=np.uint8)
-    shade[reached] = np.round(levels[reached].astype(np.float64) / max(top, 1)
-                              * (shades - 1)).astype(np.uint8)
+    shade[reached] = level_shade(levels[reached], top)
     base = np.array([free_i, block_i, other_i], dtype=np.uint8)[back]
 
     has_path = path_cells is not None and len(path_cells) > 0
@@ -297,6 +298,22 @@ def save_wavefront_gif(layout: Layout, levels: np.ndarray, path: str | Path, *,
     frames = [frame(int(t), False) for t in steps]
     if has_path:
         frames.append(frame(top, True))
+    return save_gif_frames(frames, path)
+
+
+def level_shade(levels: np.ndarray, top: int) -> np.ndarray:
+    """The GIF palette index (0 .. ``GIF_SHADES - 1``) of each level, ``top`` the last.
+
+    >>> level_shade(np.array([0, 5, 10]), 10).tolist()
+    [0, 124, 247]
+    """
+    lv = np.asarray(levels, np.float64)
+    return np.round(lv / max(top, 1) * (GIF_SHADES - 1)).astype(np.uint8)
+
+
+def save_gif_frames(frames: list, path: str | Path) -> Path:
+    """Write a wavefront's GIF frames atomically: each level briefly, the last (the path,
+    where there is one) long."""
     durations = [90] * (len(frames) - 1) + [2000]
     path = Path(path)
     with atomic_path(path) as tmp:

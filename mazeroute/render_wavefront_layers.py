@@ -29,26 +29,25 @@ from .io import atomic_path
 from .layout import Layout
 from .render import _legible
 from .render_layers import PANELS_PER_ROW, _geometry, _title, via_cells
-from .render_wavefront import GIF_BAR, GIF_MIN_WIDTH, GIF_SIDE, _gif_palette, _gif_strip
+from .render_wavefront import (
+    GIF_BAR,
+    GIF_MIN_WIDTH,
+    GIF_SHADES,
+    GIF_SIDE,
+    _gif_palette,
+    _gif_strip,
+    level_shade,
+    save_gif_frames,
+)
 
 #: Viridis shades of the palette; the colours after them are those of the one-layer GIF.
-SHADES = 248
+SHADES = GIF_SHADES
 FREE_I, BLOCK_I, OTHER_I, ROOT_I, TARGET_I, PATH_I, INK_I = range(SHADES, SHADES + 7)
 _KEY = ((ROOT_I, "root"), (TARGET_I, "target"), (PATH_I, "path"), (ROOT_I, "via (ring)"),
         (BLOCK_I, "blocked"), (OTHER_I, "other nets"), (FREE_I, "not reached"))
 _TEXT = 12
 
 Cell3 = tuple[int, int, int]
-
-
-def level_shade(levels: np.ndarray, top: int) -> np.ndarray:
-    """The palette index (0 .. ``SHADES - 1``) of each level, for the last level ``top``.
-
-    >>> level_shade(np.array([0, 5, 10]), 10).tolist()
-    [0, 124, 247]
-    """
-    lv = np.asarray(levels, np.float64)
-    return np.round(lv / max(top, 1) * (SHADES - 1)).astype(np.uint8)
 
 
 def gif_steps(top: int, max_frames: int, has_path: bool) -> list[int]:
@@ -255,12 +254,7 @@ def save_stack_wavefront_gif(layout: Layout, levels: np.ndarray, path: str | Pat
     frames = [panels.image(t, False) for t in gif_steps(panels.top, max_frames, has_path)]
     if has_path:
         frames.append(panels.image(panels.top, True))
-    durations = [90] * (len(frames) - 1) + [2000]
-    path = Path(path)
-    with atomic_path(path) as tmp:
-        frames[0].save(tmp, format="GIF", save_all=True, append_images=frames[1:],
-                       duration=durations, loop=0)
-    return path
+    return save_gif_frames(frames, path)
 
 
 __all__ = ["gif_steps", "level_shade", "save_stack_wavefront_gif",
