@@ -123,7 +123,7 @@ def parse_adc_problem(text: str, file: str | Path) -> AdcProblem:
                        "problem (SIZE, LINE_NUM, LINE#k lines)", file, no)
     if not lines:
         raise _err("empty: expected 'SIZE WxH' first", file, None)
-    w, h, layers = _size(lines[0], file)
+    w, h, layers = size_line(lines[0], file)
     count = None  # (n, line number)
     nets: dict[str, tuple[list[tuple[int, ...]], int]] = {}
     vias: dict[str, tuple[Via, int]] = {}
@@ -155,12 +155,14 @@ def parse_adc_problem(text: str, file: str | Path) -> AdcProblem:
     return _layered(file, (w, h, layers), nets, tuple(v for v, _ in vias.values()))
 
 
-def _size(first: tuple[int, str], file) -> tuple[int, int, int]:
-    """``W, H, D`` of the ``SIZE`` line, bounded before any grid of that size is made."""
+def size_line(first: tuple[int, str], file, form: str = "WxH") -> tuple[int, int, int]:
+    """``W, H, D`` of a problem's or an answer's ``SIZE`` line (``first``: its line
+    number and text; ``form``: how an error names the line it expected), bounded before
+    any grid of that size is made."""
     no, s = first
     m = ADC_SIZE.fullmatch(s)
     if not m:
-        raise _err(f"expected 'SIZE WxH' first, got {_show(s)}", file, no)
+        raise _err(f"expected 'SIZE {form}' first, got {_show(s)}", file, no)
     w, h = _int(m[1], file, no), _int(m[2], file, no)
     layers = _int(m[3], file, no) if m[3] else 1
     if min(w, h, layers) < 1:

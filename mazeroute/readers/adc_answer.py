@@ -40,8 +40,7 @@ import numpy as np
 from ..errors import InputError, quote
 from ..io import write_text
 from ..layout import Layout
-from ..limits import check_size
-from .adc import ADC_SIZE, AdcProblem, Via
+from .adc import AdcProblem, Via, size_line
 from .text import excerpt as _show
 from .text import line_error as _err
 from .text import number as _int
@@ -152,15 +151,7 @@ def parse_adc_answer(text: str, file: str | Path) -> AdcAnswer:
     lines = [(no, s) for no, s in lines if s and not s.startswith("#")]
     if not lines:
         raise _err("empty: expected 'SIZE WxHxD' first", file, None)
-    no, s = lines[0]
-    m = ADC_SIZE.fullmatch(s)
-    if not m:
-        raise _err(f"expected 'SIZE WxHxD' first, got {_show(s)}", file, no)
-    w, h = _int(m[1], file, no), _int(m[2], file, no)
-    depth = _int(m[3], file, no) if m[3] else 1
-    if min(w, h, depth) < 1:
-        raise _err(f"sizes are integers >= 1, got {_show(s)}", file, no)
-    check_size(w, h * depth, file, f"line {no}")
+    w, h, depth = size_line(lines[0], file, "WxHxD")
     cells: dict[int, list[Cell3]] = {}
     at = 1
     for z in range(depth):
