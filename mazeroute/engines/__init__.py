@@ -43,10 +43,10 @@ __all__ = ["ENGINES", "EngineSpec", "Problem", "Wavefront", "UNREACHED", "BLOCKE
            "DEFAULT_STRATEGY", "MIN_COMPUTE_CAPABILITY"]
 
 
-def make_net_search(backend: str, free: np.ndarray, owner: np.ndarray, via_cost: int = 0,
-                    adaptive: bool = False):
-    """The weighted net search of ``backend`` for one layout; see :mod:`.weighted`
-    (``adaptive``: see :class:`~.weighted.NetSearch`).
+def make_net_search(backend: str, free: np.ndarray, owner: np.ndarray, via_cost: int = 0):
+    """The weighted net search of ``backend`` for one layout; see :mod:`.weighted` (a
+    hand-off of some calls to the CPU engine is the router's:
+    :class:`mazeroute.router.dispatch.SearchDispatch`).
 
     ``backend="auto"`` takes the planner's choice for negotiation
     (:attr:`mazeroute.plan.Plan.negotiation`).
@@ -63,7 +63,6 @@ def make_net_search(backend: str, free: np.ndarray, owner: np.ndarray, via_cost:
     module, _, name = NET_SEARCHES[backend].partition(":")
     search = getattr(importlib.import_module(module), name)(free, owner, via_cost)
     search.backend = backend
-    search.adaptive = adaptive
     return search
 
 
