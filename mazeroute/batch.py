@@ -235,7 +235,7 @@ def write_outputs(result: RouteResult, folder: Path, picture: Picture,
             put("layout.png", png)
         else:
             files.remove("layout.png")
-        if html and result.layout.stack is None:     # the viewer shows one layer
+        if html:
             from .view import save_view_html
             put("view.html", lambda p: save_view_html(
                 result.layout, result, p, congestion=result.history))
@@ -541,7 +541,7 @@ def complete_outputs(layout: Layout, folder: Path, options: BatchOptions
     try:
         if not (folder / "report.txt").is_file():
             return None
-        if options.html and layout.stack is None and not (folder / "view.html").is_file():
+        if options.html and not (folder / "view.html").is_file():
             return None
         if not options.no_png and not (folder / "layout.png").is_file() and \
                 stack_picture(layout, True, mode=options.mode).draw:

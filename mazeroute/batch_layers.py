@@ -2,8 +2,8 @@
 options get, its picture, and the call to the 3-D router.
 
 ``route`` and each layout of ``batch`` route a layout with a stack of layers through
-:func:`route_stack`, on the CPU: the GPU engines route one layer only, so ``--backend
-gpu`` is refused in one line and ``auto`` routes on the CPU.
+:func:`route_stack`, on the 3-D engines of the backend the planner picks (the same
+routes on the CPU and the GPU).
 
 Examples
 --------
@@ -24,22 +24,12 @@ from .layout import Layout, Net
 from .report import safe_text
 from .router import DEFAULT_MODE, PathFinderOptions, RouteResult
 
-#: ``--backend gpu`` on a multi-layer layout.
-GPU_REFUSED = "the GPU engines do not route multi-layer layouts yet; use --backend cpu"
-#: The note of a multi-layer layout's run: it draws no ``layout.png``.
-#: ``view`` on a multi-layer layout.
-NOT_DRAWN = ("draws layouts of one layer only; a multi-layer layout is routed by "
-             "`mazeroute route` and checked by `mazeroute check`")
-#: ``wavefront --html`` on a multi-layer layout.
-NO_STACK_PAGE = ("the wavefront page shows layouts of one layer only; draw a multi-layer "
-                 "layout's wavefront with -o and --gif")
 
-
-def refuse_for_stack(layout: Layout, *, backend: str = "auto", strategy: str | None = None,
-                     html: bool = False, congestion: str | None = None) -> None:
-    """Refuse, in one line, the options that cannot route or draw ``layout``'s layers:
-    ``--backend gpu``, a 2-D BFS ``--strategy``, and the viewer (``html``) and heat map
-    (``congestion``), which show one layer. Nothing for a layout of one layer.
+def refuse_for_stack(layout: Layout, *, backend: str = "auto",
+                     strategy: str | None = None) -> None:
+    """Refuse, in one line, the options that cannot route ``layout``'s layers: a 2-D BFS
+    ``--strategy`` (the viewer and the heat map show every layer). Nothing for a layout
+    of one layer.
 
     Raises
     ------
@@ -48,22 +38,16 @@ def refuse_for_stack(layout: Layout, *, backend: str = "auto", strategy: str | N
     """
     if layout.stack is None:
         return
-    if backend == "gpu":
-        raise InputError(GPU_REFUSED, field="--backend")
     if strategy is not None:
         raise InputError("picks a BFS engine of one layer; a multi-layer layout is routed "
                          "by the 3-D engines (leave it out)", field="--strategy")
-    if html:
-        raise InputError("the viewer shows layouts of one layer only", field="--html")
-    if congestion:
-        raise InputError("the heat map shows layouts of one layer only", field="--congestion")
 
 
-def refuse_wavefront(layout: Layout, *, backend: str = "auto", strategy: str | None = None,
-                     html: bool = False) -> None:
-    """Refuse, in one line, what ``wavefront`` cannot do on ``layout``'s layers:
-    ``--backend gpu``, a 2-D BFS ``--strategy`` and the page (``html``), whose level
-    slider shows one layer. Nothing for a layout of one layer.
+def refuse_wavefront(layout: Layout, *, backend: str = "auto",
+                     strategy: str | None = None) -> None:
+    """Refuse, in one line, what ``wavefront`` cannot do on ``layout``'s layers: a 2-D
+    BFS ``--strategy`` (its page has the level slider on each layer). Nothing for a
+    layout of one layer.
 
     Raises
     ------
@@ -72,21 +56,7 @@ def refuse_wavefront(layout: Layout, *, backend: str = "auto", strategy: str | N
     """
     if layout.stack is None:
         return
-    if html:
-        raise InputError(NO_STACK_PAGE, field="--html")
     refuse_for_stack(layout, backend=backend, strategy=strategy)
-
-
-def refuse_drawing(layout: Layout) -> None:
-    """Refuse a multi-layer layout in ``view``: its viewer shows one layer.
-
-    Raises
-    ------
-    InputError
-        Naming the layout's file.
-    """
-    if layout.stack is not None:
-        raise InputError(NOT_DRAWN, file=layout.source)
 
 
 def stack_picture(layout: Layout, wanted: bool, scale: int | None = None,
@@ -108,7 +78,7 @@ def display_stack(layout: Layout) -> Layout:
 
 def route_stack(layout: Layout, args, given: dict,
                 progress: Callable | None = None) -> RouteResult:
-    """Route multi-layer ``layout`` on the CPU in the mode of ``args``.
+    """Route multi-layer ``layout`` in the mode of ``args``, on ``args.backend``.
 
     Parameters
     ----------
@@ -139,13 +109,15 @@ def route_stack(layout: Layout, args, given: dict,
         options = PathFinderOptions(**chosen) if chosen else None
     return route_layered(layout, mode, options=options,
                          order=getattr(args, "order", None) or "file",
-                         progress=progress if mode == "negotiate" else None)
+                         progress=progress if mode == "negotiate" else None,
+                         backend=args.backend)
 
 
 def stack_wavefront(layout: Layout, index: int, mode: str = DEFAULT_MODE,
-                    order: str = "file", alone: bool = False) -> tuple:
-    """Net ``index``'s 3-D BFS wavefront from its first pin, on the CPU, with the stack's
-    rules (directions, via cost, via sites).
+                    order: str = "file", alone: bool = False, backend: str = "auto") -> tuple:
+    """Net ``index``'s 3-D BFS wavefront from its first pin, with the stack's rules
+    (directions, via cost, via sites), on the 3-D engines the planner picks for
+    ``backend``.
 
     Sequential mode blocks the wires of the nets before it in ``order`` (none with
     ``alone``); negotiate mode blocks every other net's negotiated wire, a plain BFS
@@ -158,24 +130,30 @@ def stack_wavefront(layout: Layout, index: int, mode: str = DEFAULT_MODE,
         ``(levels, others, net_route, engine)``: the ``(L, H, W)`` levels, the cells
         ``(x, y, z)`` other nets hold, the net's route and the engine that routed it.
     """
+    import importlib
+
     import numpy as np
 
-    from .engines.grid3d import bfs3d
+    from .plan import make_plan
+    from .plan.registry import STACK_ENGINES
     from .router import net_order
     from .router.layered import route_layered
     from .router.layered_tree import Board, grow_tree, net_route
     board = Board(layout)
     route = result = None
-    engine = "cpu/grid3d"
+    wave = make_plan(layout, backend, mode="wavefront").backend
+    bfs3d = importlib.import_module(STACK_ENGINES[wave]).bfs3d
+    engine = f"{wave}/grid3d"
+    backend = make_plan(layout, backend, mode=mode).backend      # the routes before it
     if mode == "negotiate":
-        result = route_layered(layout, "negotiate")
+        result = route_layered(layout, "negotiate", backend=backend)
         before = [i for i in range(len(layout.nets)) if i != index]
         route, engine = result.nets[index], result.engine
     else:
         sequence = net_order(layout, order)
         before = [] if alone else sequence[:sequence.index(index)]
         if before:
-            result = route_layered(layout, "sequential", order=order)
+            result = route_layered(layout, "sequential", order=order, backend=backend)
     for i in before:
         if result.nets[i].routed:
             board.commit(i, np.asarray(result.nets[i].cells, np.int64).reshape(-1, 3))
@@ -188,6 +166,5 @@ def stack_wavefront(layout: Layout, index: int, mode: str = DEFAULT_MODE,
     return levels, list(zip(xs.tolist(), ys.tolist(), zs.tolist())), route, engine
 
 
-__all__ = ["GPU_REFUSED", "NOT_DRAWN", "NO_STACK_PAGE", "display_stack", "refuse_drawing",
-           "refuse_for_stack", "refuse_wavefront", "route_stack", "stack_picture",
-           "stack_wavefront"]
+__all__ = ["display_stack", "refuse_for_stack", "refuse_wavefront", "route_stack",
+           "stack_picture", "stack_wavefront"]

@@ -49,7 +49,6 @@ from .batch import (
 from .batch import load_one as _load
 from .batch import say as _say
 from .batch_layers import (
-    refuse_drawing,
     refuse_for_stack,
     refuse_wavefront,
     stack_picture,
@@ -202,8 +201,7 @@ def cmd_route(args) -> int:
     except EngineUnavailable as e:     # a multi-layer layout says why in its own words
         notice = e
     layout = _load(args.layout, args.nets, args.format, args.puzzle, args.scen_limit)
-    refuse_for_stack(layout, backend=args.backend, strategy=args.strategy, html=args.html,
-                     congestion=args.congestion)
+    refuse_for_stack(layout, backend=args.backend, strategy=args.strategy)
     if isinstance(notice, EngineUnavailable):
         raise notice
     if not layout.nets:
@@ -333,7 +331,7 @@ def _write_wavefront(layout: Layout, levels, outputs: tuple, about: str, *, root
     """Write the picture, the GIF and the page together; the paths written."""
     png, gif, html, png_format = outputs
     from .render import save_wavefront_gif, save_wavefront_png
-    if layout.stack is not None:                 # a panel per layer; no page (refused)
+    if layout.stack is not None:                 # a panel per layer
         from .render_wavefront_layers import save_stack_wavefront_gif as save_wavefront_gif
         from .render_wavefront_layers import save_stack_wavefront_png as save_wavefront_png
     title = about.replace("$", r"\$") if layout.stack is None else about  # Matplotlib's
@@ -368,8 +366,7 @@ def cmd_wavefront(args) -> int:
     except EngineUnavailable as e:     # a multi-layer layout says why in its own words
         notice = e
     layout = _load(args.layout, args.nets, args.format, args.puzzle, args.scen_limit)
-    refuse_wavefront(layout, backend=args.backend, strategy=args.strategy,
-                     html=args.html is not None)
+    refuse_wavefront(layout, backend=args.backend, strategy=args.strategy)
     if isinstance(notice, EngineUnavailable):
         raise notice
     index = _wavefront_net(args, layout)
@@ -377,7 +374,8 @@ def cmd_wavefront(args) -> int:
     from .engines import UNREACHED
     if layout.stack is not None:
         levels, others, net_route, engine = stack_wavefront(
-            layout, index, args.mode, args.order or "file", alone=args.alone)
+            layout, index, args.mode, args.order or "file", alone=args.alone,
+            backend=args.backend)
         seen = None
     elif args.mode == "negotiate":
         levels, others, net_route, engine, seen = _negotiated_wavefront(args, layout, index)
@@ -537,7 +535,6 @@ def cmd_view(args) -> int:
     check_output_file(args.output)
     _not_an_input(args, ("-o", args.output))
     layout = _load(args.layout, args.nets, args.format, args.puzzle, args.scen_limit)
-    refuse_drawing(layout)
     result = None
     if args.routes:
         routes = load_routes(args.routes)

@@ -29,8 +29,6 @@ from .errors import InputError, quote
 
 #: A layer's directions: the axes its wires may run along.
 DIRECTIONS = ("horizontal", "vertical", "any")
-#: What every command that routes says of a multi-layer layout until it can route one.
-NOT_ROUTABLE = "multi-layer layouts cannot be routed yet (this version reads and checks them)"
 
 Cell3 = tuple[int, int, int]
 #: A blockage of a multi-layer layout: ``(x0, y0, x1, y1)`` blocks every layer,
@@ -227,25 +225,6 @@ def stack_rects(blocked: np.ndarray, mask_rects) -> list[Rect3]:
     for z in range(blocked.shape[0]):
         out += [(*r, z) for r in mask_rects(blocked[z] & ~everywhere)]
     return out
-
-
-def refuse_routing(layout, file=None) -> None:
-    """Refuse to route a multi-layer layout (:data:`NOT_ROUTABLE`); nothing for one layer.
-
-    Parameters
-    ----------
-    layout : Layout
-        The layout a command is about to route.
-    file : str or Path, optional
-        The file named by the error (default: the layout's source).
-
-    Raises
-    ------
-    InputError
-        When ``layout`` has a stack of layers.
-    """
-    if getattr(layout, "stack", None) is not None:
-        raise InputError(NOT_ROUTABLE, file=file if file is not None else layout.source)
 
 
 def check_stack(stack: Stack, width: int, height: int, file) -> None:

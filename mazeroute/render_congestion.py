@@ -8,6 +8,13 @@ unrouted net gets a badge of :data:`CONGESTION_UNROUTED` with a black outline, a
 :data:`~mazeroute.render.UNROUTED_PIN_PX` pixels a side and larger on larger pictures
 (:func:`unrouted_badge`), so that it can be found when the whole picture is shown on a
 screen. Files are written through :func:`mazeroute.io.atomic_path`.
+
+A multi-layer layout's history (``(layers, height, width)``) is drawn a heat-map panel per
+layer, laid out as the layout picture lays out its panels
+(:mod:`mazeroute.render_layers`: bottom layer first, left to right, each titled with
+its index, name and direction, with its axes), each with its layer's blockages and the
+unrouted pins on that layer; every panel takes its colours from the largest history cost
+over all layers, so the one colour bar of the panel right of them reads on each.
 """
 
 from __future__ import annotations
@@ -84,32 +91,21 @@ def congestion_image(result: RouteResult, *, scale: int | None = None,
     >>> tuple(img[2 * 4 + 2, 1 * 4 + 2]) == CONGESTION_UNROUTED   # y's pin (1, 2)
     True
     """
-    import matplotlib
-
     if result.history is None:
         raise ValueError("only a negotiated result (mode 'negotiate') has history costs")
     layout = result.layout
+    if layout.stack is not None:
+        return _stack_image(result, scale, legend)
     s = _scale(layout, scale)
     gw, gh = layout.width * s, layout.height * s
     z = _legend_zoom(gw, gh)
     aw, ah = _axis_size(layout, z)
     iw, ih = (gw + aw + LEGEND_WIDTH * z, max(gh + ah, _panel_height(z))) if legend \
         else (gw, gh)
-    if iw * ih > MAX_PICTURE_PIXELS:
-        raise ValueError(f"a {iw} x {ih} picture has more than the {MAX_PICTURE_PIXELS} "
-                         "pixels a congestion picture may have")
+    _check_size(iw, ih)
     hist = np.asarray(result.history, dtype=float)
-    rgb = np.empty(hist.shape + (3,), np.uint8)
-    rgb[...] = FREE
-    hot = hist > 0
-    lut = (matplotlib.colormaps[_HEAT_CMAP](np.linspace(0.25, 1.0, 256))[:, :3] * 255)
-    lut = lut.round().astype(np.uint8)
-    if hot.any():
-        idx = np.clip((hist[hot] / hist.max() * 255).round().astype(int), 0, 255)
-        rgb[hot] = lut[idx]
-    rgb[layout.blocked] = BLOCKED
-    if s > 1:
-        rgb = np.repeat(np.repeat(rgb, s, axis=0), s, axis=1)
+    lut, top = _lut(), float(hist.max(initial=0.0))
+    rgb = _heat(hist, layout.blocked, lut, top, s)
     pins = [p for net, r in zip(layout.nets, result.nets) if not r.routed for p in net.pins]
     _badges(rgb, pins, s, unrouted_badge(gw, gh))
     if not legend:
@@ -119,7 +115,74 @@ def congestion_image(result: RouteResult, *, scale: int | None = None,
     canvas[:gh, :gw] = rgb
     img = Image.fromarray(canvas)
     _draw_axes(img, layout, s, z)
-    _draw_panel(img, result, gw + aw, z, lut, float(hist.max()) if hot.any() else 0.0)
+    _draw_panel(img, result, gw + aw, z, lut, top)
+    return img
+
+
+def _check_size(iw: int, ih: int) -> None:
+    if iw * ih > MAX_PICTURE_PIXELS:
+        raise ValueError(f"a {iw} x {ih} picture has more than the {MAX_PICTURE_PIXELS} "
+                         "pixels a congestion picture may have")
+
+
+def _lut() -> np.ndarray:
+    """256 colours of the heat map, from a quarter of :data:`_HEAT_CMAP` up."""
+    import matplotlib
+
+    lut = (matplotlib.colormaps[_HEAT_CMAP](np.linspace(0.25, 1.0, 256))[:, :3] * 255)
+    return lut.round().astype(np.uint8)
+
+
+def _heat(hist: np.ndarray, blocked: np.ndarray, lut: np.ndarray, top: float,
+          s: int) -> np.ndarray:
+    """One grid's ``(H*s, W*s, 3)`` heat map: ``hist / top`` in ``lut``'s colours, no
+    history :data:`FREE`, blockages :data:`BLOCKED`."""
+    rgb = np.empty(hist.shape + (3,), np.uint8)
+    rgb[...] = FREE
+    hot = hist > 0
+    if hot.any() and top > 0:
+        idx = np.clip((hist[hot] / top * 255).round().astype(int), 0, 255)
+        rgb[hot] = lut[idx]
+    rgb[blocked] = BLOCKED
+    if s > 1:
+        rgb = np.repeat(np.repeat(rgb, s, axis=0), s, axis=1)
+    return rgb
+
+
+def _stack_image(result: RouteResult, scale: int | None, legend: bool) -> Image.Image:
+    """A multi-layer layout's history: a panel per layer, one colour bar (module notes)."""
+    from .render_layers import _axes, _geometry, _title
+
+    layout = result.layout
+    g = _geometry(layout, scale, legend, False)
+    iw, ih = (g.pw + LEGEND_WIDTH * g.z, max(g.ph, _panel_height(g.z))) if legend \
+        else (g.pw, g.ph)
+    _check_size(iw, ih)
+    hist = np.asarray(result.history, dtype=float)
+    if hist.shape != layout.blocked.shape:
+        raise ValueError(f"the history has shape {hist.shape}, the layout's stack is "
+                         f"{layout.blocked.shape} (layers, rows, columns)")
+    lut, top = _lut(), float(hist.max(initial=0.0))
+    unrouted = [p for net, r in zip(layout.nets, result.nets) if not r.routed
+                for p in net.pins]
+    canvas = np.empty((ih, iw, 3), np.uint8)
+    canvas[...] = LEGEND_BG
+    for z in range(hist.shape[0]):
+        rgb = _heat(hist[z], layout.blocked[z], lut, top, g.s)
+        _badges(rgb, [p[:2] for p in unrouted if p[2] == z], g.s,
+                unrouted_badge(g.gw, g.gh))
+        x, y = g.origin(z)
+        canvas[y:y + g.gh, x:x + g.gw] = rgb
+    img = Image.fromarray(canvas)
+    draw = ImageDraw.Draw(img)
+    for z in range(hist.shape[0]):
+        x, y = g.origin(z)
+        _text(draw, (x, y - g.th + 3 * g.z), _title(layout, z), g.gw + g.aw,
+              LEGEND_FONT * g.z)
+        if legend:
+            _axes(img, layout, g, x, y)
+    if legend:
+        _draw_panel(img, result, g.pw, g.z, lut, top)
     return img
 
 
@@ -146,7 +209,8 @@ def _draw_panel(img: Image.Image, result: RouteResult, x0: int, z: int, lut: np.
     full = LEGEND_WIDTH * z - 2 * pad
     lay, n = result.layout, len(result.nets)
     rounds = len(result.iterations)
-    lines = [f"{lay.name}  {lay.width} x {lay.height}",
+    depth = f" x {len(lay.stack.layers)} layers" if lay.stack is not None else ""
+    lines = [f"{lay.name}  {lay.width} x {lay.height}{depth}",
              f"{result.mode}, {rounds} iteration{'s' * (rounds != 1)}, "
              f"{result.routed}/{n} nets routed",
              "history cost (overuse, in base costs)"]

@@ -22,6 +22,14 @@ level slider: at level ``k`` cells of lower levels show their level's viridis co
 the cells of level ``k`` exactly are the frontier colour :data:`FRONT`, later cells are
 not drawn yet.
 
+A multi-layer layout's page has a layer selector (``l`` steps through it): one layer
+at a time (its blockages, its wires and pins, the vias that touch it, its congestion or
+its wavefront cells), or all layers blended as ``layout.png --overlay`` blends them
+(the bottom layer's wires opaque, each layer above at half opacity over what is below,
+blockages a grey as dark as the share of layers they block; the largest history cost
+over the layers; the earliest level over the layers). Vias are squares with a cross;
+the cursor readout names the layer (every layer's owner when all are shown).
+
 Data encoding (``format: mazeroute-view/1``; a JSON object in a
 ``<script type="application/json" id="mz-data">`` element). Every array is a *blob*
 ``{"dtype": "u8"|"u16"|"u32"|"i32"|"f32", "n": count, "z": base64}``: the
@@ -42,6 +50,20 @@ little-endian array, zlib-compressed (the page inflates it with the browser's ow
   smallest of ``u8``, ``u16``, ``u32`` that holds the last level; ``others`` (packed
   bits like ``blocked``), ``roots``, ``target`` and the path (``path_codes`` and
   ``path_jumps``, coded as a net's cells).
+
+A layout with a stack of layers keeps this format, extended (a one-layer page's data are
+unchanged, and have no ``layers``):
+
+- ``layers``: ``[{"name": ..., "direction": ...}, ...]``, bottom (``z = 0``) first.
+- Cells are numbered ``(z * height + y) * width + x`` everywhere (pins, jumps, vias, a
+  wavefront's roots and target), and every per-cell array holds every layer's cells
+  in that order: ``blocked`` and ``others`` are ``layers * width * height`` bits (a
+  blockage of every layer is set on each), ``congestion`` and ``levels`` as many values.
+- Step codes 5 ``+z`` and 6 ``-z``: a via up to the next layer or down to the one below.
+- ``nets`` adds ``vias_n`` (``u32``, per net) and ``vias`` (``u32``, the lower cell of
+  each via, net after net), found as ``layout.png`` finds them
+  (:func:`mazeroute.render_layers.via_cells`).
+- ``congestion_max`` is the largest over all layers: one colour scale for every layer.
 
 Examples
 --------
@@ -77,6 +99,7 @@ from .errors import quote
 from .io import atomic_path
 from .layout import Cell, Layout
 from .render import BLOCKED, FREE, OTHER, PIN, UNROUTED_PIN, net_colour
+from .render_layers import via_cells
 from .router import NetRoute, RouteResult
 from .view_template import CSS as _CSS
 from .view_template import HTML as _HTML
@@ -121,24 +144,35 @@ def _bits(mask: np.ndarray) -> dict:
     return _blob(np.packbits(np.asarray(mask, dtype=bool).ravel(), bitorder="little"), "u8")
 
 
-def _steps(runs: Sequence[np.ndarray], width: int) -> tuple[np.ndarray, np.ndarray]:
-    """Cells of consecutive lists as ``(codes, jumps)``: one code a cell, see the notes."""
+def _steps(runs: Sequence[np.ndarray], width: int,
+           height: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """Cells of consecutive lists as ``(codes, jumps)``: one code a cell, see the notes.
+
+    Each list is ``(k, 2)`` of ``x, y`` or ``(k, 3)`` of ``x, y, z`` (a stack's, whose
+    cells are numbered ``(z * height + y) * width + x``). Codes come from the
+    coordinates, not the numbers: a step across a row end or a layer's last row is a
+    jump.
+    """
     sizes = [len(r) for r in runs]
     if not sum(sizes):
         return np.zeros(0, np.uint8), np.zeros(0, np.uint32)
-    idx = np.concatenate([r[:, 1] * width + r[:, 0] for r in runs if len(r)])
-    d = np.diff(idx, prepend=-1)
+    cat = np.concatenate([np.asarray(r, np.int64).reshape(len(r), -1) for r in runs
+                          if len(r)])
+    x, y = cat[:, 0], cat[:, 1]
+    z = cat[:, 2] if cat.shape[1] > 2 else np.zeros_like(x)
+    idx = (z * height + y) * width + x
+    dx, dy, dz = (np.diff(v, prepend=v[:1]) for v in (x, y, z))
     codes = np.full(idx.size, 4, dtype=np.uint8)
-    codes[d == 1] = 0
-    codes[d == -1] = 1
-    codes[d == width] = 2
-    codes[d == -width] = 3
-    # a step of one column across a row end is a jump; so is every net's first cell
-    x = idx % width
-    wrap = ((d == 1) & (x == 0)) | ((d == -1) & (x == width - 1))
-    codes[wrap] = 4
+    for code, (a, b, c) in enumerate(((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0))):
+        codes[(dx == a) & (dy == b) & (dz == c)] = code
+    codes[(dx == 0) & (dy == 0) & (dz == 1)] = 5
+    codes[(dx == 0) & (dy == 0) & (dz == -1)] = 6
+    if width == 1 and cat.shape[1] == 2:
+        # one-layer pages of one column have always coded their y steps as jumps: their
+        # data stay as they were
+        codes[(codes == 2) | (codes == 3)] = 4
     first = np.cumsum([0, *sizes])[:-1][np.asarray(sizes) > 0]
-    codes[first] = 4
+    codes[first] = 4                      # every net's first cell is a jump
     return codes, idx[codes == 4].astype(np.uint32)
 
 
@@ -153,36 +187,50 @@ def _levels_blob(levels: np.ndarray) -> dict:
     return _blob(v, dtype)
 
 
-def decode_levels(blob: dict, width: int, height: int) -> np.ndarray:
-    """A wavefront page's levels (``UNREACHED`` where not reached) from its ``levels`` blob.
+def decode_levels(blob: dict, width: int, height: int,
+                  depth: int | None = None) -> np.ndarray:
+    """A wavefront page's levels (``UNREACHED`` where not reached) from its ``levels`` blob:
+    ``(height, width)``, or ``(depth, height, width)`` for a stack of ``depth`` layers.
 
     >>> lv = np.array([[0, 1, UNREACHED], [1, 2, 300]], dtype=np.uint32)
     >>> (decode_levels(_levels_blob(lv), 3, 2) == lv).all()
     np.True_
     """
+    shape = (height, width) if depth is None else (depth, height, width)
     v = decode_blob(blob).astype(np.int64)
-    if v.size != width * height:
-        raise ValueError(f"the levels hold {v.size} values, the grid {width * height}")
-    return np.where(v == 0, UNREACHED, v - 1).astype(np.uint32).reshape(height, width)
+    if v.size != int(np.prod(shape)):
+        raise ValueError(f"the levels hold {v.size} values, the grid {int(np.prod(shape))}")
+    return np.where(v == 0, UNREACHED, v - 1).astype(np.uint32).reshape(shape)
+
+
+def _dims(layout: Layout) -> int:
+    """Numbers a cell has: 2 (``x, y``), or 3 (``x, y, z``) in a stack of layers."""
+    return 2 if layout.stack is None else 3
+
+
+def _numbers(layout: Layout, cells) -> np.ndarray:
+    """The page's numbers of ``cells`` (see the module notes)."""
+    c = np.asarray(cells if cells is not None else [], np.int64).reshape(-1, _dims(layout))
+    z = c[:, 2] if c.shape[1] == 3 else 0
+    return (z * layout.height + c[:, 1]) * layout.width + c[:, 0]
 
 
 def _nets_data(layout: Layout, result: RouteResult | None) -> dict:
-    n = len(layout.nets)
-    pins = [np.asarray(net.pins, dtype=np.int64).reshape(-1, 2) for net in layout.nets]
-    w = layout.width
+    n, d = len(layout.nets), _dims(layout)
+    pins = [np.asarray(net.pins, dtype=np.int64).reshape(-1, d) for net in layout.nets]
     data: dict = {
         "names": [net.name for net in layout.nets],
         "colour": _blob(np.array([net_colour(i) for i in range(n)], dtype=np.uint8)
                         .reshape(-1), "u8"),
         "pins_n": _blob(np.array([len(p) for p in pins]), "u32"),
-        "pins": _blob(np.concatenate([p[:, 1] * w + p[:, 0] for p in pins])
+        "pins": _blob(np.concatenate([_numbers(layout, p) for p in pins])
                       if n else np.zeros(0), "u32"),
     }
     if result is None:
         return data
-    runs = [r.cell_array() if r.routed else np.zeros((0, 2), np.int64)
+    runs = [r.cell_array() if r.routed else np.zeros((0, d), np.int64)
             for r in result.nets]
-    codes, jumps = _steps(runs, w)
+    codes, jumps = _steps(runs, layout.width, layout.height)
     data.update({
         "routed": _blob(np.array([bool(r.routed) for r in result.nets]), "u8"),
         "order": _blob(np.array([-1 if r.order is None else r.order for r in result.nets]),
@@ -195,7 +243,19 @@ def _nets_data(layout: Layout, result: RouteResult | None) -> dict:
         "reasons": {str(i): str(reason) for i, r in enumerate(result.nets)
                     if not r.routed and (reason := getattr(r, "reason", None))},
     })
+    if layout.stack is not None:
+        # found as the layout picture finds them, so the page and layout.png agree
+        vias = [via_cells(run, len(net.pins) <= 2) for run, net in zip(runs, layout.nets)]
+        data["vias_n"] = _blob(np.array([len(v) for v in vias]), "u32")
+        data["vias"] = _blob(np.concatenate([_numbers(layout, v) for v in vias])
+                             if n else np.zeros(0), "u32")
     return data
+
+
+def _shape_words(layout: Layout) -> str:
+    if layout.stack is None:
+        return f"{(layout.height, layout.width)} (rows, columns)"
+    return f"{layout.blocked.shape} (layers, rows, columns)"
 
 
 def view_data(layout: Layout, result: RouteResult | None = None, *,
@@ -212,9 +272,9 @@ def view_data(layout: Layout, result: RouteResult | None = None, *,
                      "mode": str(getattr(result, "mode", None) or "sequential")})
     if congestion is not None:
         c = np.asarray(congestion, dtype=np.float32)
-        if c.shape != (layout.height, layout.width):
+        if c.shape != layout.blocked.shape:
             raise ValueError(f"the congestion array has shape {c.shape}, the layout is "
-                             f"{(layout.height, layout.width)} (rows, columns)")
+                             f"{_shape_words(layout)}")
         if not np.isfinite(c).all():
             raise ValueError("the congestion array holds a value that is not finite")
         data["congestion"] = _blob(c, "f32")
@@ -227,25 +287,22 @@ def wavefront_data(layout: Layout, levels: np.ndarray, *, roots: Sequence[Cell],
                    others: Sequence[Cell] | None = None, title: str = "") -> dict:
     """The data a wavefront page embeds (see the module notes for the encoding)."""
     levels = np.asarray(levels)
-    if levels.shape != (layout.height, layout.width):
+    if levels.shape != layout.blocked.shape:
         raise ValueError(f"levels have shape {levels.shape}, the layout is "
-                         f"{(layout.height, layout.width)} (rows, columns)")
+                         f"{_shape_words(layout)}")
     reached = levels != UNREACHED
     data = _common(layout, "wavefront", title or None)
-    w = layout.width
-    other = np.zeros((layout.height, layout.width), dtype=bool)
+    other = np.zeros(layout.blocked.size, dtype=bool)
     if others is not None and len(others):
-        o = np.asarray(others, dtype=np.int64).reshape(-1, 2)
-        other[o[:, 1], o[:, 0]] = True
-    path = np.asarray(path_cells if path_cells is not None else [], np.int64).reshape(-1, 2)
-    codes, jumps = _steps([path], w)
-    r = np.asarray(roots, dtype=np.int64).reshape(-1, 2)
+        other[_numbers(layout, others)] = True
+    path = np.asarray(path_cells if path_cells is not None else [], np.int64)
+    codes, jumps = _steps([path.reshape(-1, _dims(layout))], layout.width, layout.height)
     data.update({
         "levels": _levels_blob(levels),
         "top": int(levels[reached].max()) if reached.any() else 0,
         "others": _bits(other),
-        "roots": (r[:, 1] * w + r[:, 0]).tolist(),
-        "target": None if target is None else int(target[1]) * w + int(target[0]),
+        "roots": _numbers(layout, roots).tolist(),
+        "target": None if target is None else int(_numbers(layout, [target])[0]),
         "path_codes": _blob(codes, "u8"),
         "path_jumps": _blob(jumps, "u32"),
         "viridis": _lut("viridis"),
@@ -261,7 +318,15 @@ def _common(layout: Layout, kind: str, title: str | None) -> dict:
                         "pin": _hex(PIN), "unrouted_pin": _hex(UNROUTED_PIN),
                         "front": _hex(FRONT), "wave_free": _hex(WAVE_FREE),
                         "path": _hex(PATH), "target": _hex(TARGET)},
-            "heat": _lut("inferno")}
+            "heat": _lut("inferno")} | _layers(layout)
+
+
+def _layers(layout: Layout) -> dict:
+    """A stack's layers, bottom first; nothing for one layer (its data stay as they were)."""
+    if layout.stack is None:
+        return {}
+    return {"layers": [{"name": layer.name, "direction": layer.direction}
+                       for layer in layout.stack.layers]}
 
 
 def _hex(rgb: Sequence[int]) -> str:
@@ -320,7 +385,8 @@ def save_view_html(layout: Layout, result: RouteResult | None, path: str | Path,
     result : its routing result (nets in file order), or None for the bare layout
     path : the HTML file to write
     congestion : optional ``(height, width)`` array of per-cell history cost (negotiated
-        routing), shown as a layer that can be toggled
+        routing), ``(layers, height, width)`` for a stack, shown as a layer that can be
+        toggled
     title : the page's title; default the layout's name
 
     Returns
@@ -350,7 +416,8 @@ def save_wavefront_html(layout: Layout, levels: np.ndarray, path: str | Path, *,
     Parameters
     ----------
     layout : the layout (its blockages are drawn dark grey)
-    levels : ``(height, width)`` levels, ``UNREACHED`` where not reached
+    levels : ``(height, width)`` levels (``(layers, height, width)`` for a stack),
+        ``UNREACHED`` where not reached
     path : the HTML file to write
     roots : the wavefront's level-0 cells
     target : a cell to mark, or None
@@ -376,14 +443,20 @@ def save_wavefront_html(layout: Layout, levels: np.ndarray, path: str | Path, *,
     return _write(page(data), path)
 
 
+def _count(v) -> bool:
+    """Whether ``v`` is an integer the page holds in a ``u32``."""
+    return isinstance(v, int) and not isinstance(v, bool) and 0 <= v < _U32
+
+
 def routes_result(layout: Layout, routes: dict) -> RouteResult:
     """A :class:`RouteResult` from a routes file's JSON (FORMATS.md), nets in file order.
 
     Checks the shape only (an object with a list of nets, each with a name, ``routed``,
-    and for a routed net a list of ``[x, y]`` cells) and raises :class:`ValueError`
-    naming the entry at fault; the promises about the layout are
+    and for a routed net a list of ``[x, y]`` cells, ``[x, y, layer]`` in a stack) and
+    raises :class:`ValueError` naming the entry at fault; the promises about the layout are
     :func:`mazeroute.contract.check_routes`'s. ``bends`` is counted from the cells
-    when the file has none; ``reason`` is kept when the file has one.
+    when the file has none (a stack's, 0), and a stack's ``vias`` from its cells;
+    ``reason`` is kept when the file has one.
 
     >>> from mazeroute.readers import parse_layout
     >>> lay = parse_layout({"width": 3, "height": 2,
@@ -395,6 +468,8 @@ def routes_result(layout: Layout, routes: dict) -> RouteResult:
     """
     if not isinstance(routes, dict) or not isinstance(routes.get("nets"), list):
         raise ValueError("a routes file is a JSON object with a 'nets' list")
+    d = _dims(layout)
+    spelled = "[x, y]" if d == 2 else "[x, y, layer]"
     by_name: dict[str, dict] = {}
     for k, e in enumerate(routes["nets"]):
         if not isinstance(e, dict) or not isinstance(e.get("name"), str):
@@ -403,10 +478,11 @@ def routes_result(layout: Layout, routes: dict) -> RouteResult:
             raise ValueError(f"net {e['name']!r}: 'routed' is not true or false")
         cells = e.get("cells", [])
         if not isinstance(cells, list) or not all(
-                isinstance(c, list) and len(c) == 2
+                isinstance(c, list) and len(c) == d
                 and all(isinstance(v, int) and not isinstance(v, bool) for v in c)
                 for c in cells):
-            raise ValueError(f"net {e['name']!r}: 'cells' is not a list of [x, y] integers")
+            raise ValueError(f"net {e['name']!r}: 'cells' is not a list of {spelled} "
+                             "integers")
         order = e.get("order")
         if order is not None and (not isinstance(order, int) or isinstance(order, bool)):
             raise ValueError(f"net {e['name']!r}: 'order' is not an integer or null")
@@ -416,7 +492,7 @@ def routes_result(layout: Layout, routes: dict) -> RouteResult:
         e = by_name.get(net.name)
         if e is None:
             raise ValueError(f"net {net.name!r} of the layout is not in the routes file")
-        cells = [(int(x), int(y)) for x, y in e.get("cells", [])]
+        cells = [tuple(int(v) for v in c) for c in e.get("cells", [])]
         routed = bool(e["routed"])
         length = e.get("length")
         if not isinstance(length, int) or isinstance(length, bool):
@@ -426,11 +502,15 @@ def routes_result(layout: Layout, routes: dict) -> RouteResult:
             raise ValueError(f"net {e['name']!r}: 'length' {quote(length)} is not a wire "
                              "length (0 .. 2^32 - 1)")
         b = e.get("bends")
-        if not isinstance(b, int) or isinstance(b, bool) or not 0 <= b < _U32:
+        if not _count(b):
             # bends is outside the contract: a value the page cannot hold is recounted
-            b = path_bends(np.asarray(cells)) if len(net.pins) == 2 else 0
+            b = path_bends(np.asarray(cells)) if len(net.pins) == 2 and d == 2 else 0
         r = NetRoute(net.name, list(net.pins), routed, e.get("order") if routed else None,
                      cells if routed else [], length if routed else 0, b if routed else 0)
+        if d == 3 and routed:
+            v = e.get("vias")
+            r.vias = v if _count(v) else len(via_cells(np.asarray(cells).reshape(-1, 3),
+                                                       len(net.pins) <= 2))
         reason = e.get("reason")
         if isinstance(reason, str) and reason:
             r.reason = reason                        # type: ignore[attr-defined]

@@ -3,8 +3,12 @@
 :func:`mazeroute.view.page` fills the ``{{title}}``, ``{{css}}``, ``{{data}}`` and ``{{js}}``
 slots of :data:`HTML` in one pass. The script reads the page's data (the
 ``mazeroute-view/1`` JSON that :mod:`mazeroute.view` describes) and draws it on a canvas;
-it fetches nothing, as the page's Content-Security-Policy forbids every request.
+it fetches nothing, as the page's Content-Security-Policy forbids every request. Its
+shared part (decoding, the canvas, panning and zooming, the layer selector) is here;
+each kind of page's own part is in :mod:`mazeroute.view_pages`.
 """
+
+from .view_pages import ROUTES, WAVEFRONT
 
 HTML = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
@@ -24,6 +28,8 @@ script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data: blob:">
 <main>
 <div id="stage"><canvas id="cv"></canvas><div id="msg">loading&hellip;</div></div>
 <aside id="side">
+<div id="layerrow" class="row" hidden><label for="layer">layer</label><select
+ id="layer"></select></div>
 <section id="netpanel" hidden>
 <div class="row"><input id="search" type="search" placeholder="search nets (/)"
  autocomplete="off"><select id="filter"><option value="all">all</option>
@@ -51,7 +57,8 @@ script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data: blob:">
 <div id="wavekeys"></div>
 </section>
 <div class="help">drag: pan &middot; wheel, +/-: zoom &middot; f: fit &middot; arrows: pan
- &middot; /: search &middot; Esc: clear</div>
+ &middot; /: search &middot; Esc: clear<span id="layerkey" hidden> &middot; l: next
+ layer</span></div>
 </aside>
 </main>
 <script type="application/json" id="mz-data">{{data}}</script>
@@ -96,11 +103,13 @@ main { flex: 1; display: flex; min-height: 0; }
 #detail:empty { display: none; }
 .ticks { display: flex; justify-content: space-between; width: 256px; font-size: 11px; }
 #slider { flex: 1; }
+#layerrow { align-items: center; }
+#layer { flex: 1; min-width: 0; }
 .key { display: flex; gap: 6px; align-items: center; }
 .help { color: #666; font-size: 11px; }
 """
 
-JS = r"""
+_CORE = r"""
 "use strict";
 (async function () {
 const T0 = performance.now();
@@ -108,6 +117,10 @@ const D = JSON.parse(document.getElementById("mz-data").textContent);
 const timings = {parsed: performance.now() - T0};       // ms since the script started
 const tick = (label) => { timings[label] = performance.now() - T0; };
 const W = D.width, H = D.height, N = W * H;
+// a stack's cells are numbered (z * H + y) * W + x; one layer is shown at a time, or all
+const LAYERS = D.layers || null, L = LAYERS ? LAYERS.length : 1, NT = N * L;
+let layer = LAYERS ? -1 : 0;              // the layer shown; -1: all, blended
+let focus = 0;                            // the layer drawn on top of the blend
 const $ = (id) => document.getElementById(id);
 const msg = $("msg");
 const T = {u8: Uint8Array, u16: Uint16Array, u32: Uint32Array, i32: Int32Array,
@@ -142,7 +155,8 @@ function decodeSteps(codes, jumps, out) {
   for (let i = 0; i < codes.length; i++) {
     const k = codes[i];
     if (k === 0) c += 1; else if (k === 1) c -= 1; else if (k === 2) c += W;
-    else if (k === 3) c -= W; else c = jumps[j++];
+    else if (k === 3) c -= W; else if (k === 5) c += N; else if (k === 6) c -= N;
+    else c = jumps[j++];
     out[i] = c;
   }
   return out;
@@ -163,12 +177,25 @@ $("title").textContent = D.title;
 // --- grid state ---------------------------------------------------------------------------
 const bits = await blob(D.blocked);
 const blocked = (i) => (bits[i >> 3] >> (i & 7)) & 1;
-function eachBlocked(f) {
-  for (let j = 0; j < bits.length; j++) {
-    const b = bits[j];
+function eachBit(a, f, lo, hi) {
+  // the set bits of a, cells numbered lo .. hi - 1 (default: one layer's), as f(c - lo)
+  lo = lo || 0; hi = hi === undefined ? N : hi;
+  for (let j = lo >> 3; j < a.length && 8 * j < hi; j++) {
+    const b = a[j];
     if (!b) continue;
-    for (let t = 0; t < 8; t++) if ((b >> t) & 1 && 8 * j + t < N) f(8 * j + t);
+    for (let t = 0; t < 8; t++) {
+      const c = 8 * j + t;
+      if ((b >> t) & 1 && c >= lo && c < hi) f(c - lo);
+    }
   }
+}
+const eachBlocked = (f, lo, hi) => eachBit(bits, f, lo, hi);
+const zOf = (c) => Math.floor(c / N);
+const onShown = (c) => layer < 0 || zOf(c) === layer;
+const MARK = {horizontal: "H \u2194", vertical: "V \u2195", any: "any"};
+function layerLabel(z) {
+  const l = LAYERS[z];
+  return z + ": " + l.name + " " + (MARK[l.direction] || l.direction);
 }
 const base = document.createElement("canvas");
 base.width = W; base.height = H;
@@ -278,11 +305,13 @@ function cellAt(cx, cy) {
   return (x >= 0 && y >= 0 && x < W && y < H) ? y * W + x : -1;
 }
 function inView(i, pad) {
+  i %= N;
   const x = view.ox + (i % W + 0.5) * view.s, y = view.oy + (Math.floor(i / W) + 0.5) * view.s;
   return x > -pad && y > -pad && x < cv.clientWidth + pad && y < cv.clientHeight + pad;
 }
 function box(c, d) {
   // cell c's square on screen, on whole pixels (no seams between cells), >= d pixels wide
+  c %= N;
   const s = view.s, x = view.ox + (c % W) * s, y = view.oy + Math.floor(c / W) * s;
   if (s < d) return [x + (s - d) / 2, y + (s - d) / 2, d, d];
   const x0 = Math.round(x), y0 = Math.round(y);
@@ -291,14 +320,66 @@ function box(c, d) {
 function rings(cells, r, colour) {
   // one path for all: thousands of unrouted pins stay one stroke
   ctx.beginPath();
-  for (const i of cells) {
-    if (!inView(i, r + 2)) continue;
+  for (let i of cells) {
+    if (!onShown(i) || !inView(i, r + 2)) continue;
+    i %= N;
     const x = view.ox + (i % W + 0.5) * view.s, y = view.oy + (Math.floor(i / W) + 0.5) * view.s;
     ctx.moveTo(x + r, y); ctx.arc(x, y, r, 0, 2 * Math.PI);
   }
   const w = r >= 5 ? 2 : 1;
   ctx.lineWidth = w + 2; ctx.strokeStyle = "#fff"; ctx.stroke();
   ctx.lineWidth = w; ctx.strokeStyle = colour; ctx.stroke();
+}
+function viaMarks(list) {
+  // a square with a cross on each via (numbered by its lower cell) touching the shown layer
+  const s = view.s, d = Math.max(5, Math.min(0.5 * s, 20)), h = d / 2;
+  let any = false;
+  ctx.beginPath();
+  for (const v of list) {
+    const z = zOf(v);
+    if ((layer >= 0 && z !== layer && z + 1 !== layer) || !inView(v, d)) continue;
+    const i = v % N, x = view.ox + (i % W + 0.5) * s, y = view.oy + (Math.floor(i / W) + 0.5) * s;
+    ctx.rect(x - h, y - h, d, d);
+    ctx.moveTo(x - h, y - h); ctx.lineTo(x + h, y + h);
+    ctx.moveTo(x + h, y - h); ctx.lineTo(x - h, y + h);
+    any = true;
+  }
+  if (!any) return;
+  ctx.lineWidth = 3; ctx.strokeStyle = "#fff"; ctx.stroke();
+  ctx.lineWidth = 1.5; ctx.strokeStyle = "#000"; ctx.stroke();
+}
+function layerWords(f, i) {
+  // what f(cell number) says of grid cell i: on the shown layer, or on each in turn
+  if (!LAYERS) return f(i);
+  if (layer >= 0) return LAYERS[layer].name + " \u00b7 " + f(layer * N + i);
+  return LAYERS.map((l, z) => l.name + ": " + f(z * N + i)).join(" \u00b7 ");
+}
+function setLayer(z) {
+  // show layer z (-1: all blended); a layer picked stays on top of the blend
+  z = Math.max(-1, Math.min(L - 1, z | 0));
+  if (!LAYERS) return;
+  layer = z;
+  if (z >= 0) focus = z;
+  const sel = $("layer");
+  sel.value = String(z);
+  if (KIND.blendLabel) sel.options[0].textContent = KIND.blendLabel();
+  document.body.dataset.layer = z < 0 ? "all" : LAYERS[z].name;
+  if (KIND.layer) KIND.layer();
+  showHover();
+  draw();
+}
+function layerSelector() {
+  if (!LAYERS) return;
+  const sel = $("layer");
+  for (let z = -1; z < L; z++) {
+    const o = document.createElement("option");
+    o.value = String(z);
+    o.textContent = z < 0 ? "all layers" : layerLabel(z);
+    sel.append(o);
+  }
+  sel.onchange = () => { setLayer(+sel.value); sel.blur(); };
+  $("layerrow").hidden = false;
+  $("layerkey").hidden = false;
 }
 
 // --- input ---------------------------------------------------------------------------------
@@ -343,6 +424,7 @@ document.addEventListener("keydown", (e) => {
   else if (e.key === "ArrowUp") { view.oy += r.height * step; draw(); }
   else if (e.key === "ArrowDown") { view.oy -= r.height * step; draw(); }
   else if (e.key === "/" && $("search")) { e.preventDefault(); $("search").focus(); }
+  else if (e.key === "l" && LAYERS) setLayer(layer + 1 < L ? layer + 1 : -1);
   else return;
   e.preventDefault();
 });
@@ -374,387 +456,18 @@ function bar(canvas, table, mark) {
   }
 }
 
-// --- a routed layout ------------------------------------------------------------------------
-const KIND = {};
-async function routes() {
-  $("netpanel").hidden = false;
-  const nd = D.nets, n = nd.names.length, names = nd.names;
-  const colour = await blob(nd.colour), pinsN = await blob(nd.pins_n), pins = await blob(nd.pins);
-  const hasResult = !!nd.routed;
-  const routed = hasResult ? await blob(nd.routed) : null;
-  const order = hasResult ? await blob(nd.order) : null;
-  const length = hasResult ? await blob(nd.length) : null;
-  const bendsA = hasResult ? await blob(nd.bends) : null;
-  const cellsN = hasResult ? await blob(nd.cells_n) : new Uint32Array(n);
-  const cells = new Uint32Array(cellsN.reduce((a, b) => a + b, 0));
-  if (hasResult) decodeSteps(await blob(nd.codes), await blob(nd.jumps), cells);
-  tick("decoded");
-  const reasons = nd.reasons || {};
-  const pinStart = new Uint32Array(n + 1), cellStart = new Uint32Array(n + 1);
-  for (let i = 0; i < n; i++) {
-    pinStart[i + 1] = pinStart[i] + pinsN[i]; cellStart[i + 1] = cellStart[i] + cellsN[i];
-  }
-  const pinNet = new Int32Array(pins.length);
-  for (let i = 0; i < n; i++) pinNet.fill(i, pinStart[i], pinStart[i + 1]);
-  const col = (i) => [colour[3 * i], colour[3 * i + 1], colour[3 * i + 2]];
-  const dark = (c) => c.map((v) => Math.floor(v * 55 / 100));
-  const isUn = (i) => hasResult && !routed[i];
-  const owner = new Int32Array(N);                 // 0 none, i + 1: wire of net i
-  const pinOf = new Map();
-  px.fill(P.free);
-  eachBlocked((i) => { px[i] = P.blocked; prio[i] = 1; });
-  for (let i = 0; i < n; i++) {
-    const c = pack(col(i));
-    for (let k = cellStart[i]; k < cellStart[i + 1]; k++) {
-      px[cells[k]] = c; prio[cells[k]] = 2; owner[cells[k]] = i + 1;
-    }
-  }
-  for (let i = 0; i < n; i++) {
-    const c = pack(dark(col(i)));
-    for (let k = pinStart[i]; k < pinStart[i + 1]; k++) {
-      px[pins[k]] = c; prio[pins[k]] = isUn(i) ? 4 : 3; pinOf.set(pins[k], i);
-    }
-  }
-  bctx.putImageData(img, 0, 0);
-  tick("drawn");
-  const unrouted = [];
-  for (let i = 0; i < n; i++) if (isUn(i)) unrouted.push(i);
-  const unroutedPins = [];
-  for (const i of unrouted) {
-    for (let k = pinStart[i]; k < pinStart[i + 1]; k++) unroutedPins.push(pins[k]);
-  }
-  $("summary").textContent = W + " \u00d7 " + H + " \u00b7 " + (hasResult ?
-    D.routed + "/" + n + " nets routed \u00b7 wirelength " + D.wirelength + " \u00b7 " +
-    D.mode + " \u00b7 " + D.engine : n + " nets, not routed");
-  const keys = $("keys");
-  key(keys, css(C.blocked), "blockage");
-  key(keys, "#999", "pin (black square when zoomed in)");
-  if (hasResult) key(keys, "transparent", "pin of an unrouted net", "#d00000");
-  $("marksrow").hidden = !unrouted.length;
-  $("marks").onchange = draw;
+const KIND = {};                          // the page kind's hooks
+"""
 
-  if (D.congestion) {
-    const cg = await blob(D.congestion), mx = D.congestion_max || 1, heat = lut(D.heat);
-    const c = document.createElement("canvas");
-    c.width = W; c.height = H;
-    const cx2 = c.getContext("2d"), im = cx2.createImageData(W, H);
-    const p = new Uint32Array(im.data.buffer), pr = new Uint8Array(N);
-    for (let i = 0; i < N; i++) {
-      if (cg[i] > 0) {
-        const t = Math.min(1, cg[i] / mx), v = heat[Math.round(t * 255)];
-        p[i] = (v & 0x00ffffff | (Math.round(120 + 120 * t) << 24)) >>> 0;
-        pr[i] = 1 + Math.round(t * 254);
-      }
-    }
-    cx2.putImageData(im, 0, 0);
-    overlay = {on: false, data: cg, src: {c: c, p: pr, px: p, list: []}};
-    $("congrow").hidden = false;
-    $("congmax").textContent = String(+mx.toPrecision(4));
-    bar($("congbar"), heat);
-    $("cong").onchange = (e) => { overlay.on = e.target.checked; draw(); };
-  }
-
-  KIND.owner = (i) => {
-    let t;
-    if (pinOf.has(i)) {
-      const k = pinOf.get(i);
-      t = "pin of net " + JSON.stringify(names[k]) + (isUn(k) ? " (unrouted)" : "");
-    } else if (owner[i]) t = "wire of net " + JSON.stringify(names[owner[i] - 1]);
-    else if (blocked(i)) t = "blockage";
-    else t = "free";
-    if (overlay && overlay.data[i] > 0) t += " \u00b7 history cost " + +overlay.data[i]
-      .toPrecision(4);
-    return t;
-  };
-  KIND.click = (i) => {
-    if (i < 0) return;
-    const k = pinOf.has(i) ? pinOf.get(i) : owner[i] - 1;
-    select(k, false);
-  };
-  KIND.clear = () => select(-1, false);
-  function pinMarks(from, to, s) {
-    // zoomed in, a pin is its net's colour with a centred mark, as in the PNG
-    const m = Math.max(1, Math.floor(s / 2)), o = (s - m) / 2;
-    for (let k = from; k < to; k++) {
-      const c = pins[k], i = pinNet[k];
-      if (!inView(c, s)) continue;
-      const b = box(c, 0);
-      ctx.fillStyle = css(col(i)); ctx.fillRect(b[0], b[1], b[2], b[3]);
-      const x = view.ox + (c % W) * s, y = view.oy + Math.floor(c / W) * s;
-      ctx.fillStyle = css(isUn(i) ? C.unrouted_pin : C.pin);
-      ctx.fillRect(Math.round(x + o), Math.round(y + o), m, m);
-    }
-  }
-  KIND.paint = (s) => {
-    const dpr = window.devicePixelRatio || 1;
-    if (s >= 4) pinMarks(0, pins.length, s);
-    if (sel >= 0) {
-      ctx.fillStyle = "rgba(247,247,242,0.8)";
-      ctx.fillRect(view.ox, view.oy, W * s, H * s);
-      ctx.fillStyle = css(col(sel));
-      const d = 2 / dpr;
-      for (let k = cellStart[sel]; k < cellStart[sel + 1]; k++) {
-        const b = box(cells[k], d); ctx.fillRect(b[0], b[1], b[2], b[3]);
-      }
-      for (let k = pinStart[sel]; k < pinStart[sel + 1]; k++) {
-        const b = box(pins[k], d); ctx.fillRect(b[0], b[1], b[2], b[3]);
-      }
-      if (s >= 4) pinMarks(pinStart[sel], pinStart[sel + 1], s);
-    }
-    // few unrouted nets get big rings; thousands get small ones, so the grid stays visible
-    const r = Math.max(s * 0.7, unrouted.length > 200 ? 2.5 : 6);
-    if ($("marks").checked) rings(unroutedPins, r, "#d00000");
-    if (sel >= 0) rings(pins.subarray(pinStart[sel], pinStart[sel + 1]), Math.max(r, 6) + 3,
-      "#000");
-  };
-
-  // the net list
-  const list = $("list"), spacer = $("spacer"), ROW = 20;
-  let shown = [];
-  const pool = [];
-  function status(i) {
-    if (!hasResult) return pinsN[i] + " pins";
-    if (!routed[i]) return "unrouted" + (reasons[i] ? ": " + reasons[i] : "");
-    return "len " + length[i] + " \u00b7 " + bendsA[i] + " bends \u00b7 #" + order[i];
-  }
-  function refilter() {
-    const q = $("search").value.trim().toLowerCase(), f = $("filter").value;
-    const out = [];
-    for (let i = 0; i < n; i++) {
-      if (f === "unrouted" && !isUn(i)) continue;
-      if (f === "routed" && (!hasResult || !routed[i])) continue;
-      if (q && names[i].toLowerCase().indexOf(q) < 0) continue;
-      out.push(i);
-    }
-    const how = $("sort").value;
-    if (how === "status") out.sort((a, b) => (isUn(b) - isUn(a)) || a - b);
-    else if (how === "name") out.sort((a, b) => names[a] < names[b] ? -1 : names[a] >
-      names[b] ? 1 : a - b);
-    else if (how === "length" && hasResult) out.sort((a, b) => length[b] - length[a] || a - b);
-    else if (how === "order" && hasResult) {
-      out.sort((a, b) => ((order[a] < 0) - (order[b] < 0)) || order[a] - order[b] || a - b);
-    }
-    shown = out;
-    spacer.style.height = shown.length * ROW + "px";
-    $("count").textContent = (hasResult ? unrouted.length + " unrouted \u00b7 " +
-      (n - unrouted.length) + " routed \u00b7 " : "") + "showing " + shown.length + " of " + n;
-    list.scrollTop = 0;
-    renderList();
-  }
-  function renderList() {
-    const first = Math.floor(list.scrollTop / ROW);
-    const count = Math.min(shown.length - first, Math.ceil(list.clientHeight / ROW) + 2);
-    for (let r = 0; r < Math.max(count, pool.length); r++) {
-      if (r >= count) { if (pool[r]) pool[r].hidden = true; continue; }
-      if (!pool[r]) {
-        const d = document.createElement("div"), sw = document.createElement("span");
-        const nm = document.createElement("span"), st = document.createElement("span");
-        sw.className = "sw"; nm.className = "nm"; st.className = "st";
-        d.append(sw, nm, st);
-        d.onclick = () => select(+d.dataset.net, true);
-        list.append(d); pool[r] = d;
-      }
-      const d = pool[r], i = shown[first + r];
-      d.hidden = false;
-      d.className = "net" + (isUn(i) ? " un" : "") + (i === sel ? " sel" : "");
-      d.dataset.net = String(i);
-      d.dataset.name = names[i];
-      d.style.top = (first + r) * ROW + "px";
-      d.children[0].style.background = css(col(i));
-      d.children[1].textContent = names[i];
-      d.children[2].textContent = status(i);
-      d.title = names[i] + ": " + status(i);
-    }
-  }
-  function detail() {
-    const box = $("detail");
-    box.textContent = "";
-    if (sel < 0) return;
-    const i = sel, add = (label, text) => {
-      const d = document.createElement("div"), b = document.createElement("b");
-      b.textContent = label + ": "; d.append(b, document.createTextNode(text)); box.append(d);
-    };
-    add("net", names[i]);
-    if (hasResult) {
-      add("status", routed[i] ? "routed" : "unrouted");
-      if (!routed[i]) add("reason", reasons[i] || "not given by the result");
-      else {
-        add("length", String(length[i])); add("bends", String(bendsA[i]));
-        add("order", String(order[i]));
-      }
-    }
-    const ps = [];
-    for (let k = pinStart[i]; k < Math.min(pinStart[i + 1], pinStart[i] + 12); k++) {
-      ps.push("[" + pins[k] % W + ", " + Math.floor(pins[k] / W) + "]");
-    }
-    add("pins (" + pinsN[i] + ")", ps.join(" ") + (pinsN[i] > 12 ? " \u2026" : ""));
-    const b = document.createElement("button");
-    b.textContent = "zoom to net"; b.onclick = () => zoomTo(i);
-    box.append(b);
-  }
-  function zoomTo(i) {
-    let x0 = W, y0 = H, x1 = -1, y1 = -1;
-    const grow = (c) => {
-      const x = c % W, y = Math.floor(c / W);
-      x0 = Math.min(x0, x); x1 = Math.max(x1, x); y0 = Math.min(y0, y); y1 = Math.max(y1, y);
-    };
-    for (let k = pinStart[i]; k < pinStart[i + 1]; k++) grow(pins[k]);
-    for (let k = cellStart[i]; k < cellStart[i + 1]; k++) grow(cells[k]);
-    const r = cv.getBoundingClientRect(), bw = x1 - x0 + 1 + 8, bh = y1 - y0 + 1 + 8;
-    const s = Math.max(view.s, Math.min(32, r.width / bw, r.height / bh));
-    view.s = s;
-    view.ox = r.width / 2 - (x0 + x1 + 1) / 2 * s;
-    view.oy = r.height / 2 - (y0 + y1 + 1) / 2 * s;
-    draw();
-  }
-  function select(i, zoom) {
-    sel = i >= 0 && i < n ? i : -1;
-    document.body.dataset.selected = sel >= 0 ? names[sel] : "";
-    detail(); renderList();
-    if (sel >= 0 && zoom) zoomTo(sel); else draw();
-  }
-  list.addEventListener("scroll", renderList);
-  $("search").addEventListener("input", refilter);
-  $("search").addEventListener("keydown", (e) => {
-    if (e.key === "Enter" && shown.length) select(shown[0], true);
-  });
-  $("filter").onchange = refilter;
-  $("sort").onchange = refilter;
-  window.addEventListener("resize", renderList);
-  refilter();
-  window.mazeview.select = (name) => select(names.indexOf(name), true);
-}
-
-// --- a wavefront --------------------------------------------------------------------------
-async function wavefront() {
-  $("wavepanel").hidden = false;
-  const top = D.top, vir = lut(D.viridis);
-  const lev = await blob(D.levels);                 // level + 1, 0 not reached
-  const ob = await blob(D.others);
-  const other = (i) => (ob[i >> 3] >> (i & 7)) & 1;
-  const pc = await blob(D.path_codes), path = decodeSteps(pc, await blob(D.path_jumps),
-    new Uint32Array(pc.length));
-  // cells by level, so that moving the slider repaints only the levels in between
-  const count = new Uint32Array(top + 2);
-  for (let i = 0; i < N; i++) if (lev[i]) count[lev[i]]++;
-  const start = new Uint32Array(top + 2);
-  for (let l = 1; l <= top; l++) start[l + 1] = start[l] + count[l];
-  const byLevel = new Uint32Array(start[top + 1] + count[top + 1]);
-  const fill = start.slice();
-  for (let i = 0; i < N; i++) if (lev[i]) byLevel[fill[lev[i]]++] = i;
-  const shade = (l) => vir[Math.round(l / Math.max(top, 1) * 255)];
-  px.fill(P.wave_free);
-  for (let j = 0; j < ob.length; j++) {
-    const b = ob[j];
-    if (!b) continue;
-    for (let t = 0; t < 8; t++) {
-      if ((b >> t) & 1 && 8 * j + t < N) { px[8 * j + t] = P.other; prio[8 * j + t] = 1; }
-    }
-  }
-  eachBlocked((i) => { px[i] = P.blocked; prio[i] = 1; });
-  let k = -1;
-  function paintLevel(l, how) {                   // how: 0 not yet, 1 reached, 2 frontier
-    for (let q = start[l + 1]; q < start[l + 1] + count[l + 1]; q++) {
-      const i = byLevel[q];
-      px[i] = how === 2 ? P.front : how === 1 ? shade(l) : P.wave_free;
-      prio[i] = how === 2 ? 3 : how;
-    }
-  }
-  function setLevel(l) {
-    l = Math.max(0, Math.min(top, l | 0));
-    if (k < 0) { for (let m = 0; m < l; m++) paintLevel(m, 1); }
-    else if (l > k) { for (let m = k; m < l; m++) paintLevel(m, 1); }
-    else if (l < k) { for (let m = l + 1; m <= k; m++) paintLevel(m, 0); }
-    paintLevel(l, 2);
-    k = l;
-    dirty = true;                               // the picture is uploaded once a frame
-    $("slider").value = String(l);
-    $("levelinfo").textContent = "level " + l + " of " + top + " \u00b7 " + count[l + 1] +
-      " cells at this level";
-    document.body.dataset.level = String(l);
-    bar($("bar"), vir, l / Math.max(top, 1));
-    draw();
-  }
-  $("summary").textContent = W + " \u00d7 " + H + " \u00b7 " + (top + 1) + " levels \u00b7 " +
-    (start[top + 1] + count[top + 1]) + " cells reached";
-  $("slider").max = String(top);
-  $("barmax").textContent = String(top);
-  $("slider").addEventListener("input", (e) => setLevel(+e.target.value));
-  $("showpath").onchange = draw;
-  let timer = null;
-  $("play").onclick = () => {
-    if (timer) { clearInterval(timer); timer = null; $("play").innerHTML = "&#9654;"; return; }
-    if (k >= top) setLevel(0);
-    $("play").innerHTML = "&#10074;&#10074;";
-    const step = Math.max(1, Math.round(top / 150));
-    timer = setInterval(() => {
-      if (k >= top) { clearInterval(timer); timer = null; $("play").innerHTML = "&#9654;"; }
-      else setLevel(k + step);
-    }, 60);
-  };
-  const keys = $("wavekeys");
-  key(keys, css(C.front), "cells of the slider's level");
-  key(keys, css(C.blocked), "blockage");
-  key(keys, css(C.other), "other nets");
-  key(keys, css(C.wave_free), "not reached (yet)");
-  if (path.length) key(keys, css(C.path), "path");
-  key(keys, "#fff", "root", "#000");
-  if (D.target !== null) key(keys, css(C.target), "target", "#000");
-
-  const isRoot = new Set(D.roots);
-  KIND.owner = (i) => {
-    let t = blocked(i) ? "blockage" : other(i) ? "other net" :
-      lev[i] ? "level " + (lev[i] - 1) : "not reached";
-    if (isRoot.has(i)) t += " \u00b7 root";
-    if (i === D.target) t += " \u00b7 target";
-    return t;
-  };
-  KIND.paint = (s) => {
-    const cx = (c) => view.ox + (c % W + 0.5) * s, cy = (c) => view.oy +
-      (Math.floor(c / W) + 0.5) * s;
-    if ($("showpath").checked && path.length) {
-      ctx.strokeStyle = css(C.path); ctx.lineWidth = Math.max(2, s * 0.2);
-      ctx.lineCap = "round"; ctx.lineJoin = "round";
-      const seen = new Set();
-      ctx.beginPath();
-      for (let q = 0; q < path.length; q++) {
-        const c = path[q], prev = q ? path[q - 1] : -1;
-        const near = (a, b) => a >= 0 && (Math.abs(a - b) === W ||
-          (Math.abs(a - b) === 1 && Math.floor(a / W) === Math.floor(b / W)));
-        if (near(prev, c)) ctx.lineTo(cx(c), cy(c));
-        else {
-          const j = [c - W, c - 1, c + 1, c + W].find((a) => seen.has(a) && near(a, c));
-          if (j !== undefined) { ctx.moveTo(cx(j), cy(j)); ctx.lineTo(cx(c), cy(c)); }
-          else { ctx.moveTo(cx(c), cy(c)); ctx.lineTo(cx(c), cy(c)); }
-        }
-        seen.add(c);
-      }
-      ctx.stroke();
-    }
-    const r = Math.max(5, Math.min(0.35 * s, 12));
-    for (const c of D.roots) {
-      ctx.beginPath(); ctx.arc(cx(c), cy(c), r, 0, 2 * Math.PI);
-      ctx.fillStyle = "#fff"; ctx.fill(); ctx.lineWidth = 1.5; ctx.strokeStyle = "#000";
-      ctx.stroke();
-    }
-    if (D.target !== null) {
-      const c = D.target;
-      ctx.beginPath(); ctx.moveTo(cx(c) - r, cy(c) - r); ctx.lineTo(cx(c) + r, cy(c) + r);
-      ctx.moveTo(cx(c) + r, cy(c) - r); ctx.lineTo(cx(c) - r, cy(c) + r);
-      ctx.lineWidth = 5; ctx.strokeStyle = "#000"; ctx.stroke();
-      ctx.lineWidth = 3; ctx.strokeStyle = css(C.target); ctx.stroke();
-    }
-  };
-  setLevel(top);
-  window.mazeview.level = setLevel;
-}
-
+_BOOT = r"""
 // for scripts and tests: the transform (CSS pixels: cell (x, y) starts at ox + x * s,
 // oy + y * s of the canvas), and the load times
 window.mazeview = {ready: false, view: () => ({s: view.s, ox: view.ox, oy: view.oy}),
-  fit: fit, timings: timings};
+  fit: fit, timings: timings, layer: setLayer, shown: () => layer};
 try {
+  layerSelector();
   if (D.kind === "wavefront") await wavefront(); else await routes();
+  if (LAYERS) setLayer(layer);
 } catch (err) {
   msg.textContent = "Could not read the embedded data: " + err;
   throw err;
@@ -768,3 +481,6 @@ requestAnimationFrame(() => {
 });
 })();
 """
+
+#: The page's script: the shared part, then each kind of page's, then the start.
+JS = _CORE + ROUTES + WAVEFRONT + _BOOT

@@ -63,16 +63,16 @@ def test_the_package_docstring_states_the_data_flow():
 STAGE = {
     "readers": 0, "layout": 1, "plan": 2, "engines": 3, "backtrace": 4, "router": 4,
     "contract": 5, "report": 5, "render": 5, "render_congestion": 5, "render_wavefront": 5,
-    "view": 5, "view_template": 5, "generate": 5, "generate3d": 5, "render_layers": 5,
-    "render_wavefront_layers": 5,
+    "view": 5, "view_template": 5, "view_pages": 5, "generate": 5, "generate3d": 5,
+    "render_layers": 5, "render_wavefront_layers": 5,
     "batch": 6, "batch_files": 6, "batch_layers": 6, "cli_check": 8,
     "batch_memory": 6, "distributed": 7, "cli": 8, "cli_options": 8, "cli_signals": 8,
 }
 #: Helpers that every stage may use.
 SHARED = {"errors", "io", "keys", "limits", "compiled", "graph", "layout", "layers"}
-WATCHED = ["view", "view_template", "render", "render_congestion", "render_wavefront",
-           "contract", "report", "generate", "batch", "batch_files", "batch_memory",
-           "distributed", "cli", "cli_options", "cli_signals", "backtrace"]
+WATCHED = ["view", "view_template", "view_pages", "render", "render_congestion",
+           "render_wavefront", "contract", "report", "generate", "batch", "batch_files",
+           "batch_memory", "distributed", "cli", "cli_options", "cli_signals", "backtrace"]
 
 
 def _imported(path: Path) -> set[str]:

@@ -574,3 +574,208 @@ def test_names_of_unrouted_nets_stay_visible_beside_long_reasons(driver, tmp_pat
             By.ID, "detail").text
     finally:
         driver.set_window_size(*WINDOW)
+
+
+# -- a stack of layers ---------------------------------------------------------------------------
+TWO_LAYERS = Path(__file__).resolve().parent.parent / "layouts" / "two_layers.yaml"
+DARK = (0, 0, 0)
+
+
+@pytest.fixture(scope="module")
+def layered(tmp_path_factory):
+    """``route --html`` on the two-layer example: its page, routes and layout."""
+    from mazeroute.readers import load_layout
+
+    d = tmp_path_factory.mktemp("layers")
+    assert main(["route", str(TWO_LAYERS), "-o", str(d / "out"), "--html", "--no-png",
+                 "-q"]) == 0
+    routes = json.loads((d / "out" / "routes.json").read_text(encoding="utf-8"))
+    assert all(n["routed"] for n in routes["nets"]) and routes["vias"] > 0
+    return {"page": d / "out" / "view.html", "routes": routes,
+            "layout": load_layout(TWO_LAYERS)}
+
+
+def _show(d, value: str) -> None:
+    Select(d.find_element(By.ID, "layer")).select_by_value(value)
+    _settle(d)
+
+
+def _wires(routes: dict) -> dict[tuple[int, int, int], int]:
+    """Every wire cell (x, y, z) that is no pin, with its net's index."""
+    pins = {tuple(p) for n in routes["nets"] for p in n["cells"][:1] + n["cells"][-1:]}
+    return {tuple(c): i for i, n in enumerate(routes["nets"]) for c in n["cells"]
+            if tuple(c) not in pins}
+
+
+def _vias(routes: dict) -> set[tuple[int, int, int]]:
+    """Both cells of every via of the two-pin nets: consecutive cells on two layers."""
+    out = set()
+    for n in routes["nets"]:
+        for a, b in zip(n["cells"], n["cells"][1:]):
+            if a[2] != b[2]:
+                out |= {tuple(a), tuple(b)}
+    return out
+
+
+def test_layer_selector_switches_what_is_drawn(driver, layered):
+    page, routes, lay = layered["page"], layered["routes"], layered["layout"]
+    _open(driver, page)
+    options = [o.text for o in driver.find_elements(By.CSS_SELECTOR, "#layer option")]
+    assert options == ["all layers (M1 on top)", "0: M1 H ↔", "1: M2 V ↕"]
+    wires, vias = _wires(routes), _vias(routes)
+    pins = {tuple(p[:2]) for n in lay.nets for p in n.pins}
+    body = driver.find_element(By.TAG_NAME, "body")
+    checked = 0
+    for z, name in enumerate(["M1", "M2"]):
+        _show(driver, str(z))
+        assert body.get_attribute("data-layer") == name
+        img = _shot(driver)
+        for y in range(lay.height):
+            for x in range(lay.width):
+                if (x, y) in pins or (x, y, z) in vias or (x, y, 1 - z) in vias:
+                    continue
+                got = img[_centre(driver, x, y)[::-1]]
+                if (x, y, z) in wires:                       # this layer's wire
+                    assert _close(got, net_colour(wires[(x, y, z)])), (z, x, y, got)
+                    checked += 1
+                elif lay.blocked[z, y, x]:                    # this layer's blockage only
+                    assert _close(got, BLOCKED), (z, x, y, got)
+                else:                                         # the other layer's wire: hidden
+                    assert _close(got, FREE), (z, x, y, got)
+    assert checked > 30
+    # the pointer's readout names the layer: M1's blockage is not M2's
+    _show(driver, "0")
+    assert _hover(driver, 5, 3) == "x 5, y 3 · M1 · blockage"
+    _show(driver, "1")
+    assert _hover(driver, 5, 3).startswith("x 5, y 3 · M2 · ")
+    assert not _hover(driver, 5, 3).endswith("blockage")
+    _show(driver, "-1")
+    assert body.get_attribute("data-layer") == "all"
+    assert _hover(driver, 3, 7) == "x 3, y 7 · M1: free · M2: blockage"
+    assert _requests(driver, page) == []
+
+
+def test_all_layers_blend_with_the_picked_layer_on_top(driver, layered):
+    page, routes, lay = layered["page"], layered["routes"], layered["layout"]
+    _open(driver, page)
+    assert driver.find_element(By.TAG_NAME, "body").get_attribute("data-layer") == "all"
+    wires, vias = _wires(routes), _vias(routes)
+    pins = {tuple(p[:2]) for n in lay.nets for p in n.pins}
+    only = {z: [(x, y) for (x, y, k), i in wires.items() if k == z
+                and (x, y, 1 - z) not in wires and (x, y) not in pins
+                and not lay.blocked[:, y, x].any()
+                and not {(x, y, 0), (x, y, 1)} & vias] for z in (0, 1)}
+    assert only[0] and only[1]
+    for top in (0, 1):
+        if top:
+            _show(driver, "1")
+            _show(driver, "-1")
+            assert Select(driver.find_element(By.ID, "layer")).first_selected_option.text \
+                == "all layers (M2 on top)"
+        img = _shot(driver)
+        for z in (0, 1):
+            for x, y in only[z]:
+                got, colour = img[_centre(driver, x, y)[::-1]], net_colour(wires[(x, y, z)])
+                if z == top:                                  # opaque
+                    assert _close(got, colour), (top, z, x, y, got)
+                else:                                         # half over the free cell
+                    half = (np.asarray(colour) + np.asarray(FREE)) / 2
+                    assert _close(got, half, 4), (top, z, x, y, got, half)
+
+
+def test_vias_are_marked_on_both_layers_they_join(driver, layered):
+    page, routes = layered["page"], layered["routes"]
+    _open(driver, page)
+    vias = _vias(routes)
+    s = driver.execute_script("return window.mazeview.view()")["s"]
+    assert s >= 20
+    for z in (0, 1):
+        _show(driver, str(z))
+        img = _shot(driver)
+        for x, y, k in sorted(vias):
+            if k != z:
+                continue
+            cx, cy = _centre(driver, x, y)
+            assert _close(img[cy, cx], DARK, 90), (z, x, y, img[cy, cx])   # the cross
+            assert "(via)" in _hover(driver, x, y)
+        # a wire cell of no via has no mark
+        x, y, _ = next(c for c in sorted(_wires(routes)) if c[2] == z and c not in vias
+                       and (c[0], c[1], 1 - z) not in vias)
+        cx, cy = _centre(driver, x, y)
+        assert not _close(img[cy, cx], DARK, 90)
+        assert "(via)" not in _hover(driver, x, y)
+
+
+def test_a_net_s_pins_are_listed_with_their_layers(driver, layered):
+    _open(driver, layered["page"])
+    driver.execute_script("window.mazeview.select('data')")
+    _settle(driver)
+    text = driver.find_element(By.ID, "detail").text
+    assert "[0, 5, M1] [15, 5, M2]" in text
+    assert re.search(r"vias: [1-9]", text)
+    row = driver.find_element(By.CSS_SELECTOR, "#list .net.sel")
+    assert re.search(r"len \d+ · \d+ vias?", row.text)
+    assert "2 layers" in driver.find_element(By.ID, "summary").text
+
+
+def test_congestion_of_the_shown_layer(driver, layered, tmp_path):
+    from mazeroute.view import routes_result, save_view_html
+
+    lay = layered["layout"]
+    res = routes_result(lay, layered["routes"])
+    cong = np.zeros(lay.blocked.shape, np.float32)
+    cong[0, 0, 13], cong[1, 9, 13] = 3.0, 6.0            # free on both layers
+    page = save_view_html(lay, res, tmp_path / "c.html", congestion=cong)
+    _open(driver, page)
+    driver.find_element(By.ID, "cong").click()
+    for z, hot, cold in ((0, (13, 0), (13, 9)), (1, (13, 9), (13, 0))):
+        _show(driver, str(z))
+        img = _shot(driver)
+        assert not _close(img[_centre(driver, *hot)[::-1]], FREE, 10), z
+        assert _close(img[_centre(driver, *cold)[::-1]], FREE), z
+        assert "history cost " + ("3" if z == 0 else "6") in _hover(driver, *hot)
+        assert "history cost" not in _hover(driver, *cold)
+
+
+@pytest.fixture(scope="module")
+def stack_wave(tmp_path_factory):
+    """``wavefront --html`` of the two-layer example's net ``clk``, and its levels."""
+    from mazeroute.batch_layers import stack_wavefront
+    from mazeroute.readers import load_layout
+
+    page = tmp_path_factory.mktemp("wave3d") / "w.html"
+    assert main(["wavefront", str(TWO_LAYERS), "--net", "clk", "-o", str(page.with_suffix(
+        ".png")), "--html", str(page), "--mode", "sequential", "-q"]) == 0
+    lay = load_layout(TWO_LAYERS)
+    return page, stack_wavefront(lay, 0, "sequential")[0], lay
+
+
+@pytest.mark.parametrize("k", [3, 11])
+def test_stack_wavefront_slider_on_each_layer(driver, stack_wave, k):
+    page, levels, lay = stack_wave
+    _open(driver, page)
+    driver.find_element(By.ID, "showpath").click()
+    _slide_to(driver, k)
+    for z, name in enumerate(["M1", "M2"]):
+        _show(driver, str(z))
+        assert driver.find_element(By.ID, "levelinfo").text == (
+            f"level {k} of {int(levels[levels != UNREACHED].max())} · "
+            f"{int((levels[z] == k).sum())} cells at this level on {name} · "
+            f"{int((levels == k).sum())} on all layers")
+        img = _shot(driver)
+        front = {(x, y) for y in range(lay.height) for x in range(lay.width)
+                 if _close(img[_centre(driver, x, y)[::-1]], FRONT, 6)}
+        marks = {(0, 1), (15, 8)}                          # the root and the target
+        want = {(int(x), int(y)) for y, x in zip(*np.nonzero(levels[z] == k))} - marks
+        assert front - marks == want and want, (z, k)
+        for y in range(lay.height):
+            for x in range(lay.width):
+                got = img[_centre(driver, x, y)[::-1]]
+                if lay.blocked[z, y, x]:                   # this layer's blockages only
+                    assert _close(got, BLOCKED), (z, x, y)
+                elif (x, y) not in marks and int(levels[z, y, x]) > k:
+                    assert _close(got, WAVE_FREE) or _close(got, OTHER), (z, x, y)
+        assert _hover(driver, 4, 5).startswith(f"x 4, y 5 · {name} · ")
+    _show(driver, "-1")
+    assert driver.find_element(By.ID, "levelinfo").text.endswith(
+        f"{int((levels == k).sum())} cells at this level on all layers")

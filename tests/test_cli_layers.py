@@ -1,5 +1,6 @@
 """The command line on multi-layer layouts: route (both modes), ADC answers written and
-checked, batch summaries with vias, and the commands that still refuse layers."""
+checked, batch summaries with vias, the options that still refuse layers, and the viewer,
+wavefront page and heat map, which draw every layer."""
 
 from __future__ import annotations
 
@@ -123,13 +124,22 @@ def test_stack_picture_drawn(tmp_path, capsys, stack_file):
     assert (out / "layout.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_backend_gpu_refused_for_layers(tmp_path, capsys, stack_file):
-    code, _, err = _run(capsys, "route", stack_file, "-o", tmp_path / "o", "--backend", "gpu")
-    assert code == 2
-    assert err.strip().splitlines() == [
-        "mazeroute: error: --backend: the GPU engines do not route multi-layer layouts "
-        "yet; use --backend cpu"]
-    assert not (tmp_path / "o").exists()
+def test_backend_gpu_routes_layers_or_says_why(tmp_path, capsys, stack_file):
+    """Without a usable GPU, one line and nothing written; with one, the CPU's routes."""
+    from mazeroute.engines import gpu_available
+    code, _, err = _run(capsys, "route", stack_file, "-o", tmp_path / "o", "--backend", "gpu",
+                        "--no-png")
+    if not gpu_available():
+        assert code != 0 and len(err.strip().splitlines()) == 1
+        assert "backend 'gpu' needs CuPy and a CUDA device" in err
+        assert not (tmp_path / "o").exists()
+        return
+    assert code == 0
+    assert _run(capsys, "route", stack_file, "-o", tmp_path / "c", "--backend", "cpu",
+                "--no-png")[0] == 0
+    gpu = json.loads((tmp_path / "o" / "routes.json").read_text())
+    cpu = json.loads((tmp_path / "c" / "routes.json").read_text())
+    assert [n["cells"] for n in gpu["nets"]] == [n["cells"] for n in cpu["nets"]]
 
 
 def test_strategy_refused_for_layers(tmp_path, capsys, stack_file):
@@ -185,11 +195,25 @@ def test_check_answer_refused_for_yaml(tmp_path, capsys, stack_file):
     assert code == 2 and "--answer" in err
 
 
-def test_view_refuses_layers(tmp_path, capsys, stack_file):
-    picture = tmp_path / "x.html"
-    code, _, err = _run(capsys, "view", stack_file, "-o", picture)
-    assert code == 2 and len(err.strip().splitlines()) == 1
-    assert "one layer only" in err and "mazeroute route" in err and not picture.exists()
+def test_view_shows_layers(tmp_path, capsys, stack_file):
+    """``view`` draws a multi-layer layout, bare and with its routes (it refused both)."""
+    from mazeroute.view import read_view_data
+
+    page = tmp_path / "x.html"
+    code, _, err = _run(capsys, "view", stack_file, "-o", page)
+    assert code == 0, err
+    data = read_view_data(page)
+    assert [layer["name"] for layer in data["layers"]] == ["M1", "M2"]
+    assert "codes" not in data["nets"]
+    out = tmp_path / "out"
+    assert _run(capsys, "route", stack_file, "-o", out, "--no-png", "-q")[0] == 0
+    code, _, err = _run(capsys, "view", stack_file, "--routes", out / "routes.json", "-o",
+                        page, "-q")
+    assert code == 0, err
+    routes = json.loads((out / "routes.json").read_text())
+    nets = read_view_data(page)["nets"]
+    assert nets["names"] == ["a", "b"]
+    assert _blob(nets["vias_n"]).sum() == routes["vias"] > 0
 
 
 def test_wavefront_draws_layers(tmp_path, capsys, stack_file):
@@ -260,3 +284,68 @@ def test_routing_memory_counts_every_layer_and_check_names_them(capsys):
         assert routing_bytes(stack, mode) == 2 * routing_bytes(flat, mode) > 0
     assert main(["check", str(root / "layouts" / "two_layers.yaml")]) == 0
     assert "16 x 10 cells x 2 layers (M1, M2)" in capsys.readouterr().out
+
+
+# -- the viewer, the wavefront page and the heat map of a stack ----------------------------------
+TWO_LAYERS = Path(__file__).resolve().parent.parent / "layouts" / "two_layers.yaml"
+
+
+def _blob(b: dict):
+    import base64
+    import zlib
+
+    import numpy as np
+    kinds = {"u8": "<u1", "u16": "<u2", "u32": "<u4", "i32": "<i4", "f32": "<f4"}
+    return np.frombuffer(zlib.decompress(base64.b64decode(b["z"])), kinds[b["dtype"]])
+
+
+def test_route_html_and_congestion_draw_every_layer(tmp_path, capsys):
+    from PIL import Image
+
+    from mazeroute.readers import load_layout
+    from mazeroute.render_layers import panel_origin
+    from mazeroute.view import read_view_data
+
+    out, png = tmp_path / "out", tmp_path / "heat.png"
+    code, text, err = _run(capsys, "route", TWO_LAYERS, "-o", out, "--html", "--congestion",
+                           png, "--mode", "negotiate")
+    assert code == 0, err
+    assert "view.html" in text.splitlines()[-1] and "heat.png" in text.splitlines()[-1]
+    assert sorted(p.name for p in out.iterdir()) == ["layout.png", "report.txt",
+                                                     "routes.json", "view.html"]
+    routes = json.loads((out / "routes.json").read_text())
+    data = read_view_data(out / "view.html")
+    lay = load_layout(TWO_LAYERS)
+    assert [layer["name"] for layer in data["layers"]] == ["M1", "M2"]
+    assert data["nets"]["names"] == [n["name"] for n in routes["nets"]]
+    assert _blob(data["nets"]["cells_n"]).tolist() == [len(n["cells"]) for n in routes["nets"]]
+    cong = _blob(data["congestion"])                  # negotiation's history, every layer
+    assert cong.size == lay.blocked.size and data["congestion_max"] == cong.max() > 0
+    with Image.open(png) as im:
+        assert im.format == "PNG"
+        w, h = im.size
+    x1, _ = panel_origin(lay, 1)                      # a second panel, for M2
+    assert w > x1 + lay.width and h > lay.height
+
+
+def test_wavefront_html_of_a_stack(tmp_path, capsys):
+    import numpy as np
+
+    from mazeroute.batch_layers import stack_wavefront
+    from mazeroute.readers import load_layout
+    from mazeroute.view import decode_levels, read_view_data
+
+    page = tmp_path / "w.html"
+    code, text, err = _run(capsys, "wavefront", TWO_LAYERS, "--net", "data", "-o",
+                           tmp_path / "w.png", "--html", page, "--mode", "sequential")
+    assert code == 0, err
+    assert "w.html" in text.splitlines()[-1]
+    lay = load_layout(TWO_LAYERS)
+    levels = stack_wavefront(lay, 1, "sequential")[0]
+    d = read_view_data(page)
+    assert d["kind"] == "wavefront" and len(d["layers"]) == 2
+    got = decode_levels(d["levels"], lay.width, lay.height, 2)
+    assert got.shape == (2, 10, 16) and (got == levels).all()
+    assert d["roots"] == [5 * lay.width + 0]          # data's root, (0, 5) on M1
+    assert d["target"] == (1 * lay.height + 5) * lay.width + 15  # (15, 5) on M2
+    assert np.asarray(levels[1] != np.iinfo(np.uint32).max).any()

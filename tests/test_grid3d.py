@@ -205,25 +205,33 @@ def test_backtrace3d_ranks_vias_before_bends():
     assert (2, 0) in {vias_and_bends(p) for p in every}
 
 
-@pytest.mark.parametrize("call, field", [
-    (lambda: bfs3d(np.ones((2, 2)), [(0, 0, 0)], directions=["any"]), "free"),
-    (lambda: bfs3d(np.ones((1, 2, 2)), [(0, 0, 0)], directions=["diagonal"]), "directions"),
-    (lambda: bfs3d(np.ones((2, 2, 2)), [(0, 0, 0)], directions=["any"]), "directions"),
-    (lambda: bfs3d(np.ones((1, 2, 2)), [(2, 0, 0)], directions=["any"]), "sources"),
-    (lambda: bfs3d(np.zeros((1, 2, 2)), [(0, 0, 0)], directions=["any"]), "sources"),
-    (lambda: bfs3d(np.ones((1, 2, 2)), [(0, 0)], directions=["any"]), "sources"),
-    (lambda: bfs3d(np.ones((1, 2, 2)), [(0, 0, 0)], directions=["any"], via_cost=0),
+#: Bad input and the field its error names, as calls on an engine module (the CPU's
+#: :mod:`mazeroute.engines.grid3d`, the GPU's ``gpu_grid3d``: one table for both).
+BAD_INPUT = [
+    (lambda m: m.bfs3d(np.ones((2, 2)), [(0, 0, 0)], directions=["any"]), "free"),
+    (lambda m: m.bfs3d(np.ones((1, 2, 2)), [(0, 0, 0)], directions=["diagonal"]),
+     "directions"),
+    (lambda m: m.bfs3d(np.ones((2, 2, 2)), [(0, 0, 0)], directions=["any"]), "directions"),
+    (lambda m: m.bfs3d(np.ones((1, 2, 2)), [(2, 0, 0)], directions=["any"]), "sources"),
+    (lambda m: m.bfs3d(np.zeros((1, 2, 2)), [(0, 0, 0)], directions=["any"]), "sources"),
+    (lambda m: m.bfs3d(np.ones((1, 2, 2)), [(0, 0)], directions=["any"]), "sources"),
+    (lambda m: m.bfs3d(np.ones((1, 2, 2)), [(0, 0, 0)], directions=["any"], via_cost=0),
      "via_cost"),
-    (lambda: bfs3d(np.ones((1, 2, 2)), [(0, 0, 0)], directions=["any"],
-                   via_sites=np.ones((3, 3))), "via_sites"),
-    (lambda: bfs3d(np.ones((3, 2, 2)), [(0, 0, 0)], directions=["any"] * 3,
-                   via_sites=np.ones((3, 2, 2), bool)), "via_sites"),
-    (lambda: weighted3d(np.zeros((1, 2, 2), int), [(0, 0, 0)], directions=["any"]), "cost"),
-    (lambda: weighted3d(np.ones((1, 2, 2)), [(0, 0, 0)], directions=["any"]), "cost"),
-])
+    (lambda m: m.bfs3d(np.ones((1, 2, 2)), [(0, 0, 0)], directions=["any"],
+                       via_sites=np.ones((3, 3))), "via_sites"),
+    (lambda m: m.bfs3d(np.ones((3, 2, 2)), [(0, 0, 0)], directions=["any"] * 3,
+                       via_sites=np.ones((3, 2, 2), bool)), "via_sites"),
+    (lambda m: m.weighted3d(np.zeros((1, 2, 2), int), [(0, 0, 0)], directions=["any"]),
+     "cost"),
+    (lambda m: m.weighted3d(np.ones((1, 2, 2)), [(0, 0, 0)], directions=["any"]), "cost"),
+]
+
+
+@pytest.mark.parametrize("call, field", BAD_INPUT)
 def test_bad_input_names_its_field(call, field):
+    import mazeroute.engines.grid3d as cpu
     with pytest.raises(InputError) as err:
-        call()
+        call(cpu)
     assert err.value.field == field
 
 

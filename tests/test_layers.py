@@ -7,7 +7,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mazeroute.batch_layers import NOT_DRAWN
 from mazeroute.cli import main
 from mazeroute.errors import InputError
 from mazeroute.layers import Layer, Stack, edge_kind, paint_stack, pair_sites, why_not_edge
@@ -232,15 +231,25 @@ def test_check_reads_a_multi_layer_layout(tmp_path, capsys):
     assert "ok: m, 8 x 6 cells" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("argv", [
-    ["view", "{p}", "-o", "{d}/v.html"],
-])
-def test_commands_that_draw_refuse_a_multi_layer_layout(tmp_path, capsys, argv):
+def test_view_draws_a_multi_layer_layout(tmp_path, capsys):
     p = _file(tmp_path, LAYOUT)
-    assert main([a.format(p=p, d=tmp_path) for a in argv]) == 2
-    err = capsys.readouterr().err
-    assert err == f"mazeroute: error: {p}: {NOT_DRAWN}\n"
-    assert not (tmp_path / "v.html").exists() and not (tmp_path / "w.png").exists()
+    assert main(["view", str(p), "-o", str(tmp_path / "v.html")]) == 0
+    page = (tmp_path / "v.html").read_text()
+    assert '"layers"' in page and "mazeroute-view/1" in page
+
+
+def test_batch_writes_a_multi_layer_layouts_page(tmp_path, capsys):
+    folder = tmp_path / "in"
+    folder.mkdir()
+    p = _file(folder, LAYOUT)
+    out = tmp_path / "out"
+    assert main(["batch", str(folder), "-o", str(out), "-q", "--html", "--no-png"]) == 0
+    pages = list(out.glob("*/view.html"))
+    assert len(pages) == 1 and '"layers"' in pages[0].read_text()
+    # --resume finds the page and keeps the layout as finished
+    assert main(["batch", str(folder), "-o", str(out), "-q", "--html", "--no-png",
+                 "--resume"]) == 0
+    assert p.exists()
 
 
 def test_batch_routes_a_multi_layer_layout_not_as_a_base(tmp_path, capsys):

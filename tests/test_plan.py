@@ -727,3 +727,24 @@ def test_auto_negotiation_without_a_device_never_weighs_the_layout(monkeypatch):
     monkeypatch.setattr(features, "sampled_features", weighed)
     got = make_plan(np.ones((512, 512), bool), "auto", mode="negotiate")
     assert (got.backend, got.negotiation, got.floor) == ("cpu", "cpu", "cpu")
+
+
+def test_a_stack_is_planned_by_its_free_cells_on_the_3d_engines(monkeypatch):
+    from mazeroute.errors import EngineUnavailable
+    from mazeroute.layers import Layer, Stack
+    stack = Stack((Layer("M1", "horizontal"), Layer("M2", "vertical")))
+    lay = Layout("s", 64, 64, nets=[Net("a", [(0, 0, 0), (9, 9, 1)])], stack=stack)
+    monkeypatch.setattr(device, "gpu_available", lambda: True)
+    for mode in ("sequential", "negotiate"):
+        p = make_plan(lay, "cpu", mode=mode)
+        assert (p.backend, p.strategy, p.fallback) == ("cpu", "grid3d", None)
+        assert make_plan(lay, "auto", mode=mode).backend == "cpu"   # 8,192 free cells
+    low = replace(DEFAULT_RULES, min_gpu_stack_cells=2 * 64 * 64)
+    assert make_plan(lay, "auto", mode="wavefront", rules=low).backend == "gpu"
+    assert make_plan(lay, "auto", mode="wavefront").backend == "cpu"
+    assert make_plan(lay, "auto", mode="sequential", rules=low).backend == "cpu"
+    assert make_plan(lay, "gpu", mode="negotiate").negotiation == "gpu"
+    monkeypatch.setattr(device, "gpu_available", lambda: False)
+    assert make_plan(lay, "auto", mode="wavefront", rules=low).backend == "cpu"
+    with pytest.raises(EngineUnavailable):
+        make_plan(lay, "gpu", mode="sequential")

@@ -360,3 +360,114 @@ def test_a_layout_without_nets(tmp_path):
         data = read_view_data(save_view_html(lay, res, tmp_path / "e.html"))
         check_data(lay, res, data)
         assert data["nets"]["names"] == [] and blob(data["nets"]["pins"]).size == 0
+
+
+# -- a stack of layers ---------------------------------------------------------------------------
+STACK = parse_layout({
+    "name": "stack", "width": 9, "height": 5,
+    "layers": [{"name": "M1", "direction": "horizontal"},
+               {"name": "M2", "direction": "vertical"}],
+    "blockages": [[4, 0, 4, 0], {"rect": [2, 2, 6, 2], "layer": "M1"},
+                  {"rect": [7, 0, 7, 3], "layer": "M2"}],
+    "nets": [{"name": "a", "pins": [[0, 0, "M1"], [8, 4, "M1"]]},
+             {"name": "b", "pins": [[1, 4, "M2"], [6, 3, "M2"], [8, 1]]}]}, "stack.yaml")
+
+
+def number(lay, c) -> int:
+    return (c[2] * lay.height + c[1]) * lay.width + c[0]
+
+
+def steps3(codes, jumps, lay) -> list[tuple[int, int, int]]:
+    """The module notes' step codes with a stack's two more (5: +z, 6: -z)."""
+    w, n = lay.width, lay.width * lay.height
+    cells, c, j = [], None, 0
+    for k in codes.tolist():
+        if k == 4:
+            c, j = int(jumps[j]), j + 1
+        else:
+            c += (1, -1, w, -w, None, n, -n)[k]
+        cells.append((c % n % w, c % n // w, c // n))
+    assert j == len(jumps)
+    return cells
+
+
+@pytest.fixture(scope="module")
+def stacked():
+    from mazeroute.router.layered import route_layered
+    res = route_layered(STACK, "negotiate")
+    assert all(r.routed for r in res.nets) and sum(r.vias for r in res.nets) > 0
+    return res
+
+
+def test_a_stack_s_data_are_its_layers_cells_and_vias(stacked):
+    from mazeroute.render_layers import via_cells
+    lay, res = STACK, stacked
+    cong = np.zeros(lay.blocked.shape, np.float32)
+    cong[1, 3, 5], cong[0, 1, 1] = 2.5, 0.5
+    data = view.view_data(lay, res, congestion=cong)
+    assert data["format"] == "mazeroute-view/1"
+    assert data["layers"] == [{"name": "M1", "direction": "horizontal"},
+                              {"name": "M2", "direction": "vertical"}]
+    raw = blob(data["blocked"])
+    got = np.array([(int(raw[i >> 3]) >> (i & 7)) & 1 for i in range(lay.blocked.size)])
+    assert (got.reshape(lay.blocked.shape) == lay.blocked).all()
+    assert got.reshape(lay.blocked.shape)[:, 0, 4].all()           # a blockage of every layer
+    nets = data["nets"]
+    assert blob(nets["pins"]).tolist() == [number(lay, p) for n in lay.nets for p in n.pins]
+    flat = steps3(blob(nets["codes"]), blob(nets["jumps"]), lay)
+    assert flat == [tuple(c) for r in res.nets for c in r.cells]
+    assert set(blob(nets["codes"]).tolist()) & {5, 6}               # vias are steps
+    want = [via_cells(np.array(r.cells), len(n.pins) <= 2) for r, n in zip(res.nets, lay.nets)]
+    assert blob(nets["vias_n"]).tolist() == [len(v) for v in want]
+    assert blob(nets["vias"]).tolist() == [number(lay, v) for w in want for v in w.tolist()]
+    assert (blob(data["congestion"]).reshape(lay.blocked.shape) == cong).all()
+    assert data["congestion_max"] == 2.5
+    with pytest.raises(ValueError, match="layers, rows, columns"):
+        view.view_data(lay, res, congestion=cong[0])
+    # one layer's data say nothing of layers
+    assert "layers" not in view.view_data(LAY, None) and "vias" not in view.view_data(
+        LAY, route(LAY, backend="cpu"))["nets"]
+
+
+def test_steps_of_a_stack_code_vias_and_jump_across_a_layer_s_end():
+    # one row a layer: (2, 0, 0) -> (2, 0, 1) is a via up and back a via down, never a +y
+    # step; (2, 0, 0) -> (0, 0, 1) are numbers 2 and 3, but no neighbours: a jump
+    runs = [np.array([[1, 0, 0], [2, 0, 0], [2, 0, 1], [2, 0, 0]]),
+            np.array([[2, 0, 0], [0, 0, 1]])]
+    codes, jumps = view._steps(runs, 3, 1)
+    assert codes.tolist() == [4, 0, 5, 6, 4, 4]
+    lay = parse_layout({"width": 3, "height": 1, "layers": [{"name": "a"}, {"name": "b"}],
+                        "nets": []})
+    assert steps3(codes, jumps, lay) == [tuple(c) for r in runs for c in r.tolist()]
+
+
+def test_a_stack_s_wavefront_round_trips(tmp_path):
+    from mazeroute.batch_layers import stack_wavefront
+    levels, others, net_route, _ = stack_wavefront(STACK, 1, "sequential")
+    out = save_wavefront_html(STACK, levels, tmp_path / "w.html", roots=[(1, 4, 1)],
+                              target=(6, 3, 1), path_cells=net_route.cells, others=others)
+    d = read_view_data(out)
+    assert d["layers"][1]["name"] == "M2" and d["top"] == int(levels[levels != UNREACHED]
+                                                               .max())
+    assert (view.decode_levels(d["levels"], 9, 5, 2) == levels).all()
+    assert d["roots"] == [number(STACK, (1, 4, 1))] and d["target"] == number(STACK,
+                                                                             (6, 3, 1))
+    raw = blob(d["others"])
+    got = {i for i in range(STACK.blocked.size) if (int(raw[i >> 3]) >> (i & 7)) & 1}
+    assert got == {number(STACK, c) for c in others}
+    assert steps3(blob(d["path_codes"]), blob(d["path_jumps"]), STACK) == [
+        tuple(c) for c in net_route.cells]
+    with pytest.raises(ValueError, match="layers, rows, columns"):
+        save_wavefront_html(STACK, levels[0], tmp_path / "x.html", roots=[(1, 4, 1)])
+
+
+def test_routes_result_reads_a_stack_s_routes_file(stacked):
+    data = json.loads(json.dumps(stacked.to_json()))
+    for e in data["nets"]:
+        del e["vias"], e["bends"]                       # counted again from the cells
+    back = view.routes_result(STACK, data)
+    for a, b in zip(back.nets, stacked.nets):
+        assert (a.cells, a.length, a.vias) == ([tuple(c) for c in b.cells], b.length, b.vias)
+    data["nets"][0]["cells"] = [c[:2] for c in data["nets"][0]["cells"]]
+    with pytest.raises(ValueError, match=re.escape("[x, y, layer]")):
+        view.routes_result(STACK, data)

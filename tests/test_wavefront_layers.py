@@ -145,11 +145,19 @@ def test_gif_frames_end_at_last_level(tmp_path, capsys, stack_file):
     assert not (np.asarray(im.convert("RGB"))[-GIF_BAR:] == palette[strip(top, False)]).all()
 
 
-@pytest.mark.parametrize("option, field", [(("--backend", "gpu"), "--backend"),
-                                           (("--html", "x.html"), "--html"),
-                                           (("--strategy", "sweep"), "--strategy")])
-def test_stack_refusals_in_one_line(tmp_path, capsys, stack_file, option, field):
+def test_stack_refuses_a_2d_strategy_in_one_line(tmp_path, capsys, stack_file):
     png = tmp_path / "w.png"
-    code, _, err = _run(capsys, "wavefront", stack_file, "-o", png, *option)
+    code, _, err = _run(capsys, "wavefront", stack_file, "-o", png, "--strategy", "sweep")
     assert code == 2 and len(err.strip().splitlines()) == 1
-    assert field in err and "Traceback" not in err and not png.exists()
+    assert "--strategy" in err and "Traceback" not in err and not png.exists()
+
+
+def test_stack_wavefront_on_the_gpu_or_one_line_why(tmp_path, capsys, stack_file):
+    from mazeroute.engines import gpu_available
+    png = tmp_path / "w.png"
+    code, _, err = _run(capsys, "wavefront", stack_file, "-o", png, "--backend", "gpu")
+    if gpu_available():
+        assert code == 0 and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    else:
+        assert code != 0 and len(err.strip().splitlines()) == 1 and not png.exists()
+        assert "backend 'gpu' needs CuPy" in err

@@ -47,7 +47,8 @@ from .base import UNREACHED
 from .costs import COST_MAX, DIST_MAX
 from .weighted import _pop, _push, _reserve
 
-__all__ = ["bfs3d", "weighted3d", "backtrace3d", "grid3d_csr", "DIRECTIONS", "UNREACHED"]
+__all__ = ["bfs3d", "weighted3d", "backtrace3d", "grid3d_csr", "DIRECTIONS", "UNREACHED",
+           "stack_arrays", "cell_ids", "checked_via_cost", "target_mask", "finish", "check_cost"]
 
 #: Layer directions, and the axes each lets a wire move along (bit 0: x, bit 1: y).
 DIRECTIONS = ("horizontal", "vertical", "any")
@@ -59,7 +60,7 @@ _INF = np.int64(2**62)
 
 
 # -- validation ------------------------------------------------------------------------
-def _stack(free: np.ndarray, directions: Sequence[str], via_sites, field: str = "free"):
+def stack_arrays(free: np.ndarray, directions: Sequence[str], via_sites, field: str = "free"):
     """The free mask as C-contiguous bool, per-layer axis bits and the flat per-pair via
     mask (``(L - 1) * H * W``: entry ``z * H * W + r`` allows the via from z to z + 1)."""
     free = np.asarray(free)
@@ -82,7 +83,7 @@ def _stack(free: np.ndarray, directions: Sequence[str], via_sites, field: str = 
     return np.ascontiguousarray(free, np.bool_), axes, vias
 
 
-def _vertices(cells, free: np.ndarray, field: str) -> np.ndarray:
+def cell_ids(cells, free: np.ndarray, field: str) -> np.ndarray:
     """Vertex ids of ``(k, 3)`` cells ``(x, y, z)``, each inside the grid and free."""
     c = np.asarray(cells, dtype=np.int64)
     if c.size == 0 or c.shape[-1] != 3:
@@ -99,7 +100,8 @@ def _vertices(cells, free: np.ndarray, field: str) -> np.ndarray:
     return v
 
 
-def _via_cost(via_cost) -> int:
+def checked_via_cost(via_cost) -> int:
+    """``via_cost`` as an int, refused unless an integer in ``1..DIST_MAX``."""
     if isinstance(via_cost, bool) or not isinstance(via_cost, (int, np.integer)) \
             or not 1 <= via_cost <= DIST_MAX:
         raise InputError(f"must be an integer in 1..{DIST_MAX}, got {via_cost!r}",
@@ -107,10 +109,20 @@ def _via_cost(via_cost) -> int:
     return int(via_cost)
 
 
-def _targets(targets, free: np.ndarray) -> np.ndarray:
+def check_cost(cost: np.ndarray, shape: tuple[int, ...]) -> None:
+    """Refuse a cost array that is not integer, of ``shape``, each value in
+    ``1..COST_MAX``."""
+    if cost.shape != shape or not np.issubdtype(cost.dtype, np.integer):
+        raise InputError(f"must be an integer array of shape {shape}", field="cost")
+    if cost.min() < 1 or cost.max() > COST_MAX:
+        raise InputError(f"every cost must be in 1..{COST_MAX}", field="cost")
+
+
+def target_mask(targets, free: np.ndarray) -> np.ndarray:
+    """A flat bool mask of ``targets`` (none: all False), each checked as a cell."""
     is_target = np.zeros(free.size, np.bool_)
     if targets is not None and np.size(targets):
-        is_target[_vertices(targets, free, "targets")] = True
+        is_target[cell_ids(targets, free, "targets")] = True
     return is_target
 
 
@@ -256,7 +268,9 @@ def _dijkstra(free, cost, axes, vias, via_cost, sources, is_target, dist):
     return stop
 
 
-def _finish(dist: np.ndarray, stop: int, shape) -> np.ndarray:
+def finish(dist: np.ndarray, stop: int, shape) -> np.ndarray:
+    """The search's answer: ``uint32`` distances of ``shape``, every label dearer than
+    ``stop`` (the nearest target's distance; ``2**62``: none) made unreached."""
     if stop < _INF:
         dist[dist > stop] = _UNREACHED      # tentative labels beyond the target
     return dist.astype(np.uint32).reshape(shape)
@@ -300,16 +314,16 @@ def bfs3d(free: np.ndarray, sources, *, directions: Sequence[str], via_cost: int
     >>> int(d[0, 2, 0])        # via up, two steps, via down
     4
     """
-    vc = _via_cost(via_cost)
-    free, axes, vias = _stack(free, directions, via_sites)
-    src = _vertices(sources, free, "sources")
+    vc = checked_via_cost(via_cost)
+    free, axes, vias = stack_arrays(free, directions, via_sites)
+    src = cell_ids(sources, free, "sources")
     dist = np.full(free.size, _UNREACHED, np.int64)
-    is_target = _targets(targets, free)
+    is_target = target_mask(targets, free)
     if vc == 1:
         stop = _lee(free, axes, vias, src, is_target, dist)
     else:
         stop = _dial(free, axes, vias, vc, src, is_target, dist)
-    return _finish(dist, stop, free.shape)
+    return finish(dist, stop, free.shape)
 
 
 def weighted3d(cost: np.ndarray, sources, targets=None, *, directions: Sequence[str],
@@ -347,20 +361,17 @@ def weighted3d(cost: np.ndarray, sources, targets=None, *, directions: Sequence[
     >>> weighted3d(cost, [(0, 0, 0)], directions=["any", "any"], via_cost=2)[0].tolist()
     [[0, 9, 6]]
     """
-    vc = _via_cost(via_cost)
+    vc = checked_via_cost(via_cost)
     cost = np.asarray(cost)
     if free is None:
         free = np.ones(cost.shape, np.bool_)
-    free, axes, vias = _stack(free, directions, via_sites)
-    if cost.shape != free.shape or not np.issubdtype(cost.dtype, np.integer):
-        raise InputError(f"must be an integer array of shape {free.shape}", field="cost")
-    if cost.min() < 1 or cost.max() > COST_MAX:
-        raise InputError(f"every cost must be in 1..{COST_MAX}", field="cost")
-    src = _vertices(sources, free, "sources")
+    free, axes, vias = stack_arrays(free, directions, via_sites)
+    check_cost(cost, free.shape)
+    src = cell_ids(sources, free, "sources")
     dist = np.full(free.size, _UNREACHED, np.int64)
     stop = _dijkstra(free, np.ascontiguousarray(cost, np.int64), axes, vias, vc, src,
-                     _targets(targets, free), dist)
-    return _finish(dist, stop, free.shape)
+                     target_mask(targets, free), dist)
+    return finish(dist, stop, free.shape)
 
 
 # -- backtrace -------------------------------------------------------------------------
@@ -480,9 +491,9 @@ def backtrace3d(dist: np.ndarray, target, *, directions: Sequence[str], via_cost
     >>> backtrace3d(d, (2, 2, 1), directions=["any", "any"]).tolist()  # via at the corner
     [[2, 2, 1], [1, 2, 1], [0, 2, 1], [0, 2, 0], [0, 1, 0], [0, 0, 0]]
     """
-    vc = _via_cost(via_cost)
+    vc = checked_via_cost(via_cost)
     dist = np.asarray(dist)
-    _, axes, vias = _stack(np.ones(dist.shape, np.bool_), directions, via_sites, "dist")
+    _, axes, vias = stack_arrays(np.ones(dist.shape, np.bool_), directions, via_sites, "dist")
     layers, h, w = dist.shape
     x, y, z = (int(c) for c in target)
     if not (0 <= x < w and 0 <= y < h and 0 <= z < layers) or dist[z, y, x] == UNREACHED:
@@ -528,7 +539,7 @@ def grid3d_csr(free: np.ndarray, directions: Sequence[str],
     >>> bfs(g, 4, backend="cpu", strategy="csr").reshape(2, 1, 3).tolist()
     [[[2, 1, 2]], [[3, 0, 3]]]
     """
-    free, axes, vias = _stack(free, directions, via_sites)
+    free, axes, vias = stack_arrays(free, directions, via_sites)
     layers, h, w = free.shape
     n, hw = free.size, h * w
     along_x = np.broadcast_to((axes & 1).astype(bool)[:, None, None], free.shape)

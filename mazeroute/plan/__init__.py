@@ -161,6 +161,19 @@ def _offered(backend: str, strategy: str, kind: str) -> str:
     return strategy
 
 
+def _stack_plan(backend: str, mode: str, has_gpu: bool, free_cells: int,
+                rules: Rules) -> Plan:
+    """A multi-layer layout's plan: its 3-D engines' backend (strategy ``grid3d``);
+    under ``auto`` the GPU for a whole wavefront from ``rules.min_gpu_stack_cells``
+    free cells on, the CPU for routing."""
+    big = mode == "wavefront" and free_cells >= rules.min_gpu_stack_cells
+    chosen = backend if backend != "auto" else ("gpu" if has_gpu and big else "cpu")
+    neg = chosen if mode == "negotiate" else None
+    notice = no_gpu_notice() if backend == "auto" and not has_gpu else None
+    return Plan(backend, mode, chosen, "grid3d", neg, neg, None, None,
+                "cpu" if backend == "auto" else None, notice)
+
+
 def make_plan(subject, backend: str = "auto", strategy: str | None = None,
               mode: str = "wavefront", rules: Rules = DEFAULT_RULES) -> Plan:
     """Decide every engine a run needs.
@@ -206,10 +219,12 @@ def make_plan(subject, backend: str = "auto", strategy: str | None = None,
                          field="mode")
     backends = _check_names(backend, strategy)
     free, layout, kind = _subject(subject)
-    measure = Measure(free, rules) if free is not None else None
     has_gpu = "gpu" in backends and backend in ("auto", "gpu") and device.gpu_available()
     if backend == "gpu" and not has_gpu:
         raise _no_gpu()
+    if layout is not None and layout.stack is not None:
+        return _stack_plan(backend, mode, has_gpu, int(free.sum()), rules)
+    measure = Measure(free, rules) if free is not None else None
     nets = layout is not None and len(layout.nets) > 0
 
     def prefers_cpu() -> bool:

@@ -15,7 +15,8 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass
 
-__all__ = ["ENGINES", "EngineSpec", "DEFAULT_STRATEGY", "NET_SEARCHES", "strategies"]
+__all__ = ["ENGINES", "EngineSpec", "DEFAULT_STRATEGY", "NET_SEARCHES", "STACK_ENGINES",
+           "strategies"]
 
 
 @dataclass(frozen=True)
@@ -81,6 +82,12 @@ DEFAULT_STRATEGY = {("cpu", "grid"): "grid", ("cpu", "csr"): "csr",
 #: these nets on these costs", what negotiated routing runs), by backend.
 NET_SEARCHES: dict[str, str] = {"cpu": "mazeroute.engines.weighted:CPUNetSearch",
                                 "gpu": "mazeroute.engines.gpu_weighted:GPUNetSearch"}
+
+
+#: The 3-D engines of multi-layer layouts, by backend: modules with ``bfs3d`` and
+#: ``weighted3d`` of one signature.
+STACK_ENGINES: dict[str, str] = {"cpu": "mazeroute.engines.grid3d",
+                                 "gpu": "mazeroute.engines.gpu_grid3d"}
 
 
 def strategies(backend: str | None = None) -> list[str]:

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, fields
 _WAVE = "docs/auto.md#whole-wavefronts"
 _ROUTE = "docs/auto.md#sequential-routing"
 _SAMPLE = "docs/auto.md#features"
+_STACK = "docs/auto.md#multi-layer-layouts"
 
 
 def _rule(value, why: str, evidence: str):
@@ -104,6 +105,12 @@ class Rules:
         0.3, "a field of blockages with this share of free cells beside one is dense", _ROUTE)
     gpu_cells_per_span_dense: float = _rule(
         600, "gpu_cells_per_span on a dense field of blockages", _ROUTE)
+
+    # -- multi-layer layouts ---------------------------------------------------------------
+    min_gpu_stack_cells: int = _rule(
+        1 << 24, "a multi-layer layout's whole wavefront runs on the GPU under auto from "
+        "this many free cells (all layers); routing a stack stays on the CPU, whose "
+        "windowed searches were as fast as the GPU's", _STACK)
 
 
 #: The rules in force.

@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..layout import Layout, check_layout
+from ..plan import make_plan
 from .layered_negotiate import negotiate_layered
 from .layered_tree import route_sequential
 from .negotiation.options import PathFinderOptions
@@ -44,9 +45,9 @@ LAYERED_MODES = ("sequential", "negotiate")
 
 def route_layered(layout: Layout, mode: str = "negotiate", *,
                   options: PathFinderOptions | None = None, order: str = "file",
-                  progress: Callable[[IterationStats], None] | None = None
-                  ) -> RouteResult:
-    """Route every net of a multi-layer layout on the CPU.
+                  progress: Callable[[IterationStats], None] | None = None,
+                  backend: str = "cpu", kernels=None) -> RouteResult:
+    """Route every net of a multi-layer layout.
 
     Parameters
     ----------
@@ -64,12 +65,19 @@ def route_layered(layout: Layout, mode: str = "negotiate", *,
     progress : callable, optional
         Negotiate mode: called with each iteration's :class:`IterationStats`;
         sequential mode: called as ``progress(done, total, net_route)``.
+    backend : {"cpu", "gpu", "auto"}
+        Where the searches run: the CPU engines over the whole grid, or the GPU's sweeps
+        in windows provably as good (:mod:`.layered_search`); the routes are the same.
+        ``auto`` is the planner's choice (:func:`mazeroute.plan.make_plan`).
+    kernels : object, optional
+        The GPU's sweeps (tests run them emulated on the CPU).
 
     Returns
     -------
     RouteResult
         One :class:`NetRoute` per net, in file order, cells ``(x, y, z)``; engine
-        ``cpu/grid3d`` (sequential) or ``cpu/weighted3d`` (negotiate).
+        ``cpu/grid3d`` (sequential) or ``cpu/weighted3d`` (negotiate), ``gpu/...`` on
+        the GPU.
 
     Raises
     ------
@@ -95,9 +103,12 @@ def route_layered(layout: Layout, mode: str = "negotiate", *,
     if mode not in LAYERED_MODES:
         raise ValueError(f"unknown mode {mode!r}; choose from {', '.join(LAYERED_MODES)}")
     check_layout(layout)
+    if kernels is None:
+        backend = make_plan(layout, backend, mode=mode).backend
     if mode == "sequential":
         if options is not None:
             raise ValueError("options apply to negotiate mode only")
-        return route_sequential(layout, order, progress)
+        return route_sequential(layout, order, progress, backend, kernels)
     net_order(layout, order)                    # an unknown order is refused alike
-    return negotiate_layered(layout, options or PathFinderOptions(), progress)
+    return negotiate_layered(layout, options or PathFinderOptions(), progress, backend,
+                             kernels)

@@ -39,7 +39,8 @@ import numpy as np
 
 from ..engines.costs import COST_MAX, COST_SCALE
 from ..layout import Layout
-from .layered_tree import Board, Tree, grow_tree, net_route, route_sequential
+from .layered_search import make_trees
+from .layered_tree import Board, Tree, net_route, route_sequential
 from .negotiation.options import PathFinderOptions
 from .result import IterationStats, NetRoute, PhaseStats, RouteResult
 
@@ -52,8 +53,10 @@ _LATE = "unrouted when the time limit ran out"
 class _Negotiation:
     """The loop's state: every cell's history and users, each net's wire."""
 
-    def __init__(self, layout: Layout, options: PathFinderOptions, deadline: float | None):
+    def __init__(self, layout: Layout, options: PathFinderOptions, deadline: float | None,
+                 backend: str = "cpu", kernels=None):
         self.board = Board(layout)
+        self.search = make_trees(self.board, backend, kernels)
         self.opt = options
         self.deadline = deadline
         self.shape = self.board.shape
@@ -79,6 +82,7 @@ class _Negotiation:
         value = ((COST_SCALE + self.history[at]) * (COST_SCALE + self.pres * self.users[at])
                  // COST_SCALE)
         self.cost[at] = np.clip(value, 1, COST_MAX)
+        self.search.priced(self.cost, cells)
 
     def _flat(self, cells: np.ndarray) -> np.ndarray:
         _, h, w = self.shape
@@ -91,12 +95,45 @@ class _Negotiation:
         self.users[wire] += sign
         self._price(wire)
 
-    def reroute(self, i: int) -> None:
-        """Rip net ``i`` up and route it again on the costs as they are now."""
-        self._take(self.wires[i], -1)
-        self.wires[i] = self.trees[i] = None
-        tree = grow_tree(self.board.rules, self.board.free_for(i, wires=False),
-                         self.board.pins[i], self.cost.reshape(self.shape))
+
+    def _reroute_all(self, todo: list[int]) -> bool:
+        """Rip up and reroute ``todo`` in order, in batches whose windows (their old wires
+        included) are disjoint, so that each net sees what it would see one at a time;
+        False when the time limit cut it short."""
+        shape = self.shape
+        done = 0
+        while done < len(todo):
+            if self.late():
+                return False
+            batch = self.search.batch(todo, done, self._old_cells)
+            old = {i: (self.wires[i], self.trees[i]) for i in batch}
+            for i in batch:
+                self._take(self.wires[i], -1)
+                self.wires[i] = self.trees[i] = None
+            grown = self.search.grow_many(batch, wires=False, cost=self.cost.reshape(shape))
+            for k, (i, tree) in enumerate(zip(batch, grown)):
+                if tree is None:          # its window proved nothing: put the rest back
+                    for j in batch[k + 1:]:
+                        self.wires[j], self.trees[j] = old[j]
+                        self._take(self.wires[j], 1)
+                    tree = self.search.grow(i, wires=False, cost=self.cost.reshape(shape))
+                self._keep(i, tree)
+                done += 1
+                if grown[k] is None:
+                    break
+        return True
+
+    def _old_cells(self, i: int) -> np.ndarray | None:
+        """Net ``i``'s wire as cells ``(x, y, z)`` (None when it has none)."""
+        w = self.wires[i]
+        if w is None:
+            return None
+        _, h, width = self.shape
+        z, r = np.divmod(w, h * width)
+        return np.stack([r % width, r // width, z], axis=1)
+
+    def _keep(self, i: int, tree: Tree) -> None:
+        """Take ``tree`` as net ``i``'s new wire (or mark the net dead)."""
         if not tree.routed:
             self.dead.add(i)            # other nets' wires never block it: no route at all
             return
@@ -115,10 +152,8 @@ class _Negotiation:
         pres_fac = self.opt.pres_fac(it)
         self.pres = int(round(pres_fac * COST_SCALE))
         self._price()
-        for i in todo:
-            if self.late():
-                return None
-            self.reroute(i)
+        if not self._reroute_all(todo):
+            return None
         conflicts = self.conflicted()
         shared = self.users > 1
         acc = int(round(self.opt.acc_fac * COST_SCALE))
@@ -164,7 +199,7 @@ class _Negotiation:
             if c is None or (board.wire[c[:, 2], c[:, 1], c[:, 0]] >= 0).any():
                 redo.append(i)
                 continue
-            board.commit(i, c)
+            self.search.commit(i, c)
             routes[i] = net_route(board, i, tree, order, 0.0)
             routes[i].levels = 0        # its searches' distances were costs, not levels
             order += 1
@@ -173,19 +208,19 @@ class _Negotiation:
                 routes[i] = net_route(board, i, None, None, 0.0)
                 routes[i].reason = _LATE
                 continue
-            tree = grow_tree(board.rules, board.free_for(i), board.pins[i])
+            tree = self.search.grow(i)
             routes[i] = net_route(board, i, tree, order, 0.0)
             if tree.routed:
-                board.commit(i, tree.cells)
+                self.search.commit(i, tree.cells)
                 order += 1
             else:
-                routes[i].reason = board.why_unrouted(i)
+                routes[i].reason = self.search.why_unrouted(i)
         return routes
 
 
 def negotiate_layered(layout: Layout, options: PathFinderOptions,
-                      progress: Callable[[IterationStats], None] | None = None
-                      ) -> RouteResult:
+                      progress: Callable[[IterationStats], None] | None = None,
+                      backend: str = "cpu", kernels=None) -> RouteResult:
     """Negotiated routing of a multi-layer layout (see the module's notes).
 
     Parameters
@@ -196,20 +231,25 @@ def negotiate_layered(layout: Layout, options: PathFinderOptions,
         The loop's options (those named in the module's notes apply).
     progress : callable, optional
         Called with each iteration's :class:`IterationStats`.
+    backend : {"cpu", "gpu"}
+        Where the searches run (:mod:`.layered_search`); the routes are the same.
+    kernels : object, optional
+        The GPU's sweeps (tests run them emulated).
 
     Returns
     -------
     RouteResult
-        Mode ``negotiate``, engine ``cpu/weighted3d``, with its iterations, the cells'
-        final history ``(L, H, W)`` in units of a cell's base cost, its phases
+        Mode ``negotiate``, engine ``cpu/weighted3d`` or ``gpu/weighted3d``, with its
+        iterations, the cells' final history ``(L, H, W)`` in units of a cell's base
+        cost, its phases
         (``legalise``, ``sequential floor``) and why the loop stopped with cells shared.
     """
     start = time.perf_counter()
     deadline = None if options.time_limit is None else start + options.time_limit
     t0 = time.perf_counter()
-    floor = route_sequential(layout)
+    floor = route_sequential(layout, backend=backend, kernels=kernels)
     floor_phase = PhaseStats("sequential floor", time.perf_counter() - t0, floor.routed)
-    neg = _Negotiation(layout, options, deadline)
+    neg = _Negotiation(layout, options, deadline, backend, kernels)
     neg.loop(progress)
     t0 = time.perf_counter()
     nets = neg.legalise()
@@ -218,6 +258,6 @@ def negotiate_layered(layout: Layout, options: PathFinderOptions,
     if floor.routed > routed:
         nets = floor.nets
     history = (neg.history / COST_SCALE).reshape(neg.shape)
-    return RouteResult(layout, nets, "cpu/weighted3d", "file", time.perf_counter() - start,
+    return RouteResult(layout, nets, f"{backend}/weighted3d", "file", time.perf_counter() - start,
                        mode="negotiate", iterations=neg.stats, history=history,
                        phases=phases, stop=neg.stop)

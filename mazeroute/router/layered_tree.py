@@ -24,7 +24,7 @@ from .negotiation.explain import names
 from .result import NetRoute, RouteResult
 from .sequential import net_order
 
-__all__ = ["Rules", "Tree", "grow_tree", "path_counts", "Board", "net_route",
+__all__ = ["Rules", "Tree", "Growth", "grow_tree", "path_counts", "Board", "net_route",
            "route_sequential"]
 
 #: What crossing another net's wire costs, in cells, in the search that names the wires
@@ -65,6 +65,13 @@ class Rules:
         return {"directions": self.directions, "via_cost": self.via_cost,
                 "via_sites": self.via_sites}
 
+    def crop(self, x0: int, y0: int, w: int, h: int) -> Rules:
+        """The rules of the box ``x0, y0, w, h`` (every layer) of the grid."""
+        if self.via_sites is None:
+            return self
+        sites = np.asarray(self.via_sites)[..., y0:y0 + h, x0:x0 + w]
+        return Rules(self.directions, self.via_cost, sites, self.flat)
+
 
 @dataclass
 class Tree:
@@ -84,7 +91,8 @@ class Tree:
         return not self.missing
 
 
-def grow_tree(rules: Rules, free: np.ndarray, pins, cost: np.ndarray | None = None) -> Tree:
+def grow_tree(rules: Rules, free: np.ndarray | None, pins, cost: np.ndarray | None = None,
+              search: Callable | None = None) -> Tree:
     """Connect ``pins`` one at a time, each search from the tree so far to the nearest
     remaining pin (the first listed among equals), and its shortest path backtraced.
 
@@ -93,11 +101,15 @@ def grow_tree(rules: Rules, free: np.ndarray, pins, cost: np.ndarray | None = No
     rules : Rules
         The stack's rules.
     free : (L, H, W) bool array
-        Cells the net may use; its pins among them.
+        Cells the net may use; its pins among them (unused with ``search``).
     pins : (k, 3) array_like of int
         The net's pins ``(x, y, z)``, the root first.
     cost : (L, H, W) int array, optional
         Entry costs (the weighted search); None: unit steps (BFS).
+    search : callable, optional
+        ``search(sources, targets) -> (dist, x0, y0)``: the distances of a box of the
+        grid at ``x0, y0`` (every layer) that are the grid's for the nearest target and
+        every cell behind it; default the CPU engines over ``free``.
 
     Returns
     -------
@@ -112,30 +124,71 @@ def grow_tree(rules: Rules, free: np.ndarray, pins, cost: np.ndarray | None = No
     >>> t.cells.tolist(), t.levels, t.vias
     ([[0, 0, 0], [0, 0, 1], [1, 0, 1], [2, 0, 1], [2, 0, 0]], 4, 2)
     """
-    pins = np.asarray(pins, np.int64).reshape(-1, 3)
-    tree = Tree(pins[:1].copy())
-    branches = [pins[:1]]
-    remaining = [tuple(int(v) for v in p) for p in pins[1:]]
-    while remaining:
-        sources = np.concatenate(branches)
-        if cost is None:
-            dist = bfs3d(free, sources, targets=remaining, **rules.kwargs())
+    growth = Growth(pins)
+    while not growth.done:
+        sources, remaining = growth.sources(), growth.remaining
+        if search is not None:
+            dist, x0, y0 = search(sources, remaining)
+        elif cost is None:
+            dist, x0, y0 = bfs3d(free, sources, targets=remaining, **rules.kwargs()), 0, 0
         else:
-            dist = weighted3d(cost, sources, remaining, free=free, **rules.kwargs())
-        reach = [int(dist[z, y, x]) for x, y, z in remaining]
+            dist, x0, y0 = weighted3d(cost, sources, remaining, free=free,
+                                      **rules.kwargs()), 0, 0
+        growth.step(rules, dist, x0, y0, cost)
+    return growth.finish()
+
+
+class Growth:
+    """A tree being grown by :func:`grow_tree`, one search at a time, so that a batch
+    of nets can step theirs together: the searches' sources and targets, and what each
+    search's distances add.
+
+    Parameters
+    ----------
+    pins : (k, 3) array_like of int
+        The net's pins, the root first.
+    """
+
+    def __init__(self, pins):
+        pins = np.asarray(pins, np.int64).reshape(-1, 3)
+        self.tree = Tree(pins[:1].copy())
+        self.branches = [pins[:1]]
+        self.remaining = [tuple(int(v) for v in p) for p in pins[1:]]
+        self.done = not self.remaining
+
+    def sources(self) -> np.ndarray:
+        """The tree's cells so far: the next search's sources."""
+        return np.concatenate(self.branches)
+
+    def step(self, rules: Rules, dist: np.ndarray, x0: int, y0: int,
+             cost: np.ndarray | None) -> None:
+        """Take the nearest remaining pin (the first listed among equals) by ``dist``,
+        a box of the grid at ``x0, y0`` exact for it, and backtrace its branch; or, none
+        reached, end with the remaining pins missing."""
+        remaining, tree = self.remaining, self.tree
+        reach = [int(dist[z, y - y0, x - x0]) for x, y, z in remaining]
         best = int(np.argmin(reach))
         if reach[best] == UNREACHED:
-            tree.missing = remaining
-            break
-        target = remaining.pop(best)
+            tree.missing = list(remaining)
+            self.done = True
+            return
+        x, y, z = remaining.pop(best)
         tree.levels += reach[best]
-        path = _trace(rules, dist, target, cost)
+        _, h, w = dist.shape
+        box = None if cost is None else cost[:, y0:y0 + h, x0:x0 + w]
+        path = _trace(rules.crop(x0, y0, w, h), dist, (x - x0, y - y0, z), box)
+        path[:, 0] += x0
+        path[:, 1] += y0
         vias, bends = path_counts(path)
         tree.vias += vias
         tree.bends += bends
-        branches.append(path[:-1][::-1])        # the last cell is in the tree already
-    tree.cells = np.concatenate(branches)
-    return tree
+        self.branches.append(path[:-1][::-1])   # the last cell is in the tree already
+        self.done = not remaining
+
+    def finish(self) -> Tree:
+        """The grown tree."""
+        self.tree.cells = np.concatenate(self.branches)
+        return self.tree
 
 
 def _trace(rules: Rules, dist: np.ndarray, target, cost) -> np.ndarray:
@@ -192,20 +245,42 @@ class Board:
         free[p[:, 2], p[:, 1], p[:, 0]] = True
         return free
 
+    def free_in(self, i: int, wires: bool, x0: int, y0: int, x1: int, y1: int) -> np.ndarray:
+        """:meth:`free_for` of the box ``x0 <= x < x1``, ``y0 <= y < y1`` (every layer)."""
+        free = self.open[:, y0:y1, x0:x1].copy()
+        if wires:
+            free &= self.wire[:, y0:y1, x0:x1] < 0
+        p = self.pins[i]
+        inside = (p[:, 0] >= x0) & (p[:, 0] < x1) & (p[:, 1] >= y0) & (p[:, 1] < y1)
+        q = p[inside]
+        free[q[:, 2], q[:, 1] - y0, q[:, 0] - x0] = True
+        return free
+
     def commit(self, i: int, cells: np.ndarray) -> None:
         """Block ``cells`` as net ``i``'s wire for every later net."""
         self.wire[cells[:, 2], cells[:, 1], cells[:, 0]] = i
 
-    def why_unrouted(self, i: int) -> str:
-        """Why net ``i`` has no route against the committed wires, in words."""
+    def wall_cost(self) -> np.ndarray:
+        """Entry costs that let a search cross committed wires at a high price (the
+        search that names the wires walling a net off)."""
         cost = np.ones(self.shape, np.int64)
         cost[self.wire >= 0] = _WALL_COST
-        tree = grow_tree(self.rules, self.free_for(i, wires=False), self.pins[i], cost)
+        return cost
+
+    def reason(self, i: int, tree: Tree) -> str:
+        """Why net ``i`` has no route, in words, from ``tree``: its tree grown through
+        other nets' wires on :meth:`wall_cost`."""
         if not tree.routed:
             return "cut off from its pins by blockages and other nets' pins"
         c = tree.cells
         walls = set(self.wire[c[:, 2], c[:, 1], c[:, 0]].tolist()) - {-1, i}
         return "walled off by the wires of nets " + names(self.layout, walls)
+
+    def why_unrouted(self, i: int) -> str:
+        """Why net ``i`` has no route against the committed wires, in words."""
+        tree = grow_tree(self.rules, self.free_for(i, wires=False), self.pins[i],
+                         self.wall_cost())
+        return self.reason(i, tree)
 
 
 def net_route(board: Board, i: int, tree: Tree | None, order: int | None,
@@ -225,27 +300,40 @@ def net_route(board: Board, i: int, tree: Tree | None, order: int | None,
 
 
 def route_sequential(layout: Layout, order: str = "file",
-                     progress: Callable[[int, int, NetRoute], None] | None = None
-                     ) -> RouteResult:
+                     progress: Callable[[int, int, NetRoute], None] | None = None,
+                     backend: str = "cpu", kernels=None) -> RouteResult:
     """Sequential mode of :func:`route_layered` (``progress(done, total, net_route)``
-    after each net)."""
+    after each net), its searches on ``backend``'s engines
+    (:mod:`.layered_search`; ``kernels``: the GPU's sweeps, for tests)."""
+    from .layered_search import make_trees
+
     start = time.perf_counter()
     board = Board(layout)
+    trees = make_trees(board, backend, kernels)
     sequence = net_order(layout, order)
     results: dict[int, NetRoute] = {}
     committed = 0
-    for k, i in enumerate(sequence):
+    while len(results) < len(sequence):
         t0 = time.perf_counter()
-        tree = grow_tree(board.rules, board.free_for(i), board.pins[i])
-        r = net_route(board, i, tree, committed, 0.0)
-        if tree.routed:
-            board.commit(i, tree.cells)
-            committed += 1
-        else:
-            r.reason = board.why_unrouted(i)
-        r.seconds = time.perf_counter() - t0
-        results[i] = r
-        if progress:
-            progress(k + 1, len(sequence), r)
+        batch = trees.batch(sequence, len(results))
+        grown = trees.grow_many(batch)
+        share = (time.perf_counter() - t0) / len(batch)
+        for i, tree in zip(batch, grown):
+            t0 = time.perf_counter()
+            alone = tree is None       # its window proved nothing: alone, and the rest after
+            if alone:
+                tree = trees.grow(i)
+            r = net_route(board, i, tree, committed, 0.0)
+            if tree.routed:
+                trees.commit(i, tree.cells)
+                committed += 1
+            else:
+                r.reason = trees.why_unrouted(i)
+            r.seconds = share + time.perf_counter() - t0
+            results[i] = r
+            if progress:
+                progress(len(results), len(sequence), r)
+            if alone:
+                break
     nets = [results[i] for i in range(len(layout.nets))]
-    return RouteResult(layout, nets, "cpu/grid3d", order, time.perf_counter() - start)
+    return RouteResult(layout, nets, trees.engine, order, time.perf_counter() - start)

@@ -1,0 +1,159 @@
+// Lee's wavefront (PMPP Fig. 15.5) on a stack of routing layers joined by vias, computed
+// as GAMER (Lin et al., "GAMER: GPU-Accelerated Maze Routing", TCAD 2023) computes
+// routing costs: min-plus sweeps along every row of the layers whose wires run along x,
+// along every column of the layers whose wires run along y, and up and down every via
+// column, repeated until a whole round changes nothing. Relaxation is monotone (every
+// value is the cost of some path), so that fixpoint is the shortest-path field.
+//
+// Many searches run in one launch: each is a box (x0, y0, w, h) spanning every layer,
+// with its own distances packed at its offset in `dist`; one thread sweeps one line of
+// one box. A box whose last round changed nothing has converged and is skipped.
+// Host side: mazeroute/engines/gpu_grid3d.py.
+//
+// -DOWNED=1: a cell is free for a box when occ[cell] is -1 or the box's owner (the
+// router's board: -2 blocked, -1 free, else the net whose pin or wire it holds);
+// -DOWNED=0: when the byte mask free[cell] is non-zero.
+typedef unsigned int u32;
+typedef unsigned long long u64;
+
+#define UNREACHED 0xFFFFFFFFu
+
+#ifndef OWNED
+#define OWNED 0
+#endif
+
+#if OWNED
+typedef int mask_t;
+#define IS_FREE(m, g, owner) ((m)[g] == -1 || (m)[g] == (owner))
+#else
+typedef unsigned char mask_t;
+#define IS_FREE(m, g, owner) ((m)[g] != 0)
+#endif
+
+// A box as the host packs it: BOX_INTS ints each (x0, y0, w, h, owner, unused).
+#define BOX_INTS 6
+
+struct Line {
+    int b, x0, y0, w, h, owner;
+    long long off;
+};
+
+__device__ __forceinline__ bool line_of(const int* box, const long long* off,
+                                        const int* line_box, const int* line_first,
+                                        const int* active, int t, Line& ln, int& j) {
+    ln.b = line_box[t];
+    if (!active[ln.b]) return false;
+    const int* bx = box + BOX_INTS * ln.b;
+    ln.x0 = bx[0]; ln.y0 = bx[1]; ln.w = bx[2]; ln.h = bx[3]; ln.owner = bx[4];
+    ln.off = off[ln.b];
+    j = t - line_first[ln.b];
+    return true;
+}
+
+// Relax one step into cell g: entering it costs `step`. Returns the cell's new value.
+__device__ __forceinline__ u32 relax(u32* d, u32 prev, u64 step, bool& any) {
+    u32 cur = *d;
+    if (prev != UNREACHED) {
+        u64 cand = (u64)prev + step;
+        if (cand < (u64)cur) { cur = (u32)cand; *d = cur; any = true; }
+    }
+    return cur;
+}
+
+// One thread a row (z, y) of a box, both ways along x; rows of layers without x moves
+// return at once.
+extern "C" __global__ void grid3d_rows(u32* dist, const mask_t* mask,
+                                       const unsigned short* cost, int unit,
+                                       const signed char* axes, const int* box,
+                                       const long long* off, const int* line_box,
+                                       const int* line_first, int lines, int H, int W,
+                                       const int* active, int* changed) {
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= lines) return;
+    Line ln; int j;
+    if (!line_of(box, off, line_box, line_first, active, t, ln, j)) return;
+    const int z = j / ln.h, y = j - z * ln.h;
+    if (!(axes[z] & 1)) return;
+    u32* d = dist + ln.off + ((long long)z * ln.h + y) * ln.w;
+    const long long g = ((long long)z * H + ln.y0 + y) * W + ln.x0;
+    bool any = false;
+    u32 prev = UNREACHED;
+    for (int x = 0; x < ln.w; ++x) {
+        if (!IS_FREE(mask, g + x, ln.owner)) { prev = UNREACHED; continue; }
+        prev = relax(d + x, prev, unit ? 1u : (u64)cost[g + x], any);
+    }
+    prev = UNREACHED;
+    for (int x = ln.w - 1; x >= 0; --x) {
+        if (!IS_FREE(mask, g + x, ln.owner)) { prev = UNREACHED; continue; }
+        prev = relax(d + x, prev, unit ? 1u : (u64)cost[g + x], any);
+    }
+    if (any) changed[ln.b] = 1;
+}
+
+// One thread a column (z, x) of a box, both ways along y; consecutive threads take
+// consecutive x, so each step's loads are coalesced.
+extern "C" __global__ void grid3d_cols(u32* dist, const mask_t* mask,
+                                       const unsigned short* cost, int unit,
+                                       const signed char* axes, const int* box,
+                                       const long long* off, const int* line_box,
+                                       const int* line_first, int lines, int H, int W,
+                                       const int* active, int* changed) {
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= lines) return;
+    Line ln; int j;
+    if (!line_of(box, off, line_box, line_first, active, t, ln, j)) return;
+    const int z = j / ln.w, x = j - z * ln.w;
+    if (!(axes[z] & 2)) return;
+    u32* d = dist + ln.off + (long long)z * ln.h * ln.w + x;
+    const long long g = ((long long)z * H + ln.y0) * W + ln.x0 + x;
+    bool any = false;
+    u32 prev = UNREACHED;
+    for (int y = 0; y < ln.h; ++y) {
+        const long long gy = g + (long long)y * W;
+        if (!IS_FREE(mask, gy, ln.owner)) { prev = UNREACHED; continue; }
+        prev = relax(d + (long long)y * ln.w, prev, unit ? 1u : (u64)cost[gy], any);
+    }
+    prev = UNREACHED;
+    for (int y = ln.h - 1; y >= 0; --y) {
+        const long long gy = g + (long long)y * W;
+        if (!IS_FREE(mask, gy, ln.owner)) { prev = UNREACHED; continue; }
+        prev = relax(d + (long long)y * ln.w, prev, unit ? 1u : (u64)cost[gy], any);
+    }
+    if (any) changed[ln.b] = 1;
+}
+
+// One thread a via column (y, x) of a box, up then down through the layers. A via from
+// layer z to z + 1 needs both cells free and, with sites, sites[(z * H + y) * W + x];
+// entering a cell by a via costs via_cost times the cell's cost.
+extern "C" __global__ void grid3d_vias(u32* dist, const mask_t* mask,
+                                       const unsigned short* cost, int unit,
+                                       const unsigned char* sites, int has_sites,
+                                       u32 via_cost, int layers, const int* box,
+                                       const long long* off, const int* line_box,
+                                       const int* line_first, int lines, int H, int W,
+                                       const int* active, int* changed) {
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= lines) return;
+    Line ln; int j;
+    if (!line_of(box, off, line_box, line_first, active, t, ln, j)) return;
+    const int y = j / ln.w, x = j - y * ln.w;
+    const long long plane = (long long)ln.h * ln.w, gplane = (long long)H * W;
+    u32* d = dist + ln.off + (long long)y * ln.w + x;
+    const long long g = (long long)(ln.y0 + y) * W + ln.x0 + x;
+    bool any = false;
+    u32 prev = UNREACHED;
+    for (int z = 0; z < layers; ++z) {
+        const long long gz = g + z * gplane;
+        if (!IS_FREE(mask, gz, ln.owner)) { prev = UNREACHED; continue; }
+        if (z > 0 && has_sites && !sites[g + (z - 1) * gplane]) prev = UNREACHED;
+        prev = relax(d + z * plane, prev, (u64)via_cost * (unit ? 1u : cost[gz]), any);
+    }
+    prev = UNREACHED;
+    for (int z = layers - 1; z >= 0; --z) {
+        const long long gz = g + z * gplane;
+        if (!IS_FREE(mask, gz, ln.owner)) { prev = UNREACHED; continue; }
+        if (z < layers - 1 && has_sites && !sites[g + z * gplane]) prev = UNREACHED;
+        prev = relax(d + z * plane, prev, (u64)via_cost * (unit ? 1u : cost[gz]), any);
+    }
+    if (any) changed[ln.b] = 1;
+}

@@ -1,0 +1,323 @@
+"""Where a multi-layer net's searches run: the CPU engines over the whole grid
+(:class:`CPUTrees`), or the GPU's box sweeps over a window around the net
+(:class:`GPUTrees`), with the same trees from both.
+
+A window is a box of the grid around the search's sources and targets, spanning every
+layer. Its distances are those of paths that stay inside it, so they can only be dearer
+than the grid's. The window's answer is kept when it is provably the grid's: every path
+that leaves the window passes a cell ``b`` on a side of it that borders more grid,
+having cost at least ``d(b)`` to get there, and needs one step out and one step back in,
+each costing at least 1. So when the nearest target's distance is below
+``min d(b) + 2`` over those sides, no shortest path to it, nor to any other target at
+most as far, leaves the window, and the shortest-path DAG behind it (all the backtrace
+reads) is the grid's. When no target is reached and no such side cell either, nothing
+outside is reachable. Otherwise the window's margin doubles, up to the whole grid.
+
+Examples
+--------
+>>> from mazeroute.layers import Layer, Stack
+>>> from mazeroute.layout import Layout, Net
+>>> lay = Layout("x", 6, 2, nets=[Net("a", [(0, 0, 0), (5, 1, 1)])],
+...              stack=Stack((Layer("M1", "horizontal"), Layer("M2", "vertical"))))
+>>> trees = make_trees(Board(lay), "cpu")
+>>> trees.grow(0).cells[-1].tolist(), trees.engine
+([5, 1, 1], 'cpu/grid3d')
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..engines.base import UNREACHED
+from ..engines.costs import COST_DTYPE, COST_MAX
+from ..engines.grid3d import bfs3d, weighted3d
+from .layered_tree import Board, Growth, Tree, grow_tree
+
+__all__ = ["CPUTrees", "GPUTrees", "make_trees", "window_sides_min", "window", "exact_for",
+           "first_margin", "FIRST_MARGIN", "MAX_BATCH"]
+
+#: The first window's margin around the search's cells, in cells.
+FIRST_MARGIN = 8
+#: The most nets searched in one launch.
+MAX_BATCH = 256
+
+
+class CPUTrees:
+    """Each net's searches on the CPU engines, in windows (see the module's notes),
+    grown one at a time: a search costs its window, not the grid."""
+
+    backend = "cpu"
+
+    def __init__(self, board: Board):
+        self.board = board
+        self.windows = 0
+
+    @property
+    def engine(self) -> str:
+        """The engine name a result reports (unit-step searches)."""
+        return "cpu/grid3d"
+
+    def grow(self, i: int, wires: bool = True, cost: np.ndarray | None = None) -> Tree:
+        """Net ``i``'s tree against the committed wires (``wires``) or not, on entry
+        costs ``cost`` (``(L, H, W)``; None: unit steps)."""
+        b = self.board
+        return grow_tree(b.rules, None, b.pins[i], cost,
+                         search=lambda s, t: self._window(i, wires, cost, s, t))
+
+    def _window(self, i: int, wires: bool, cost: np.ndarray | None, sources,
+                targets) -> tuple:
+        """As :meth:`GPUTrees._window`, on the CPU engines: ``(dist, x0, y0)``."""
+        b, shape = self.board, self.board.shape
+        src = np.asarray(sources, np.int64).reshape(-1, 3)
+        tg = np.asarray(targets, np.int64).reshape(-1, 3)
+        pts = np.concatenate([src, tg])
+        # a search that stops at its target costs little more in a larger window, so the
+        # first one is large enough to hold the detour-free path to the farthest target
+        span = pts[:, :2].max(axis=0) - pts[:, :2].min(axis=0)
+        margin = max(first_margin(pts), int(span.sum()) + 2 * b.rules.via_cost)
+        while True:
+            x0, y0, x1, y1 = window(pts, shape, margin)
+            free = b.free_in(i, wires, x0, y0, x1, y1)
+            kw = b.rules.crop(x0, y0, x1 - x0, y1 - y0).kwargs()
+            at = np.array([x0, y0, 0])
+            if cost is None:
+                d = bfs3d(free, src - at, targets=tg - at, **kw)
+            else:
+                d = weighted3d(cost[:, y0:y1, x0:x1], src - at, tg - at, free=free, **kw)
+            self.windows += 1
+            whole = (x0, y0, x1, y1) == (0, 0, shape[2], shape[1])
+            if whole or exact_for(d, x0, y0, shape, targets):
+                return d, x0, y0
+            margin *= 2
+
+    def commit(self, i: int, cells: np.ndarray) -> None:
+        """Block ``cells`` as net ``i``'s wire for every later net."""
+        self.board.commit(i, cells)
+
+    def priced(self, cost: np.ndarray, cells: np.ndarray | None = None) -> None:
+        """The flat costs changed at ``cells`` (None: everywhere); the CPU reads them at
+        each search."""
+
+    def why_unrouted(self, i: int) -> str:
+        """Why net ``i`` has no route against the committed wires, in words: its tree
+        through other nets' wires at :meth:`~.layered_tree.Board.wall_cost`."""
+        b = self.board
+        cost = b.wall_cost()
+        tree = grow_tree(b.rules, None, b.pins[i], cost,
+                         search=lambda s, t: self._window(i, False, cost, s, t))
+        return b.reason(i, tree)
+
+    def batch(self, order: list[int], start: int, extra=None) -> list[int]:
+        """The next nets to search together: one at a time on the CPU."""
+        return [order[start]]
+
+    def grow_many(self, nets: list[int], wires: bool = True,
+                  cost: np.ndarray | None = None) -> list[Tree | None]:
+        """The trees of ``nets``, one after another."""
+        return [self.grow(i, wires, cost) for i in nets]
+
+
+def window_sides_min(dist: np.ndarray, x0: int, y0: int, shape: tuple) -> int:
+    """The least distance on the window's sides that border more grid (``UNREACHED``
+    when none does or none is reached)."""
+    _, height, width = shape
+    _, h, w = dist.shape
+    sides = []
+    if x0 > 0:
+        sides.append(dist[:, :, 0])
+    if x0 + w < width:
+        sides.append(dist[:, :, -1])
+    if y0 > 0:
+        sides.append(dist[:, 0, :])
+    if y0 + h < height:
+        sides.append(dist[:, -1, :])
+    return min((int(s.min()) for s in sides), default=int(UNREACHED))
+
+
+class GPUTrees:
+    """Each net's searches on the GPU, in windows (see the module's notes).
+
+    ``kernels`` are the sweeps :class:`~mazeroute.engines.gpu_grid3d.BoxSweeps` runs
+    (default CUDA's). The board lives on the device as cell owners (-2 blocked, -1
+    free, else the net whose pin or committed wire holds the cell), with the pins alone
+    for the searches that ignore wires.
+    """
+
+    backend = "gpu"
+
+    def __init__(self, board: Board, kernels=None):
+        from ..engines.gpu_grid3d import BoxSweeps, CudaKernels
+        from ..engines.grid3d import stack_arrays
+
+        self.board = board
+        kernels = kernels if kernels is not None else CudaKernels(owned=True)
+        xp = self.xp = kernels.xp
+        lay = board.layout
+        owners = np.where(lay.blocked, -2, np.where(board.pin_owner >= 0, board.pin_owner,
+                                                    -1)).astype(np.int32)
+        self.pins_only = xp.asarray(owners)
+        wired = np.where(board.wire >= 0, board.wire, owners).astype(np.int32)
+        self.with_wires = xp.asarray(wired)
+        _, axes, sites = stack_arrays(board.open, board.rules.directions,
+                                      board.rules.via_sites)
+        self.sweeps = BoxSweeps(self.with_wires, axes, sites, board.rules.via_cost,
+                                owned=True, kernels=kernels)
+        self.cost = None
+        self.windows = 0
+
+    @property
+    def engine(self) -> str:
+        """The engine name a result reports."""
+        return "gpu/grid3d"
+
+    def grow(self, i: int, wires: bool = True, cost: np.ndarray | None = None) -> Tree:
+        """As :meth:`CPUTrees.grow`; with ``cost``, the device's copy of it (kept by
+        :meth:`priced`) is what the searches read."""
+        b = self.board
+        self.sweeps.mask = self.with_wires if wires else self.pins_only
+        if cost is not None and self.cost is None:
+            self.priced(cost.ravel())
+        self.sweeps.set_cost(None if cost is None else self.cost)
+
+        def search(sources, targets):
+            return self._window(i, sources, targets)
+
+        return grow_tree(b.rules, None, b.pins[i], cost, search=search)
+
+    def commit(self, i: int, cells: np.ndarray) -> None:
+        """As :meth:`CPUTrees.commit`, on the device too."""
+        self.board.commit(i, cells)
+        _, h, w = self.board.shape
+        flat = (cells[:, 2] * h + cells[:, 1]) * w + cells[:, 0]
+        self.with_wires.ravel()[self.xp.asarray(flat)] = i
+
+    def priced(self, cost: np.ndarray, cells: np.ndarray | None = None) -> None:
+        """Copy the flat costs at ``cells`` (None: all) to the device."""
+        if cells is None or self.cost is None:
+            value = np.clip(cost, 1, COST_MAX).astype(COST_DTYPE)
+            self.cost = self.xp.asarray(value.reshape(self.board.shape))
+            return
+        at = np.asarray(cells, np.int64)
+        self.cost.ravel()[self.xp.asarray(at)] = self.xp.asarray(
+            np.clip(cost[at], 1, COST_MAX).astype(COST_DTYPE))
+
+    def why_unrouted(self, i: int) -> str:
+        """As :meth:`CPUTrees.why_unrouted`: net ``i``'s tree through other nets' wires
+        at :meth:`~.layered_tree.Board.wall_cost`, searched in windows."""
+        b = self.board
+        cost = b.wall_cost()
+        kept = self.cost
+        self.cost = None                 # the negotiated costs stay as they were
+        self.priced(cost.ravel())
+        wall, self.cost = self.cost, kept
+        self.sweeps.mask = self.pins_only
+        self.sweeps.set_cost(wall)
+        tree = grow_tree(b.rules, None, b.pins[i], cost,
+                         search=lambda s, t: self._window(i, s, t))
+        return b.reason(i, tree)
+
+    def _window(self, i: int, sources: np.ndarray, targets) -> tuple:
+        """The distances of a window around ``sources`` and ``targets`` that is provably
+        the grid's for the nearest target: ``(dist, x0, y0)``."""
+        shape = self.board.shape
+        pts = np.concatenate([np.asarray(sources, np.int64).reshape(-1, 3),
+                              np.asarray(targets, np.int64).reshape(-1, 3)])
+        margin = first_margin(pts)
+        while True:
+            x0, y0, x1, y1 = window(pts, shape, margin)
+            dist, _ = self.sweeps.run(np.array([[x0, y0, x1 - x0, y1 - y0]]),
+                                      np.array([i]), [sources])
+            self.windows += 1
+            d = self._host(dist).reshape(shape[0], y1 - y0, x1 - x0)
+            whole = (x0, y0, x1, y1) == (0, 0, shape[2], shape[1])
+            if whole or exact_for(d, x0, y0, shape, targets):
+                return d, x0, y0
+            margin *= 2
+
+    def _host(self, a):
+        return a.get() if hasattr(a, "get") else a
+
+    def batch(self, order: list[int], start: int, extra=None) -> list[int]:
+        """The nets of ``order`` from ``start`` on whose first windows (around their
+        pins and the cells ``extra(i)`` gives, e.g. a wire about to be ripped up) are
+        pairwise disjoint, up to :data:`MAX_BATCH`: searching them together reads no
+        cell another of them writes."""
+        shape = self.board.shape
+        boxes = np.zeros((0, 4), np.int64)
+        self._claims = {}
+        for i in order[start:start + MAX_BATCH]:
+            pts = self.board.pins[i]
+            more = extra(i) if extra is not None else None
+            if more is not None and len(more):
+                pts = np.concatenate([pts, more])
+            box = np.array(window(pts, shape, first_margin(self.board.pins[i])))
+            if ((boxes[:, 0] < box[2]) & (box[0] < boxes[:, 2]) & (boxes[:, 1] < box[3])
+                    & (box[1] < boxes[:, 3])).any():
+                break
+            boxes = np.vstack([boxes, box])
+            self._claims[i] = tuple(int(v) for v in box)
+        return list(self._claims) or [order[start]]
+
+    def grow_many(self, nets: list[int], wires: bool = True,
+                  cost: np.ndarray | None = None) -> list[Tree | None]:
+        """The trees of ``nets`` (a :meth:`batch`), their searches launched together,
+        each in its window; None for a net whose window could not prove a search
+        exact (the caller grows it alone, and what follows it after it)."""
+        b, shape = self.board, self.board.shape
+        self.sweeps.mask = self.with_wires if wires else self.pins_only
+        if cost is not None and self.cost is None:
+            self.priced(cost.ravel())
+        self.sweeps.set_cost(None if cost is None else self.cost)
+        claims = getattr(self, "_claims", {})
+        growths = {i: Growth(b.pins[i]) for i in nets}
+        failed: set[int] = set()
+        while True:
+            active = [i for i in nets if not growths[i].done and i not in failed]
+            if not active:
+                break
+            boxes = np.array([claims.get(i) or window(b.pins[i], shape, first_margin(
+                b.pins[i])) for i in active], np.int64)
+            boxes[:, 2:] -= boxes[:, :2]
+            dist, offsets = self.sweeps.run(boxes, np.array(active),
+                                            [growths[i].sources() for i in active])
+            self.windows += len(active)
+            host = self._host(dist)
+            for i, (x0, y0, w, h), off in zip(active, boxes, offsets):
+                d = host[off:off + shape[0] * h * w].reshape(shape[0], h, w)
+                whole = (x0, y0, w, h) == (0, 0, shape[2], shape[1])
+                if not whole and not exact_for(d, x0, y0, shape, growths[i].remaining):
+                    failed.add(i)
+                    continue
+                growths[i].step(b.rules, d, int(x0), int(y0), cost)
+        return [None if i in failed else growths[i].finish() for i in nets]
+
+
+def first_margin(points: np.ndarray) -> int:
+    """The first window's margin around ``points``: :data:`FIRST_MARGIN`, or half
+    their span when more."""
+    p = np.asarray(points, np.int64).reshape(-1, 3)
+    return max(FIRST_MARGIN, int((p[:, :2].max(axis=0) - p[:, :2].min(axis=0)).max()) // 2)
+
+
+def window(points: np.ndarray, shape: tuple, margin: int) -> tuple[int, int, int, int]:
+    """``x0, y0, x1, y1`` (ends excluded) of the box around ``points`` grown by
+    ``margin`` on every side, inside the grid."""
+    p = np.asarray(points, np.int64).reshape(-1, 3)
+    lo, hi = p[:, :2].min(axis=0), p[:, :2].max(axis=0)
+    return (max(0, int(lo[0]) - margin), max(0, int(lo[1]) - margin),
+            min(shape[2], int(hi[0]) + margin + 1), min(shape[1], int(hi[1]) + margin + 1))
+
+
+def exact_for(dist: np.ndarray, x0: int, y0: int, shape: tuple, targets) -> bool:
+    """Whether a window's distances ``dist`` (at ``x0, y0``) are provably the grid's for
+    the nearest of ``targets`` (see the module's notes)."""
+    tg = np.asarray(targets, np.int64).reshape(-1, 3)
+    best = int(dist[tg[:, 2], tg[:, 1] - y0, tg[:, 0] - x0].min())
+    edge = window_sides_min(dist, x0, y0, shape)
+    return edge == UNREACHED if best == UNREACHED else best < edge + 2
+
+
+def make_trees(board: Board, backend: str, kernels=None) -> CPUTrees | GPUTrees:
+    """The searches of ``backend`` (``cpu`` or ``gpu``, on ``kernels`` when given) for
+    ``board``."""
+    return GPUTrees(board, kernels) if backend == "gpu" else CPUTrees(board)

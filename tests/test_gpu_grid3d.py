@@ -1,0 +1,151 @@
+"""The GPU's 3-D engines (kernels/grid3d.cu, :mod:`mazeroute.engines.gpu_grid3d`) equal
+the 3-D Dijkstra oracle on the shared 3-D corpus and on random stacks. The host side
+(boxes, packed offsets, line tables, rounds, target cut-off) also runs here on the
+kernels written out in Python (tests/grid3d_emulator.py); the CUDA kernels run in the
+``gpu``-marked tests."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+
+from mazeroute.engines import gpu_available
+from mazeroute.engines.gpu_grid3d import BoxSweeps, whole_grid
+from mazeroute.engines.grid3d import stack_arrays
+from mazeroute.engines.oracle3d import oracle_dist3d, oracle_early3d
+from mazeroute.errors import InputError
+from tests.corpus3d import Case3D, hand_cases3d
+from tests.grid3d_emulator import EmulatedKernels
+from tests.test_grid3d import BAD_INPUT, stacks
+
+CASES = hand_cases3d()
+IDS = [c.id for c in CASES]
+gpu = pytest.mark.gpu
+
+
+def _gpu():
+    if not gpu_available():
+        pytest.skip("needs CuPy and a CUDA device")
+    from mazeroute.engines import gpu_grid3d
+    return gpu_grid3d
+
+
+def _emulated(case: Case3D, targets: bool, weighted: bool) -> np.ndarray:
+    free, axes, sites = stack_arrays(case.free, case.directions, case.via_sites)
+    return whole_grid(free, axes, sites, case.sources, case.targets if targets else None,
+                      case.via_cost, case.weights() if weighted else None,
+                      EmulatedKernels(owned=False))
+
+
+# -- the host side, on the emulated kernels ------------------------------------------------
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_emulated_sweeps_equal_oracle(case):
+    for targets in (True, False):
+        for weighted in (False, True):
+            np.testing.assert_array_equal(_emulated(case, targets, weighted),
+                                          case.expected(targets, weighted))
+
+
+@settings(max_examples=40, deadline=None)
+@given(stacks(max_layers=3, max_side=7, weighted=True))
+def test_emulated_random_stacks_equal_oracle(case):
+    free, axes, sites = stack_arrays(case.free, case.directions, case.via_sites)
+    got = whole_grid(free, axes, sites, case.sources, case.targets, case.via_cost,
+                     case.cost, EmulatedKernels(owned=False))
+    np.testing.assert_array_equal(got, oracle_early3d(case.free, case.sources, case.targets,
+                                                      cost=case.cost, **case.rules))
+
+
+def test_boxes_of_one_launch_are_searched_apart():
+    """Three boxes with owners in one run: each box's distances are those of its own
+    sub-grid, with the cells of other owners blocked and its owner's own cells free."""
+    rng = np.random.default_rng(3)
+    layers, h, w = 2, 9, 12
+    occ = np.where(rng.random((layers, h, w)) < 0.2, -2, -1).astype(np.int32)
+    occ[0, 4, 5] = 1                       # net 1's pin: blocked for every other box
+    occ[1, 2, 2] = 0
+    boxes = np.array([[0, 0, 6, 5], [3, 2, 7, 7], [0, 0, w, h]])
+    owners = np.array([0, 1, 2])
+    sources = [[(0, 0, 0)], [(5, 4, 0)], [(11, 8, 1)]]
+    for s in sources:
+        for x, y, z in s:
+            if occ[z, y, x] == -2:
+                occ[z, y, x] = -1
+    directions = ["horizontal", "any"]
+    _, axes, sites = stack_arrays(occ != -2, directions, None)
+    k = EmulatedKernels(owned=True)
+    sweeps = BoxSweeps(occ, axes, sites, 2, owned=True, kernels=k)
+    dist, offsets = sweeps.run(boxes, owners, sources)
+    for b, ((x0, y0, bw, bh), owner, src) in enumerate(zip(boxes, owners, sources)):
+        free = (occ == -1) | (occ == owner)
+        sub = free[:, y0:y0 + bh, x0:x0 + bw]
+        local = [(x - x0, y - y0, z) for x, y, z in src]
+        want = oracle_dist3d(sub, local, directions=directions, via_cost=2)
+        got = dist[offsets[b]:offsets[b] + layers * bh * bw].reshape(layers, bh, bw)
+        np.testing.assert_array_equal(got, want)
+
+
+# -- the CUDA kernels ------------------------------------------------------------------------
+@gpu
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_gpu_bfs3d_and_weighted3d_equal_oracle(case):
+    g = _gpu()
+    for targets in (True, False):
+        t = case.targets if targets else None
+        got = g.bfs3d(case.free, case.sources, targets=t, **case.rules)
+        assert got.dtype == np.uint32 and got.shape == case.free.shape
+        np.testing.assert_array_equal(got, case.expected(targets))
+        w = g.weighted3d(case.weights(), case.sources, t, free=case.free, **case.rules)
+        np.testing.assert_array_equal(w, case.expected(targets, weighted=True))
+
+
+@gpu
+@settings(max_examples=100, deadline=None)
+@given(stacks(weighted=True))
+def test_gpu_random_stacks_equal_oracle(case):
+    g = _gpu()
+    got = g.weighted3d(case.cost, case.sources, case.targets, free=case.free, **case.rules)
+    np.testing.assert_array_equal(got, oracle_early3d(case.free, case.sources, case.targets,
+                                                      cost=case.cost, **case.rules))
+    got = g.bfs3d(case.free, case.sources, targets=case.targets, **case.rules)
+    np.testing.assert_array_equal(got, oracle_early3d(case.free, case.sources, case.targets,
+                                                      **case.rules))
+
+
+@gpu
+def test_gpu_boxes_of_one_launch_equal_the_emulated_kernels():
+    """Many boxes of one launch on the device give what the emulated kernels give, and
+    each equals the oracle on its own sub-grid (checked above on the emulation)."""
+    _gpu()
+    import cupy
+    rng = np.random.default_rng(11)
+    layers, h, w = 3, 40, 50
+    occ = np.where(rng.random((layers, h, w)) < 0.25, -2, -1).astype(np.int32)
+    boxes, owners, sources = [], [], []
+    for b in range(24):
+        x0, y0 = int(rng.integers(0, w - 10)), int(rng.integers(0, h - 10))
+        bw, bh = int(rng.integers(3, w - x0)), int(rng.integers(3, h - y0))
+        x, y, z = x0 + int(rng.integers(bw)), y0 + int(rng.integers(bh)), int(rng.integers(3))
+        occ[z, y, x] = b
+        boxes.append((x0, y0, bw, bh)), owners.append(b), sources.append([(x, y, z)])
+    directions = ["horizontal", "vertical", "any"]
+    cost = rng.integers(1, 30, (layers, h, w)).astype(np.uint16)
+    _, axes, sites = stack_arrays(occ != -2, directions, rng.random((h, w)) < 0.7)
+    got = []
+    for k in (None, EmulatedKernels(owned=True)):
+        xp = cupy if k is None else np
+        sw = BoxSweeps(xp.asarray(occ), axes, sites, 3, owned=True, kernels=k)
+        sw.set_cost(xp.asarray(cost))
+        dist, _ = sw.run(np.array(boxes), np.array(owners), sources)
+        got.append(dist.get() if k is None else dist)
+    np.testing.assert_array_equal(got[0], got[1])
+
+
+@gpu
+@pytest.mark.parametrize("call, field", BAD_INPUT)
+def test_gpu_bad_input_names_its_field(call, field):
+    g = _gpu()
+    with pytest.raises(InputError) as err:
+        call(g)
+    assert err.value.field == field
