@@ -711,6 +711,8 @@ def build_parser() -> argparse.ArgumentParser:
     e = sub.add_parser("engines", help="list the BFS engines and whether they run here")
     e.set_defaults(func=cmd_engines)
     add_warmup_parser(sub)
+    from .cli_design import add_gcells
+    add_gcells(sub)
 
     try:
         from . import bench

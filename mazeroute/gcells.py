@@ -144,3 +144,219 @@ def _tracks_per_gcell(t: LayerTracks, bounds: np.ndarray) -> np.ndarray:
     # tracks below a bound: those at start + k * step < bound, capped to the count
     below = np.clip(-((t.start - bounds) // t.step), 0, t.count)
     return np.diff(below)
+
+
+def _cell_index(v: int, bounds: np.ndarray) -> int:
+    """The GCell holding coordinate ``v`` (the last one takes the die's far edge)."""
+    return int(min(max(np.searchsorted(bounds, v, side="right") - 1, 0), len(bounds) - 2))
+
+
+def _obstructions(design: Design, lo: int, hi: int):
+    """Every obstruction shape on a routing layer of ``[lo, hi]``, placed, with whether it
+    belongs to a block macro: macro ``OBS`` and every macro pin shape."""
+    level = {lay.name: lay.level for lay in design.layers}
+    for comp in design.components:
+        macro = design.macros[comp.macro]
+        block = macro.cls.upper().startswith("BLOCK")
+        for lay, r in macro.obs:
+            if lo <= level.get(lay, 0) <= hi:
+                yield level[lay], place(r, comp, macro), block
+        for shapes in macro.pins.values():
+            for lay, r in shapes:
+                if lo <= level.get(lay, 0) <= hi:
+                    yield level[lay], place(r, comp, macro), False
+
+
+def _blocked_intervals(r: Rect, layer: RoutingLayer, xs, ys, cap: np.ndarray,
+                       block: bool, full: set, partial: dict) -> None:
+    """Record what ``r`` blocks on one layer: edges it covers whole go to ``full``,
+    the covered span across each border edge to ``partial``."""
+    horizontal = layer.direction == "HORIZONTAL"
+    along, across = (xs, ys) if horizontal else (ys, xs)
+    a0, a1, c0, c1 = (r[0], r[2], r[1], r[3]) if horizontal else (r[1], r[3], r[0], r[2])
+    g0, g1 = _cell_index(a0, along), _cell_index(a1, along)
+    k0, k1 = _cell_index(c0, across), _cell_index(c1, across)
+    if g0 == g1:
+        # a shape inside one GCell still blocks the edge to the next one
+        if g1 + 1 >= len(along) - 1:
+            return
+        g1 += 1
+    for k in range(k0, k1 + 1):
+        lo_b, hi_b = int(across[k]), int(across[k + 1])
+        if k0 < k < k1:
+            full.update((g, k) for g in range(g0, g1))
+            continue
+        if k0 == k1 or (c0 >= lo_b and c1 <= hi_b):
+            span = [c0, c1]
+        else:
+            span = [c0, hi_b] if k == k0 else [lo_b, c1]
+        if block:
+            # a macro that would leave a single track free takes that one too
+            edge = (k, g0) if horizontal else (g0, k)
+            left = int(cap[edge]) - math.ceil((span[1] - span[0]) / layer.pitch)
+            if left == 1:
+                span[1] += layer.pitch
+        for g in range(g0, g1):
+            partial[(g, k)].append(tuple(span))
+
+
+def _covered(spans: list[tuple[int, int]]) -> int:
+    """The length the union of ``spans`` covers."""
+    total, end = 0, None
+    for a, b in sorted(spans):
+        if end is None or a > end:
+            total += b - a
+            end = b
+        elif b > end:
+            total += b - end
+            end = b
+    return total
+
+
+def _apply_obstructions(design: Design, xs, ys, caps: list[np.ndarray], lo: int,
+                        hi: int) -> None:
+    full: dict[int, set] = defaultdict(set)
+    partial: dict[int, dict] = defaultdict(lambda: defaultdict(list))
+    die = design.die
+    for level, r, block in _obstructions(design, lo, hi):
+        layer = design.layers[level - 1]
+        if block and layer.spacing:
+            s = layer.spacing
+            r = (r[0], r[1] - s, r[2], r[3] + s) if layer.direction == "HORIZONTAL" \
+                else (r[0] - s, r[1], r[2] + s, r[3])
+        r = (max(r[0], die[0]), max(r[1], die[1]), min(r[2], die[2]), min(r[3], die[3]))
+        if r[0] > r[2] or r[1] > r[3]:
+            continue
+        _blocked_intervals(r, layer, xs, ys, caps[level - 1], block, full[level],
+                           partial[level])
+    for level, edges in partial.items():
+        cap, pitch = caps[level - 1], design.layers[level - 1].pitch
+        horizontal = design.layers[level - 1].direction == "HORIZONTAL"
+        for (g, k), spans in edges.items():
+            edge = (k, g) if horizontal else (g, k)
+            cap[edge] = max(0, int(cap[edge]) - math.ceil(_covered(spans) / pitch))
+    for level, edges in full.items():
+        horizontal = design.layers[level - 1].direction == "HORIZONTAL"
+        for g, k in edges:
+            caps[level - 1][(k, g) if horizontal else (g, k)] = 0
+
+
+def _derate(cap: np.ndarray, fraction: float) -> np.ndarray:
+    new = np.floor(cap * (1.0 - fraction)).astype(cap.dtype)
+    if fraction != 1:
+        new = np.where(cap > 0, np.maximum(new, 1), new)
+    return new
+
+
+def _layer_range(design: Design, min_layer: str | None, max_layer: str | None,
+                 adjust: dict[str, float]) -> tuple[int, int]:
+    lo, hi = default_layers(design)
+    lo = _level(design, min_layer, "--min-layer") or lo
+    hi = _level(design, max_layer, "--max-layer") or hi
+    if lo > hi:
+        raise InputError(f"the minimum layer is above the maximum ({lo} > {hi})",
+                         field="--min-layer")
+    for frac in adjust.values():
+        if not 0.0 <= frac <= 1.0:
+            raise InputError(f"an adjustment is a fraction in [0, 1], got {frac}",
+                             field="--adjust")
+    return lo, hi
+
+
+def gcell_grid(design: Design, *, min_layer: str | None = None,
+               max_layer: str | None = None,
+               adjust: dict[str, float] | None = None) -> GCellGrid:
+    """Build ``design``'s GCell grid and edge capacities as OpenROAD's ``grt`` does.
+
+    Parameters
+    ----------
+    design : Design
+        A design read by :func:`mazeroute.readers.lefdef.read_design`.
+    min_layer, max_layer : str, optional
+        The lowest and highest routing layers (names); by default OpenROAD's: the
+        second routing layer, and the highest layer reached with tracks on every layer.
+    adjust : dict of str to float, optional
+        A fraction of capacity to take away per layer, as ``set_global_routing_layer_
+        adjustment`` does.
+
+    Returns
+    -------
+    GCellGrid
+        The boundaries, per-layer capacities and resource totals.
+
+    Raises
+    ------
+    InputError
+        An unknown layer, a range upside down, an adjustment outside ``[0, 1]``, or a
+        layer in range without tracks.
+
+    Examples
+    --------
+    >>> from mazeroute.readers.lefdef import Design, RoutingLayer, Tracks
+    >>> m1 = RoutingLayer("m1", 1, "HORIZONTAL", 10, 4, 4, 5)
+    >>> m2 = RoutingLayer("m2", 2, "VERTICAL", 10, 4, 4, 5)
+    >>> d = Design("t", 1000, (0, 0, 300, 300), (m1, m2),
+    ...            (Tracks("m1", "Y", 5, 30, 10), Tracks("m2", "X", 5, 30, 10)),
+    ...            {}, (), {}, (), 0)
+    >>> g = gcell_grid(d)
+    >>> g.tile, g.shape, g.original
+    (150, (2, 2), (0, 30))
+    """
+    lo, hi = _layer_range(design, min_layer, max_layer, adjust or {})
+    tile = tile_size(design, hi)
+    die = design.die
+    xs, ys = _bounds(die[0], die[2], tile), _bounds(die[1], die[3], tile)
+    nx, ny = len(xs) - 1, len(ys) - 1
+    layers = design.layers[:hi]
+    caps: list[np.ndarray] = []
+    for lay in layers:
+        horizontal = lay.direction == "HORIZONTAL"
+        cap = np.zeros((ny, nx - 1) if horizontal else (ny - 1, nx), dtype=np.int32)
+        t = layer_tracks(design, lay)
+        if lo <= lay.level and t is not None:
+            per = _tracks_per_gcell(t, ys if horizontal else xs)
+            cap[:] = per[:, None] if horizontal else per[None, :]
+        elif lo <= lay.level:
+            raise InputError(f"layer {lay.name} has no TRACKS along its direction",
+                             field="TRACKS")
+        caps.append(cap)
+    _apply_obstructions(design, xs, ys, caps, lo, hi)
+    original = tuple(int(c.sum()) for c in caps)
+    for name, frac in (adjust or {}).items():
+        level = _level(design, name, "--adjust")
+        if lo <= level <= hi:
+            caps[level - 1] = _derate(caps[level - 1], frac)
+    derated = tuple(int(c.sum()) for c in caps)
+    empty_h = np.zeros((ny, nx - 1), dtype=np.int32)
+    empty_v = np.zeros((ny - 1, nx), dtype=np.int32)
+    h_cap = np.stack([c if lay.direction == "HORIZONTAL" else empty_h
+                      for lay, c in zip(layers, caps)])
+    v_cap = np.stack([c if lay.direction == "VERTICAL" else empty_v
+                      for lay, c in zip(layers, caps)])
+    return GCellGrid(xs, ys, tile, tuple(layers), lo, hi, h_cap, v_cap, original, derated)
+
+
+def resources_table(grid: GCellGrid) -> str:
+    """The routing resources in the shape of OpenROAD's ``Routing resources analysis``.
+
+    >>> from mazeroute.readers.lefdef import RoutingLayer
+    >>> lay = RoutingLayer("m2", 2, "VERTICAL", 10, 4, 4, 5)
+    >>> z = np.zeros((1, 1, 1), dtype=np.int32)
+    >>> g = GCellGrid(np.array([0, 1]), np.array([0, 1]), 1, (lay,), 1, 1, z, z, (10,), (5,))
+    >>> print(resources_table(g).splitlines()[-2])
+    m2         Vertical           10             5          50.00%
+    """
+    rule = "-" * 63
+    lines = ["          Routing      Original      Derated      Resource",
+             "Layer     Direction    Resources     Resources    Reduction (%)", rule]
+    for lay, orig, der in zip(grid.layers, grid.original, grid.derated):
+        direction = "Horizontal" if lay.direction == "HORIZONTAL" else "Vertical"
+        cut = (1.0 - der / orig) * 100 if orig > 0 else 0.0
+        lines.append(f"{lay.name:<7s}    {direction:<10s}   {orig:8d}      {der:8d}"
+                     f"          {cut:3.2f}%")
+    lines.append(rule)
+    return "\n".join(lines)
+
+
+__all__ = ["GCellGrid", "LayerTracks", "gcell_grid", "default_layers", "tile_size",
+           "layer_tracks", "resources_table", "PITCHES_PER_GCELL"]
