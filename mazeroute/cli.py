@@ -712,7 +712,9 @@ def build_parser() -> argparse.ArgumentParser:
     e.set_defaults(func=cmd_engines)
     add_warmup_parser(sub)
     from .cli_design import add_gcells
+    from .cli_groute import add_groute
     add_gcells(sub)
+    add_groute(sub)
 
     try:
         from . import bench

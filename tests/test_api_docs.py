@@ -67,7 +67,8 @@ STAGE = {
     "render_layers": 5, "render_wavefront_layers": 5,
     "batch": 6, "batch_files": 6, "batch_layers": 6, "cli_check": 8,
     "batch_memory": 6, "distributed": 7, "cli": 8, "cli_options": 8, "cli_signals": 8,
-    "gcells": 1, "cli_design": 8,
+    "gcells": 1, "cli_design": 8, "cli_groute": 8,
+    "guides": 5, "evaluate": 5,
 }
 #: Helpers that every stage may use.
 SHARED = {"errors", "io", "keys", "limits", "compiled", "graph", "layout", "layers"}

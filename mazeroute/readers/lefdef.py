@@ -17,6 +17,7 @@ converted from microns and placed by each component's location and orientation.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import re
@@ -116,9 +117,14 @@ class Design:
                 return lay
         raise KeyError(name)
 
+    @functools.cached_property
+    def component_map(self) -> dict[str, Component]:
+        """The components by name (built once)."""
+        return {c.name: c for c in self.components}
+
     def pin_shapes(self, net: Net) -> list[tuple[str, str, tuple[tuple[str, Rect], ...]]]:
         """Each pin of ``net`` as ``(component, pin, shapes)``, shapes placed on the die."""
-        comps = {c.name: c for c in self.components}
+        comps = self.component_map
         out = []
         for comp, pin in net.pins:
             if comp == "PIN":

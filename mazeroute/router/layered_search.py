@@ -26,15 +26,17 @@ Examples
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from ..engines.base import UNREACHED
 from ..engines.costs import COST_DTYPE, COST_MAX
 from ..engines.grid3d import bfs3d, weighted3d
-from .layered_tree import Board, Growth, Tree, grow_tree
+from .layered_tree import Board, Growth, Rules, Tree, grow_tree
 
 __all__ = ["CPUTrees", "GPUTrees", "make_trees", "window_sides_min", "window", "exact_for",
-           "first_margin", "FIRST_MARGIN", "MAX_BATCH"]
+           "first_margin", "window_search", "FIRST_MARGIN", "MAX_BATCH"]
 
 #: The first window's margin around the search's cells, in cells.
 FIRST_MARGIN = 8
@@ -67,28 +69,10 @@ class CPUTrees:
     def _window(self, i: int, wires: bool, cost: np.ndarray | None, sources,
                 targets) -> tuple:
         """As :meth:`GPUTrees._window`, on the CPU engines: ``(dist, x0, y0)``."""
-        b, shape = self.board, self.board.shape
-        src = np.asarray(sources, np.int64).reshape(-1, 3)
-        tg = np.asarray(targets, np.int64).reshape(-1, 3)
-        pts = np.concatenate([src, tg])
-        # a search that stops at its target costs little more in a larger window, so the
-        # first one is large enough to hold the detour-free path to the farthest target
-        span = pts[:, :2].max(axis=0) - pts[:, :2].min(axis=0)
-        margin = max(first_margin(pts), int(span.sum()) + 2 * b.rules.via_cost)
-        while True:
-            x0, y0, x1, y1 = window(pts, shape, margin)
-            free = b.free_in(i, wires, x0, y0, x1, y1)
-            kw = b.rules.crop(x0, y0, x1 - x0, y1 - y0).kwargs()
-            at = np.array([x0, y0, 0])
-            if cost is None:
-                d = bfs3d(free, src - at, targets=tg - at, **kw)
-            else:
-                d = weighted3d(cost[:, y0:y1, x0:x1], src - at, tg - at, free=free, **kw)
-            self.windows += 1
-            whole = (x0, y0, x1, y1) == (0, 0, shape[2], shape[1])
-            if whole or exact_for(d, x0, y0, shape, targets):
-                return d, x0, y0
-            margin *= 2
+        self.windows += 1
+        return window_search(self.board.rules, self.board.shape,
+                             lambda *box: self.board.free_in(i, wires, *box), cost,
+                             sources, targets)
 
     def commit(self, i: int, cells: np.ndarray) -> None:
         """Block ``cells`` as net ``i``'s wire for every later net."""
@@ -290,6 +274,51 @@ class GPUTrees:
                     continue
                 growths[i].step(b.rules, d, int(x0), int(y0), cost)
         return [None if i in failed else growths[i].finish() for i in nets]
+
+
+def window_search(rules: Rules, shape: tuple, free_in: Callable, cost: np.ndarray | None,
+                  sources, targets) -> tuple:
+    """The CPU engines' search in windows around ``sources`` and ``targets``, grown until
+    one is provably the grid's for the nearest target (see the module's notes).
+
+    Parameters
+    ----------
+    rules : Rules
+        The stack's rules.
+    shape : tuple
+        The grid's ``(L, H, W)``.
+    free_in : callable
+        ``free_in(x0, y0, x1, y1)``: the cells the net may use in that box, every layer.
+    cost : (L, H, W) int array, optional
+        Entry costs; None: unit steps.
+    sources, targets : (k, 3) array_like of int
+        As :func:`grow_tree`'s searches give them.
+
+    Returns
+    -------
+    tuple
+        ``(dist, x0, y0)``: the window's distances and its corner.
+    """
+    src = np.asarray(sources, np.int64).reshape(-1, 3)
+    tg = np.asarray(targets, np.int64).reshape(-1, 3)
+    pts = np.concatenate([src, tg])
+    # a search that stops at its target costs little more in a larger window, so the
+    # first one is large enough to hold the detour-free path to the farthest target
+    span = pts[:, :2].max(axis=0) - pts[:, :2].min(axis=0)
+    margin = max(first_margin(pts), int(span.sum()) + 2 * rules.via_cost)
+    while True:
+        x0, y0, x1, y1 = window(pts, shape, margin)
+        free = free_in(x0, y0, x1, y1)
+        kw = rules.crop(x0, y0, x1 - x0, y1 - y0).kwargs()
+        at = np.array([x0, y0, 0])
+        if cost is None:
+            d = bfs3d(free, src - at, targets=tg - at, **kw)
+        else:
+            d = weighted3d(cost[:, y0:y1, x0:x1], src - at, tg - at, free=free, **kw)
+        whole = (x0, y0, x1, y1) == (0, 0, shape[2], shape[1])
+        if whole or exact_for(d, x0, y0, shape, targets):
+            return d, x0, y0
+        margin *= 2
 
 
 def first_margin(points: np.ndarray) -> int:

@@ -77,13 +77,15 @@ class Rules:
 class Tree:
     """A net's tree as :func:`grow_tree` grew it: its cells (the first pin, then each
     branch from the cell beside the tree out to the pin it reaches), the sum of its
-    searches' target distances, its bends and vias, and the pins it could not reach."""
+    searches' target distances, its bends and vias, the pins it could not reach, and
+    each branch's path (pin first, ending on the tree cell it joins: its edges)."""
 
     cells: np.ndarray
     levels: int = 0
     bends: int = 0
     vias: int = 0
     missing: list[tuple[int, int, int]] = field(default_factory=list)
+    paths: list[np.ndarray] = field(default_factory=list, repr=False)
 
     @property
     def routed(self) -> bool:
@@ -182,6 +184,7 @@ class Growth:
         vias, bends = path_counts(path)
         tree.vias += vias
         tree.bends += bends
+        tree.paths.append(path)
         self.branches.append(path[:-1][::-1])   # the last cell is in the tree already
         self.done = not remaining
 

@@ -1,0 +1,529 @@
+"""Route guides of a placed design judged: connectivity, wirelength, vias, congestion and
+the ISPD 2024 contest's cost.
+
+Each guide rectangle is taken as the block of GCells it covers on its layer.
+
+* **Connected.** A net's guides are joined when two on one layer overlap or abut (share
+  a GCell side), or two on adjacent routing layers overlap in x-y (a via joins them);
+  they must form one piece. Each pin must be covered: some GCell of one of its shapes
+  has a guide on the shape's layer, or on a layer above it (a via stack down to the pin,
+  as OpenROAD's detailed router reaches pins on the first metal).
+* **Wirelength**, as OpenROAD's ``grt`` reports it (``GlobalRouter::
+  computeNetWirelength``): a guide that spans ``k > 1`` GCells along one axis is one
+  routed segment, counted as its centre-to-centre length plus one GCell, ``k * tile``.
+  Single-GCell guides (via landings, pin access) add nothing; a guide spanning several
+  GCells along both axes (a patch some routers add) is no segment and adds nothing.
+* **Vias.** A net has a via wherever its guides on two adjacent layers cover the same
+  GCell, counted once per GCell and layer pair.
+* **Demand.** An edge of a layer along its preferred direction, between two neighbouring
+  GCells that one of a net's guides spans, uses one track; a net uses an edge once
+  however many of its guides span it. Overflow is demand above the grid's (derated)
+  capacity, reported per layer as OpenROAD's final congestion report does.
+* **The ISPD 2024 contest's cost**, as the contest's evaluator computes it (its page,
+  github.com/liangrj2014/ISPD24_contest, links the evaluation scripts; the repository
+  github.com/cuhk-eda/InstantGR ships that evaluator as ``run/evaluator.cpp``)::
+
+      cost = UnitLengthWireCost * WL + UnitViaCost * vias
+             + sum over layers l of OFWeight[l] * sum over edges e of f(d_e, c_e)
+
+  where WL is the summed centre-to-centre length of the edges wires use (DBU), ``d_e``
+  is the edge's demand in tracks, its wires plus half a track on each side of a via
+  that lands on the layer where the net has no wire (a whole track on the one edge at
+  the grid's border), ``c_e`` its capacity, and ``f(d, c) = exp((d - c) / 2)`` when
+  ``c > 0``, ``exp(1.5 d)`` when ``c = 0 < d``, else 0. Layers below the lowest routing
+  layer are not counted (the contest never routes on the first metal). What is left out
+  is listed in :attr:`ContestCost.left_out`: the weights come from the contest's
+  ``.cap`` file, which LEF/DEF does not carry (:class:`ContestWeights` takes them; 1 by
+  default); the contest's capacities are its own extraction, here the grid's; the
+  GCells of a layer's last column (horizontal) or row (vertical) have no edge here,
+  where the contest adds ``exp(-c / 2)`` for each, a constant; and the runtime factor of
+  its scaled score.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+import numpy as np
+
+from .errors import InputError, quote
+from .gcells import GCellGrid
+from .readers.lefdef import Component, Design, Net, place
+
+Box = tuple[int, int, int, int, int]
+"""``(level, x0, y0, x1, y1)``: a guide as GCells, inclusive, on a layer (1 the lowest)."""
+
+LEFT_OUT = (
+    "unit weights from the contest's .cap file (not in LEF/DEF): the given ones are used",
+    "capacities are this grid's, not the contest's own extraction",
+    "the edgeless last GCell of each track line, exp(-capacity/2) each in the contest",
+    "the runtime factor of the contest's scaled score",
+)
+
+
+@dataclass(frozen=True)
+class ContestWeights:
+    """The ISPD 2024 contest's unit costs (a benchmark's ``.cap`` file gives them).
+
+    Parameters
+    ----------
+    wire : float
+        ``UnitLengthWireCost``, per DBU of wire.
+    via : float
+        ``UnitViaCost``, per via.
+    overflow : float or tuple of float
+        ``OFWeight``: one for every layer, or one per layer from the lowest.
+
+    Examples
+    --------
+    >>> ContestWeights(overflow=(0, 5, 5)).of_layer(2)
+    5
+    """
+    wire: float = 1.0
+    via: float = 1.0
+    overflow: float | tuple[float, ...] = 1.0
+
+    def of_layer(self, level: int) -> float:
+        """The overflow weight of layer ``level`` (1 the lowest)."""
+        if isinstance(self.overflow, tuple):
+            return self.overflow[min(level, len(self.overflow)) - 1]
+        return self.overflow
+
+
+@dataclass(frozen=True)
+class ContestCost:
+    """The contest's cost and its three terms; ``left_out`` says what is not modelled."""
+    wire: float
+    via: float
+    overflow: float
+    left_out: tuple[str, ...] = LEFT_OUT
+
+    @property
+    def total(self) -> float:
+        """The sum of the three terms."""
+        return self.wire + self.via + self.overflow
+
+
+@dataclass(frozen=True)
+class NetCheck:
+    """One net: whether its guides connect and cover its pins (``reason`` says why not),
+    its wirelength (DBU, OpenROAD's measure) and vias; ``local`` when every guide lies
+    in one GCell."""
+    name: str
+    connected: bool
+    reason: str
+    wirelength: int
+    vias: int
+    local: bool
+
+
+@dataclass(frozen=True)
+class LayerUsage:
+    """One layer's row of the congestion report: capacity and demand in tracks, the
+    largest overflow of a horizontal and of a vertical edge, and the total overflow."""
+    name: str
+    resource: int
+    demand: int
+    max_h: int
+    max_v: int
+    overflow: int
+
+    @property
+    def usage(self) -> float:
+        """Demand as a percentage of the resource (0 without any)."""
+        return 100.0 * self.demand / self.resource if self.resource else 0.0
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """What :func:`evaluate` found: each checked net, each layer, and the totals.
+
+    ``wirelength_um`` and ``vias`` are summed over every net with guides, as OpenROAD
+    measures them; ``connected`` of ``routable`` nets (those with two pins or more) pass.
+    """
+    nets: tuple[NetCheck, ...]
+    layers: tuple[LayerUsage, ...]
+    wirelength_um: float
+    vias: int
+    connected: int
+    routable: int
+    cost: ContestCost
+
+    @property
+    def all_connected(self) -> bool:
+        """Whether every routable net's guides connect and cover its pins."""
+        return self.connected == self.routable
+
+    @property
+    def failures(self) -> list[NetCheck]:
+        """The nets that fail, in the design's order."""
+        return [n for n in self.nets if not n.connected]
+
+
+# -- guides as GCell boxes ---------------------------------------------------------------
+def _cell(v: int, bounds: np.ndarray) -> int:
+    """The GCell holding coordinate ``v`` (a value on the far edge of the die: the last)."""
+    i = int(np.searchsorted(bounds, v, side="right")) - 1
+    return min(max(i, 0), len(bounds) - 2)
+
+
+def _span(lo: int, hi: int, bounds: np.ndarray) -> tuple[int, int]:
+    """The GCells that ``[lo, hi]`` covers; a side lying on a GCell border does not
+    reach into the next GCell."""
+    return _cell(lo, bounds), _cell(max(lo, hi - 1), bounds)
+
+
+def guide_boxes(design: Design, grid: GCellGrid,
+                guides: dict[str, list[tuple[int, int, int, int, str]]]
+                ) -> dict[str, list[Box]]:
+    """Each net's guides as blocks of GCells on layer levels.
+
+    Raises
+    ------
+    InputError
+        A net the design lacks, a layer that is not a routing layer, or a rectangle off
+        the die.
+    """
+    level = {lay.name: lay.level for lay in design.layers}
+    names = {n.name for n in design.nets}
+    die = design.die
+    out: dict[str, list[Box]] = {}
+    for net, rects in guides.items():
+        if net not in names:
+            raise InputError(f"not a net of design {design.name}", field=f"net {net}")
+        boxes = []
+        for x0, y0, x1, y1, layer in rects:
+            if layer not in level:
+                raise InputError(f"{quote(layer)} is not a routing layer (the layers: "
+                                 f"{', '.join(level)})", field=f"net {net}")
+            if x0 < die[0] or y0 < die[1] or x1 > die[2] or y1 > die[3]:
+                raise InputError(f"rectangle {(x0, y0, x1, y1)} lies off the die {die}",
+                                 field=f"net {net}")
+            cx, cy = _span(x0, x1, grid.xs), _span(y0, y1, grid.ys)
+            boxes.append((level[layer], cx[0], cy[0], cx[1], cy[1]))
+        out[net] = boxes
+    return out
+
+
+# -- one net -------------------------------------------------------------------------------
+def _joined(a: Box, b: Box) -> bool:
+    """Whether two boxes join: on one layer overlapping or sharing a GCell side, on
+    adjacent layers overlapping."""
+    ox = a[1] <= b[3] and b[1] <= a[3]
+    oy = a[2] <= b[4] and b[2] <= a[4]
+    if a[0] == b[0]:
+        tx = a[1] <= b[3] + 1 and b[1] <= a[3] + 1
+        ty = a[2] <= b[4] + 1 and b[2] <= a[4] + 1
+        return (ox and ty) or (oy and tx)
+    return abs(a[0] - b[0]) == 1 and ox and oy
+
+
+def pieces(boxes: list[Box]) -> list[list[int]]:
+    """The connected pieces of ``boxes`` (lists of indices), largest first.
+
+    >>> pieces([(2, 0, 0, 3, 0), (3, 3, 0, 3, 4), (2, 5, 5, 5, 5)])
+    [[0, 1], [2]]
+    """
+    parent = list(range(len(boxes)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+    by_level: dict[int, list[int]] = defaultdict(list)
+    for i, b in enumerate(boxes):
+        by_level[b[0]].append(i)
+    for lev, idx in by_level.items():
+        for k, i in enumerate(idx):
+            for j in idx[k + 1:] + by_level.get(lev + 1, []):
+                if _joined(boxes[i], boxes[j]):
+                    parent[root(i)] = root(j)
+    groups: dict[int, list[int]] = defaultdict(list)
+    for i in range(len(boxes)):
+        groups[root(i)].append(i)
+    return sorted(groups.values(), key=lambda g: (-len(g), g[0]))
+
+
+def _pin_cells(design: Design, grid: GCellGrid, net: Net, comps: dict[str, Component]):
+    """Each pin of ``net`` as ``(label, [(level, x0, y0, x1, y1), ...])``, the GCells of
+    its shapes on routing layers."""
+    level = {lay.name: lay.level for lay in design.layers}
+    out = []
+    for comp, pin in net.pins:
+        if comp == "PIN":
+            shapes = design.io_pins.get(pin, ())
+        else:
+            c = comps[comp]
+            macro = design.macros[c.macro]
+            shapes = tuple((lay, place(r, c, macro)) for lay, r in macro.pins.get(pin, ()))
+        cells = []
+        for lay, r in shapes:
+            if lay in level:
+                cx, cy = _span(r[0], r[2], grid.xs), _span(r[1], r[3], grid.ys)
+                cells.append((level[lay], cx[0], cy[0], cx[1], cy[1]))
+        out.append((pin if comp == "PIN" else f"{comp}/{pin}", cells))
+    return out
+
+
+def _covers(boxes: list[Box], shape: Box) -> bool:
+    """Whether a box on the shape's layer or above overlaps one of its GCells."""
+    return any(b[0] >= shape[0] and b[1] <= shape[3] and shape[1] <= b[3]
+               and b[2] <= shape[4] and shape[2] <= b[4] for b in boxes)
+
+
+def _where(box: Box, design: Design) -> str:
+    lay = design.layers[box[0] - 1].name
+    if box[1:3] == box[3:5]:
+        return f"{lay} GCell ({box[1]}, {box[2]})"
+    return f"{lay} GCells ({box[1]}, {box[2]})-({box[3]}, {box[4]})"
+
+
+def _reason(design: Design, grid: GCellGrid, net: Net, boxes: list[Box],
+            comps: dict[str, Component]) -> str:
+    """Why the net's guides fail, or ``""`` when they connect and cover every pin."""
+    if not boxes:
+        return "no guides"
+    parts = pieces(boxes)
+    if len(parts) > 1:
+        return (f"guides in {len(parts)} separate pieces (one at "
+                f"{_where(boxes[parts[0][0]], design)}, another at "
+                f"{_where(boxes[parts[1][0]], design)})")
+    for label, cells in _pin_cells(design, grid, net, comps):
+        if cells and not any(_covers(boxes, c) for c in cells):
+            return f"pin {label} ({_where(cells[0], design)}) is not covered"
+    return ""
+
+
+def segment_length(box: Box, tile: int) -> int:
+    """OpenROAD's length of a guide as a routed segment, in DBU: ``k * tile`` for one
+    spanning ``k > 1`` GCells along one axis, else 0.
+
+    >>> segment_length((2, 3, 0, 3, 4), 100), segment_length((2, 3, 0, 3, 0), 100)
+    (500, 0)
+    """
+    kx, ky = box[3] - box[1] + 1, box[4] - box[2] + 1
+    if (kx > 1) == (ky > 1):
+        return 0
+    return max(kx, ky) * tile
+
+
+def via_sites(boxes: list[Box]) -> set[tuple[int, int, int]]:
+    """``(level, x, y)`` for each via: guides on ``level`` and ``level + 1`` share GCell
+    ``(x, y)``.
+
+    >>> sorted(via_sites([(1, 0, 0, 0, 0), (2, 0, 0, 0, 2), (3, 0, 2, 4, 2)]))
+    [(1, 0, 0), (2, 0, 2)]
+    """
+    cells: dict[int, set[tuple[int, int]]] = defaultdict(set)
+    for lev, x0, y0, x1, y1 in boxes:
+        cells[lev].update((x, y) for x in range(x0, x1 + 1) for y in range(y0, y1 + 1))
+    return {(lev, x, y) for lev, here in cells.items()
+            for x, y in here & cells.get(lev + 1, set())}
+
+
+# -- demand, overflow and the contest's cost ---------------------------------------------
+@dataclass
+class _Usage:
+    """Per-layer edge arrays (index ``level - 1``): capacity, wires, and the contest's
+    via demand in half tracks. Horizontal edges are ``[y, x]`` between GCells ``x`` and
+    ``x + 1``; vertical ones ``[y, x]`` between ``y`` and ``y + 1``."""
+    cap: list[np.ndarray]
+    wires: list[np.ndarray]
+    via_half: list[np.ndarray]
+    horizontal: list[bool]
+
+
+def _usage_arrays(design: Design, grid: GCellGrid, top: int) -> _Usage:
+    nx, ny = grid.shape
+    cap, wires, halves, horizontal = [], [], [], []
+    for level in range(1, top + 1):
+        h = design.layers[level - 1].direction == "HORIZONTAL"
+        shape = (ny, nx - 1) if h else (ny - 1, nx)
+        if level <= len(grid.layers):
+            c = (grid.h_cap if h else grid.v_cap)[level - 1].astype(np.int64)
+        else:
+            c = np.zeros(shape, dtype=np.int64)
+        cap.append(c)
+        wires.append(np.zeros(shape, dtype=np.int64))
+        halves.append(np.zeros(shape, dtype=np.int64))
+        horizontal.append(h)
+    return _Usage(cap, wires, halves, horizontal)
+
+
+def _wire_cells(box: Box, horizontal: bool) -> bool:
+    """Whether ``box`` runs a wire along its layer's direction (spans two GCells or more)."""
+    return box[3] > box[1] if horizontal else box[4] > box[2]
+
+
+def _add_wires(use: _Usage, boxes: list[Box]) -> None:
+    """One track on each edge that some guide of the net spans along its layer."""
+    by_level: dict[int, list[Box]] = defaultdict(list)
+    for b in boxes:
+        if _wire_cells(b, use.horizontal[b[0] - 1]):
+            by_level[b[0]].append(b)
+    for level, group in by_level.items():
+        h = use.horizontal[level - 1]
+        # the group's bounding box, in edges: overlapping guides count once
+        x0 = min(b[1] for b in group)
+        y0 = min(b[2] for b in group)
+        x1 = max(b[3] for b in group)
+        y1 = max(b[4] for b in group)
+        mask = np.zeros((y1 - y0 + 1 - (0 if h else 1), x1 - x0 + 1 - (1 if h else 0)),
+                        dtype=bool)
+        for b in group:
+            if h:
+                mask[b[2] - y0:b[4] - y0 + 1, b[1] - x0:b[3] - x0] = True
+            else:
+                mask[b[2] - y0:b[4] - y0, b[1] - x0:b[3] - x0 + 1] = True
+        use.wires[level - 1][y0:y0 + mask.shape[0], x0:x0 + mask.shape[1]] += mask
+
+
+def _add_via_demand(use: _Usage, boxes: list[Box], vias, first: int) -> None:
+    """The contest's via demand: a via landing on a layer where the net has no wire adds
+    a half track to each edge beside its GCell (a whole one to the one edge at the
+    border). Layers below ``first`` are not routing layers to the contest."""
+    for level, x, y in vias:
+        if level < first:
+            continue
+        h = use.horizontal[level - 1]
+        if any(b[0] == level and _wire_cells(b, h) and b[1] <= x <= b[3]
+               and b[2] <= y <= b[4] for b in boxes):
+            continue
+        arr = use.via_half[level - 1]
+        pos, n = (x, arr.shape[1] + 1) if h else (y, arr.shape[0] + 1)
+        for k, add in ((pos - 1, 1 if pos < n - 1 else 2), (pos, 1 if pos > 0 else 2)):
+            if 0 <= k < n - 1:
+                arr[(y, k) if h else (k, x)] += add
+
+
+def _layer_rows(design: Design, use: _Usage) -> tuple[LayerUsage, ...]:
+    rows = []
+    for i, (cap, wires, h) in enumerate(zip(use.cap, use.wires, use.horizontal)):
+        over = np.maximum(wires - cap, 0)
+        worst = int(over.max()) if over.size else 0
+        rows.append(LayerUsage(design.layers[i].name, int(cap.sum()), int(wires.sum()),
+                               worst if h else 0, 0 if h else worst, int(over.sum())))
+    return tuple(rows)
+
+
+def _overflow_term(demand: np.ndarray, cap: np.ndarray) -> float:
+    """The contest's sum over edges of ``f(d, c)`` (the module's docstring)."""
+    with np.errstate(over="ignore"):
+        held = np.where(cap > 0, np.exp(0.5 * (demand - cap)), 0.0)
+        bare = np.where((cap <= 0) & (demand > 0), np.exp(1.5 * demand), 0.0)
+    return float(held.sum() + bare.sum())
+
+
+def contest_cost(grid: GCellGrid, use: _Usage, vias: int,
+                 weights: ContestWeights) -> ContestCost:
+    """The ISPD 2024 contest's cost of the demand in ``use`` and ``vias`` vias."""
+    centres_x = (grid.xs[:-1] + grid.xs[1:]) / 2
+    centres_y = (grid.ys[:-1] + grid.ys[1:]) / 2
+    step_x, step_y = np.diff(centres_x), np.diff(centres_y)
+    wire_len = 0.0
+    overflow = 0.0
+    for i in range(grid.min_layer - 1, len(use.cap)):
+        wires, h = use.wires[i], use.horizontal[i]
+        wire_len += float((wires * (step_x[None, :] if h else step_y[:, None])).sum())
+        demand = wires + use.via_half[i] / 2.0
+        overflow += weights.of_layer(i + 1) * _overflow_term(demand, use.cap[i])
+    return ContestCost(weights.wire * wire_len, weights.via * vias, overflow)
+
+
+def evaluate(design: Design, grid: GCellGrid,
+             guides: dict[str, list[tuple[int, int, int, int, str]]],
+             weights: ContestWeights | None = None) -> Evaluation:
+    """Judge route guides of ``design`` over ``grid`` (the module's docstring says how).
+
+    Parameters
+    ----------
+    design : Design
+        The placed design (:func:`mazeroute.readers.lefdef.read_design`).
+    grid : GCellGrid
+        Its GCell grid and capacities (:func:`mazeroute.gcells.gcell_grid`).
+    guides : dict of str to list of (int, int, int, int, str)
+        Each net's guide rectangles in DBU (:func:`mazeroute.guides.read_guides`).
+    weights : ContestWeights, optional
+        The contest's unit costs; 1 each by default.
+
+    Returns
+    -------
+    Evaluation
+        Per net, per layer, and the totals.
+
+    Raises
+    ------
+    InputError
+        A guide for a net the design lacks, on a layer that is not a routing layer, or
+        off the die (the field names the net).
+
+    Examples
+    --------
+    >>> from mazeroute.readers.lefdef import Design, Net, RoutingLayer, Tracks
+    >>> from mazeroute.gcells import gcell_grid
+    >>> m1 = RoutingLayer("m1", 1, "HORIZONTAL", 10, 4, 4, 5)
+    >>> m2 = RoutingLayer("m2", 2, "VERTICAL", 10, 4, 4, 5)
+    >>> d = Design("t", 1000, (0, 0, 300, 300), (m1, m2),
+    ...            (Tracks("m1", "Y", 5, 30, 10), Tracks("m2", "X", 5, 30, 10)),
+    ...            {}, (), {}, (Net("n", ()),), 0)
+    >>> e = evaluate(d, gcell_grid(d), {"n": [(0, 0, 150, 300, "m2")]})
+    >>> e.wirelength_um, e.vias, e.layers[1].demand
+    (0.3, 0, 1)
+    """
+    weights = weights or ContestWeights()
+    boxes = guide_boxes(design, grid, guides)
+    top = max([grid.max_layer] + [b[0] for bs in boxes.values() for b in bs])
+    use = _usage_arrays(design, grid, top)
+    comps = {c.name: c for c in design.components}
+    checks: list[NetCheck] = []
+    routable = connected = total_wl = total_vias = 0
+    for net in design.nets:
+        mine = boxes.get(net.name, [])
+        if len(net.pins) < 2 and not mine:
+            continue
+        reason = _reason(design, grid, net, mine, comps) if len(net.pins) >= 2 else ""
+        sites = via_sites(mine)
+        wl = sum(segment_length(b, grid.tile) for b in mine)
+        cells = {b[1:3] for b in mine} | {b[3:5] for b in mine}
+        checks.append(NetCheck(net.name, not reason, reason, wl, len(sites),
+                               len(cells) == 1))
+        routable += len(net.pins) >= 2
+        connected += len(net.pins) >= 2 and not reason
+        total_wl += wl
+        total_vias += len(sites)
+        _add_wires(use, mine)
+        _add_via_demand(use, mine, sites, grid.min_layer)
+    cost = contest_cost(grid, use, total_vias, weights)
+    return Evaluation(tuple(checks), _layer_rows(design, use), total_wl / design.dbu,
+                      total_vias, connected, routable, cost)
+
+
+def congestion_table(ev: Evaluation) -> str:
+    """The layers in the shape of OpenROAD's ``Final congestion report``.
+
+    >>> row = LayerUsage("metal2", 100, 7, 0, 2, 3)
+    >>> ev = Evaluation((), (row,), 0.0, 0, 0, 0, ContestCost(0, 0, 0))
+    >>> print(congestion_table(ev).splitlines()[2])
+    metal2             100             7            7.00%             0 /  2 /  3
+    """
+    rule = "-" * 87
+    lines = ["Layer         Resource        Demand        Usage (%)    Max H / Max V / "
+             "Total Overflow", rule]
+    for r in ev.layers:
+        lines.append(f"{r.name:<7s}      {r.resource:9d}     {r.demand:9d}        "
+                     f"{r.usage:8.2f}%            {r.max_h:2d} / {r.max_v:2d} / "
+                     f"{r.overflow:2d}")
+    res = sum(r.resource for r in ev.layers)
+    dem = sum(r.demand for r in ev.layers)
+    pct = 100.0 * dem / res if res else 0.0
+    lines += [rule, f"{'Total':<7s}      {res:9d}     {dem:9d}        {pct:8.2f}%            "
+              f"{sum(r.max_h for r in ev.layers):2d} / {sum(r.max_v for r in ev.layers):2d}"
+              f" / {sum(r.overflow for r in ev.layers):2d}"]
+    return "\n".join(lines)
+
+
+__all__ = ["Evaluation", "NetCheck", "LayerUsage", "ContestWeights", "ContestCost",
+           "evaluate", "congestion_table", "guide_boxes", "pieces", "segment_length",
+           "via_sites", "contest_cost"]

@@ -1,0 +1,394 @@
+"""Global routing of a placed design on its GCell grid: every net a tree of GCells on the
+routing layers, joined by vias, negotiated against the edges' capacities.
+
+The grid is :mod:`mazeroute.gcells`'s: ``(L, ny, nx)`` GCell nodes, a layer moving only
+along its preferred direction, and a via joining a node to the one above or below it.
+Layers below the lowest routing layer carry no wires; a pin on one is reached by a via
+stack from its GCell, as OpenROAD's detailed router does.
+
+The search is the 3-D weighted maze search (:func:`~mazeroute.engines.grid3d.weighted3d`)
+in windows provably as good as the whole grid (:mod:`.layered_search`), growing each net
+from its first pin to the nearest remaining one (Prim's order, so trees share wire). The
+capacities are on edges, the search's costs on nodes: a node's capacity is the least of
+the edges it lies on along its layer, and a net whose wire runs through a node along the
+layer uses one track there (a via stack passing through uses none). A net on an edge
+runs through both of its nodes, so no edge is over capacity where no node is.
+PathFinder's negotiation (McMurchie and Ebeling, FPGA 1995; the rule VPR's router keeps)
+prices a node ``(base + history) * (1 + pres_fac * over)``, ``over`` being how far one more
+net would take it past capacity, ``history`` growing on overused nodes after each
+iteration; the nets through overused nodes are ripped up and rerouted, until no edge is
+over capacity (counted on the edges themselves, see :func:`edge_overflow`) or the
+iterations run out. A via costs ``via_cost`` times the node it enters.
+
+Examples
+--------
+>>> from mazeroute.readers.lefdef import Design, RoutingLayer, Tracks
+>>> m1 = RoutingLayer("m1", 1, "HORIZONTAL", 10, 4, 4, 5)
+>>> m2 = RoutingLayer("m2", 2, "VERTICAL", 10, 4, 4, 5)
+>>> m3 = RoutingLayer("m3", 3, "HORIZONTAL", 10, 4, 4, 5)
+>>> tracks = tuple(Tracks(n, a, 5, 60, 10) for n, a in (("m1", "Y"), ("m2", "X"),
+...                                                        ("m3", "Y")))
+>>> d = Design("t", 1000, (0, 0, 600, 600), (m1, m2, m3), tracks, {}, (), {}, (), 0)
+>>> from mazeroute.gcells import gcell_grid
+>>> g = gcell_grid(d)
+>>> problem = GRouteProblem.of_grid(g, {"n": [(0, 0, 0), (3, 3, 0)]})
+>>> res = global_route(problem)
+>>> res.overflow, res.routes["n"].vias, res.routes["n"].steps
+(0, 4, 6)
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..engines.costs import COST_MAX, COST_SCALE
+from ..gcells import GCellGrid
+from ..readers.lefdef import Design
+from .layered_search import window_search
+from .layered_tree import Rules, grow_tree
+
+__all__ = ["GRouteProblem", "GRouteResult", "NetTree", "GRouteOptions", "global_route",
+           "design_pins", "guide_rects", "wirelength_um", "edge_overflow"]
+
+
+@dataclass(frozen=True)
+class GRouteOptions:
+    """The negotiation's options (PathFinder's names)."""
+
+    via_cost: int = 2
+    max_iterations: int = 30
+    first_pres_fac: float = 0.5
+    pres_fac_mult: float = 1.5
+    acc_fac: float = 1.0
+
+
+@dataclass
+class GRouteProblem:
+    """What is routed: the node grid's rules and capacities, and each net's pin nodes.
+
+    ``capacity`` is ``(L, ny, nx)``, the nodes'; ``edge_cap`` the edges' (``h_cap`` and
+    ``v_cap`` as :class:`~mazeroute.gcells.GCellGrid` holds them); ``free`` says where
+    wires may go; ``pins`` maps a net
+    to its distinct pin nodes ``(x, y, z)``, the root first; ``lowest`` is the lowest
+    layer that carries wires: a pin below it is reached by a via stack at its GCell,
+    which the search does not see (it takes no track).
+    """
+
+    directions: tuple[str, ...]
+    free: np.ndarray
+    capacity: np.ndarray
+    pins: dict[str, list[tuple[int, int, int]]]
+    lowest: int = 0
+    edge_cap: tuple[np.ndarray, np.ndarray] | None = None
+
+    @classmethod
+    def of_grid(cls, grid: GCellGrid, pins: dict[str, list[tuple[int, int, int]]]
+                ) -> GRouteProblem:
+        """The problem of ``grid`` with nets' pin nodes ``pins`` (GCell ``x, y`` and the
+        layer's index ``z``, 0 the lowest routing layer)."""
+        layers = grid.layers
+        nx, ny = grid.shape
+        cap = np.zeros((len(layers), ny, nx), np.int64)
+        for z, lay in enumerate(layers):
+            if lay.direction == "HORIZONTAL":
+                c = grid.h_cap[z]
+                if nx > 1:
+                    left = np.pad(c, ((0, 0), (1, 0)), constant_values=np.iinfo(np.int32).max)
+                    right = np.pad(c, ((0, 0), (0, 1)), constant_values=np.iinfo(np.int32).max)
+                    cap[z] = np.minimum(left, right)
+            else:
+                c = grid.v_cap[z]
+                if ny > 1:
+                    low = np.pad(c, ((1, 0), (0, 0)), constant_values=np.iinfo(np.int32).max)
+                    high = np.pad(c, ((0, 1), (0, 0)), constant_values=np.iinfo(np.int32).max)
+                    cap[z] = np.minimum(low, high)
+        wired = np.array([grid.min_layer <= lay.level <= grid.max_layer for lay in layers])
+        free = np.broadcast_to(wired[:, None, None], cap.shape).copy()
+        directions = tuple(lay.direction.lower() for lay in layers)
+        return cls(directions, free, cap, pins, grid.min_layer - 1, (grid.h_cap, grid.v_cap))
+
+
+@dataclass
+class NetTree:
+    """One net's route: its nodes ``(x, y, z)`` (a tree, first pin first), its in-layer
+    steps and its vias."""
+
+    cells: np.ndarray
+    steps: int = 0
+    vias: int = 0
+    routed: bool = True
+    wired: np.ndarray | None = field(default=None, repr=False)
+    paths: list[np.ndarray] = field(default_factory=list, repr=False)
+
+
+@dataclass
+class GRouteResult:
+    """Every net's tree, the nodes' final use, the overflow (tracks used past capacity,
+    summed over the edges), the iterations run and the seconds taken."""
+
+    routes: dict[str, NetTree]
+    usage: np.ndarray
+    overflow: int
+    iterations: int
+    seconds: float
+    history: list[int] = field(default_factory=list)
+
+
+class _Negotiation:
+    """The loop's state: each node's use and history, each net's nodes."""
+
+    def __init__(self, problem: GRouteProblem, options: GRouteOptions):
+        self.p, self.opt = problem, options
+        self.shape = problem.capacity.shape
+        self.usage = np.zeros(self.shape, np.int64)
+        self.history = np.zeros(self.shape, np.int64)
+        self.cost = np.full(self.shape, COST_SCALE, np.int64)
+        self.pres = 0.0
+        self.rules = Rules(problem.directions, options.via_cost, None, False)
+        self.pin_nodes = {}
+        for n, c in problem.pins.items():
+            lifted = np.asarray(c, np.int64).reshape(-1, 3).copy()
+            lifted[:, 2] = np.maximum(lifted[:, 2], problem.lowest)
+            self.pin_nodes[n] = np.array(list(dict.fromkeys(map(tuple, lifted.tolist()))),
+                                         np.int64).reshape(-1, 3)
+        self.cap = problem.capacity
+        self.trees: dict[str, NetTree] = {}
+
+    def price(self, at=None) -> None:
+        """Set the node costs at ``at`` (index arrays; None: all) from use and history."""
+        at = (slice(None),) * 3 if at is None else at
+        over = np.maximum(0, self.usage[at] + 1 - self.cap[at])
+        value = (COST_SCALE + self.history[at]) * (1.0 + self.pres * over)
+        self.cost[at] = np.clip(value, 1, COST_MAX).astype(np.int64)
+
+    def _take(self, tree: NetTree | None, sign: int) -> None:
+        if tree is None or not tree.routed:
+            return
+        if tree.wired is None:
+            tree.wired = _wired(tree.paths)
+        c = tree.wired
+        at = (c[:, 2], c[:, 1], c[:, 0])
+        self.usage[at] += sign
+        self.price(at)
+
+    def route(self, name: str) -> None:
+        """Rip net ``name`` up and route it again on the costs as they are now."""
+        self._take(self.trees.get(name), -1)
+        pins = self.pin_nodes[name]
+        free = self.p.free
+
+        def free_in(x0, y0, x1, y1):
+            f = free[:, y0:y1, x0:x1].copy()
+            inside = (pins[:, 0] >= x0) & (pins[:, 0] < x1) & (pins[:, 1] >= y0) & \
+                (pins[:, 1] < y1)
+            q = pins[inside]
+            f[q[:, 2], q[:, 1] - y0, q[:, 0] - x0] = True
+            return f
+
+        if len(pins) > 1:
+            tree = grow_tree(self.rules, None, pins, self.cost,
+                             search=lambda s, t: window_search(self.rules, self.shape,
+                                                               free_in, self.cost, s, t))
+        else:
+            tree = grow_tree(self.rules, None, pins)      # every pin in one GCell
+        steps = vias = 0
+        if tree.routed:
+            vias, steps = tree.vias, len(tree.cells) - 1 - tree.vias
+        net = NetTree(tree.cells, steps, vias, tree.routed, paths=tree.paths)
+        self.trees[name] = net
+        self._take(net, 1)
+
+    def overused(self) -> np.ndarray:
+        return self.usage > self.cap
+
+    def conflicted(self) -> list[str]:
+        over = self.overused()
+        out = []
+        for n, t in self.trees.items():
+            c = t.wired
+            if t.routed and c is not None and over[c[:, 2], c[:, 1], c[:, 0]].any():
+                out.append(n)
+        return out
+
+
+def _with_access(tree: NetTree, pins, lowest: int) -> NetTree:
+    """``tree`` with the via stacks from its pins below ``lowest`` up to it."""
+    if not tree.routed:
+        return tree
+    stacks = [(x, y, z) for x, y, zp in pins for z in range(zp, lowest)]
+    if not stacks:
+        return tree
+    cells = np.concatenate([tree.cells, np.asarray(stacks, np.int64).reshape(-1, 3)])
+    return NetTree(cells, tree.steps, tree.vias + len(stacks), True, tree.wired, tree.paths)
+
+
+def _wired(paths: list[np.ndarray]) -> np.ndarray:
+    """The nodes of a tree that a wire runs through along their layer (an end of one of
+    its paths' in-layer steps): the ones that take a track. A node that a via stack only
+    passes through takes none."""
+    out = set()
+    for p in paths:
+        same = np.nonzero(p[1:, 2] == p[:-1, 2])[0]
+        out.update(map(tuple, p[same].tolist()))
+        out.update(map(tuple, p[same + 1].tolist()))
+    return np.array(sorted(out), np.int64).reshape(-1, 3)
+
+
+def global_route(problem: GRouteProblem, options: GRouteOptions | None = None,
+                 progress: Callable[[int, int, int], None] | None = None) -> GRouteResult:
+    """Route every net of ``problem`` (see the module's notes).
+
+    Parameters
+    ----------
+    problem : GRouteProblem
+        The grid and the nets' pin nodes.
+    options : GRouteOptions, optional
+        The negotiation's options.
+    progress : callable, optional
+        Called after each iteration as ``progress(iteration, overflow, nets rerouted)``.
+
+    Returns
+    -------
+    GRouteResult
+        Each net's tree (nets in ``problem.pins``' order, with the via stacks down to
+        its pins below ``problem.lowest``), the nodes' use and the overflow.
+    """
+    opt = options or GRouteOptions()
+    start = time.perf_counter()
+    neg = _Negotiation(problem, opt)
+    todo = list(neg.pin_nodes)
+    overflow_by_iteration = []
+    it = 0
+    for it in range(1, opt.max_iterations + 1):
+        neg.pres = 0.0 if it == 1 else opt.first_pres_fac * opt.pres_fac_mult ** (it - 2)
+        neg.price()
+        for name in todo:
+            neg.route(name)
+        over = np.maximum(0, neg.usage - neg.cap)
+        neg.history += (COST_SCALE * opt.acc_fac * over).astype(np.int64)
+        # the nodes' overflow bounds the edges' from above: when it is not 0, the edges
+        # (what capacity is measured on) may still all hold
+        edges = int(over.sum())
+        if edges and problem.edge_cap is not None:
+            edges = edge_overflow(neg.trees.values(), problem)
+        overflow_by_iteration.append(edges)
+        if progress:
+            progress(it, edges, len(todo))
+        todo = neg.conflicted() if edges else []
+        if not todo:
+            break
+    routes = {n: _with_access(neg.trees[n], problem.pins[n], problem.lowest)
+              for n in problem.pins}
+    return GRouteResult(routes, neg.usage, overflow_by_iteration[-1], it,
+                        time.perf_counter() - start, overflow_by_iteration)
+
+
+def edge_overflow(trees, problem: GRouteProblem) -> int:
+    """The tracks used past capacity, summed over the edges: an edge between two
+    neighbouring GCells along a layer takes one track of each net whose path steps
+    across it (once a net)."""
+    use: dict[tuple[int, int, int, int], int] = {}
+    for t in trees:
+        if not t.routed:
+            continue
+        seen = set()
+        for p in t.paths:
+            a, b = p[:-1], p[1:]
+            same = a[:, 2] == b[:, 2]
+            lo = np.minimum(a[same], b[same])
+            axis = (a[same, 1] != b[same, 1]).astype(np.int64)     # 0 along x, 1 along y
+            seen.update(zip(lo[:, 2].tolist(), axis.tolist(), lo[:, 1].tolist(),
+                            lo[:, 0].tolist()))
+        for e in seen:
+            use[e] = use.get(e, 0) + 1
+    over = 0
+    for (z, axis, y, x), n in use.items():
+        cap = problem.edge_cap[axis][z, y, x]
+        over += max(0, n - int(cap))
+    return over
+
+
+def _gcell(bounds: np.ndarray, v: float) -> int:
+    return int(np.clip(np.searchsorted(bounds, v, side="right") - 1, 0, len(bounds) - 2))
+
+
+def design_pins(design: Design, grid: GCellGrid) -> dict[str, list[tuple[int, int, int]]]:
+    """Each signal net's distinct pin nodes ``(x, y, z)`` on ``grid``: a pin's node is the
+    GCell of the centre of its largest shape on its lowest layer (a pin above the grid's
+    top layer is taken on the top layer). A net of fewer than two pins is left out; one
+    whose pins all lie in one GCell keeps that one node (its guides still reach the lowest
+    routing layer)."""
+    top = len(grid.layers)
+    level = {lay.name: lay.level for lay in design.layers}
+    out: dict[str, list[tuple[int, int, int]]] = {}
+    for net in design.nets:
+        nodes: list[tuple[int, int, int]] = []
+        for _comp, _pin, shapes in design.pin_shapes(net):
+            shapes = [(level[lay], r) for lay, r in shapes if lay in level]
+            if not shapes:
+                continue
+            low = min(lv for lv, _ in shapes)
+            r = max((r for lv, r in shapes if lv == low),
+                    key=lambda r: (r[2] - r[0]) * (r[3] - r[1]))
+            node = (_gcell(grid.xs, (r[0] + r[2]) / 2), _gcell(grid.ys, (r[1] + r[3]) / 2),
+                    min(low, top) - 1)
+            if node not in nodes:
+                nodes.append(node)
+        if len(net.pins) > 1 and nodes:
+            out[net.name] = nodes
+    return out
+
+
+def guide_rects(tree: NetTree, grid: GCellGrid) -> list[tuple[int, int, int, int, str]]:
+    """A tree as route guides, in DBU: each of its paths' runs on one layer (straight, as a
+    layer moves along one direction), runs of one line that share a GCell merged into one
+    rectangle, and every other node of the tree (a pin, a via stack's GCell) not inside
+    one its own GCell's rectangle."""
+    lines: dict[tuple[int, int, int], list[list[int]]] = {}    # (z, axis, line) -> spans
+    cells = set(map(tuple, np.asarray(tree.cells, np.int64).reshape(-1, 3).tolist()))
+    for p in tree.paths:
+        cut = np.nonzero(p[1:, 2] != p[:-1, 2])[0] + 1
+        for run in np.split(p, cut):
+            z = int(run[0, 2])
+            horizontal = grid.layers[z].direction == "HORIZONTAL"
+            along, line = (run[:, 0], int(run[0, 1])) if horizontal else (run[:, 1],
+                                                                          int(run[0, 0]))
+            lines.setdefault((z, int(horizontal), line), []).append(
+                [int(along.min()), int(along.max())])
+            cells.update(map(tuple, run.tolist()))
+    boxes, covered = [], set()
+    for (z, horizontal, line), spans in sorted(lines.items()):
+        spans.sort()
+        merged = [spans[0]]
+        for lo, hi in spans[1:]:
+            if lo <= merged[-1][1]:                 # they share a GCell: one wire
+                merged[-1][1] = max(merged[-1][1], hi)
+            else:
+                merged.append([lo, hi])
+        for lo, hi in merged:
+            box = (lo, line, hi, line) if horizontal else (line, lo, line, hi)
+            boxes.append((*box, z))
+            covered.update((x, y, z) for x in range(box[0], box[2] + 1)
+                           for y in range(box[1], box[3] + 1))
+    boxes += [(x, y, x, y, z) for x, y, z in sorted(cells - covered)]
+    return [(int(grid.xs[x0]), int(grid.ys[y0]), int(grid.xs[x1 + 1]), int(grid.ys[y1 + 1]),
+             grid.layers[z].name) for x0, y0, x1, y1, z in boxes]
+
+
+def wirelength_um(result: GRouteResult, grid: GCellGrid, dbu: int) -> float:
+    """The routes' in-layer steps, each the distance between its two GCells' centres,
+    in microns."""
+    cx = (grid.xs[:-1] + grid.xs[1:]) / 2
+    cy = (grid.ys[:-1] + grid.ys[1:]) / 2
+    total = 0.0
+    for tree in result.routes.values():
+        for p in tree.paths if tree.routed else []:
+            a, b = p[:-1], p[1:]
+            same = a[:, 2] == b[:, 2]
+            total += float(np.abs(cx[a[same, 0]] - cx[b[same, 0]]).sum()
+                           + np.abs(cy[a[same, 1]] - cy[b[same, 1]]).sum())
+    return total / dbu
