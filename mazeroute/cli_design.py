@@ -72,6 +72,9 @@ def add_evaluate(sub) -> argparse.ArgumentParser:
     p.add_argument("--guides", required=True, metavar="FILE",
                    help="the route guides (a net name, '(', 'x0 y0 x1 y1 LAYER' lines in "
                         "DBU, ')')")
+    p.add_argument("--heatmap", metavar="FILE.png",
+                   help="also draw each routing layer's congestion as a heat map of its "
+                        "GCells (use over capacity of their edges) into this PNG")
     p.set_defaults(func=cmd_evaluate)
     return p
 
@@ -86,7 +89,10 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     from .gcells import gcell_grid
     from .guides import read_guides
     from .readers.lefdef import read_design
+    from .render_gcells import check_png
 
+    if args.heatmap is not None:        # refused before the design is read
+        check_png(args.heatmap, field="--heatmap")
     design = read_design(args.design, args.lef)
     try:
         grid = gcell_grid(design, min_layer=args.min_layer, max_layer=args.max_layer)
@@ -112,6 +118,17 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         print(f"net {check.name}: {check.reason}")
     if len(ev.failures) > SHOWN_FAILURES:
         print(f"... and {len(ev.failures) - SHOWN_FAILURES} more nets not connected")
+    if args.heatmap is not None:
+        from .evaluate import edge_usage
+        from .io import OutputError
+        from .render_gcells import save_congestion_png
+
+        try:
+            path = save_congestion_png(args.heatmap, design, grid,
+                                       edge_usage(design, grid, guides))
+        except OSError as e:
+            raise OutputError.from_os(e, args.heatmap) from None
+        print(f"congestion heat map {path}")
     return 0 if ev.all_connected else 1
 
 

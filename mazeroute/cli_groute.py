@@ -1,10 +1,14 @@
 """The ``groute`` command: global routing of a placed design (LEF/DEF) on its GCell grid,
-route guides out."""
+route guides out; or of a global routing contest's input (ISPD 2024's ``.cap`` with its
+``.net``, ISPD 2007/2008's ``.gr``), the contest's route file out."""
 
 from __future__ import annotations
 
 import argparse
+import gzip
+import os
 import time
+import zlib
 from pathlib import Path
 
 from .errors import InputError
@@ -14,29 +18,117 @@ DESCRIPTION = (
     "global router does, route every signal net on it (3-D maze routing from pin to "
     "nearest pin, negotiated against the edges' capacities) and write route guides in "
     "the ISPD 2018 / OpenROAD format, which OpenROAD's detailed router reads, with a "
-    "report of the routing. The search runs on the CPU.")
+    "report of the routing. A global routing contest's input routes the same way, "
+    "recognised by its content: an ISPD 2024 .cap file (with its .net file, --net) "
+    "writes the contest's .route file, an ISPD 2007/2008 .gr file its .out file. The "
+    "search runs on the CPU.")
+
+#: The options only a LEF/DEF design takes, as ``args`` attributes and their flags.
+_DEF_ONLY = (("lef", "--lef"), ("min_layer", "--min-layer"), ("max_layer", "--max-layer"),
+             ("adjust", "--adjust"))
 
 
 def add_groute(sub) -> argparse.ArgumentParser:
     """The ``groute`` parser, joined to :func:`cmd_groute`."""
     from .cli_design import design_options
 
-    p = sub.add_parser("groute", help="global routing of a LEF/DEF design: route guides",
+    p = sub.add_parser("groute", help="global routing of a LEF/DEF design (route guides) "
+                                      "or of a contest's input (its route file)",
                        description=DESCRIPTION)
     design_options(p)
+    for action in p._actions:
+        if action.dest == "design":
+            action.metavar = "INPUT"
+            action.help = ("the placed design (DEF), an ISPD 2024 .cap file or an ISPD "
+                           "2007/2008 .gr file (gzipped or not)")
+        elif action.dest == "lef":
+            action.required = False           # a contest's input carries no LEF
+            action.help += " (DEF input only, required there)"
+    p.add_argument("--net", metavar="FILE.net",
+                   help="the ISPD 2024 .net file of a .cap input (required there)")
     p.add_argument("--via-cost", type=int, default=2, metavar="N",
                    help="a via's price in GCell steps (default: 2)")
     p.add_argument("--max-iterations", type=int, default=30, metavar="N",
                    help="the most rounds of rip-up and reroute (default: 30)")
     p.add_argument("-o", "--output", metavar="DIR",
-                   help="output folder (default: outputs/<design name>/): "
-                        "<design>.guide and groute.txt")
+                   help="output folder (default: outputs/<design name>/): <design>.guide "
+                        "(DEF), <name>.route (.cap) or <name>.out (.gr), and groute.txt")
     p.set_defaults(func=cmd_groute)
     return p
 
 
+def input_kind(path: str | Path) -> str:
+    """``"cap"``, ``"gr"`` or ``"def"``: what ``path`` holds, by its first line that is
+    not blank (gzipped or not), never its name.
+
+    Raises
+    ------
+    InputError
+        Naming the file: missing, a folder, a FIFO, a device or a socket (nothing here
+        can block), or not readable.
+    """
+    from .readers.text import read_text, regular_input
+
+    regular_input(path)
+    if not Path(path).is_file():
+        read_text(path, head=1)               # names what is wrong with it
+    try:
+        # non-blocking: a FIFO swapped in after the look above cannot hang the open
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        with os.fdopen(fd, "rb") as fh:
+            gzipped = fh.read(2) == b"\x1f\x8b"
+            fh.seek(0)
+            raw = gzip.GzipFile(fileobj=fh) if gzipped else fh
+            text = raw.read(1 << 16).decode("utf-8", "replace")
+    except (OSError, EOFError, zlib.error):
+        return "def"                          # the DEF reader names what is wrong
+    first = next((line.split() for line in text.splitlines() if line.strip()), [])
+    if len(first) == 4 and first[0] == "grid" and all(t.isdigit() for t in first[1:]):
+        return "gr"
+    if len(first) == 3 and all(t.isdigit() for t in first):
+        return "cap"
+    return "def"
+
+
+def _check_options(args: argparse.Namespace, kind: str) -> None:
+    for name, v, least in (("--via-cost", args.via_cost, 1),
+                           ("--max-iterations", args.max_iterations, 1)):
+        if v < least:
+            raise InputError(f"must be at least {least}, got {v}", field=name)
+    if kind == "def":
+        if not args.lef:
+            raise InputError("a DEF design needs its LEF files (--lef FILE.lef)",
+                             file=args.design, field="--lef")
+        if args.net:
+            raise InputError("applies to an ISPD 2024 .cap input only", field="--net")
+        return
+    for attr, flag in _DEF_ONLY:
+        if getattr(args, attr):
+            raise InputError(f"applies to a DEF design only, not a .{kind} file",
+                             file=args.design, field=flag)
+    if kind == "cap" and not args.net:
+        raise InputError("an ISPD 2024 .cap file needs its .net file (--net FILE.net)",
+                         file=args.design, field="--net")
+    if kind == "gr" and args.net:
+        raise InputError("applies to an ISPD 2024 .cap input only, not a .gr file",
+                         file=args.design, field="--net")
+
+
+def _progress(it: int, overflow: int, rerouted: int) -> None:
+    print(f"iteration {it}: {rerouted} nets routed, overflow {overflow}", flush=True)
+
+
 def cmd_groute(args: argparse.Namespace) -> int:
-    """Route the design, write its guides and report; 0 when no edge overflows."""
+    """Route the design or contest input, write its outputs and report; 0 when no edge
+    overflows."""
+    kind = input_kind(args.design)
+    _check_options(args, kind)
+    if kind == "def":
+        return _groute_def(args)
+    return _groute_contest(args, kind)
+
+
+def _groute_def(args: argparse.Namespace) -> int:
     from .gcells import gcell_grid
     from .guides import write_guides
     from .io import OutputSet, check_output_folder, output_folder, safe_folder_name
@@ -50,10 +142,6 @@ def cmd_groute(args: argparse.Namespace) -> int:
         wirelength_um,
     )
 
-    for name, v, least in (("--via-cost", args.via_cost, 1),
-                           ("--max-iterations", args.max_iterations, 1)):
-        if v < least:
-            raise InputError(f"must be at least {least}, got {v}", field=name)
     t0 = time.perf_counter()
     design = read_design(args.design, args.lef)
     try:
@@ -64,11 +152,7 @@ def cmd_groute(args: argparse.Namespace) -> int:
     pins = design_pins(design, grid)
     problem = GRouteProblem.of_grid(grid, pins)
     options = GRouteOptions(via_cost=args.via_cost, max_iterations=args.max_iterations)
-
-    def progress(it: int, overflow: int, rerouted: int) -> None:
-        print(f"iteration {it}: {rerouted} nets routed, overflow {overflow}", flush=True)
-
-    result = global_route(problem, options, progress)
+    result = global_route(problem, options, _progress)
     guides = {n: guide_rects(t, grid) for n, t in result.routes.items() if t.routed}
     vias = sum(t.vias for t in result.routes.values())
     wl = wirelength_um(result, grid, design.dbu)
@@ -81,8 +165,14 @@ def cmd_groute(args: argparse.Namespace) -> int:
              f"{grid.layers[grid.max_layer - 1].name}",
              f"routed {routed} of {len(pins)} nets in {result.iterations} iterations, "
              f"overflow {result.overflow}",
-             f"wirelength {wl:.0f} um (GCell centre to centre), vias {vias}",
-             f"seconds {time.perf_counter() - t0:.2f} (routing {result.seconds:.2f})"]
+             f"wirelength {wl:.0f} um (GCell centre to centre), vias {vias}"]
+    from .evaluate import congestion_table, evaluate
+
+    ev = evaluate(design, grid, guides)      # the guides as OpenROAD measures them
+    lines += [f"guides: wirelength {int(ev.wirelength_um)} um, vias {ev.vias}, nets "
+              f"connected {ev.connected} of {ev.routable} (OpenROAD's measures)",
+              f"seconds {time.perf_counter() - t0:.2f} (routing {result.seconds:.2f})",
+              "", congestion_table(ev)]
     out = Path(args.output) if args.output else Path("outputs") / safe_folder_name(
         design.name)
     check_output_folder(out)
@@ -93,3 +183,92 @@ def cmd_groute(args: argparse.Namespace) -> int:
     print("\n".join(lines))
     print(f"wrote {out / guide}, {out / 'groute.txt'}")
     return 0 if result.overflow == 0 else 1
+
+
+def _input_name(path: str | Path) -> str:
+    """A contest input's name: its file name without ``.gz`` and ``.cap`` or ``.gr``."""
+    name = Path(path).name
+    for suffix in (".gz", ".cap", ".gr"):
+        if name.lower().endswith(suffix):
+            name = name[:-len(suffix)]
+    return name or "design"
+
+
+def _groute_contest(args: argparse.Namespace, kind: str) -> int:
+    """Route a contest's input; write its route file and the report."""
+    from .io import OutputSet, check_output_folder, output_folder, safe_folder_name
+    from .readers.contest import read_cap, read_gr, read_net
+    from .router.groute import GRouteOptions, edge_overflow, global_route
+    from .router.groute_contest import (
+        cap_problem,
+        gr_problem,
+        write_route_2008,
+        write_route_2024,
+    )
+
+    t0 = time.perf_counter()
+    if kind == "cap":
+        source = cap = read_cap(args.design)
+        problem = cap_problem(cap, read_net(args.net, cap))
+    else:
+        source = gr = read_gr(args.design)
+        try:
+            problem = gr_problem(gr)
+        except InputError as e:
+            raise e.with_file(args.design) from None
+    options = GRouteOptions(via_cost=args.via_cost, max_iterations=args.max_iterations)
+    result = global_route(problem, options, _progress)
+    trees = result.routes.values()
+    overflow = edge_overflow(trees, problem)
+    name = _input_name(args.design)
+    lines = [f"{'ISPD 2024' if kind == 'cap' else 'ISPD 2007/2008'} input {name}: "
+             f"{len(problem.pins)} nets, GCell grid {source.nx} x {source.ny}, "
+             f"{source.layers} layers (wires from layer {problem.lowest}, from 0)",
+             f"routed {sum(t.routed for t in trees)} of {len(problem.pins)} nets in "
+             f"{result.iterations} iterations, overflow {overflow} (tracks past capacity, "
+             "summed over the edges)",
+             f"wirelength {sum(t.steps for t in trees)} GCell steps, vias "
+             f"{sum(t.vias for t in trees)}"]
+    if kind == "cap":
+        cost = _contest_cost(cap, problem, result)
+        lines.append(f"contest cost {cost.total:.6g} (wire {cost.wire:.6g}, via "
+                     f"{cost.via:.6g}, overflow {cost.overflow:.6g}; the .cap's weights)")
+    lines.append(f"seconds {time.perf_counter() - t0:.2f} (routing {result.seconds:.2f})")
+    out = Path(args.output) if args.output else Path("outputs") / safe_folder_name(name)
+    check_output_folder(out)
+    routes = f"{safe_folder_name(name)}.{'route' if kind == 'cap' else 'out'}"
+    with output_folder(out), OutputSet(out) as files:
+        if kind == "cap":
+            write_route_2024(files.stage(routes), result, problem)
+        else:
+            write_route_2008(files.stage(routes), result, problem, gr)
+        files.stage("groute.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    print("\n".join(lines))
+    print(f"wrote {out / routes}, {out / 'groute.txt'}")
+    return 0 if overflow == 0 else 1
+
+
+def _contest_cost(cap, problem, result):
+    """The ISPD 2024 contest's cost of ``result`` by :mod:`mazeroute.evaluate`'s formula
+    and demand rules, with the ``.cap``'s weights: each net's wires as boxes of GCells,
+    its vias as the sites of their lower layers."""
+    import numpy as np
+
+    from .evaluate import ContestWeights, cost_of_boxes
+    from .readers.contest import HORIZONTAL
+    from .router.groute_contest import cap_grid, route_segments
+
+    h, v = cap.edge_capacity()
+    horizontal = [d == HORIZONTAL for d in cap.directions.tolist()]
+    caps = [(h if hz else v)[z].astype(np.float64) for z, hz in enumerate(horizontal)]
+
+    def nets():
+        for name, tree in result.routes.items():
+            segs = route_segments(tree, problem.pins[name], problem.lowest)
+            boxes = [(z1 + 1, x1, y1, x2, y2) for x1, y1, z1, x2, y2, z2 in segs if z1 == z2]
+            sites = {(z1 + 1, x1, y1) for x1, y1, z1, _, _, z2 in segs if z1 != z2}
+            yield boxes, sites, sum(s[2] != s[5] for s in segs)
+
+    weights = ContestWeights(cap.wire_cost, cap.via_cost,
+                             tuple(cap.overflow_weights.tolist()))
+    return cost_of_boxes(cap_grid(cap), caps, horizontal, nets(), problem.lowest + 1, weights)

@@ -432,6 +432,40 @@ def contest_cost(grid: GCellGrid, use: _Usage, vias: int,
     return ContestCost(weights.wire * wire_len, weights.via * vias, overflow)
 
 
+def cost_of_boxes(grid: GCellGrid, caps: list[np.ndarray], horizontal: list[bool],
+                  nets, first: int, weights: ContestWeights) -> ContestCost:
+    """The ISPD 2024 contest's cost of routes given in GCells rather than as guides.
+
+    Parameters
+    ----------
+    grid : GCellGrid
+        The GCell boundaries (the wires' lengths).
+    caps : list of arrays
+        Per layer (index ``level - 1``) the edge capacities along its direction.
+    horizontal : list of bool
+        Per layer, whether it runs along x.
+    nets : iterable of (boxes, via sites, vias)
+        Each net's wires as boxes ``(level, x0, y0, x1, y1)`` of GCells, the GCells
+        ``(level, x, y)`` its vias land on, and how many vias it has.
+    first : int
+        The lowest level the contest counts demand on.
+    weights : ContestWeights
+        The unit costs.
+
+    Returns
+    -------
+    ContestCost
+    """
+    use = _Usage(caps, [np.zeros(c.shape, np.int64) for c in caps],
+                 [np.zeros(c.shape, np.int64) for c in caps], horizontal)
+    vias = 0
+    for boxes, sites, count in nets:
+        _add_wires(use, boxes)
+        _add_via_demand(use, boxes, sites, first)
+        vias += count
+    return contest_cost(grid, use, vias, weights)
+
+
 def evaluate(design: Design, grid: GCellGrid,
              guides: dict[str, list[tuple[int, int, int, int, str]]],
              weights: ContestWeights | None = None) -> Evaluation:
@@ -500,6 +534,47 @@ def evaluate(design: Design, grid: GCellGrid,
                       total_vias, connected, routable, cost)
 
 
+@dataclass(frozen=True)
+class LayerEdges:
+    """One layer's edges along its direction (:func:`edge_usage`): ``demand`` (wires, in
+    tracks, as :class:`LayerUsage` counts them) and ``capacity``, both ``[y, x]``, of
+    shape ``(ny, nx - 1)`` when ``horizontal`` (the edge between GCells ``x`` and
+    ``x + 1``), else ``(ny - 1, nx)``; ``level`` is 1 for the lowest layer."""
+    name: str
+    level: int
+    horizontal: bool
+    demand: np.ndarray
+    capacity: np.ndarray
+
+
+def edge_usage(design: Design, grid: GCellGrid,
+               guides: dict[str, list[tuple[int, int, int, int, str]]]
+               ) -> tuple[LayerEdges, ...]:
+    """Every layer's per-edge demand and capacity under ``guides``, from the lowest layer
+    up to the grid's highest or the highest a guide reaches, whichever is higher.
+
+    The demand is the one :func:`evaluate` reports per layer; it raises as that does.
+
+    >>> from mazeroute.readers.lefdef import Design, Net, RoutingLayer, Tracks
+    >>> from mazeroute.gcells import gcell_grid
+    >>> m1 = RoutingLayer("m1", 1, "HORIZONTAL", 10, 4, 4, 5)
+    >>> m2 = RoutingLayer("m2", 2, "VERTICAL", 10, 4, 4, 5)
+    >>> d = Design("t", 1000, (0, 0, 300, 300), (m1, m2),
+    ...            (Tracks("m1", "Y", 5, 30, 10), Tracks("m2", "X", 5, 30, 10)),
+    ...            {}, (), {}, (Net("n", ()),), 0)
+    >>> m2_edges = edge_usage(d, gcell_grid(d), {"n": [(0, 0, 150, 300, "m2")]})[1]
+    >>> m2_edges.demand.tolist(), m2_edges.capacity.tolist()
+    ([[1, 0]], [[15, 15]])
+    """
+    boxes = guide_boxes(design, grid, guides)
+    top = max([grid.max_layer] + [b[0] for bs in boxes.values() for b in bs])
+    use = _usage_arrays(design, grid, top)
+    for net in design.nets:
+        _add_wires(use, boxes.get(net.name, []))
+    return tuple(LayerEdges(design.layers[i].name, i + 1, h, wires, cap)
+                 for i, (cap, wires, h) in enumerate(zip(use.cap, use.wires, use.horizontal)))
+
+
 def congestion_table(ev: Evaluation) -> str:
     """The layers in the shape of OpenROAD's ``Final congestion report``.
 
@@ -525,5 +600,5 @@ def congestion_table(ev: Evaluation) -> str:
 
 
 __all__ = ["Evaluation", "NetCheck", "LayerUsage", "ContestWeights", "ContestCost",
-           "evaluate", "congestion_table", "guide_boxes", "pieces", "segment_length",
-           "via_sites", "contest_cost"]
+           "cost_of_boxes", "evaluate", "congestion_table", "guide_boxes", "pieces",
+           "segment_length", "via_sites", "contest_cost", "LayerEdges", "edge_usage"]

@@ -69,6 +69,7 @@ STAGE = {
     "batch_memory": 6, "distributed": 7, "cli": 8, "cli_options": 8, "cli_signals": 8,
     "gcells": 1, "cli_design": 8, "cli_groute": 8,
     "guides": 5, "evaluate": 5,
+    "render_gcells": 5,
 }
 #: Helpers that every stage may use.
 SHARED = {"errors", "io", "keys", "limits", "compiled", "graph", "layout", "layers"}

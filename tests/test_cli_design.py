@@ -103,3 +103,29 @@ def test_evaluate_on_gcd_matches_openroads_wirelength(capsys):
     log = (DATA / "gcd" / "gcd.fastroute.log").read_text()
     wl = log.split("Total wirelength: ")[1].split()[0]
     assert f"wirelength {wl} um" in out and "nets connected 563 / 563" in out
+
+
+# -- mazeroute evaluate --heatmap ---------------------------------------------------------
+@pytest.mark.parametrize("name", ["heat.jpg", "heat"])
+def test_evaluate_heatmap_other_than_png_is_one_line_exit_2(tmp_path, name):
+    def_path, lefs = write_tiny(tmp_path)
+    guides = _tiny_guides(tmp_path)
+    out = tmp_path / name
+    done = subprocess.run([sys.executable, "-m", "mazeroute", "evaluate", str(def_path),
+                           "--lef", str(lefs[0]), "--guides", str(guides),
+                           "--heatmap", str(out)], capture_output=True, text=True)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and str(out) in lines[0] and "--heatmap" in lines[0], lines
+    assert ".png" in lines[0] and not out.exists()
+    # refused before anything is judged: no table was printed
+    assert done.stdout == ""
+
+
+def test_evaluate_heatmap_is_written(tmp_path, capsys):
+    def_path, lefs = write_tiny(tmp_path)
+    out = tmp_path / "heat.png"
+    assert main(["evaluate", str(def_path), "--lef", str(lefs[0]),
+                 "--guides", str(_tiny_guides(tmp_path)), "--heatmap", str(out)]) == 0
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert f"congestion heat map {out}" in capsys.readouterr().out

@@ -59,3 +59,15 @@ def test_groute_on_a_file_that_is_not_def_gets_one_line(tmp_path, capsys):
     code = main(["groute", str(bad), "--lef", str(lef), "-o", str(tmp_path / "o")])
     err = capsys.readouterr().err
     assert code == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+@needs_gcd
+@pytest.mark.parametrize("argv, field", [
+    ([], "--lef"),                                   # a DEF still needs its LEF files
+    (["--lef", str(LEF), "--net", str(GCD)], "--net"),
+])
+def test_groute_def_without_lef_or_with_net_gets_one_line(tmp_path, capsys, argv, field):
+    code = main(["groute", str(GCD), *argv, "-o", str(tmp_path / "o")])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1 and field in err
+    assert "Traceback" not in err and not (tmp_path / "o").exists()

@@ -1,0 +1,324 @@
+"""The global routing contests' inputs routed, and their outputs written: ISPD 2024's
+``.cap`` + ``.net`` and ISPD 2007/2008's ``.gr`` as a :class:`~.groute.GRouteProblem`,
+and a :class:`~.groute.GRouteResult` as each contest's route file.
+
+The problem is built through :meth:`GRouteProblem.of_grid` on a
+:class:`~mazeroute.gcells.GCellGrid` made from the file's edge capacities, so a node's
+capacity follows that method's rule (the least of the node's edges along its layer) and
+fractional ``.cap`` capacities are rounded down, as :func:`~.groute.edge_overflow` counts
+them. The grid's boundaries are there only to place GCell centres: for a ``.cap`` they
+put neighbouring centres the file's edge lengths apart (the contest's wirelength), for a
+``.gr`` they are the file's tiles.
+
+* **ISPD 2024.** Layer 0 is metal 1, which carries no wires (the contest's baseline
+  router keeps it for pins): wires run on layers 1 and up, and a pin on metal 1 is
+  reached by a via from its GCell. A pin lists access points ``(layer, x, y)``; the
+  router takes one, deterministically: the first, in the file's order, of those on the
+  pin's lowest layer (the fewest vias down to it). A layer's direction is the file's.
+* **ISPD 2008.** Capacities are in wires (:meth:`GrBenchmark.tracks`), every layer
+  carries wires, and a layer runs the way it has capacity; a layer with capacity both
+  ways is refused (a layer here moves along one direction), one with none either way is
+  taken as horizontal (its zero capacity keeps wires off it). A net's minimum width is
+  not modelled: every wire takes one track.
+
+Route files (:func:`write_route_2024`, :func:`write_route_2008`) hold each routed net's
+segments: its paths cut into straight wires along one layer, and a via a pair of
+adjacent layers, with the via stacks down to pins below the lowest routing layer.
+ISPD 2024's: the net's name, ``(``, a line ``xl yl zl xh yh zh`` a segment in GCells
+(the lower end first), ``)``. ISPD 2008's: ``name id count``, a line
+``(x1,y1,z1)-(x2,y2,z2)`` a segment in the file's length units at GCell centres, layers
+from 1, then ``!``. :func:`read_route_2024` and :func:`read_route_2008` read them back.
+
+Examples
+--------
+>>> import numpy as np
+>>> from mazeroute.readers.contest import CapGrid, ContestNets
+>>> h = np.array([[[0, 0, 0]], [[0, 0, 0]]], np.float32)
+>>> cap = CapGrid(3, 1, 1.0, 1.0, np.ones(2), np.array([5, 5]), np.zeros(0, np.int64),
+...               ("M1", "M2"), np.array([0, 0], np.int8), np.zeros(2), h + 2)
+>>> nets = ContestNets(("n",), np.array([[0, 0, 0], [1, 2, 0]], np.int32),
+...                    np.array([0, 1, 2]), np.array([0, 2]))
+>>> problem = cap_problem(cap, nets)
+>>> problem.pins, problem.lowest
+({'n': [(0, 0, 0), (2, 0, 1)]}, 1)
+>>> from mazeroute.router.groute import global_route
+>>> res = global_route(problem)
+>>> route_segments(res.routes["n"], problem.pins["n"], problem.lowest)
+[(0, 0, 1, 2, 0, 1), (0, 0, 0, 0, 0, 1)]
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Iterator
+
+import numpy as np
+
+from ..errors import InputError
+from ..gcells import GCellGrid
+from ..io import atomic_path
+from ..readers.contest import HORIZONTAL, NO_DIRECTION, VERTICAL, CapGrid, ContestNets, GrBenchmark
+from ..readers.lefdef import RoutingLayer
+from ..readers.text import excerpt, line_error, read_text
+from .groute import GRouteProblem, GRouteResult, NetTree
+
+__all__ = ["cap_problem", "cap_grid", "gr_problem", "access_point", "centred_bounds",
+           "route_segments", "write_route_2024", "write_route_2008", "read_route_2024",
+           "read_route_2008"]
+
+Segment = tuple[int, int, int, int, int, int]
+"""``(x1, y1, z1, x2, y2, z2)`` in GCells, layers from 0: a wire or a via."""
+
+
+def centred_bounds(lengths: np.ndarray) -> np.ndarray:
+    """GCell boundaries whose centres lie ``lengths`` apart (``len(lengths) + 2`` of
+    them): the only use the contests' grids make of a boundary is to place a centre.
+
+    >>> b = centred_bounds(np.array([10, 12, 8]))
+    >>> np.diff((b[:-1] + b[1:]) / 2).tolist()
+    [10.0, 12.0, 8.0]
+    """
+    b = np.zeros(len(lengths) + 2, np.int64)
+    for i, n in enumerate(np.asarray(lengths, np.int64).tolist()):
+        b[i + 2] = b[i] + 2 * n          # centre i + 1 minus centre i is half of it
+    return b
+
+
+def _grid(directions: list[str], h_cap: np.ndarray, v_cap: np.ndarray, xs: np.ndarray,
+          ys: np.ndarray, lowest: int) -> GCellGrid:
+    """A :class:`GCellGrid` of the contest's arrays (layers named by their index), wires
+    on layers ``lowest`` and up."""
+    layers = tuple(RoutingLayer(f"layer{z}", z + 1, d, 1, 1, 1, 0)
+                   for z, d in enumerate(directions))
+    total = tuple(int((h_cap[z] if d == "HORIZONTAL" else v_cap[z]).sum())
+                  for z, d in enumerate(directions))
+    return GCellGrid(np.asarray(xs, np.int64), np.asarray(ys, np.int64), 1, layers,
+                     lowest + 1, len(layers), h_cap, v_cap, total, total)
+
+
+def access_point(points: np.ndarray) -> tuple[int, int, int]:
+    """The access point a pin is routed to, as a node ``(x, y, z)``: the first, in the
+    file's order, of its points ``(layer, x, y)`` on its lowest layer.
+
+    >>> access_point(np.array([[2, 5, 5], [1, 3, 4], [1, 0, 0]]))
+    (3, 4, 1)
+    """
+    pts = np.asarray(points).reshape(-1, 3)
+    k = int(np.argmin(pts[:, 0]))                  # argmin: the first of the lowest
+    layer, x, y = pts[k].tolist()
+    return int(x), int(y), int(layer)
+
+
+def _net_pins(nets: ContestNets, pins_of) -> dict[str, list[tuple[int, int, int]]]:
+    out = {}
+    for n, name in enumerate(nets.names):
+        out[name] = list(dict.fromkeys(pins_of(n)))     # a node twice is one pin
+    return out
+
+
+def cap_problem(cap: CapGrid, nets: ContestNets) -> GRouteProblem:
+    """The problem of an ISPD 2024 design (the module's notes say how it is read).
+
+    Parameters
+    ----------
+    cap : CapGrid
+        The ``.cap`` file (:func:`~mazeroute.readers.contest.read_cap`).
+    nets : ContestNets
+        Its ``.net`` file (:func:`~mazeroute.readers.contest.read_net`).
+
+    Returns
+    -------
+    GRouteProblem
+        Every net with its pins' chosen access points, in the file's order; wires on
+        layers 1 and up (0 too on a one-layer grid).
+    """
+    pins = _net_pins(nets, lambda n: [access_point(p) for p in nets.pins(n)])
+    return GRouteProblem.of_grid(cap_grid(cap), pins)
+
+
+def cap_grid(cap: CapGrid) -> GCellGrid:
+    """An ISPD 2024 design's grid as a :class:`GCellGrid`: the ``.cap``'s edge capacities
+    (:meth:`CapGrid.edge_capacity`), GCell centres its edge lengths apart, wires on
+    layers 1 and up (0 too on a one-layer grid)."""
+    h, v = cap.edge_capacity()
+    directions = ["HORIZONTAL" if d == HORIZONTAL else "VERTICAL"
+                  for d in cap.directions.tolist()]
+    return _grid(directions, h, v, centred_bounds(cap.edge_lengths_x),
+                 centred_bounds(cap.edge_lengths_y), 1 if cap.layers > 1 else 0)
+
+
+def gr_problem(gr: GrBenchmark) -> GRouteProblem:
+    """The problem of an ISPD 2007/2008 benchmark (the module's notes say how).
+
+    Raises
+    ------
+    InputError
+        A layer with capacity both ways (the field names it).
+    """
+    directions = []
+    for z, d in enumerate(gr.directions.tolist()):
+        if d == VERTICAL:
+            directions.append("VERTICAL")
+        elif d == NO_DIRECTION and gr.horizontal[z] > 0:
+            raise InputError(f"layer {z + 1} has capacity both ways ({gr.vertical[z]} "
+                             f"vertical, {gr.horizontal[z]} horizontal); the router moves "
+                             "a layer along one direction", field="horizontal capacity")
+        else:
+            directions.append("HORIZONTAL")
+    h, v = gr.tracks()
+    (x0, y0), (tw, th) = gr.origin, gr.tile
+    grid = _grid(directions, h, v, x0 + tw * np.arange(gr.nx + 1),
+                 y0 + th * np.arange(gr.ny + 1), 0)
+
+    def pins_of(n):
+        return [(int(x), int(y), int(z)) for p in gr.nets.pins(n) for z, x, y in p.tolist()]
+    return GRouteProblem.of_grid(grid, _net_pins(gr.nets, pins_of))
+
+
+# -- segments ------------------------------------------------------------------------------
+def _path_segments(p: np.ndarray) -> Iterator[Segment]:
+    """A path's straight runs along one layer, and its vias one layer pair each."""
+    p = np.asarray(p, np.int64).reshape(-1, 3)
+    axis = np.argmax(np.abs(np.diff(p, axis=0)), axis=1).tolist() if len(p) > 1 else []
+    start = 0
+    for i, a in enumerate(axis):
+        if a == 2 or i + 1 == len(axis) or axis[i + 1] != a:
+            lo, hi = sorted((tuple(p[start].tolist()), tuple(p[i + 1].tolist())))
+            yield (*lo, *hi)
+            start = i + 1
+
+
+def route_segments(tree: NetTree, pins: Iterable[tuple[int, int, int]],
+                   lowest: int) -> list[Segment]:
+    """A routed tree's segments (the module's notes): its paths' wires and vias, then the
+    via stacks from its pins below ``lowest``; none when the net is not routed."""
+    if not tree.routed:
+        return []
+    out = [s for p in tree.paths for s in _path_segments(p)]
+    for x, y, z in dict.fromkeys(pins):
+        out += [(x, y, k, x, y, k + 1) for k in range(z, lowest)]
+    return out
+
+
+def _routed(result: GRouteResult, problem: GRouteProblem):
+    for name, tree in result.routes.items():
+        if tree.routed:
+            yield name, route_segments(tree, problem.pins[name], problem.lowest)
+
+
+def write_route_2024(path: str | os.PathLike, result: GRouteResult,
+                     problem: GRouteProblem) -> int:
+    """Write ISPD 2024's route file of ``result`` (every routed net, in order), atomically;
+    the number of nets written."""
+    count = 0
+    with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8") as fh:
+        for name, segs in _routed(result, problem):
+            fh.write(f"{name}\n(\n")
+            fh.writelines(" ".join(map(str, s)) + "\n" for s in segs)
+            fh.write(")\n")
+            count += 1
+    return count
+
+
+def write_route_2008(path: str | os.PathLike, result: GRouteResult, problem: GRouteProblem,
+                     gr: GrBenchmark) -> int:
+    """Write ISPD 2008's route file of ``result`` for ``gr`` (its nets' ids, its units),
+    atomically; the number of nets written."""
+    ids = dict(zip(gr.nets.names, gr.net_ids.tolist()))
+    (x0, y0), (tw, th) = gr.origin, gr.tile
+
+    def at(x, y, z):
+        return f"({x0 + x * tw + tw // 2},{y0 + y * th + th // 2},{z + 1})"
+    count = 0
+    with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8") as fh:
+        for name, segs in _routed(result, problem):
+            fh.write(f"{name} {ids[name]} {len(segs)}\n")
+            fh.writelines(f"{at(*s[:3])}-{at(*s[3:])}\n" for s in segs)
+            fh.write("!\n")
+            count += 1
+    return count
+
+
+# -- reading them back ---------------------------------------------------------------------
+_ROW_2024 = re.compile(r"\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s*", re.ASCII)
+_ROW_2008 = re.compile(r"\s*\((\d+),(\d+),(\d+)\)-\((\d+),(\d+),(\d+)\)\s*", re.ASCII)
+_HEAD_2008 = re.compile(r"\s*(\S+)\s+(\d+)\s+(\d+)\s*", re.ASCII)
+
+
+def read_route_2024(path: str | os.PathLike) -> dict[str, list[Segment]]:
+    """ISPD 2024's route file: each net's segments in GCells, as written.
+
+    Raises
+    ------
+    InputError
+        A line out of place, a bad segment, a net twice or a file cut short, naming the
+        line.
+    """
+    out: dict[str, list[Segment]] = {}
+    name, segs, opened = None, [], False
+    lines = read_text(path).splitlines()
+    for i, raw in enumerate(lines, 1):
+        text = raw.strip()
+        if not text:
+            continue
+        if name is None:
+            if text in out:
+                raise line_error(f"net {excerpt(text)} is routed twice", path, i)
+            name, segs, opened = text, [], False
+        elif not opened:
+            if text != "(":
+                raise line_error(f"{excerpt(text)}: expected '(' after net "
+                                 f"{excerpt(name)}", path, i)
+            opened = True
+        elif text == ")":
+            out[name], name = segs, None
+        else:
+            m = _ROW_2024.fullmatch(text)
+            if not m:
+                raise line_error(f"net {excerpt(name)}: {excerpt(text)} is not a segment "
+                                 "'xl yl zl xh yh zh'", path, i)
+            segs.append(tuple(map(int, m.groups())))
+    if name is not None:
+        raise line_error(f"the file ends inside net {excerpt(name)}", path, len(lines) + 1)
+    return out
+
+
+def read_route_2008(path: str | os.PathLike) -> dict[str, tuple[int, list[Segment]]]:
+    """ISPD 2008's route file: each net's id and segments, in the file's units and
+    layers (from 1), as written.
+
+    Raises
+    ------
+    InputError
+        A bad header or segment, a count that the segments contradict, a net twice or a
+        file cut short, naming the line.
+    """
+    out: dict[str, tuple[int, list[Segment]]] = {}
+    head = None
+    lines = read_text(path).splitlines()
+    for i, raw in enumerate(lines, 1):
+        text = raw.strip()
+        if not text:
+            continue
+        if head is None:
+            m = _HEAD_2008.fullmatch(text)
+            if not m or m.group(1) in out:
+                raise line_error(f"{excerpt(text)}: expected a new net's 'name id count'",
+                                 path, i)
+            head, segs = (m.group(1), int(m.group(2)), int(m.group(3))), []
+        elif text == "!":
+            if len(segs) != head[2]:
+                raise line_error(f"net {excerpt(head[0])}: {len(segs)} segments, its "
+                                 f"header counts {head[2]}", path, i)
+            out[head[0]], head = (head[1], segs), None
+        else:
+            m = _ROW_2008.fullmatch(text)
+            if not m:
+                raise line_error(f"net {excerpt(head[0])}: {excerpt(text)} is not a "
+                                 "segment '(x1,y1,z1)-(x2,y2,z2)'", path, i)
+            segs.append(tuple(map(int, m.groups())))
+    if head is not None:
+        raise line_error(f"the file ends inside net {excerpt(head[0])}", path,
+                         len(lines) + 1)
+    return out
