@@ -44,6 +44,20 @@ def design_options(p: argparse.ArgumentParser, adjust: bool = True) -> None:
                             "as OpenROAD's set_global_routing_layer_adjustment")
 
 
+def design_and_grid(args: argparse.Namespace):
+    """The design the options of :func:`design_options` name, and its GCell grid."""
+    from .gcells import gcell_grid
+    from .readers.lefdef import read_design
+
+    design = read_design(args.design, args.lef)
+    try:
+        grid = gcell_grid(design, min_layer=args.min_layer, max_layer=args.max_layer,
+                          adjust=dict(getattr(args, "adjust", None) or []))
+    except InputError as e:
+        raise e.with_file(args.design) from None
+    return design, grid
+
+
 def add_gcells(sub) -> argparse.ArgumentParser:
     """The ``gcells`` parser, joined to :func:`cmd_gcells`."""
     p = sub.add_parser("gcells", help="a LEF/DEF design's GCell grid and routing resources",
@@ -86,18 +100,12 @@ SHOWN_FAILURES = 20
 def cmd_evaluate(args: argparse.Namespace) -> int:
     """Print the congestion table and the totals; 0 when every net is connected, else 1."""
     from .evaluate import congestion_table, evaluate
-    from .gcells import gcell_grid
     from .guides import read_guides
-    from .readers.lefdef import read_design
     from .render_gcells import check_png
 
     if args.heatmap is not None:        # refused before the design is read
         check_png(args.heatmap, field="--heatmap")
-    design = read_design(args.design, args.lef)
-    try:
-        grid = gcell_grid(design, min_layer=args.min_layer, max_layer=args.max_layer)
-    except InputError as e:
-        raise e.with_file(args.design) from None
+    design, grid = design_and_grid(args)
     guides = read_guides(args.guides)
     try:
         ev = evaluate(design, grid, guides)
@@ -134,15 +142,9 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
 def cmd_gcells(args: argparse.Namespace) -> int:
     """Print the GCell grid and its routing-resources table; 0 when done."""
-    from .gcells import gcell_grid, resources_table
-    from .readers.lefdef import read_design
+    from .gcells import resources_table
 
-    design = read_design(args.design, args.lef)
-    try:
-        grid = gcell_grid(design, min_layer=args.min_layer, max_layer=args.max_layer,
-                          adjust=dict(args.adjust))
-    except InputError as e:
-        raise e.with_file(args.design) from None
+    design, grid = design_and_grid(args)
     nx, ny = grid.shape
     um = grid.tile / design.dbu
     print(f"design {design.name}: {len(design.components)} components, "

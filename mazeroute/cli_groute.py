@@ -129,10 +129,9 @@ def cmd_groute(args: argparse.Namespace) -> int:
 
 
 def _groute_def(args: argparse.Namespace) -> int:
-    from .gcells import gcell_grid
+    from .cli_design import design_and_grid
     from .guides import write_guides
     from .io import OutputSet, check_output_folder, output_folder, safe_folder_name
-    from .readers.lefdef import read_design
     from .router.groute import (
         GRouteOptions,
         GRouteProblem,
@@ -143,12 +142,7 @@ def _groute_def(args: argparse.Namespace) -> int:
     )
 
     t0 = time.perf_counter()
-    design = read_design(args.design, args.lef)
-    try:
-        grid = gcell_grid(design, min_layer=args.min_layer, max_layer=args.max_layer,
-                          adjust=dict(args.adjust))
-    except InputError as e:
-        raise e.with_file(args.design) from None
+    design, grid = design_and_grid(args)
     pins = design_pins(design, grid)
     problem = GRouteProblem.of_grid(grid, pins)
     options = GRouteOptions(via_cost=args.via_cost, max_iterations=args.max_iterations)

@@ -25,6 +25,7 @@ from mazeroute.router.groute_contest import (
     write_route_2008,
     write_route_2024,
 )
+from tests.test_contest_readers import GR, write
 
 # 4 x 3 GCells, three layers: Metal1 (horizontal, no capacity: pins only), Metal2
 # horizontal and Metal3 vertical, 2 tracks on every edge; edges 10 long.
@@ -66,34 +67,9 @@ solo
 )
 """
 
-# 3 x 2 GCells of 10 x 20 units from (100, 200): layer 1 horizontal (30 units, 15
-# wires), layer 2 vertical (20 units, 10 wires); one edge of each adjusted.
-GR = """\
-grid 3 2 2
-vertical capacity 0 20
-horizontal capacity 30 0
-minimum width 1 1
-minimum spacing 1 1
-via spacing 0 0
-100 200 10 20
-num net 2
-netA 0 2 1
-105 205 1
-125 235 2
-netB 1 3 1
-115 219 1
-115 220 1
-129 239 2
-2
-0 0 1   1 0 1   10
-2 0 2   2 1 2   4
-"""
-
-
-def write(tmp_path, name: str, text: str):
-    path = tmp_path / name
-    path.write_text(text)
-    return path
+# The hand-made .gr of the readers' tests: 3 x 2 GCells of 10 x 20 units from (100, 200),
+# layer 1 horizontal (30 units, 15 wires), layer 2 vertical (20 units, 10 wires); one edge
+# of each adjusted.
 
 
 def connected(segments, pins) -> bool:
