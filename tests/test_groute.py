@@ -171,3 +171,37 @@ def test_overflow_is_counted_on_edges_not_nodes():
     res = global_route(GRouteProblem.of_grid(grid, {k: [(0, 1, 0), (3, 1, 0)]
                                                     for k in ("a", "b")}))
     assert res.overflow == 0
+
+
+def test_uniform_costs_grow_the_trees_of_unit_steps():
+    """The first iteration's shortcut: while every node costs the same, the unit-step
+    search (buckets) grows exactly the trees the weighted search (a heap) grows."""
+    from mazeroute.router.layered_search import window_search
+    from mazeroute.router.layered_tree import Rules, grow_tree
+    grid = gcell_grid(_design(900))
+    problem = GRouteProblem.of_grid(grid, {})
+    rules = Rules(problem.directions, 3, None, False)
+    shape = problem.capacity.shape
+    rng = np.random.default_rng(2)
+    free = problem.free.copy()
+    free[1:] &= rng.random(free[1:].shape) > 0.15
+
+    def free_in(pins):
+        def f(x0, y0, x1, y1):
+            g = free[:, y0:y1, x0:x1].copy()
+            for x, y, z in pins:
+                if x0 <= x < x1 and y0 <= y < y1:
+                    g[z, y - y0, x - x0] = True
+            return g
+        return f
+
+    cost = np.full(shape, 16, np.int64)
+    for _ in range(20):
+        pins = [(int(rng.integers(6)), int(rng.integers(6)), int(rng.integers(1, 3)))
+                for _ in range(3)]
+        pins = list(dict.fromkeys(pins))
+        a = grow_tree(rules, None, pins, None, search=lambda s, t: window_search(
+            rules, shape, free_in(pins), None, s, t))
+        b = grow_tree(rules, None, pins, cost, search=lambda s, t: window_search(
+            rules, shape, free_in(pins), cost, s, t))
+        assert a.cells.tolist() == b.cells.tolist() and a.missing == b.missing

@@ -148,6 +148,7 @@ class _Negotiation:
         self.history = np.zeros(self.shape, np.int64)
         self.cost = np.full(self.shape, COST_SCALE, np.int64)
         self.pres = 0.0
+        self.uniform = True
         self.rules = Rules(problem.directions, options.via_cost, None, False)
         self.pin_nodes = {}
         for n, c in problem.pins.items():
@@ -189,10 +190,13 @@ class _Negotiation:
             f[q[:, 2], q[:, 1] - y0, q[:, 0] - x0] = True
             return f
 
+        # while every node costs the same (no present or history cost yet), the unit-step
+        # search finds the same shortest paths, scaled, with buckets instead of a heap
+        cost = None if self.uniform else self.cost
         if len(pins) > 1:
-            tree = grow_tree(self.rules, None, pins, self.cost,
+            tree = grow_tree(self.rules, None, pins, cost,
                              search=lambda s, t: window_search(self.rules, self.shape,
-                                                               free_in, self.cost, s, t))
+                                                               free_in, cost, s, t))
         else:
             tree = grow_tree(self.rules, None, pins)      # every pin in one GCell
         steps = vias = 0
@@ -266,6 +270,7 @@ def global_route(problem: GRouteProblem, options: GRouteOptions | None = None,
     for it in range(1, opt.max_iterations + 1):
         neg.pres = 0.0 if it == 1 else opt.first_pres_fac * opt.pres_fac_mult ** (it - 2)
         neg.price()
+        neg.uniform = neg.pres == 0 and not neg.history.any()
         for name in todo:
             neg.route(name)
         over = np.maximum(0, neg.usage - neg.cap)
