@@ -25,7 +25,7 @@ DESCRIPTION = (
 
 #: The options only a LEF/DEF design takes, as ``args`` attributes and their flags.
 _DEF_ONLY = (("lef", "--lef"), ("min_layer", "--min-layer"), ("max_layer", "--max-layer"),
-             ("adjust", "--adjust"))
+             ("adjust", "--adjust"), ("html", "--html"))
 
 
 def add_groute(sub) -> argparse.ArgumentParser:
@@ -53,6 +53,9 @@ def add_groute(sub) -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", metavar="DIR",
                    help="output folder (default: outputs/<design name>/): <design>.guide "
                         "(DEF), <name>.route (.cap) or <name>.out (.gr), and groute.txt")
+    p.add_argument("--html", action="store_true",
+                   help="also write view.html: the viewer with the GCell layers, each net's "
+                        "tree and each GCell's use over capacity (DEF designs)")
     p.set_defaults(func=cmd_groute)
     return p
 
@@ -170,12 +173,22 @@ def _groute_def(args: argparse.Namespace) -> int:
     out = Path(args.output) if args.output else Path("outputs") / safe_folder_name(
         design.name)
     check_output_folder(out)
+    written = []
     with output_folder(out), OutputSet(out) as files:
         guide = f"{safe_folder_name(design.name)}.guide"
         write_guides(files.stage(guide), guides)
         files.stage("groute.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        written = [out / guide, out / "groute.txt"]
+        if args.html:
+            from .router.groute import as_layout
+            from .view import save_view_html
+
+            layout, routes, use = as_layout(design.name, grid, problem, result)
+            save_view_html(layout, routes, files.stage("view.html"), congestion=use,
+                           title=f"{design.name}: global route, GCells")
+            written.append(out / "view.html")
     print("\n".join(lines))
-    print(f"wrote {out / guide}, {out / 'groute.txt'}")
+    print("wrote " + ", ".join(str(p) for p in written))
     return 0 if result.overflow == 0 else 1
 
 

@@ -71,3 +71,16 @@ def test_groute_def_without_lef_or_with_net_gets_one_line(tmp_path, capsys, argv
     err = capsys.readouterr().err
     assert code == 2 and len(err.strip().splitlines()) == 1 and field in err
     assert "Traceback" not in err and not (tmp_path / "o").exists()
+
+
+@needs_gcd
+def test_groute_html_shows_the_gcell_layers_and_the_trees(tmp_path, capsys):
+    from mazeroute.view import decode_blob, read_view_data
+    out = tmp_path / "out"
+    assert main(["groute", str(GCD), "--lef", str(LEF), "-o", str(out), "--html"]) == 0
+    data = read_view_data(out / "view.html")
+    assert [la["name"] for la in data["layers"]][:3] == ["metal1", "metal2", "metal3"]
+    assert (data["width"], data["height"]) == (35, 35)
+    routed = decode_blob(data["nets"]["routed"])
+    assert len(routed) == len(read_guides(out / "gcd.guide")) and routed.all()
+    assert "congestion" in data

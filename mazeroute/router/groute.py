@@ -52,7 +52,7 @@ from .layered_search import window_search
 from .layered_tree import Rules, grow_tree
 
 __all__ = ["GRouteProblem", "GRouteResult", "NetTree", "GRouteOptions", "global_route",
-           "design_pins", "guide_rects", "wirelength_um", "edge_overflow"]
+           "design_pins", "guide_rects", "wirelength_um", "edge_overflow", "as_layout"]
 
 
 @dataclass(frozen=True)
@@ -397,3 +397,35 @@ def wirelength_um(result: GRouteResult, grid: GCellGrid, dbu: int) -> float:
             total += float(np.abs(cx[a[same, 0]] - cx[b[same, 0]]).sum()
                            + np.abs(cy[a[same, 1]] - cy[b[same, 1]]).sum())
     return total / dbu
+
+
+def as_layout(name: str, grid: GCellGrid, problem: GRouteProblem, result: GRouteResult):
+    """The global route as a multi-layer layout of GCells and its routes, for the viewer:
+    a cell is a GCell of a layer, a net's pins its pin nodes, its route its tree's
+    nodes; ``congestion`` is each node's use over its capacity.
+
+    Returns
+    -------
+    tuple
+        ``(layout, route_result, congestion)``.
+    """
+    from ..layers import Layer, Stack
+    from ..layout import Layout, Net
+    from .result import NetRoute, RouteResult
+
+    nx, ny = grid.shape
+    stack = Stack(tuple(Layer(lay.name, lay.direction.lower()) for lay in grid.layers))
+    nets, routes = [], []
+    for k, (n, pins) in enumerate(problem.pins.items()):
+        cells = [tuple(c) for c in pins]
+        nets.append(Net(n, cells))
+        tree = result.routes[n]
+        r = NetRoute(n, cells)
+        if tree.routed:
+            r.routed, r.cells = True, [tuple(c) for c in tree.cells.tolist()]
+            r.vias, r.length, r.order = tree.vias, tree.steps, k
+        routes.append(r)
+    layout = Layout(name, nx, ny, [], nets, stack=stack)
+    congestion = result.usage / np.maximum(problem.capacity, 1)
+    done = RouteResult(layout, routes, "cpu/groute", "file", result.seconds, mode="negotiate")
+    return layout, done, congestion
