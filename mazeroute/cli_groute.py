@@ -50,6 +50,10 @@ def add_groute(sub) -> argparse.ArgumentParser:
                    help="a via's price in GCell steps (default: 2)")
     p.add_argument("--max-iterations", type=int, default=30, metavar="N",
                    help="the most rounds of rip-up and reroute (default: 30)")
+    p.add_argument("--present", choices=("pathfinder", "logistic"), default="pathfinder",
+                   help="the present-congestion cost: VPR's, growing with the tracks past "
+                        "capacity, or CUGR's logistic, rising before capacity is reached "
+                        "(default: pathfinder)")
     p.add_argument("-o", "--output", metavar="DIR",
                    help="output folder (default: outputs/<design name>/): <design>.guide "
                         "(DEF), <name>.route (.cap) or <name>.out (.gr), and groute.txt")
@@ -148,7 +152,8 @@ def _groute_def(args: argparse.Namespace) -> int:
     design, grid = design_and_grid(args)
     pins = design_pins(design, grid)
     problem = GRouteProblem.of_grid(grid, pins)
-    options = GRouteOptions(via_cost=args.via_cost, max_iterations=args.max_iterations)
+    options = GRouteOptions(via_cost=args.via_cost, max_iterations=args.max_iterations,
+                            present=args.present)
     result = global_route(problem, options, _progress)
     guides = {n: guide_rects(t, grid) for n, t in result.routes.items() if t.routed}
     vias = sum(t.vias for t in result.routes.values())
@@ -223,7 +228,8 @@ def _groute_contest(args: argparse.Namespace, kind: str) -> int:
             problem = gr_problem(gr)
         except InputError as e:
             raise e.with_file(args.design) from None
-    options = GRouteOptions(via_cost=args.via_cost, max_iterations=args.max_iterations)
+    options = GRouteOptions(via_cost=args.via_cost, max_iterations=args.max_iterations,
+                            present=args.present)
     result = global_route(problem, options, _progress)
     trees = result.routes.values()
     overflow = edge_overflow(trees, problem)

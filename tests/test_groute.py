@@ -200,8 +200,37 @@ def test_uniform_costs_grow_the_trees_of_unit_steps():
         pins = [(int(rng.integers(6)), int(rng.integers(6)), int(rng.integers(1, 3)))
                 for _ in range(3)]
         pins = list(dict.fromkeys(pins))
-        a = grow_tree(rules, None, pins, None, search=lambda s, t: window_search(
-            rules, shape, free_in(pins), None, s, t))
-        b = grow_tree(rules, None, pins, cost, search=lambda s, t: window_search(
-            rules, shape, free_in(pins), cost, s, t))
+        f = free_in(pins)
+        a = grow_tree(rules, None, pins, None, search=lambda s, t, f=f: window_search(
+            rules, shape, f, None, s, t))
+        b = grow_tree(rules, None, pins, cost, search=lambda s, t, f=f: window_search(
+            rules, shape, f, cost, s, t))
         assert a.cells.tolist() == b.cells.tolist() and a.missing == b.missing
+
+
+@pytest.mark.parametrize("present", ["pathfinder", "logistic"])
+def test_both_present_costs_spread_nets_off_a_full_row(present):
+    grid = gcell_grid(_design(), adjust=ONE_TRACK)
+    pins = {"a": [(0, 1, 0), (3, 1, 0)], "b": [(1, 1, 0), (2, 1, 0)]}
+    res = global_route(GRouteProblem.of_grid(grid, pins), GRouteOptions(present=present))
+    assert res.overflow == 0 and res.iterations > 1
+
+
+def test_the_logistic_cost_rises_before_capacity_is_reached():
+    from mazeroute.router.groute import _Negotiation
+    grid = gcell_grid(_design())                          # 15 tracks an edge
+    problem = GRouteProblem.of_grid(grid, {})
+    costs = {}
+    for present in ("pathfinder", "logistic"):
+        neg = _Negotiation(problem, GRouteOptions(present=present))
+        neg.pres = 1.0
+        neg.usage[1, 1, 1] = 13                               # one more: 14 of 15
+        neg.price()
+        costs[present] = (int(neg.cost[1, 1, 1]), int(neg.cost[1, 2, 2]))
+    assert costs["pathfinder"][0] == costs["pathfinder"][1] == 16   # under capacity: base
+    assert costs["logistic"][0] > costs["logistic"][1] >= 16        # nearly full: dearer
+
+
+def test_an_unknown_present_cost_is_refused():
+    with pytest.raises(ValueError, match="present cost"):
+        GRouteOptions(present="linear")

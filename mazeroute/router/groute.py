@@ -51,19 +51,38 @@ from ..readers.lefdef import Design
 from .layered_search import window_search
 from .layered_tree import Rules, grow_tree
 
-__all__ = ["GRouteProblem", "GRouteResult", "NetTree", "GRouteOptions", "global_route",
-           "design_pins", "guide_rects", "wirelength_um", "edge_overflow", "as_layout"]
+#: The shapes of the present-congestion cost (:class:`GRouteOptions`).
+PRESENT_COSTS = ("pathfinder", "logistic")
+
+__all__ = ["PRESENT_COSTS", "GRouteProblem", "GRouteResult", "NetTree", "GRouteOptions",
+           "global_route", "design_pins", "guide_rects", "wirelength_um", "edge_overflow",
+           "as_layout"]
 
 
 @dataclass(frozen=True)
 class GRouteOptions:
-    """The negotiation's options (PathFinder's names)."""
+    """The negotiation's options (PathFinder's names).
+
+    ``present`` is the shape of the present-congestion cost: ``"pathfinder"`` (VPR's:
+    ``1 + pres_fac * over``, growing by the tracks one more net would take past
+    capacity) or ``"logistic"`` (CUGR's: ``1 + pres_fac * s``, ``s`` a logistic of how
+    close one more net comes to capacity, ``1 / (1 + exp(slope * (capacity - use - 1)))``,
+    rising before the capacity is reached). Both weigh it by the same ``pres_fac``
+    schedule and keep the same history.
+    """
 
     via_cost: int = 2
     max_iterations: int = 30
     first_pres_fac: float = 0.5
     pres_fac_mult: float = 1.5
     acc_fac: float = 1.0
+    present: str = "pathfinder"
+    slope: float = 1.0
+
+    def __post_init__(self):
+        if self.present not in PRESENT_COSTS:
+            raise ValueError(f"unknown present cost {self.present!r}; choose from "
+                             + ", ".join(PRESENT_COSTS))
 
 
 @dataclass
@@ -162,7 +181,11 @@ class _Negotiation:
     def price(self, at=None) -> None:
         """Set the node costs at ``at`` (index arrays; None: all) from use and history."""
         at = (slice(None),) * 3 if at is None else at
-        over = np.maximum(0, self.usage[at] + 1 - self.cap[at])
+        if self.opt.present == "logistic":
+            room = (self.cap[at] - self.usage[at] - 1).astype(np.float64)
+            over = 1.0 / (1.0 + np.exp(np.minimum(self.opt.slope * room, 60.0)))
+        else:
+            over = np.maximum(0, self.usage[at] + 1 - self.cap[at])
         value = (COST_SCALE + self.history[at]) * (1.0 + self.pres * over)
         self.cost[at] = np.clip(value, 1, COST_MAX).astype(np.int64)
 
