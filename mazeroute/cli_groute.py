@@ -210,7 +210,7 @@ def _groute_contest(args: argparse.Namespace, kind: str) -> int:
     """Route a contest's input; write its route file and the report."""
     from .io import OutputSet, check_output_folder, output_folder, safe_folder_name
     from .readers.contest import read_cap, read_gr, read_net
-    from .router.groute import GRouteOptions, edge_overflow, global_route
+    from .router.groute import GRouteOptions, global_route
     from .router.groute_contest import (
         cap_problem,
         gr_problem,
@@ -232,7 +232,7 @@ def _groute_contest(args: argparse.Namespace, kind: str) -> int:
                             present=args.present)
     result = global_route(problem, options, _progress)
     trees = result.routes.values()
-    overflow = edge_overflow(trees, problem)
+    overflow = result.overflow                 # counted on the edges by the router
     name = _input_name(args.design)
     lines = [f"{'ISPD 2024' if kind == 'cap' else 'ISPD 2007/2008'} input {name}: "
              f"{len(problem.pins)} nets, GCell grid {source.nx} x {source.ny}, "
@@ -276,8 +276,8 @@ def _contest_cost(cap, problem, result):
     caps = [(h if hz else v)[z].astype(np.float64) for z, hz in enumerate(horizontal)]
 
     def nets():
-        for name, tree in result.routes.items():
-            segs = route_segments(tree, problem.pins[name], problem.lowest)
+        for tree in result.routes.values():
+            segs = route_segments(tree)
             boxes = [(z1 + 1, x1, y1, x2, y2) for x1, y1, z1, x2, y2, z2 in segs if z1 == z2]
             sites = {(z1 + 1, x1, y1) for x1, y1, z1, _, _, z2 in segs if z1 != z2}
             yield boxes, sites, sum(s[2] != s[5] for s in segs)

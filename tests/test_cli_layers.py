@@ -16,7 +16,7 @@ from mazeroute.cli import main
 from mazeroute.generate3d import problem_text, solvable_puzzle
 from mazeroute.readers.adc_answer import answer_text
 
-ADC = Path("/work/shared/data/adc")
+ADC = Path(__file__).resolve().parents[2] / "shared" / "data" / "adc"
 STACK_YAML = """\
 name: two-layers
 width: 6

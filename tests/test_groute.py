@@ -101,7 +101,7 @@ def test_overflow_is_reported_when_capacity_cannot_hold_the_nets():
     pins = {f"n{k}": [(0, 0, 0), (3, 3, 0)] for k in range(12)}
     res = global_route(GRouteProblem.of_grid(grid, pins), GRouteOptions(max_iterations=4))
     assert res.overflow > 0 and res.iterations == 4
-    assert res.history[-1] == res.overflow
+    assert res.overflows[-1] == res.overflow
 
 
 def test_routing_is_deterministic():

@@ -49,7 +49,7 @@ from ..engines.costs import COST_MAX, COST_SCALE
 from ..gcells import GCellGrid
 from ..readers.lefdef import Design
 from .layered_search import window_search
-from .layered_tree import Rules, grow_tree
+from .layered_tree import Rules, grow_tree, open_pins
 
 #: The shapes of the present-congestion cost (:class:`GRouteOptions`).
 PRESENT_COSTS = ("pathfinder", "logistic")
@@ -134,7 +134,8 @@ class GRouteProblem:
 @dataclass
 class NetTree:
     """One net's route: its nodes ``(x, y, z)`` (a tree, first pin first), its in-layer
-    steps and its vias."""
+    steps and its vias; its search's paths and the via stacks from its pins below the
+    lowest routing layer, each cells from end to end."""
 
     cells: np.ndarray
     steps: int = 0
@@ -142,19 +143,21 @@ class NetTree:
     routed: bool = True
     wired: np.ndarray | None = field(default=None, repr=False)
     paths: list[np.ndarray] = field(default_factory=list, repr=False)
+    stacks: list[np.ndarray] = field(default_factory=list, repr=False)
 
 
 @dataclass
 class GRouteResult:
     """Every net's tree, the nodes' final use, the overflow (tracks used past capacity,
-    summed over the edges), the iterations run and the seconds taken."""
+    summed over the edges), the iterations run, the seconds taken and each iteration's
+    overflow."""
 
     routes: dict[str, NetTree]
     usage: np.ndarray
     overflow: int
     iterations: int
     seconds: float
-    history: list[int] = field(default_factory=list)
+    overflows: list[int] = field(default_factory=list)
 
 
 class _Negotiation:
@@ -206,12 +209,7 @@ class _Negotiation:
         free = self.p.free
 
         def free_in(x0, y0, x1, y1):
-            f = free[:, y0:y1, x0:x1].copy()
-            inside = (pins[:, 0] >= x0) & (pins[:, 0] < x1) & (pins[:, 1] >= y0) & \
-                (pins[:, 1] < y1)
-            q = pins[inside]
-            f[q[:, 2], q[:, 1] - y0, q[:, 0] - x0] = True
-            return f
+            return open_pins(free[:, y0:y1, x0:x1].copy(), pins, x0, y0)
 
         # while every node costs the same (no present or history cost yet), the unit-step
         # search finds the same shortest paths, scaled, with buckets instead of a heap
@@ -243,26 +241,36 @@ class _Negotiation:
 
 
 def _with_access(tree: NetTree, pins, lowest: int) -> NetTree:
-    """``tree`` with the via stacks from its pins below ``lowest`` up to it."""
+    """``tree`` with the via stacks from its pins below ``lowest`` up to it (its
+    ``stacks``: each pin first, ending on the tree's node above it)."""
     if not tree.routed:
         return tree
-    stacks = [(x, y, z) for x, y, zp in pins for z in range(zp, lowest)]
+    stacks = [np.array([(x, y, z) for z in range(zp, lowest + 1)], np.int64)
+              for x, y, zp in dict.fromkeys(map(tuple, pins)) if zp < lowest]
     if not stacks:
         return tree
-    cells = np.concatenate([tree.cells, np.asarray(stacks, np.int64).reshape(-1, 3)])
-    return NetTree(cells, tree.steps, tree.vias + len(stacks), True, tree.wired, tree.paths)
+    cells = np.concatenate([tree.cells, *(s[:-1] for s in stacks)])
+    vias = tree.vias + sum(len(s) - 1 for s in stacks)
+    return NetTree(cells, tree.steps, vias, True, tree.wired, tree.paths, stacks)
+
+
+def in_layer_steps(paths: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """The two ends ``(k, 3)`` of every step along a layer (not a via) of ``paths``."""
+    if not paths:
+        empty = np.zeros((0, 3), np.int64)
+        return empty, empty
+    a = np.concatenate([p[:-1] for p in paths])
+    b = np.concatenate([p[1:] for p in paths])
+    same = a[:, 2] == b[:, 2]
+    return a[same], b[same]
 
 
 def _wired(paths: list[np.ndarray]) -> np.ndarray:
     """The nodes of a tree that a wire runs through along their layer (an end of one of
     its paths' in-layer steps): the ones that take a track. A node that a via stack only
     passes through takes none."""
-    out = set()
-    for p in paths:
-        same = np.nonzero(p[1:, 2] == p[:-1, 2])[0]
-        out.update(map(tuple, p[same].tolist()))
-        out.update(map(tuple, p[same + 1].tolist()))
-    return np.array(sorted(out), np.int64).reshape(-1, 3)
+    a, b = in_layer_steps(paths)
+    return np.unique(np.concatenate([a, b]), axis=0)
 
 
 def global_route(problem: GRouteProblem, options: GRouteOptions | None = None,
@@ -323,15 +331,11 @@ def edge_overflow(trees, problem: GRouteProblem) -> int:
     for t in trees:
         if not t.routed:
             continue
-        seen = set()
-        for p in t.paths:
-            a, b = p[:-1], p[1:]
-            same = a[:, 2] == b[:, 2]
-            lo = np.minimum(a[same], b[same])
-            axis = (a[same, 1] != b[same, 1]).astype(np.int64)     # 0 along x, 1 along y
-            seen.update(zip(lo[:, 2].tolist(), axis.tolist(), lo[:, 1].tolist(),
-                            lo[:, 0].tolist()))
-        for e in seen:
+        a, b = in_layer_steps(t.paths)
+        lo = np.minimum(a, b)
+        axis = (a[:, 1] != b[:, 1]).astype(np.int64)         # 0 along x, 1 along y
+        for e in set(zip(lo[:, 2].tolist(), axis.tolist(), lo[:, 1].tolist(),
+                         lo[:, 0].tolist())):
             use[e] = use.get(e, 0) + 1
     over = 0
     for (z, axis, y, x), n in use.items():
@@ -414,11 +418,10 @@ def wirelength_um(result: GRouteResult, grid: GCellGrid, dbu: int) -> float:
     cy = (grid.ys[:-1] + grid.ys[1:]) / 2
     total = 0.0
     for tree in result.routes.values():
-        for p in tree.paths if tree.routed else []:
-            a, b = p[:-1], p[1:]
-            same = a[:, 2] == b[:, 2]
-            total += float(np.abs(cx[a[same, 0]] - cx[b[same, 0]]).sum()
-                           + np.abs(cy[a[same, 1]] - cy[b[same, 1]]).sum())
+        if tree.routed:
+            a, b = in_layer_steps(tree.paths)
+            total += float(np.abs(cx[a[:, 0]] - cx[b[:, 0]]).sum()
+                           + np.abs(cy[a[:, 1]] - cy[b[:, 1]]).sum())
     return total / dbu
 
 

@@ -43,7 +43,7 @@ Examples
 ({'n': [(0, 0, 0), (2, 0, 1)]}, 1)
 >>> from mazeroute.router.groute import global_route
 >>> res = global_route(problem)
->>> route_segments(res.routes["n"], problem.pins["n"], problem.lowest)
+>>> route_segments(res.routes["n"])
 [(0, 0, 1, 2, 0, 1), (0, 0, 0, 0, 0, 1)]
 """
 
@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -189,22 +189,19 @@ def _path_segments(p: np.ndarray) -> Iterator[Segment]:
             start = i + 1
 
 
-def route_segments(tree: NetTree, pins: Iterable[tuple[int, int, int]],
-                   lowest: int) -> list[Segment]:
+def route_segments(tree: NetTree) -> list[Segment]:
     """A routed tree's segments (the module's notes): its paths' wires and vias, then the
-    via stacks from its pins below ``lowest``; none when the net is not routed."""
+    via stacks from its pins below the lowest routing layer; none when the net is not
+    routed."""
     if not tree.routed:
         return []
-    out = [s for p in tree.paths for s in _path_segments(p)]
-    for x, y, z in dict.fromkeys(pins):
-        out += [(x, y, k, x, y, k + 1) for k in range(z, lowest)]
-    return out
+    return [s for p in (*tree.paths, *tree.stacks) for s in _path_segments(p)]
 
 
 def _routed(result: GRouteResult, problem: GRouteProblem):
     for name, tree in result.routes.items():
         if tree.routed:
-            yield name, route_segments(tree, problem.pins[name], problem.lowest)
+            yield name, route_segments(tree)
 
 
 def write_route_2024(path: str | os.PathLike, result: GRouteResult,

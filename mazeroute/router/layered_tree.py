@@ -24,8 +24,8 @@ from .negotiation.explain import names
 from .result import NetRoute, RouteResult
 from .sequential import net_order
 
-__all__ = ["Rules", "Tree", "Growth", "grow_tree", "path_counts", "Board", "net_route",
-           "route_sequential"]
+__all__ = ["Rules", "Tree", "Growth", "grow_tree", "open_pins", "path_counts", "Board",
+           "net_route", "route_sequential"]
 
 #: What crossing another net's wire costs, in cells, in the search that names the wires
 #: walling an unrouted net off: dear enough that the path crosses as few as it can.
@@ -243,21 +243,15 @@ class Board:
     def free_for(self, i: int, wires: bool = True) -> np.ndarray:
         """The cells net ``i`` may use: free, not another net's pin and (``wires``) not
         another net's committed wire."""
-        free = self.open & (self.wire < 0) if wires else self.open.copy()
-        p = self.pins[i]
-        free[p[:, 2], p[:, 1], p[:, 0]] = True
-        return free
+        _, h, w = self.shape
+        return self.free_in(i, wires, 0, 0, w, h)
 
     def free_in(self, i: int, wires: bool, x0: int, y0: int, x1: int, y1: int) -> np.ndarray:
         """:meth:`free_for` of the box ``x0 <= x < x1``, ``y0 <= y < y1`` (every layer)."""
         free = self.open[:, y0:y1, x0:x1].copy()
         if wires:
             free &= self.wire[:, y0:y1, x0:x1] < 0
-        p = self.pins[i]
-        inside = (p[:, 0] >= x0) & (p[:, 0] < x1) & (p[:, 1] >= y0) & (p[:, 1] < y1)
-        q = p[inside]
-        free[q[:, 2], q[:, 1] - y0, q[:, 0] - x0] = True
-        return free
+        return open_pins(free, self.pins[i], x0, y0)
 
     def commit(self, i: int, cells: np.ndarray) -> None:
         """Block ``cells`` as net ``i``'s wire for every later net."""
@@ -279,11 +273,16 @@ class Board:
         walls = set(self.wire[c[:, 2], c[:, 1], c[:, 0]].tolist()) - {-1, i}
         return "walled off by the wires of nets " + names(self.layout, walls)
 
-    def why_unrouted(self, i: int) -> str:
-        """Why net ``i`` has no route against the committed wires, in words."""
-        tree = grow_tree(self.rules, self.free_for(i, wires=False), self.pins[i],
-                         self.wall_cost())
-        return self.reason(i, tree)
+
+def open_pins(free: np.ndarray, pins: np.ndarray, x0: int, y0: int) -> np.ndarray:
+    """``free``, the box of a grid at ``x0, y0`` (every layer), with the ``pins``
+    ``(x, y, z)`` that lie inside it made free (in place); returns it."""
+    _, h, w = free.shape
+    inside = (pins[:, 0] >= x0) & (pins[:, 0] < x0 + w) & (pins[:, 1] >= y0) & \
+        (pins[:, 1] < y0 + h)
+    q = pins[inside]
+    free[q[:, 2], q[:, 1] - y0, q[:, 0] - x0] = True
+    return free
 
 
 def net_route(board: Board, i: int, tree: Tree | None, order: int | None,
