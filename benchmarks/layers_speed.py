@@ -12,8 +12,9 @@ layer, directions alternating horizontal and vertical, via cost 1; the CPU engin
 included, and its sweeps alone), medians over seeds; the levels must be equal.
 ``route``: routes a random multi-layer layout (``random_layout3d``: rectangles at 10 %
 per layer, two-pin nets of span 16) in one mode on one backend and prints one line of
-JSON (seconds, nets routed, a digest of the routes), so that runs on the two backends can
-be compared, in parallel processes if need be.
+JSON (seconds, those spent on the unrouted nets (explaining them), nets routed, a digest
+of the routes, on the GPU the bytes CuPy's pool holds at the end, which is its peak), so
+that runs on the two backends can be compared, in parallel processes if need be.
 """
 
 from __future__ import annotations
@@ -84,19 +85,48 @@ def wave(size: int, layers: int, seeds: int) -> None:
                           ratio_sweeps=cpu_s / sw_s)), flush=True)
 
 
-def route(size: int, layers: int, nets: int, mode: str, backend: str, seed: int) -> None:
+def _traced(calls: list) -> None:
+    """Record each launch of the GPU's window searches: seconds, boxes, the largest
+    box's cells, sweep rounds."""
+    from mazeroute.router.layered_search import GPUTrees
+    plain = GPUTrees.grow_many
+
+    def grow_many(self, nets, wires=True, cost=None, boxes=None):
+        t = time.perf_counter()
+        out = plain(self, nets, wires, cost, boxes)
+        big = 0 if boxes is None else int(((boxes[:, 2] - boxes[:, 0])
+                                           * (boxes[:, 3] - boxes[:, 1])).max())
+        calls.append((time.perf_counter() - t, len(nets), big, self.sweeps.rounds))
+        return out
+
+    GPUTrees.grow_many = grow_many
+
+
+def route(size: int, layers: int, nets: int, mode: str, backend: str, seed: int,
+          trace: bool = False) -> None:
     from mazeroute.router.layered import route_layered
     lay = random_layout3d(size, size, layers, density=0.10, nets=nets, span=16, seed=seed,
                           directions=_directions(layers))
+    calls: list = []
+    if trace and backend == "gpu":
+        _traced(calls)
     t = time.perf_counter()
     res = route_layered(lay, mode, backend=backend)
     seconds = time.perf_counter() - t
+    if calls:
+        print(json.dumps(dict(launches=len(calls), launch_s=sum(c[0] for c in calls),
+                              slowest=sorted(calls, reverse=True)[:8])), flush=True)
     digest = hashlib.sha256(json.dumps(
         [(n.routed, n.cells) for n in res.nets]).encode()).hexdigest()[:16]
-    print(json.dumps(dict(summary="route", size=size, layers=layers, nets=nets, mode=mode,
-                          backend=backend, seed=seed, seconds=seconds, routed=res.routed,
-                          engine=res.engine, iterations=len(res.iterations or []),
-                          digest=digest)), flush=True)
+    row = dict(summary="route", size=size, layers=layers, nets=nets, mode=mode,
+               backend=backend, seed=seed, seconds=seconds, routed=res.routed,
+               unrouted_seconds=sum(n.seconds for n in res.nets if not n.routed),
+               engine=res.engine, iterations=len(res.iterations or []), digest=digest)
+    if backend == "gpu":
+        import cupy
+        pool = cupy.get_default_memory_pool().total_bytes()
+        row.update(gpu_pool_bytes=pool, gpu_bytes_per_cell=pool / (layers * size * size))
+    print(json.dumps(row), flush=True)
 
 
 def main() -> None:
@@ -109,11 +139,13 @@ def main() -> None:
     ap.add_argument("--nets", type=int, default=4000)
     ap.add_argument("--mode", default="sequential")
     ap.add_argument("--backend", default="gpu")
+    ap.add_argument("--trace", action="store_true",
+                    help="print the GPU's slowest launches (seconds, nets, cells, rounds)")
     a = ap.parse_args()
     if a.what == "wave":
         wave(a.size or 2048, a.layers or 8, a.seeds)
     else:
-        route(a.size or 1024, a.layers or 4, a.nets, a.mode, a.backend, a.seed)
+        route(a.size or 1024, a.layers or 4, a.nets, a.mode, a.backend, a.seed, a.trace)
 
 
 if __name__ == "__main__":

@@ -10,8 +10,11 @@
 // one box. A box whose last round changed nothing has converged and is skipped.
 // Host side: mazeroute/engines/gpu_grid3d.py.
 //
-// -DOWNED=1: a cell is free for a box when occ[cell] is -1 or the box's owner (the
-// router's board: -2 blocked, -1 free, else the net whose pin or wire it holds);
+// -DOWNED=1: the mask is the router's board in routing ranks: -2 blocked, -1 free,
+// r >= 0 a wire of the net of rank r, -3 - r a pin of the net of rank r. A cell is free
+// for a box of owner rank o when it is free, o's own, or a wire of a later rank: a net
+// routed one at a time never sees the wires of nets after it, so searches of several
+// ranks can share one board (the router checks that what a search saw still holds).
 // -DOWNED=0: when the byte mask free[cell] is non-zero.
 typedef unsigned int u32;
 typedef unsigned long long u64;
@@ -24,7 +27,8 @@ typedef unsigned long long u64;
 
 #if OWNED
 typedef int mask_t;
-#define IS_FREE(m, g, owner) ((m)[g] == -1 || (m)[g] == (owner))
+#define IS_FREE(m, g, owner) ((m)[g] == -1 || (m)[g] == (owner) || (m)[g] == -3 - (owner) \
+                              || (m)[g] > (owner))
 #else
 typedef unsigned char mask_t;
 #define IS_FREE(m, g, owner) ((m)[g] != 0)

@@ -21,7 +21,9 @@ class EmulatedKernels:
 
     def _free(self, mask, g, owner) -> bool:
         m = int(mask[g])
-        return m in (-1, owner) if self.owned else m != 0
+        if not self.owned:
+            return m != 0
+        return m in (-1, owner, -3 - owner) or m > owner
 
     def launch(self, name: str, lines: int, args: tuple) -> None:
         self.launches += 1

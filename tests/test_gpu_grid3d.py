@@ -58,13 +58,15 @@ def test_emulated_random_stacks_equal_oracle(case):
 
 
 def test_boxes_of_one_launch_are_searched_apart():
-    """Three boxes with owners in one run: each box's distances are those of its own
-    sub-grid, with the cells of other owners blocked and its owner's own cells free."""
+    """Three boxes with owner ranks in one run: each box's distances are those of its
+    own sub-grid, with other ranks' pins and earlier ranks' wires blocked, and its own
+    cells and later ranks' wires free."""
     rng = np.random.default_rng(3)
     layers, h, w = 2, 9, 12
     occ = np.where(rng.random((layers, h, w)) < 0.2, -2, -1).astype(np.int32)
-    occ[0, 4, 5] = 1                       # net 1's pin: blocked for every other box
-    occ[1, 2, 2] = 0
+    occ[0, 4, 5] = -3 - 1                  # rank 1's pin: blocked for every other box
+    occ[1, 2, 2] = 0                       # rank 0's wire: blocked for ranks 1 and 2
+    occ[0, 3, 3] = occ[0, 3, 4] = 2        # rank 2's wire: free for ranks 0 and 1
     boxes = np.array([[0, 0, 6, 5], [3, 2, 7, 7], [0, 0, w, h]])
     owners = np.array([0, 1, 2])
     sources = [[(0, 0, 0)], [(5, 4, 0)], [(11, 8, 1)]]
@@ -78,7 +80,7 @@ def test_boxes_of_one_launch_are_searched_apart():
     sweeps = BoxSweeps(occ, axes, sites, 2, owned=True, kernels=k)
     dist, offsets = sweeps.run(boxes, owners, sources)
     for b, ((x0, y0, bw, bh), owner, src) in enumerate(zip(boxes, owners, sources)):
-        free = (occ == -1) | (occ == owner)
+        free = (occ == -1) | (occ == owner) | (occ == -3 - owner) | (occ > owner)
         sub = free[:, y0:y0 + bh, x0:x0 + bw]
         local = [(x - x0, y - y0, z) for x, y, z in src]
         want = oracle_dist3d(sub, local, directions=directions, via_cost=2)

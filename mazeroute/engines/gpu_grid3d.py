@@ -64,9 +64,10 @@ class BoxSweeps:
     Parameters
     ----------
     mask : (L, H, W) device array
-        ``uint8``, non-zero where free (``owned`` False); or ``int32`` cell owners
-        (``owned`` True: -2 blocked, -1 free, else the net holding the cell), a cell
-        being free for a box when it is -1 or the box's owner.
+        ``uint8``, non-zero where free (``owned`` False); or ``int32`` cell owners by
+        routing rank (``owned`` True: -2 blocked, -1 free, ``r >= 0`` a wire of rank
+        ``r``, ``-3 - r`` a pin of rank ``r``), a cell being free for a box of owner
+        rank ``o`` when it is free, ``o``'s, or a wire of a rank after ``o``.
     axes : (L,) int8 array
         Per layer the axes its wires move along (bit 0 x, bit 1 y), as
         :func:`~mazeroute.engines.grid3d.stack_arrays` gives them.
@@ -118,7 +119,7 @@ class BoxSweeps:
         boxes : (B, 4) int array
             ``x0, y0, w, h`` of each box, inside the grid.
         owners : (B,) int array
-            Each box's owner (``owned`` masks; ignored otherwise).
+            Each box's owner rank (``owned`` masks; ignored otherwise).
         sources : sequence of (k, 3) array_like
             Each box's sources ``(x, y, z)``, inside the box and free for it.
 

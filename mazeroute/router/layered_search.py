@@ -36,7 +36,8 @@ from ..engines.grid3d import bfs3d, weighted3d
 from .layered_tree import Board, Growth, Rules, Tree, grow_tree
 
 __all__ = ["CPUTrees", "GPUTrees", "make_trees", "window_sides_min", "window", "exact_for",
-           "first_margin", "window_search", "FIRST_MARGIN", "MAX_BATCH"]
+           "first_margin", "search_margin", "window_search", "windowed", "FIRST_MARGIN",
+           "MAX_BATCH"]
 
 #: The first window's margin around the search's cells, in cells.
 FIRST_MARGIN = 8
@@ -82,14 +83,15 @@ class CPUTrees:
         """The flat costs changed at ``cells`` (None: everywhere); the CPU reads them at
         each search."""
 
-    def why_unrouted(self, i: int) -> str:
-        """Why net ``i`` has no route against the committed wires, in words: its tree
-        through other nets' wires at :meth:`~.layered_tree.Board.wall_cost`."""
+    def why_unrouted(self, i: int, visible: np.ndarray | None = None) -> str:
+        """Why net ``i`` has no route against the committed wires (those of the nets
+        ``visible`` marks, default all), in words: its tree through other nets' wires at
+        :meth:`~.layered_tree.Board.wall_cost`."""
         b = self.board
-        cost = b.wall_cost()
+        cost = b.wall_cost(visible)
         tree = grow_tree(b.rules, None, b.pins[i], cost,
                          search=lambda s, t: self._window(i, False, cost, s, t))
-        return b.reason(i, tree)
+        return b.reason(i, tree, visible)
 
     def batch(self, order: list[int], start: int, extra=None) -> list[int]:
         """The next nets to search together: one at a time on the CPU."""
@@ -122,9 +124,11 @@ class GPUTrees:
     """Each net's searches on the GPU, in windows (see the module's notes).
 
     ``kernels`` are the sweeps :class:`~mazeroute.engines.gpu_grid3d.BoxSweeps` runs
-    (default CUDA's). The board lives on the device as cell owners (-2 blocked, -1
-    free, else the net whose pin or committed wire holds the cell), with the pins alone
-    for the searches that ignore wires.
+    (default CUDA's). The board lives on the device as cell owners by routing rank
+    (-2 blocked, -1 free, ``r`` a committed wire of the net of rank ``r``, ``-3 - r``
+    one of its pins), with the pins alone for the searches that ignore wires. Ranks are
+    the nets' indices until :meth:`rank_by` sets a routing order; a search of rank ``r``
+    reads later ranks' wires as free.
     """
 
     backend = "gpu"
@@ -135,13 +139,11 @@ class GPUTrees:
 
         self.board = board
         kernels = kernels if kernels is not None else CudaKernels(owned=True)
-        xp = self.xp = kernels.xp
-        lay = board.layout
-        owners = np.where(lay.blocked, -2, np.where(board.pin_owner >= 0, board.pin_owner,
-                                                    -1)).astype(np.int32)
-        self.pins_only = xp.asarray(owners)
-        wired = np.where(board.wire >= 0, board.wire, owners).astype(np.int32)
-        self.with_wires = xp.asarray(wired)
+        self.xp = kernels.xp
+        #: Each net's routing rank.
+        self.rank = np.arange(len(board.pins), dtype=np.int32)
+        self._pin = board.pin_owner.ravel() >= 0
+        self._upload()
         _, axes, sites = stack_arrays(board.open, board.rules.directions,
                                       board.rules.via_sites)
         self.sweeps = BoxSweeps(self.with_wires, axes, sites, board.rules.via_cost,
@@ -154,10 +156,32 @@ class GPUTrees:
         """The engine name a result reports."""
         return "gpu/grid3d"
 
+    def _upload(self) -> None:
+        """The device's boards from the host's, in the current ranks."""
+        b = self.board
+        owners = np.full(b.shape, -1, np.int32)
+        pin = b.pin_owner >= 0
+        owners[pin] = -3 - self.rank[b.pin_owner[pin]]
+        owners[b.layout.blocked] = -2
+        self.pins_only = self.xp.array(owners)          # a copy: the wires go in next
+        wire = (b.wire >= 0) & ~pin & ~b.layout.blocked
+        owners[wire] = self.rank[b.wire[wire]]
+        self.with_wires = self.xp.asarray(owners)
+        self._commits: dict[int, np.ndarray] = {}        # flat cells, not yet on the device
+        self._ripped: list[np.ndarray] = []              # flat cells to free, likewise
+        if hasattr(self, "sweeps"):
+            self.sweeps.mask = self.with_wires
+
+    def rank_by(self, sequence) -> None:
+        """Rank the nets in the routing order ``sequence`` (every net once)."""
+        self.rank[np.asarray(sequence, np.int64)] = np.arange(len(sequence), dtype=np.int32)
+        self._upload()
+
     def grow(self, i: int, wires: bool = True, cost: np.ndarray | None = None) -> Tree:
         """As :meth:`CPUTrees.grow`; with ``cost``, the device's copy of it (kept by
         :meth:`priced`) is what the searches read."""
         b = self.board
+        self._flush()
         self.sweeps.mask = self.with_wires if wires else self.pins_only
         if cost is not None and self.cost is None:
             self.priced(cost.ravel())
@@ -169,11 +193,38 @@ class GPUTrees:
         return grow_tree(b.rules, None, b.pins[i], cost, search=search)
 
     def commit(self, i: int, cells: np.ndarray) -> None:
-        """As :meth:`CPUTrees.commit`, on the device too."""
+        """As :meth:`CPUTrees.commit`; the device's board follows before the next search
+        (its pins stay pins)."""
         self.board.commit(i, cells)
+        self._commits[i] = self._flat(cells)
+
+    def uncommit(self, i: int, cells: np.ndarray) -> None:
+        """Free the ``cells`` of net ``i``'s wire that it still holds."""
+        flat = self._flat(cells)
+        held = flat[self.board.wire.ravel()[flat] == i]     # the host's board mirrors it
+        self.board.uncommit(i, cells)
+        if self._commits.pop(i, None) is None:       # a wire the device has: rip it up
+            self._ripped.append(held)
+
+    def _flush(self) -> None:
+        """Write the rip-ups, then the wires, queued since the last search into the
+        device's board, each kind in one scatter."""
+        xp, board = self.xp, self.with_wires.ravel()
+        if self._ripped:
+            board[xp.asarray(np.concatenate(self._ripped))] = -1
+            self._ripped = []
+        if self._commits:
+            flat = np.concatenate(list(self._commits.values()))
+            rank = np.concatenate([np.full(len(f), self.rank[i], np.int32)
+                                   for i, f in self._commits.items()])
+            board[xp.asarray(flat)] = xp.asarray(rank)
+            self._commits = {}
+
+    def _flat(self, cells: np.ndarray) -> np.ndarray:
+        """The flat ids of ``cells`` that are no pin."""
         _, h, w = self.board.shape
         flat = (cells[:, 2] * h + cells[:, 1]) * w + cells[:, 0]
-        self.with_wires.ravel()[self.xp.asarray(flat)] = i
+        return flat[~self._pin[flat]]
 
     def priced(self, cost: np.ndarray, cells: np.ndarray | None = None) -> None:
         """Copy the flat costs at ``cells`` (None: all) to the device."""
@@ -185,11 +236,11 @@ class GPUTrees:
         self.cost.ravel()[self.xp.asarray(at)] = self.xp.asarray(
             np.clip(cost[at], 1, COST_MAX).astype(COST_DTYPE))
 
-    def why_unrouted(self, i: int) -> str:
+    def why_unrouted(self, i: int, visible: np.ndarray | None = None) -> str:
         """As :meth:`CPUTrees.why_unrouted`: net ``i``'s tree through other nets' wires
         at :meth:`~.layered_tree.Board.wall_cost`, searched in windows."""
         b = self.board
-        cost = b.wall_cost()
+        cost = b.wall_cost(visible)
         kept = self.cost
         self.cost = None                 # the negotiated costs stay as they were
         self.priced(cost.ravel())
@@ -198,25 +249,20 @@ class GPUTrees:
         self.sweeps.set_cost(wall)
         tree = grow_tree(b.rules, None, b.pins[i], cost,
                          search=lambda s, t: self._window(i, s, t))
-        return b.reason(i, tree)
+        return b.reason(i, tree, visible)
 
     def _window(self, i: int, sources: np.ndarray, targets) -> tuple:
         """The distances of a window around ``sources`` and ``targets`` that is provably
         the grid's for the nearest target: ``(dist, x0, y0)``."""
-        shape = self.board.shape
-        pts = np.concatenate([np.asarray(sources, np.int64).reshape(-1, 3),
-                              np.asarray(targets, np.int64).reshape(-1, 3)])
-        margin = first_margin(pts)
-        while True:
-            x0, y0, x1, y1 = window(pts, shape, margin)
-            dist, _ = self.sweeps.run(np.array([[x0, y0, x1 - x0, y1 - y0]]),
-                                      np.array([i]), [sources])
+        layers = self.board.shape[0]
+
+        def run(x0: int, y0: int, x1: int, y1: int) -> np.ndarray:
             self.windows += 1
-            d = self._host(dist).reshape(shape[0], y1 - y0, x1 - x0)
-            whole = (x0, y0, x1, y1) == (0, 0, shape[2], shape[1])
-            if whole or exact_for(d, x0, y0, shape, targets):
-                return d, x0, y0
-            margin *= 2
+            dist, _ = self.sweeps.run(np.array([[x0, y0, x1 - x0, y1 - y0]]),
+                                      self.rank[[i]], [sources])
+            return self._host(dist).reshape(layers, y1 - y0, x1 - x0)
+
+        return windowed(self.board.shape, self.board.rules.via_cost, sources, targets, run)
 
     def _host(self, a):
         return a.get() if hasattr(a, "get") else a
@@ -243,16 +289,20 @@ class GPUTrees:
         return list(self._claims) or [order[start]]
 
     def grow_many(self, nets: list[int], wires: bool = True,
-                  cost: np.ndarray | None = None) -> list[Tree | None]:
-        """The trees of ``nets`` (a :meth:`batch`), their searches launched together,
-        each in its window; None for a net whose window could not prove a search
-        exact (the caller grows it alone, and what follows it after it)."""
+                  cost: np.ndarray | None = None,
+                  boxes: np.ndarray | None = None) -> list[Tree | None]:
+        """The trees of ``nets`` (a :meth:`batch`, or any nets with their ``boxes``
+        ``x0, y0, x1, y1`` given), their searches launched together, each in its window;
+        None for a net whose window could not prove a search exact (the caller grows it
+        alone, and what follows it after it)."""
         b, shape = self.board, self.board.shape
+        self._flush()
         self.sweeps.mask = self.with_wires if wires else self.pins_only
         if cost is not None and self.cost is None:
             self.priced(cost.ravel())
         self.sweeps.set_cost(None if cost is None else self.cost)
-        claims = getattr(self, "_claims", {})
+        claims = getattr(self, "_claims", {}) if boxes is None else \
+            {i: tuple(box) for i, box in zip(nets, np.asarray(boxes).tolist())}
         growths = {i: Growth(b.pins[i]) for i in nets}
         failed: set[int] = set()
         while True:
@@ -262,7 +312,7 @@ class GPUTrees:
             boxes = np.array([claims.get(i) or window(b.pins[i], shape, first_margin(
                 b.pins[i])) for i in active], np.int64)
             boxes[:, 2:] -= boxes[:, :2]
-            dist, offsets = self.sweeps.run(boxes, np.array(active),
+            dist, offsets = self.sweeps.run(boxes, self.rank[active],
                                             [growths[i].sources() for i in active])
             self.windows += len(active)
             host = self._host(dist)
@@ -278,8 +328,8 @@ class GPUTrees:
 
 def window_search(rules: Rules, shape: tuple, free_in: Callable, cost: np.ndarray | None,
                   sources, targets) -> tuple:
-    """The CPU engines' search in windows around ``sources`` and ``targets``, grown until
-    one is provably the grid's for the nearest target (see the module's notes).
+    """The CPU engines' search in windows around ``sources`` and ``targets``
+    (:func:`windowed`).
 
     Parameters
     ----------
@@ -301,24 +351,58 @@ def window_search(rules: Rules, shape: tuple, free_in: Callable, cost: np.ndarra
     """
     src = np.asarray(sources, np.int64).reshape(-1, 3)
     tg = np.asarray(targets, np.int64).reshape(-1, 3)
-    pts = np.concatenate([src, tg])
-    # a search that stops at its target costs little more in a larger window, so the
-    # first one is large enough to hold the detour-free path to the farthest target
-    span = pts[:, :2].max(axis=0) - pts[:, :2].min(axis=0)
-    margin = max(first_margin(pts), int(span.sum()) + 2 * rules.via_cost)
-    while True:
-        x0, y0, x1, y1 = window(pts, shape, margin)
+
+    def run(x0: int, y0: int, x1: int, y1: int) -> np.ndarray:
         free = free_in(x0, y0, x1, y1)
         kw = rules.crop(x0, y0, x1 - x0, y1 - y0).kwargs()
         at = np.array([x0, y0, 0])
         if cost is None:
-            d = bfs3d(free, src - at, targets=tg - at, **kw)
-        else:
-            d = weighted3d(cost[:, y0:y1, x0:x1], src - at, tg - at, free=free, **kw)
+            return bfs3d(free, src - at, targets=tg - at, **kw)
+        return weighted3d(cost[:, y0:y1, x0:x1], src - at, tg - at, free=free, **kw)
+
+    return windowed(shape, rules.via_cost, src, tg, run)
+
+
+def windowed(shape: tuple, via_cost: int, sources, targets,
+             run: Callable[[int, int, int, int], np.ndarray]) -> tuple:
+    """A search in windows around ``sources`` and ``targets``, grown until one is
+    provably the grid's for the nearest target (see the module's notes).
+
+    Parameters
+    ----------
+    shape : tuple
+        The grid's ``(L, H, W)``.
+    via_cost : int
+        The stack's via cost (it sizes the first window).
+    sources, targets : (k, 3) array_like of int
+        As :func:`grow_tree`'s searches give them.
+    run : callable
+        ``run(x0, y0, x1, y1)``: the search's distances in that box (every layer).
+
+    Returns
+    -------
+    tuple
+        ``(dist, x0, y0)``: the window's distances and its corner.
+    """
+    pts = np.concatenate([np.asarray(sources, np.int64).reshape(-1, 3),
+                          np.asarray(targets, np.int64).reshape(-1, 3)])
+    margin = search_margin(pts, via_cost)
+    while True:
+        x0, y0, x1, y1 = window(pts, shape, margin)
+        d = run(x0, y0, x1, y1)
         whole = (x0, y0, x1, y1) == (0, 0, shape[2], shape[1])
         if whole or exact_for(d, x0, y0, shape, targets):
             return d, x0, y0
         margin *= 2
+
+
+def search_margin(points: np.ndarray, via_cost: int) -> int:
+    """The first window's margin for a search between ``points``: large enough to hold
+    the detour-free path between the farthest of them (a search that stops at its
+    target costs little more in a larger window), at least :func:`first_margin`."""
+    p = np.asarray(points, np.int64).reshape(-1, 3)
+    span = p[:, :2].max(axis=0) - p[:, :2].min(axis=0)
+    return max(first_margin(p), int(span.sum()) + 2 * via_cost)
 
 
 def first_margin(points: np.ndarray) -> int:

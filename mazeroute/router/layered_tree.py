@@ -257,20 +257,35 @@ class Board:
         """Block ``cells`` as net ``i``'s wire for every later net."""
         self.wire[cells[:, 2], cells[:, 1], cells[:, 0]] = i
 
-    def wall_cost(self) -> np.ndarray:
-        """Entry costs that let a search cross committed wires at a high price (the
-        search that names the wires walling a net off)."""
+    def uncommit(self, i: int, cells: np.ndarray) -> None:
+        """Free the ``cells`` of net ``i``'s wire that it still holds."""
+        at = (cells[:, 2], cells[:, 1], cells[:, 0])
+        held = self.wire[at] == i
+        self.wire[tuple(a[held] for a in at)] = -1
+
+    def _walls(self, visible: np.ndarray | None) -> np.ndarray:
+        """The cells of the committed wires of the nets ``visible`` marks (all: None)."""
+        wired = self.wire >= 0
+        if visible is not None:
+            wired &= np.asarray(visible, bool)[np.maximum(self.wire, 0)]
+        return wired
+
+    def wall_cost(self, visible: np.ndarray | None = None) -> np.ndarray:
+        """Entry costs that let a search cross committed wires (of the nets ``visible``
+        marks; None: all) at a high price (the search that names the wires walling a net
+        off)."""
         cost = np.ones(self.shape, np.int64)
-        cost[self.wire >= 0] = _WALL_COST
+        cost[self._walls(visible)] = _WALL_COST
         return cost
 
-    def reason(self, i: int, tree: Tree) -> str:
+    def reason(self, i: int, tree: Tree, visible: np.ndarray | None = None) -> str:
         """Why net ``i`` has no route, in words, from ``tree``: its tree grown through
-        other nets' wires on :meth:`wall_cost`."""
+        the wires of the nets ``visible`` marks (None: all) on :meth:`wall_cost`."""
         if not tree.routed:
             return "cut off from its pins by blockages and other nets' pins"
         c = tree.cells
-        walls = set(self.wire[c[:, 2], c[:, 1], c[:, 0]].tolist()) - {-1, i}
+        walls = self._walls(visible)[c[:, 2], c[:, 1], c[:, 0]]
+        walls = set(self.wire[c[:, 2], c[:, 1], c[:, 0]][walls].tolist()) - {i}
         return "walled off by the wires of nets " + names(self.layout, walls)
 
 
@@ -305,37 +320,35 @@ def route_sequential(layout: Layout, order: str = "file",
                      progress: Callable[[int, int, NetRoute], None] | None = None,
                      backend: str = "cpu", kernels=None) -> RouteResult:
     """Sequential mode of :func:`route_layered` (``progress(done, total, net_route)``
-    after each net), its searches on ``backend``'s engines
-    (:mod:`.layered_search`; ``kernels``: the GPU's sweeps, for tests)."""
+    after each net, in order), its searches on ``backend``'s engines
+    (:mod:`.layered_search`; ``kernels``: the GPU's sweeps, for tests): one net at a
+    time on the CPU, many nets a launch on the GPU (:mod:`.layered_flow`), the same
+    routes."""
+    from .layered_flow import make_flow
     from .layered_search import make_trees
 
     start = time.perf_counter()
     board = Board(layout)
     trees = make_trees(board, backend, kernels)
     sequence = net_order(layout, order)
+    flow = make_flow(trees, sequence)
+    rank = np.empty(len(layout.nets), np.int64)
+    rank[sequence] = np.arange(len(sequence))
     results: dict[int, NetRoute] = {}
-    committed = 0
-    while len(results) < len(sequence):
-        t0 = time.perf_counter()
-        batch = trees.batch(sequence, len(results))
-        grown = trees.grow_many(batch)
-        share = (time.perf_counter() - t0) / len(batch)
-        for i, tree in zip(batch, grown):
+    committed = [0]
+
+    def final(p: int) -> None:
+        i, tree = sequence[p], flow.tree[p]
+        r = net_route(board, i, tree, committed[0], float(flow.seconds[p]))
+        committed[0] += tree.routed
+        if not tree.routed:
             t0 = time.perf_counter()
-            alone = tree is None       # its window proved nothing: alone, and the rest after
-            if alone:
-                tree = trees.grow(i)
-            r = net_route(board, i, tree, committed, 0.0)
-            if tree.routed:
-                trees.commit(i, tree.cells)
-                committed += 1
-            else:
-                r.reason = trees.why_unrouted(i)
-            r.seconds = share + time.perf_counter() - t0
-            results[i] = r
-            if progress:
-                progress(len(results), len(sequence), r)
-            if alone:
-                break
+            r.reason = trees.why_unrouted(i, rank < p)
+            r.seconds += time.perf_counter() - t0
+        results[i] = r
+        if progress:
+            progress(len(results), len(sequence), r)
+
+    flow.run(final)
     nets = [results[i] for i in range(len(layout.nets))]
     return RouteResult(layout, nets, trees.engine, order, time.perf_counter() - start)
