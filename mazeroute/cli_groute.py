@@ -54,6 +54,14 @@ def add_groute(sub) -> argparse.ArgumentParser:
                    help="the present-congestion cost: VPR's, growing with the tracks past "
                         "capacity, or CUGR's logistic, rising before capacity is reached "
                         "(default: pathfinder)")
+    p.add_argument("--group", type=int, default=1, metavar="N",
+                   help="nets rerouted together on one set of costs after the first "
+                        "iteration (default: 1, PathFinder's order: each net sees the "
+                        "nets rerouted before it); more nets a group make fewer, larger "
+                        "GPU launches")
+    p.add_argument("--backend", choices=("cpu", "gpu"), default="cpu",
+                   help="where the searches run: the CPU's engines, or the GPU's sweeps "
+                        "with many nets a launch; the same guides (default: cpu)")
     p.add_argument("-o", "--output", metavar="DIR",
                    help="output folder (default: outputs/<design name>/): <design>.guide "
                         "(DEF), <name>.route (.cap) or <name>.out (.gr), and groute.txt")
@@ -99,7 +107,8 @@ def input_kind(path: str | Path) -> str:
 
 def _check_options(args: argparse.Namespace, kind: str) -> None:
     for name, v, least in (("--via-cost", args.via_cost, 1),
-                           ("--max-iterations", args.max_iterations, 1)):
+                           ("--max-iterations", args.max_iterations, 1),
+                           ("--group", args.group, 1)):
         if v < least:
             raise InputError(f"must be at least {least}, got {v}", field=name)
     if kind == "def":
@@ -125,6 +134,17 @@ def _progress(it: int, overflow: int, rerouted: int) -> None:
     print(f"iteration {it}: {rerouted} nets routed, overflow {overflow}", flush=True)
 
 
+def _route(problem, args: argparse.Namespace):
+    """``problem`` routed with the command's options, on its backend."""
+    from .plan import groute_backend
+    from .router.groute import GRouteOptions, global_route
+
+    backend = groute_backend(args.backend)
+    options = GRouteOptions(via_cost=args.via_cost, max_iterations=args.max_iterations,
+                            present=args.present, group=args.group)
+    return global_route(problem, options, _progress, backend=backend)
+
+
 def cmd_groute(args: argparse.Namespace) -> int:
     """Route the design or contest input, write its outputs and report; 0 when no edge
     overflows."""
@@ -140,10 +160,8 @@ def _groute_def(args: argparse.Namespace) -> int:
     from .guides import write_guides
     from .io import OutputSet, check_output_folder, output_folder, safe_folder_name
     from .router.groute import (
-        GRouteOptions,
         GRouteProblem,
         design_pins,
-        global_route,
         guide_rects,
         wirelength_um,
     )
@@ -152,9 +170,7 @@ def _groute_def(args: argparse.Namespace) -> int:
     design, grid = design_and_grid(args)
     pins = design_pins(design, grid)
     problem = GRouteProblem.of_grid(grid, pins)
-    options = GRouteOptions(via_cost=args.via_cost, max_iterations=args.max_iterations,
-                            present=args.present)
-    result = global_route(problem, options, _progress)
+    result = _route(problem, args)
     guides = {n: guide_rects(t, grid) for n, t in result.routes.items() if t.routed}
     vias = sum(t.vias for t in result.routes.values())
     wl = wirelength_um(result, grid, design.dbu)
@@ -210,7 +226,6 @@ def _groute_contest(args: argparse.Namespace, kind: str) -> int:
     """Route a contest's input; write its route file and the report."""
     from .io import OutputSet, check_output_folder, output_folder, safe_folder_name
     from .readers.contest import read_cap, read_gr, read_net
-    from .router.groute import GRouteOptions, global_route
     from .router.groute_contest import (
         cap_problem,
         gr_problem,
@@ -228,9 +243,7 @@ def _groute_contest(args: argparse.Namespace, kind: str) -> int:
             problem = gr_problem(gr)
         except InputError as e:
             raise e.with_file(args.design) from None
-    options = GRouteOptions(via_cost=args.via_cost, max_iterations=args.max_iterations,
-                            present=args.present)
-    result = global_route(problem, options, _progress)
+    result = _route(problem, args)
     trees = result.routes.values()
     overflow = result.overflow                 # counted on the edges by the router
     name = _input_name(args.design)

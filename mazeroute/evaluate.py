@@ -42,6 +42,7 @@ Each guide rectangle is taken as the block of GCells it covers on its layer.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import defaultdict
 from dataclasses import dataclass
 
@@ -162,13 +163,13 @@ class Evaluation:
 
 
 # -- guides as GCell boxes ---------------------------------------------------------------
-def _cell(v: int, bounds: np.ndarray) -> int:
+def _cell(v: int, bounds: list) -> int:
     """The GCell holding coordinate ``v`` (a value on the far edge of the die: the last)."""
-    i = int(np.searchsorted(bounds, v, side="right")) - 1
+    i = bisect_right(bounds, v) - 1
     return min(max(i, 0), len(bounds) - 2)
 
 
-def _span(lo: int, hi: int, bounds: np.ndarray) -> tuple[int, int]:
+def _span(lo: int, hi: int, bounds: list) -> tuple[int, int]:
     """The GCells that ``[lo, hi]`` covers; a side lying on a GCell border does not
     reach into the next GCell."""
     return _cell(lo, bounds), _cell(max(lo, hi - 1), bounds)
@@ -188,6 +189,7 @@ def guide_boxes(design: Design, grid: GCellGrid,
     level = {lay.name: lay.level for lay in design.layers}
     names = {n.name for n in design.nets}
     die = design.die
+    xs, ys = grid.xs.tolist(), grid.ys.tolist()       # scalar lookups: lists bisect fast
     out: dict[str, list[Box]] = {}
     for net, rects in guides.items():
         if net not in names:
@@ -200,7 +202,7 @@ def guide_boxes(design: Design, grid: GCellGrid,
             if x0 < die[0] or y0 < die[1] or x1 > die[2] or y1 > die[3]:
                 raise InputError(f"rectangle {(x0, y0, x1, y1)} lies off the die {die}",
                                  field=f"net {net}")
-            cx, cy = _span(x0, x1, grid.xs), _span(y0, y1, grid.ys)
+            cx, cy = _span(x0, x1, xs), _span(y0, y1, ys)
             boxes.append((level[layer], cx[0], cy[0], cx[1], cy[1]))
         out[net] = boxes
     return out
@@ -250,6 +252,7 @@ def _pin_cells(design: Design, grid: GCellGrid, net: Net, comps: dict[str, Compo
     """Each pin of ``net`` as ``(label, [(level, x0, y0, x1, y1), ...])``, the GCells of
     its shapes on routing layers."""
     level = {lay.name: lay.level for lay in design.layers}
+    xs, ys = grid.xs.tolist(), grid.ys.tolist()
     out = []
     for comp, pin in net.pins:
         if comp == "PIN":
@@ -261,7 +264,7 @@ def _pin_cells(design: Design, grid: GCellGrid, net: Net, comps: dict[str, Compo
         cells = []
         for lay, r in shapes:
             if lay in level:
-                cx, cy = _span(r[0], r[2], grid.xs), _span(r[1], r[3], grid.ys)
+                cx, cy = _span(r[0], r[2], xs), _span(r[1], r[3], ys)
                 cells.append((level[lay], cx[0], cy[0], cx[1], cy[1]))
         out.append((pin if comp == "PIN" else f"{comp}/{pin}", cells))
     return out

@@ -35,7 +35,7 @@ from .rules import DEFAULT_RULES, Rules
 
 __all__ = ["Plan", "make_plan", "Rules", "DEFAULT_RULES", "Features", "Measure",
            "EngineSpec", "ENGINES", "NET_SEARCHES", "strategies", "gpu_available",
-           "gpu_status", "device_errors", "first_line", "MODES"]
+           "gpu_status", "device_errors", "first_line", "MODES", "groute_backend"]
 
 #: What a plan is made for: one whole wavefront (or a graph's BFS), sequential routing,
 #: negotiated routing.
@@ -101,6 +101,17 @@ def _no_gpu() -> EngineUnavailable:
     return EngineUnavailable(f"backend 'gpu' needs CuPy and a CUDA device: {why} (install "
                              "mazeroute[gpu] on a machine with a CUDA GPU, or use "
                              "--backend cpu)")
+
+
+def groute_backend(requested: str) -> str:
+    """Where global routing's searches run: ``requested`` (``cpu`` or ``gpu``), the
+    GPU's only where one is usable (:class:`EngineUnavailable` otherwise)."""
+    if requested not in ("cpu", "gpu"):
+        raise InputError(f"unknown backend {requested!r}; choose from cpu, gpu",
+                         field="backend")
+    if requested == "gpu" and not device.gpu_available():
+        raise _no_gpu()
+    return requested
 
 
 def no_gpu_notice() -> str:

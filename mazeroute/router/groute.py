@@ -48,8 +48,8 @@ import numpy as np
 from ..engines.costs import COST_MAX, COST_SCALE
 from ..gcells import GCellGrid
 from ..readers.lefdef import Design
-from .layered_search import window_search
-from .layered_tree import Rules, grow_tree, open_pins
+from .groute_search import make_search
+from .layered_tree import Rules
 
 #: The shapes of the present-congestion cost (:class:`GRouteOptions`).
 PRESENT_COSTS = ("pathfinder", "logistic")
@@ -78,6 +78,7 @@ class GRouteOptions:
     acc_fac: float = 1.0
     present: str = "pathfinder"
     slope: float = 1.0
+    group: int = 1
 
     def __post_init__(self):
         if self.present not in PRESENT_COSTS:
@@ -163,7 +164,8 @@ class GRouteResult:
 class _Negotiation:
     """The loop's state: each node's use and history, each net's nodes."""
 
-    def __init__(self, problem: GRouteProblem, options: GRouteOptions):
+    def __init__(self, problem: GRouteProblem, options: GRouteOptions,
+                 backend: str = "cpu", kernels=None):
         self.p, self.opt = problem, options
         self.shape = problem.capacity.shape
         self.usage = np.zeros(self.shape, np.int64)
@@ -180,6 +182,7 @@ class _Negotiation:
                                          np.int64).reshape(-1, 3)
         self.cap = problem.capacity
         self.trees: dict[str, NetTree] = {}
+        self.search = make_search(problem.free, self.rules, backend, kernels)
 
     def price(self, at=None) -> None:
         """Set the node costs at ``at`` (index arrays; None: all) from use and history."""
@@ -202,30 +205,22 @@ class _Negotiation:
         self.usage[at] += sign
         self.price(at)
 
-    def route(self, name: str) -> None:
-        """Rip net ``name`` up and route it again on the costs as they are now."""
-        self._take(self.trees.get(name), -1)
-        pins = self.pin_nodes[name]
-        free = self.p.free
-
-        def free_in(x0, y0, x1, y1):
-            return open_pins(free[:, y0:y1, x0:x1].copy(), pins, x0, y0)
-
+    def route(self, names: list[str]) -> None:
+        """Rip the nets ``names`` up and route them again, each on the costs as they
+        are once all of them are ripped up."""
+        for name in names:
+            self._take(self.trees.get(name), -1)
         # while every node costs the same (no present or history cost yet), the unit-step
         # search finds the same shortest paths, scaled, with buckets instead of a heap
         cost = None if self.uniform else self.cost
-        if len(pins) > 1:
-            tree = grow_tree(self.rules, None, pins, cost,
-                             search=lambda s, t: window_search(self.rules, self.shape,
-                                                               free_in, cost, s, t))
-        else:
-            tree = grow_tree(self.rules, None, pins)      # every pin in one GCell
-        steps = vias = 0
-        if tree.routed:
-            vias, steps = tree.vias, len(tree.cells) - 1 - tree.vias
-        net = NetTree(tree.cells, steps, vias, tree.routed, paths=tree.paths)
-        self.trees[name] = net
-        self._take(net, 1)
+        grown = self.search.grow_many([self.pin_nodes[n] for n in names], cost)
+        for name, tree in zip(names, grown):
+            steps = vias = 0
+            if tree.routed:
+                vias, steps = tree.vias, len(tree.cells) - 1 - tree.vias
+            net = NetTree(tree.cells, steps, vias, tree.routed, paths=tree.paths)
+            self.trees[name] = net
+            self._take(net, 1)
 
     def overused(self) -> np.ndarray:
         return self.usage > self.cap
@@ -274,7 +269,8 @@ def _wired(paths: list[np.ndarray]) -> np.ndarray:
 
 
 def global_route(problem: GRouteProblem, options: GRouteOptions | None = None,
-                 progress: Callable[[int, int, int], None] | None = None) -> GRouteResult:
+                 progress: Callable[[int, int, int], None] | None = None,
+                 backend: str = "cpu", kernels=None) -> GRouteResult:
     """Route every net of ``problem`` (see the module's notes).
 
     Parameters
@@ -294,7 +290,7 @@ def global_route(problem: GRouteProblem, options: GRouteOptions | None = None,
     """
     opt = options or GRouteOptions()
     start = time.perf_counter()
-    neg = _Negotiation(problem, opt)
+    neg = _Negotiation(problem, opt, backend, kernels)
     todo = list(neg.pin_nodes)
     overflow_by_iteration = []
     it = 0
@@ -302,8 +298,11 @@ def global_route(problem: GRouteProblem, options: GRouteOptions | None = None,
         neg.pres = 0.0 if it == 1 else opt.first_pres_fac * opt.pres_fac_mult ** (it - 2)
         neg.price()
         neg.uniform = neg.pres == 0 and not neg.history.any()
-        for name in todo:
-            neg.route(name)
+        # the first iteration's searches read no use (uniform costs): any grouping is
+        # the same, so all of its nets go in one
+        step = len(todo) if neg.uniform else opt.group
+        for at in range(0, len(todo), max(1, step)):
+            neg.route(todo[at:at + step])
         over = np.maximum(0, neg.usage - neg.cap)
         neg.history += (COST_SCALE * opt.acc_fac * over).astype(np.int64)
         # the nodes' overflow bounds the edges' from above: when it is not 0, the edges
