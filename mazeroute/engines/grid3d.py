@@ -47,7 +47,8 @@ from .base import UNREACHED
 from .costs import COST_MAX, DIST_MAX
 from .weighted import _pop, _push, _reserve
 
-__all__ = ["bfs3d", "weighted3d", "backtrace3d", "grid3d_csr", "DIRECTIONS", "UNREACHED",
+__all__ = ["bfs3d", "weighted3d", "backtrace3d", "trace3d", "grid3d_csr", "DIRECTIONS",
+           "UNREACHED",
            "stack_arrays", "cell_ids", "checked_via_cost", "target_mask", "finish", "check_cost"]
 
 #: Layer directions, and the axes each lets a wire move along (bit 0: x, bit 1: y).
@@ -57,6 +58,7 @@ _AXES = {"horizontal": 1, "vertical": 2, "any": 3}
 _UNREACHED = np.int64(UNREACHED)
 _DIST_MAX = np.int64(DIST_MAX)
 _INF = np.int64(2**62)
+_ONE = np.ones(1, np.int64)
 
 
 # -- validation ------------------------------------------------------------------------
@@ -498,15 +500,36 @@ def backtrace3d(dist: np.ndarray, target, *, directions: Sequence[str], via_cost
     x, y, z = (int(c) for c in target)
     if not (0 <= x < w and 0 <= y < h and 0 <= z < layers) or dist[z, y, x] == UNREACHED:
         raise ValueError(f"target {[x, y, z]} was not reached by the search")
-    unit = cost is None
-    price = np.ones(1, np.int64) if unit else np.ascontiguousarray(cost, np.int64).ravel()
-    if not unit and price.size != dist.size:
+    if cost is not None and np.size(cost) != dist.size:
         raise InputError(f"must have the shape of dist, {dist.shape}", field="cost")
-    flat = np.ascontiguousarray(dist, np.int64).ravel()
-    path = _trace3d(flat, price, unit, axes, vias, vc, dist.shape, (z * h + y) * w + x)
+    path = trace3d(dist, (x, y, z), axes, vias, vc, cost)
     if path.size == 0:
         raise ValueError(f"no source behind {[x, y, z]}: dist is not a distance field of "
                          "these rules")
+    return path
+
+
+def trace3d(dist: np.ndarray, target, axes: np.ndarray, vias: np.ndarray, via_cost: int,
+            cost: np.ndarray | None = None) -> np.ndarray:
+    """:func:`backtrace3d` without its checks, for callers that searched ``dist``
+    themselves: ``axes`` and ``vias`` as :func:`stack_arrays` gives them, ``target``
+    reached. Returns the path's cells ``(k, 3)``, target first (none when ``dist`` is not
+    a distance field of these rules).
+
+    >>> free = np.ones((2, 1, 3), bool)
+    >>> _, axes, vias = stack_arrays(free, ["any", "any"], None)
+    >>> d = bfs3d(free, [(0, 0, 0)], directions=["any", "any"])
+    >>> trace3d(d, (2, 0, 1), axes, vias, 1).tolist()
+    [[2, 0, 1], [2, 0, 0], [1, 0, 0], [0, 0, 0]]
+    """
+    layers, h, w = dist.shape
+    x, y, z = target
+    unit = cost is None
+    price = _ONE if unit else np.ascontiguousarray(cost, np.int64).ravel()
+    flat = np.ascontiguousarray(dist).ravel()
+    if flat.dtype != np.uint32:
+        flat = flat.astype(np.int64)
+    path = _trace3d(flat, price, unit, axes, vias, via_cost, dist.shape, (z * h + y) * w + x)
     z, r = np.divmod(path, h * w)
     return np.stack([r % w, r // w, z], axis=1)
 

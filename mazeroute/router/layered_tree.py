@@ -14,11 +14,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
 from ..backtrace import backtrace
-from ..engines.grid3d import UNREACHED, backtrace3d, bfs3d, weighted3d
+from ..engines.grid3d import UNREACHED, backtrace3d, bfs3d, stack_arrays, trace3d, weighted3d
 from ..layout import Layout
 from .negotiation.explain import names
 from .result import NetRoute, RouteResult
@@ -200,7 +201,20 @@ def _trace(rules: Rules, dist: np.ndarray, target, cost) -> np.ndarray:
     if rules.flat and cost is None:
         xy = backtrace(dist[0], (x, y))
         return np.column_stack([xy, np.zeros(len(xy), np.int64)]).astype(np.int64)
-    return backtrace3d(dist, target, cost=cost, **rules.kwargs())
+    if rules.via_sites is not None:
+        return backtrace3d(dist, target, cost=cost, **rules.kwargs())
+    # every via allowed: the engines' arrays depend on the window's shape alone, and a
+    # router traces thousands of windows of few shapes
+    axes, vias = _open_stack(rules.directions, *dist.shape)
+    return trace3d(dist, target, axes, vias, rules.via_cost, cost)
+
+
+@lru_cache(maxsize=256)
+def _open_stack(directions: tuple[str, ...], layers: int, h: int, w: int) -> tuple:
+    """The axes and via mask of a ``(layers, h, w)`` box with every via allowed."""
+    _, axes, vias = stack_arrays(np.ones((layers, h, w), bool), directions, None)
+    vias.flags.writeable = False
+    return axes, vias
 
 
 def path_counts(path: np.ndarray) -> tuple[int, int]:
