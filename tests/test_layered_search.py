@@ -179,3 +179,38 @@ def test_gpu_routes_the_adc_samples_as_the_cpu(mode):
         gpu = route_layered(lay, mode, backend="gpu")
         assert _routes(gpu) == _routes(route_layered(lay, mode, backend="cpu"))
         assert check_routes(lay, gpu.to_json()) == []
+
+
+def _pocketed() -> Layout:
+    """Net ``a``'s far pin sits in a pocket walled by blockages on both layers, far from
+    the grid's sides; net ``b`` routes beside it."""
+    w = h = 120
+    rects = [(78, 78, 86, 78), (78, 86, 86, 86), (78, 79, 78, 85), (86, 79, 86, 85)]
+    nets = [Net("a", [(70, 82, 0), (82, 82, 1)]), Net("b", [(20, 30, 0), (40, 30, 1)])]
+    return Layout("pocket", w, h, rects, nets, stack=_stack("horizontal", "vertical"))
+
+
+def test_a_pin_in_a_pocket_is_proven_cut_off_without_searching_the_grid():
+    """The forward search alone would grow its window to the whole grid to learn that
+    nothing is reachable; the pin's pocket proves it from inside, on both backends."""
+    from mazeroute.router.layered_search import windowed
+    lay = _pocketed()
+    cpu = route_layered(lay, "sequential", backend="cpu")
+    k = EmulatedKernels(owned=True)
+    gpu = route_layered(lay, "sequential", backend="gpu", kernels=k)
+    assert _routes(gpu) == _routes(cpu)
+    assert not cpu.nets[0].routed and cpu.nets[1].routed
+    assert cpu.nets[0].reason == "cut off from its pins by blockages and other nets' pins"
+    boxes = []
+    free = ~lay.blocked
+    board = Board(lay)
+
+    def run(x0, y0, x1, y1, s=None, t=None):
+        boxes.append((x0, y0, x1, y1))
+        from mazeroute.engines.grid3d import bfs3d
+        f = free[:, y0:y1, x0:x1].copy()
+        src = np.asarray(board.pins[0][:1] if s is None else s) - [x0, y0, 0]
+        return bfs3d(f | (board.pin_owner[:, y0:y1, x0:x1] == 0), src,
+                     directions=lay.stack.directions)
+    windowed(board.shape, 1, board.pins[0][:1], board.pins[0][1:], run)
+    assert (0, 0, 120, 120) not in boxes

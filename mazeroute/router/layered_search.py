@@ -33,10 +33,11 @@ import numpy as np
 from ..engines.base import UNREACHED
 from ..engines.costs import COST_DTYPE, COST_MAX
 from ..engines.grid3d import bfs3d, weighted3d
-from .layered_tree import Board, Growth, Rules, Tree, grow_tree
+from .layered_tree import CUT_OFF, Board, Growth, Rules, Tree, grow_tree
 
 __all__ = ["CPUTrees", "GPUTrees", "make_trees", "window_sides_min", "window", "exact_for",
-           "first_margin", "search_margin", "window_search", "windowed", "FIRST_MARGIN",
+           "first_margin", "search_margin", "window_search", "windowed", "reaches", "cut_off",
+           "FIRST_MARGIN",
            "MAX_BATCH"]
 
 #: The first window's margin around the search's cells, in cells.
@@ -68,12 +69,12 @@ class CPUTrees:
                          search=lambda s, t: self._window(i, wires, cost, s, t))
 
     def _window(self, i: int, wires: bool, cost: np.ndarray | None, sources,
-                targets) -> tuple:
+                targets, exact: bool = True, level: int | None = None) -> tuple:
         """As :meth:`GPUTrees._window`, on the CPU engines: ``(dist, x0, y0)``."""
         self.windows += 1
         return window_search(self.board.rules, self.board.shape,
                              lambda *box: self.board.free_in(i, wires, *box), cost,
-                             sources, targets)
+                             sources, targets, exact, level)
 
     def commit(self, i: int, cells: np.ndarray) -> None:
         """Block ``cells`` as net ``i``'s wire for every later net."""
@@ -86,11 +87,16 @@ class CPUTrees:
     def why_unrouted(self, i: int, visible: np.ndarray | None = None) -> str:
         """Why net ``i`` has no route against the committed wires (those of the nets
         ``visible`` marks, default all), in words: its tree through other nets' wires at
-        :meth:`~.layered_tree.Board.wall_cost`."""
+        :meth:`~.layered_tree.Board.wall_cost`, each branch the cheapest in the first
+        window (of those a search grows through) that holds one: the wires it crosses
+        wall the net off, whether or not a path elsewhere would cross fewer."""
         b = self.board
+        if cut_off(b.pins[i], b.shape,
+                   lambda s, t, level: self._window(i, False, None, s, t, False, level)):
+            return CUT_OFF
         cost = b.wall_cost(visible)
         tree = grow_tree(b.rules, None, b.pins[i], cost,
-                         search=lambda s, t: self._window(i, False, cost, s, t))
+                         search=lambda s, t: self._window(i, False, cost, s, t, False))
         return b.reason(i, tree, visible)
 
     def batch(self, order: list[int], start: int, extra=None) -> list[int]:
@@ -240,6 +246,11 @@ class GPUTrees:
         """As :meth:`CPUTrees.why_unrouted`: net ``i``'s tree through other nets' wires
         at :meth:`~.layered_tree.Board.wall_cost`, searched in windows."""
         b = self.board
+        self.sweeps.mask = self.pins_only
+        self.sweeps.set_cost(None)
+        if cut_off(b.pins[i], b.shape,
+                   lambda s, t, level: self._window(i, s, t, False, level)):
+            return CUT_OFF
         cost = b.wall_cost(visible)
         kept = self.cost
         self.cost = None                 # the negotiated costs stay as they were
@@ -248,24 +259,44 @@ class GPUTrees:
         self.sweeps.mask = self.pins_only
         self.sweeps.set_cost(wall)
         tree = grow_tree(b.rules, None, b.pins[i], cost,
-                         search=lambda s, t: self._window(i, s, t))
+                         search=lambda s, t: self._window(i, s, t, False))
         return b.reason(i, tree, visible)
 
-    def _window(self, i: int, sources: np.ndarray, targets) -> tuple:
+    def _window(self, i: int, sources: np.ndarray, targets, exact: bool = True,
+                level: int | None = None) -> tuple:
         """The distances of a window around ``sources`` and ``targets`` that is provably
-        the grid's for the nearest target: ``(dist, x0, y0)``."""
-        layers = self.board.shape[0]
+        the grid's for the nearest target (``exact``; else one that reaches a target;
+        ``level``: as :func:`windowed` takes it): ``(dist, x0, y0)``."""
+        def run(x0: int, y0: int, x1: int, y1: int, src=None, tg=None) -> np.ndarray:
+            return self._box(i, x0, y0, x1, y1, sources if src is None else src)
 
-        def run(x0: int, y0: int, x1: int, y1: int) -> np.ndarray:
-            self.windows += 1
-            dist, _ = self.sweeps.run(np.array([[x0, y0, x1 - x0, y1 - y0]]),
-                                      self.rank[[i]], [sources])
-            return self._host(dist).reshape(layers, y1 - y0, x1 - x0)
+        return windowed(self.board.shape, self.board.rules.via_cost, sources, targets, run,
+                        exact, level)
 
-        return windowed(self.board.shape, self.board.rules.via_cost, sources, targets, run)
+    def _box(self, i: int, x0: int, y0: int, x1: int, y1: int, sources) -> np.ndarray:
+        """Net ``i``'s search from ``sources`` in one box, its distances on the host."""
+        self.windows += 1
+        dist, _ = self.sweeps.run(np.array([[x0, y0, x1 - x0, y1 - y0]]), self.rank[[i]],
+                                  [sources])
+        return self._host(dist).reshape(self.board.shape[0], y1 - y0, x1 - x0)
 
     def _host(self, a):
         return a.get() if hasattr(a, "get") else a
+
+    def _walled(self, i: int, dist: np.ndarray, box, growth: Growth) -> bool:
+        """Whether net ``i``'s search, which reached none of its remaining pins in
+        ``box`` (``x0, y0, w, h``), can reach none anywhere: each pin in a pocket
+        (:func:`windowed`'s notes)."""
+        x0, y0, w, h = (int(v) for v in box)
+        tg = np.asarray(growth.remaining, np.int64).reshape(-1, 3)
+        if reaches(dist, x0, y0, tg):
+            return False
+        src = growth.sources()
+
+        def run(a: int, b: int, c: int, d: int, s, t) -> np.ndarray:
+            return self._box(i, a, b, c, d, s)
+
+        return all(_pocket(run, t, src, self.board.shape, max(w, h)) for t in tg)
 
     def batch(self, order: list[int], start: int, extra=None) -> list[int]:
         """The nets of ``order`` from ``start`` on whose first windows (around their
@@ -319,7 +350,8 @@ class GPUTrees:
             for i, (x0, y0, w, h), off in zip(active, boxes, offsets):
                 d = host[off:off + shape[0] * h * w].reshape(shape[0], h, w)
                 whole = (x0, y0, w, h) == (0, 0, shape[2], shape[1])
-                if not whole and not exact_for(d, x0, y0, shape, growths[i].remaining):
+                if not whole and not exact_for(d, x0, y0, shape, growths[i].remaining) \
+                        and not self._walled(i, d, (x0, y0, w, h), growths[i]):
                     failed.add(i)
                     continue
                 growths[i].step(b.rules, d, int(x0), int(y0), cost)
@@ -327,7 +359,7 @@ class GPUTrees:
 
 
 def window_search(rules: Rules, shape: tuple, free_in: Callable, cost: np.ndarray | None,
-                  sources, targets) -> tuple:
+                  sources, targets, exact: bool = True, level: int | None = None) -> tuple:
     """The CPU engines' search in windows around ``sources`` and ``targets``
     (:func:`windowed`).
 
@@ -343,6 +375,8 @@ def window_search(rules: Rules, shape: tuple, free_in: Callable, cost: np.ndarra
         Entry costs; None: unit steps.
     sources, targets : (k, 3) array_like of int
         As :func:`grow_tree`'s searches give them.
+    exact, level
+        As :func:`windowed` takes them.
 
     Returns
     -------
@@ -352,21 +386,27 @@ def window_search(rules: Rules, shape: tuple, free_in: Callable, cost: np.ndarra
     src = np.asarray(sources, np.int64).reshape(-1, 3)
     tg = np.asarray(targets, np.int64).reshape(-1, 3)
 
-    def run(x0: int, y0: int, x1: int, y1: int) -> np.ndarray:
+    def run(x0: int, y0: int, x1: int, y1: int, s=None, t=None) -> np.ndarray:
         free = free_in(x0, y0, x1, y1)
         kw = rules.crop(x0, y0, x1 - x0, y1 - y0).kwargs()
         at = np.array([x0, y0, 0])
+        if s is not None:               # only what it reaches matters: unit steps
+            return bfs3d(free, np.asarray(s) - at,
+                         targets=None if t is None else np.asarray(t) - at, **kw)
         if cost is None:
             return bfs3d(free, src - at, targets=tg - at, **kw)
         return weighted3d(cost[:, y0:y1, x0:x1], src - at, tg - at, free=free, **kw)
 
-    return windowed(shape, rules.via_cost, src, tg, run)
+    return windowed(shape, rules.via_cost, src, tg, run, exact, level)
 
 
 def windowed(shape: tuple, via_cost: int, sources, targets,
-             run: Callable[[int, int, int, int], np.ndarray]) -> tuple:
+             run: Callable[[int, int, int, int], np.ndarray], exact: bool = True,
+             level: int | None = None) -> tuple:
     """A search in windows around ``sources`` and ``targets``, grown until one is
-    provably the grid's for the nearest target (see the module's notes).
+    provably the grid's for the nearest target (see the module's notes); or, not
+    ``exact``, until one reaches a target or proves none reachable (the searches that
+    only need some path: any window's shortest one will do).
 
     Parameters
     ----------
@@ -377,7 +417,14 @@ def windowed(shape: tuple, via_cost: int, sources, targets,
     sources, targets : (k, 3) array_like of int
         As :func:`grow_tree`'s searches give them.
     run : callable
-        ``run(x0, y0, x1, y1)``: the search's distances in that box (every layer).
+        ``run(x0, y0, x1, y1)``: the search's distances in that box (every layer);
+        ``run(x0, y0, x1, y1, sources, targets)`` likewise from other sources (only what
+        it reaches is read).
+    exact : bool
+        Whether the window must be the grid's answer.
+    level : int, optional
+        Only the window of this many doublings (its answer, proven or not); default
+        every window from the first until one proves the answer.
 
     Returns
     -------
@@ -386,14 +433,67 @@ def windowed(shape: tuple, via_cost: int, sources, targets,
     """
     pts = np.concatenate([np.asarray(sources, np.int64).reshape(-1, 3),
                           np.asarray(targets, np.int64).reshape(-1, 3)])
-    margin = search_margin(pts, via_cost)
+    margin = search_margin(pts, via_cost) << (level or 0)
     while True:
         x0, y0, x1, y1 = window(pts, shape, margin)
         d = run(x0, y0, x1, y1)
         whole = (x0, y0, x1, y1) == (0, 0, shape[2], shape[1])
-        if whole or exact_for(d, x0, y0, shape, targets):
+        if whole or level is not None or (not exact and reaches(d, x0, y0, targets)) or \
+                exact_for(d, x0, y0, shape, targets):
+            return d, x0, y0
+        # nothing reached yet: when every target sits in a pocket this window's margin
+        # holds, none is reachable, and the search need not flood the grid to learn it
+        src = np.asarray(sources, np.int64).reshape(-1, 3)
+        tg = np.asarray(targets, np.int64).reshape(-1, 3)
+        if not reaches(d, x0, y0, tg) and all(_pocket(run, t, src, shape, margin)
+                                              for t in tg):
             return d, x0, y0
         margin *= 2
+
+
+def _pocket(run: Callable, target: np.ndarray, sources: np.ndarray, shape: tuple,
+            margin: int) -> bool:
+    """Whether ``target`` provably reaches none of ``sources``: what it reaches in its
+    window of ``margin`` holds none of them and touches no side bordering more grid."""
+    x0, y0, x1, y1 = window(target[None], shape, margin)
+    inside = sources[(sources[:, 0] >= x0) & (sources[:, 0] < x1) & (sources[:, 1] >= y0)
+                     & (sources[:, 1] < y1)]
+    d = run(x0, y0, x1, y1, target[None], inside if len(inside) else None)
+    if len(inside) and reaches(d, x0, y0, inside):
+        return False
+    whole = (x0, y0, x1, y1) == (0, 0, shape[2], shape[1])
+    return whole or window_sides_min(d, x0, y0, shape) == UNREACHED
+
+
+def cut_off(pins: np.ndarray, shape: tuple, search: Callable) -> bool:
+    """Whether some pin of ``pins`` (on a grid of ``shape``) reaches none of the
+    others. ``search(sources, targets, level)`` searches the cells the net may use,
+    ignoring wires, in the window of :func:`windowed` at ``level``. Every pin still in
+    doubt searches its window of each level before any searches the next: a pin walled
+    in by blockages and other nets' pins is proven so from inside, in the window that
+    holds its pocket, not by flooding the rest of the grid from a pin outside."""
+    pins = np.asarray(pins, np.int64).reshape(-1, 3)
+    doubt = list(range(len(pins))) if len(pins) > 1 else []
+    level = 0
+    while doubt:
+        for k in list(doubt):
+            others = np.delete(pins, k, axis=0)
+            dist, x0, y0 = search(pins[k:k + 1], others, level)
+            if reaches(dist, x0, y0, others):
+                doubt.remove(k)
+                continue
+            _, h, w = dist.shape
+            whole = (x0, y0, w, h) == (0, 0, shape[2], shape[1])
+            if whole or window_sides_min(dist, x0, y0, shape) == UNREACHED:
+                return True
+        level += 1
+    return False
+
+
+def reaches(dist: np.ndarray, x0: int, y0: int, targets) -> bool:
+    """Whether a window's distances ``dist`` (at ``x0, y0``) reach any of ``targets``."""
+    tg = np.asarray(targets, np.int64).reshape(-1, 3)
+    return bool((dist[tg[:, 2], tg[:, 1] - y0, tg[:, 0] - x0] != UNREACHED).any())
 
 
 def search_margin(points: np.ndarray, via_cost: int) -> int:

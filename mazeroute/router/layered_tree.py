@@ -25,8 +25,11 @@ from .negotiation.explain import names
 from .result import NetRoute, RouteResult
 from .sequential import net_order
 
-__all__ = ["Rules", "Tree", "Growth", "grow_tree", "open_pins", "path_counts", "Board",
+__all__ = ["Rules", "Tree", "Growth", "grow_tree", "open_pins", "path_counts", "Board", "CUT_OFF",
            "net_route", "route_sequential"]
+
+#: Why a net is unrouted when even other nets' wires would not connect its pins.
+CUT_OFF = "cut off from its pins by blockages and other nets' pins"
 
 #: What crossing another net's wire costs, in cells, in the search that names the wires
 #: walling an unrouted net off: dear enough that the path crosses as few as it can.
@@ -296,7 +299,7 @@ class Board:
         """Why net ``i`` has no route, in words, from ``tree``: its tree grown through
         the wires of the nets ``visible`` marks (None: all) on :meth:`wall_cost`."""
         if not tree.routed:
-            return "cut off from its pins by blockages and other nets' pins"
+            return CUT_OFF
         c = tree.cells
         walls = self._walls(visible)[c[:, 2], c[:, 1], c[:, 0]]
         walls = set(self.wire[c[:, 2], c[:, 1], c[:, 0]][walls].tolist()) - {i}
