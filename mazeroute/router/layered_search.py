@@ -11,7 +11,12 @@ each costing at least 1. So when the nearest target's distance is below
 ``min d(b) + 2`` over those sides, no shortest path to it, nor to any other target at
 most as far, leaves the window, and the shortest-path DAG behind it (all the backtrace
 reads) is the grid's. When no target is reached and no such side cell either, nothing
-outside is reachable. Otherwise the window's margin doubles, up to the whole grid.
+outside is reachable. When no target is reached but a side is, each target's *pocket*
+is asked: what the target reaches in a window of the same margin around it; when that
+holds none of the sources and touches no side bordering more grid, the target is
+unreachable, and when every target is, the search is over without flooding the grid
+(moves are symmetric, so reaching is). Otherwise the window's margin doubles, up to the
+whole grid.
 
 Examples
 --------
