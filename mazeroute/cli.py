@@ -193,6 +193,10 @@ def _check_scale(scale: int | None) -> None:
 
 # -- commands -------------------------------------------------------------------------
 def cmd_route(args) -> int:
+    from .cli_groute import is_def, route_def
+
+    if is_def(args):
+        return route_def(args)
     _check_scale(args.scale)
     if args.output:
         check_output_folder(args.output)
@@ -529,8 +533,11 @@ def cmd_batch(args) -> int:
 
 
 def cmd_view(args) -> int:
+    from .cli_groute import is_def, view_def
     from .view import routes_result, save_view_html
 
+    if is_def(args):
+        return view_def(args)
     out = Path(args.output)
     check_output_file(args.output)
     _not_an_input(args, ("-o", args.output))

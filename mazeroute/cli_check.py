@@ -47,8 +47,12 @@ def cmd_check(args) -> int:
     """``mazeroute check``: the layout against FORMATS.md, and with ``--routes`` a routes
     file's promises about it, with ``--answer`` an ADC answer's rules; the exit status
     (0 all hold, 1 a check failed)."""
+    from .cli_groute import check_def, is_def
+
     if args.sequential and not args.routes:
         raise InputError("checks a routes file: give --routes too", field="--sequential")
+    if is_def(args):
+        return check_def(args)
     layout = load_one(args.layout, args.nets, args.format, args.puzzle, args.scen_limit)
     blocked = f"{int(layout.blocked.sum())} blocked cells"
     if layout.rects:             # a Moving AI map has blocked cells and no rectangles

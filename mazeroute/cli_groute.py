@@ -298,3 +298,74 @@ def _contest_cost(cap, problem, result):
     weights = ContestWeights(cap.wire_cost, cap.via_cost,
                              tuple(cap.overflow_weights.tolist()))
     return cost_of_boxes(cap_grid(cap), caps, horizontal, nets(), problem.lowest + 1, weights)
+
+
+# -- DEF designs given to route, view and check ---------------------------------------------
+def is_def(args: argparse.Namespace) -> bool:
+    """Whether the command's input is a DEF design (by its content); ``--lef`` with any
+    other input is refused."""
+    from .readers.sniff import sniff_format
+
+    found = sniff_format(Path(args.layout)) == "def"
+    if getattr(args, "lef", None) and not found:
+        raise InputError("applies to a DEF design only", file=args.layout, field="--lef")
+    return found
+
+
+def _design_command(argv: list[str]) -> int:
+    """Run ``groute``, ``gcells`` or ``evaluate`` on ``argv`` as the CLI would."""
+    from .cli_design import add_gcells
+
+    parser = argparse.ArgumentParser(prog="mazeroute")
+    sub = parser.add_subparsers()
+    add_groute(sub)
+    add_gcells(sub)
+    args = parser.parse_args(argv)
+    return args.func(args)
+
+
+def _lefs(args: argparse.Namespace) -> list[str]:
+    if not args.lef:
+        raise InputError("a DEF design needs its LEF files (--lef FILE.lef)",
+                         file=args.layout, field="--lef")
+    return [a for f in args.lef for a in ("--lef", f)]
+
+
+def route_def(args: argparse.Namespace) -> int:
+    """``route`` of a DEF design: its global route, as ``groute`` writes it."""
+    argv = ["groute", args.layout, *_lefs(args)]
+    if args.output:
+        argv += ["-o", args.output]
+    if args.backend == "gpu":
+        argv += ["--backend", "gpu"]
+    return _design_command(argv)
+
+
+def view_def(args: argparse.Namespace) -> int:
+    """``view`` of a DEF design: its global route's viewer page, written to ``-o``."""
+    import shutil
+    import tempfile
+
+    from .io import check_output_file
+
+    out = Path(args.output)
+    check_output_file(args.output)
+    lefs = _lefs(args)
+    work = Path(tempfile.mkdtemp(prefix=".mazeroute-view-", dir=out.parent))
+    try:
+        status = _design_command(["groute", args.layout, *lefs, "-o", str(work), "--html"])
+        os.replace(work / "view.html", out)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    if not args.quiet:
+        print(f"wrote {out}")
+    return status
+
+
+def check_def(args: argparse.Namespace) -> int:
+    """``check`` of a DEF design: its GCell grid (``gcells``), and with ``--routes`` its
+    guides judged (``evaluate``)."""
+    lefs = _lefs(args)
+    if args.routes:
+        return _design_command(["evaluate", args.layout, *lefs, "--guides", args.routes])
+    return _design_command(["gcells", args.layout, *lefs])

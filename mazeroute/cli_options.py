@@ -99,6 +99,18 @@ def mode_options(p: argparse.ArgumentParser) -> None:
                         "pin box first) (default: colour)")
 
 
+#: ``--lef``'s help on the commands that take a layout or a DEF design.
+LEF_HELP = {
+    "route": "a DEF design's LEF file (technology first; repeat for more): the design is "
+             "recognised by its content and globally routed as `groute` routes it, into -o",
+    "view": "a DEF design's LEF file (repeat for more): the design is routed as `groute "
+            "--html` routes it and its viewer page written to -o",
+    "check": "a DEF design's LEF file (repeat for more): the design and its GCell grid are "
+             "checked as `gcells` reads them, and --routes names its guides, judged as "
+             "`evaluate` judges them",
+}
+
+
 def input_options(p: argparse.ArgumentParser, puzzle: bool = True) -> None:
     """The input options: --format, and --puzzle where one layout is read."""
     g = p.add_argument_group("input")
@@ -108,6 +120,9 @@ def input_options(p: argparse.ArgumentParser, puzzle: bool = True) -> None:
     if puzzle:
         g.add_argument("--puzzle", type=int, metavar="K",
                        help="which puzzle of a file holding several (1, 2, ...)")
+    if p.prog.split()[-1] in LEF_HELP:
+        g.add_argument("--lef", action="append", metavar="FILE.lef",
+                       help=LEF_HELP[p.prog.split()[-1]])
 
 
 #: What ``--nets`` reads, for its help.
@@ -144,7 +159,8 @@ def add_route(sub) -> argparse.ArgumentParser:
                        "multi-layer layout (YAML with layers:, or an ADC problem of several "
                        "layers) is routed on the CPU, in either mode; its layout.png has a "
                        "panel per layer (--overlay: one panel).")
-    r.add_argument("layout", help="layout file (YAML, numberlink or ADC puzzle, Moving AI map)")
+    r.add_argument("layout", help="layout file (YAML, numberlink or ADC puzzle, Moving AI "
+                   "map), or a DEF design with --lef")
     r.add_argument("--nets", metavar="NETLIST", help="route this netlist over the layout's "
                    f"blockages instead of the layout's own nets: {NETS_HELP}. A Moving AI "
                    "map has no nets: give them here, or draw random ones with `generate "
@@ -271,7 +287,7 @@ def add_check(sub) -> argparse.ArgumentParser:
                        description="Check a layout against docs/FORMATS.md without routing; with "
                        "--routes also check a routes file's promises about it.")
     c.add_argument("layout", help="layout file (YAML, numberlink or ADC puzzle, Moving AI "
-                   "map)")
+                   "map), or a DEF design with --lef")
     c.add_argument("--nets", metavar="NETLIST", help="check this netlist against the "
                    f"layout's grid, as `route --nets` would route it: {NETS_HELP}")
     scen_option(c)
@@ -293,7 +309,8 @@ def add_view(sub) -> argparse.ArgumentParser:
                        "open it) showing the layout and, with --routes, a routes.json written "
                        "by `route`: pan, zoom, search and highlight nets, find unrouted ones. "
                        "Layouts of one layer only: a multi-layer layout is refused.")
-    v.add_argument("layout", help="layout file (YAML, numberlink or ADC puzzle, Moving AI map)")
+    v.add_argument("layout", help="layout file (YAML, numberlink or ADC puzzle, Moving AI "
+                   "map), or a DEF design with --lef")
     v.add_argument("--nets", metavar="NETLIST", help="netlist file to use instead of the "
                    f"layout's nets: {NETS_HELP}")
     scen_option(v)

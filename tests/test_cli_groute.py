@@ -84,3 +84,48 @@ def test_groute_html_shows_the_gcell_layers_and_the_trees(tmp_path, capsys):
     routed = decode_blob(data["nets"]["routed"])
     assert len(routed) == len(read_guides(out / "gcd.guide")) and routed.all()
     assert "congestion" in data
+
+
+# -- route, view and check recognise a DEF design by its content ---------------------------
+@needs_gcd
+def test_route_view_and_check_take_a_def_design_by_its_content(tmp_path, capsys):
+    design = tmp_path / "design.txt"                  # the name says nothing
+    design.write_bytes(GCD.read_bytes())
+    out = tmp_path / "r"
+    assert main(["route", str(design), "--lef", str(LEF), "-o", str(out)]) == 0
+    guides = out / "gcd.guide"                        # named after the DESIGN statement
+    assert len(read_guides(guides)) > 500 and (out / "groute.txt").exists()
+    capsys.readouterr()
+    assert main(["check", str(design), "--lef", str(LEF), "--routes", str(guides)]) == 0
+    assert "nets connected 563 / 563" in capsys.readouterr().out
+    assert main(["check", str(design), "--lef", str(LEF)]) == 0
+    assert "metal2" in capsys.readouterr().out
+    page = tmp_path / "v" / "page.html"
+    page.parent.mkdir()
+    assert main(["view", str(design), "--lef", str(LEF), "-o", str(page)]) == 0
+    assert sorted(p.name for p in page.parent.iterdir()) == ["page.html"]
+    assert "<html" in page.read_text()[:2000].lower()
+
+
+@needs_gcd
+@pytest.mark.parametrize("command", ["route", "view", "check"])
+def test_a_def_without_lef_and_lef_without_a_def_get_one_line(tmp_path, capsys, command):
+    out = ["-o", str(tmp_path / "o.html" if command == "view" else tmp_path / "o")]
+    out = [] if command == "check" else out
+    assert main([command, str(GCD), *out]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "--lef" in err and "Traceback" not in err
+    layout = Path(__file__).resolve().parents[1] / "layouts" / "multinet.yaml"
+    assert main([command, str(layout), "--lef", str(LEF), *out]) == 2
+    err = capsys.readouterr().err
+    assert "applies to a DEF design only" in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_layout_reader_given_a_def_says_how_to_route_it(tmp_path):
+    from mazeroute.errors import InputError
+    from mazeroute.readers import load_layouts
+    p = tmp_path / "d.def"
+    p.write_text("VERSION 5.8 ;\nDIVIDERCHAR \"/\" ;\nDESIGN d ;\nEND DESIGN\n")
+    with pytest.raises(InputError, match="groute"):
+        load_layouts(p)

@@ -99,6 +99,10 @@ def load_layouts(path: str | Path, fmt: str = "auto", netlist: str | Path | None
                          field="--format")
     text = read_text(path).removeprefix("\ufeff")
     found = sniff_text(text)
+    if found == "def" and fmt == "auto":
+        raise InputError("is a DEF design, not a layout: give its LEF files with --lef to "
+                         "`route`, `view` or `check`, or run `mazeroute groute "
+                         "DESIGN.def --lef TECH.lef`", file=path)
     use = found if fmt == "auto" else fmt
     try:
         layouts = _READERS[use](text, path)

@@ -14,6 +14,9 @@ from .text import read_text
 SNIFF_BYTES = 64 * 2**10
 #: A Moving AI scenario's first line, any version (sniffing).
 _SCEN_HEAD = re.compile(r"version\s+[0-9.]+", re.ASCII)
+#: A DEF file's header statements, and the one only a DEF holds (LEF has no DESIGN).
+_DEF_HEAD = re.compile(r"(VERSION|NAMESCASESENSITIVE|DIVIDERCHAR|BUSBITCHARS|DESIGN)\b")
+_DEF_DESIGN = re.compile(r"^\s*DESIGN\s+\S+\s*;", re.MULTILINE)
 
 
 def sniff_format(path_or_text: str | os.PathLike) -> str:
@@ -25,7 +28,9 @@ def sniff_format(path_or_text: str | os.PathLike) -> str:
     (two integers) is ``"numberlink"``, ``SIZE WxH...`` is ``"adc"``, a Moving AI header
     (``type octile``) is ``"movingai"``, as are lines made only of map characters
     (``. G S @ O T W``); ``version 1`` is ``"scen"`` (a Moving AI scenario: nets, no
-    grid); anything else is ``"yaml"``.
+    grid); a DEF design's header (``VERSION``, ``DIVIDERCHAR``, ... and a ``DESIGN name ;``
+    statement) is ``"def"``, which :mod:`mazeroute.cli_groute` routes; anything else is
+    ``"yaml"``.
 
     Examples
     --------
@@ -37,6 +42,8 @@ def sniff_format(path_or_text: str | os.PathLike) -> str:
     ('movingai', 'movingai')
     >>> sniff_format("width: 4\nheight: 3\nnets: []\n"), sniff_format("version 1\n")
     ('yaml', 'scen')
+    >>> sniff_format("VERSION 5.8 ;\nDESIGN gcd ;\nUNITS DISTANCE MICRONS 1000 ;\n")
+    'def'
     """
     if isinstance(path_or_text, os.PathLike) or (
             "\n" not in path_or_text and os.path.exists(path_or_text)):
@@ -56,6 +63,8 @@ def sniff_text(text: str) -> str:
     if not body:
         return "yaml"
     first = body[0]
+    if _DEF_HEAD.match(first) and _DEF_DESIGN.search(text):
+        return "def"
     if NL_SIZE.fullmatch(first):
         return "numberlink"
     if ADC_SIZE.match(first):
