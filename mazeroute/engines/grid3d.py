@@ -48,8 +48,8 @@ from .costs import COST_MAX, DIST_MAX
 from .weighted import _pop, _push, _reserve
 
 __all__ = ["bfs3d", "weighted3d", "backtrace3d", "trace3d", "grid3d_csr", "DIRECTIONS",
-           "UNREACHED",
-           "stack_arrays", "cell_ids", "checked_via_cost", "target_mask", "finish", "check_cost"]
+           "UNREACHED", "stack_arrays", "cell_ids", "checked_via_cost", "target_mask",
+           "finish", "check_cost"]
 
 #: Layer directions, and the axes each lets a wire move along (bit 0: x, bit 1: y).
 DIRECTIONS = ("horizontal", "vertical", "any")

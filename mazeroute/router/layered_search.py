@@ -42,8 +42,7 @@ from .layered_tree import CUT_OFF, Board, Growth, Rules, Tree, grow_tree
 
 __all__ = ["CPUTrees", "GPUTrees", "make_trees", "window_sides_min", "window", "exact_for",
            "first_margin", "search_margin", "window_search", "windowed", "reaches", "cut_off",
-           "FIRST_MARGIN",
-           "MAX_BATCH"]
+           "FIRST_MARGIN", "MAX_BATCH"]
 
 #: The first window's margin around the search's cells, in cells.
 FIRST_MARGIN = 8

@@ -352,12 +352,13 @@ def route_sequential(layout: Layout, order: str = "file",
     rank = np.empty(len(layout.nets), np.int64)
     rank[sequence] = np.arange(len(sequence))
     results: dict[int, NetRoute] = {}
-    committed = [0]
+    committed = 0
 
     def final(p: int) -> None:
+        nonlocal committed
         i, tree = sequence[p], flow.tree[p]
-        r = net_route(board, i, tree, committed[0], float(flow.seconds[p]))
-        committed[0] += tree.routed
+        r = net_route(board, i, tree, committed, float(flow.seconds[p]))
+        committed += tree.routed
         if not tree.routed:
             t0 = time.perf_counter()
             r.reason = trees.why_unrouted(i, rank < p)
