@@ -4,7 +4,8 @@ their capacities cut by ``--adjust`` so that they congest.
 
 Usage (from the repository root; the designs of ``../shared/data/lefdef``)::
 
-    python benchmarks/groute_costs.py [--adjust 0.5 0.7 0.8]
+    python benchmarks/groute_costs.py [--adjust 0.5 0.7 0.8] [--designs gcd]
+        [--present pathfinder logistic] [--first-pass pattern maze]
 
 Prints one line of JSON a run: the design, the capacity taken away on every layer, the
 cost, iterations, the edges' overflow, wirelength and vias as ``mazeroute evaluate``
@@ -42,18 +43,23 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--adjust", type=float, nargs="+", default=[0.5, 0.7, 0.8])
     ap.add_argument("--designs", nargs="+", default=list(DESIGNS))
+    ap.add_argument("--present", nargs="+", default=list(PRESENT_COSTS))
+    ap.add_argument("--first-pass", nargs="+", default=["pattern"],
+                    choices=("pattern", "maze"))
     a = ap.parse_args()
     for name in a.designs:
         design = read_design(*DESIGNS[name])
         for frac in a.adjust:
             grid = gcell_grid(design, adjust={lay.name: frac for lay in design.layers[1:]})
             problem = GRouteProblem.of_grid(grid, design_pins(design, grid))
-            for present in PRESENT_COSTS:
-                res = global_route(problem, GRouteOptions(present=present))
+            for present, first in ((p, f) for p in a.present for f in a.first_pass):
+                res = global_route(problem, GRouteOptions(present=present,
+                                                          pattern=first == "pattern"))
                 guides = {n: guide_rects(t, grid) for n, t in res.routes.items()}
                 ev = evaluate(design, grid, guides)
                 print(json.dumps(dict(
-                    design=name, adjust=frac, present=present, iterations=res.iterations,
+                    design=name, adjust=frac, present=present, first_pass=first,
+                    iterations=res.iterations,
                     overflow=res.overflow, wirelength_um=int(ev.wirelength_um),
                     vias=ev.vias, connected=ev.connected, seconds=round(res.seconds, 2))),
                     flush=True)

@@ -59,6 +59,14 @@ def add_groute(sub) -> argparse.ArgumentParser:
                         "iteration (default: 1, PathFinder's order: each net sees the "
                         "nets rerouted before it); more nets a group make fewer, larger "
                         "GPU launches")
+    p.add_argument("--first-pass", choices=("pattern", "maze"), default="pattern",
+                   help="how every net is routed first: pattern routes (each net's Steiner "
+                        "tree, each edge an L or Z shape, layers by dynamic programming, all "
+                        "nets at once), or the 3-D maze search; the rip-up and reroute "
+                        "after it is the maze search's either way (default: pattern)")
+    p.add_argument("--pattern-rounds", type=int, default=16, metavar="N",
+                   help="the first pass's rounds: each round's nets are priced against "
+                        "the use of the rounds before it (default: 16)")
     p.add_argument("--backend", choices=("cpu", "gpu"), default="cpu",
                    help="where the searches run: the CPU's engines, or the GPU's sweeps "
                         "with many nets a launch; the same guides (default: cpu)")
@@ -108,7 +116,8 @@ def input_kind(path: str | Path) -> str:
 def _check_options(args: argparse.Namespace, kind: str) -> None:
     for name, v, least in (("--via-cost", args.via_cost, 1),
                            ("--max-iterations", args.max_iterations, 1),
-                           ("--group", args.group, 1)):
+                           ("--group", args.group, 1),
+                           ("--pattern-rounds", args.pattern_rounds, 1)):
         if v < least:
             raise InputError(f"must be at least {least}, got {v}", field=name)
     if kind == "def":
@@ -141,7 +150,9 @@ def _route(problem, args: argparse.Namespace):
 
     backend = groute_backend(args.backend)
     options = GRouteOptions(via_cost=args.via_cost, max_iterations=args.max_iterations,
-                            present=args.present, group=args.group)
+                            present=args.present, group=args.group,
+                            pattern=args.first_pass == "pattern",
+                            pattern_rounds=args.pattern_rounds)
     return global_route(problem, options, _progress, backend=backend)
 
 
@@ -282,15 +293,15 @@ def _contest_cost(cap, problem, result):
 
     from .evaluate import ContestWeights, cost_of_boxes
     from .readers.contest import HORIZONTAL
-    from .router.groute_contest import cap_grid, route_segments
+    from .router.groute_contest import cap_grid, segment_arrays
 
     h, v = cap.edge_capacity()
     horizontal = [d == HORIZONTAL for d in cap.directions.tolist()]
     caps = [(h if hz else v)[z].astype(np.float64) for z, hz in enumerate(horizontal)]
 
     def nets():
-        for tree in result.routes.values():
-            segs = route_segments(tree)
+        for segs in segment_arrays(result.routes.values()):
+            segs = segs.tolist()
             boxes = [(z1 + 1, x1, y1, x2, y2) for x1, y1, z1, x2, y2, z2 in segs if z1 == z2]
             sites = {(z1 + 1, x1, y1) for x1, y1, z1, _, _, z2 in segs if z1 != z2}
             yield boxes, sites, sum(s[2] != s[5] for s in segs)

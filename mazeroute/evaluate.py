@@ -50,7 +50,7 @@ import numpy as np
 
 from .errors import InputError, quote
 from .gcells import GCellGrid
-from .readers.lefdef import Component, Design, Net, place
+from .readers.lefdef import Design, Net, place
 
 Box = tuple[int, int, int, int, int]
 """``(level, x0, y0, x1, y1)``: a guide as GCells, inclusive, on a layer (1 the lowest)."""
@@ -248,11 +248,27 @@ def pieces(boxes: list[Box]) -> list[list[int]]:
     return sorted(groups.values(), key=lambda g: (-len(g), g[0]))
 
 
-def _pin_cells(design: Design, grid: GCellGrid, net: Net, comps: dict[str, Component]):
+@dataclass(frozen=True)
+class _Lookup:
+    """What every net's pin lookup shares: the design's components, the routing layers'
+    levels and the GCell bounds as lists (scalar lookups bisect lists fast)."""
+
+    comps: dict
+    level: dict
+    xs: list
+    ys: list
+
+    @classmethod
+    def of(cls, design: Design, grid: GCellGrid) -> _Lookup:
+        return cls({c.name: c for c in design.components},
+                   {lay.name: lay.level for lay in design.layers}, grid.xs.tolist(),
+                   grid.ys.tolist())
+
+
+def _pin_cells(design: Design, net: Net, look: _Lookup):
     """Each pin of ``net`` as ``(label, [(level, x0, y0, x1, y1), ...])``, the GCells of
     its shapes on routing layers."""
-    level = {lay.name: lay.level for lay in design.layers}
-    xs, ys = grid.xs.tolist(), grid.ys.tolist()
+    comps, level, xs, ys = look.comps, look.level, look.xs, look.ys
     out = []
     for comp, pin in net.pins:
         if comp == "PIN":
@@ -283,8 +299,7 @@ def _where(box: Box, design: Design) -> str:
     return f"{lay} GCells ({box[1]}, {box[2]})-({box[3]}, {box[4]})"
 
 
-def _reason(design: Design, grid: GCellGrid, net: Net, boxes: list[Box],
-            comps: dict[str, Component]) -> str:
+def _reason(design: Design, net: Net, boxes: list[Box], look: _Lookup) -> str:
     """Why the net's guides fail, or ``""`` when they connect and cover every pin."""
     if not boxes:
         return "no guides"
@@ -293,7 +308,7 @@ def _reason(design: Design, grid: GCellGrid, net: Net, boxes: list[Box],
         return (f"guides in {len(parts)} separate pieces (one at "
                 f"{_where(boxes[parts[0][0]], design)}, another at "
                 f"{_where(boxes[parts[1][0]], design)})")
-    for label, cells in _pin_cells(design, grid, net, comps):
+    for label, cells in _pin_cells(design, net, look):
         if cells and not any(_covers(boxes, c) for c in cells):
             return f"pin {label} ({_where(cells[0], design)}) is not covered"
     return ""
@@ -513,14 +528,14 @@ def evaluate(design: Design, grid: GCellGrid,
     boxes = guide_boxes(design, grid, guides)
     top = max([grid.max_layer] + [b[0] for bs in boxes.values() for b in bs])
     use = _usage_arrays(design, grid, top)
-    comps = {c.name: c for c in design.components}
+    look = _Lookup.of(design, grid)
     checks: list[NetCheck] = []
     routable = connected = total_wl = total_vias = 0
     for net in design.nets:
         mine = boxes.get(net.name, [])
         if len(net.pins) < 2 and not mine:
             continue
-        reason = _reason(design, grid, net, mine, comps) if len(net.pins) >= 2 else ""
+        reason = _reason(design, net, mine, look) if len(net.pins) >= 2 else ""
         sites = via_sites(mine)
         wl = sum(segment_length(b, grid.tile) for b in mine)
         cells = {b[1:3] for b in mine} | {b[3:5] for b in mine}

@@ -39,9 +39,30 @@ def test_groute_writes_guides_of_every_net_and_a_report(tmp_path, capsys):
 
 
 @needs_gcd
+def test_groute_first_pass_maze_connects_every_net_too(tmp_path, capsys):
+    from mazeroute.evaluate import evaluate
+    from mazeroute.gcells import gcell_grid
+    from mazeroute.readers.lefdef import read_design
+
+    guides = {}
+    for first in ("pattern", "maze"):
+        out = tmp_path / first
+        assert main(["groute", str(GCD), "--lef", str(LEF), "-o", str(out),
+                     "--first-pass", first]) == 0
+        guides[first] = read_guides(out / "gcd.guide")
+    capsys.readouterr()
+    design = read_design(GCD, [LEF])
+    for g in guides.values():
+        ev = evaluate(design, gcell_grid(design), g)
+        assert ev.connected == ev.routable == len(g)
+    assert guides["pattern"] != guides["maze"]             # two different routers
+
+
+@needs_gcd
 @pytest.mark.parametrize("argv, field", [
     (["--via-cost", "0"], "--via-cost"),
     (["--max-iterations", "0"], "--max-iterations"),
+    (["--pattern-rounds", "0"], "--pattern-rounds"),
     (["--min-layer", "metal99"], "metal99"),
 ])
 def test_groute_bad_options_get_one_line(tmp_path, capsys, argv, field):

@@ -234,3 +234,19 @@ def test_the_logistic_cost_rises_before_capacity_is_reached():
 def test_an_unknown_present_cost_is_refused():
     with pytest.raises(ValueError, match="present cost"):
         GRouteOptions(present="linear")
+
+
+@pytest.mark.parametrize("pattern", [True, False])
+def test_overflow_counted_from_each_trees_kept_edges_is_counted_from_its_paths(pattern):
+    from mazeroute.router.groute import NetTree, edge_overflow
+    grid = gcell_grid(_design(), adjust=ONE_TRACK)
+    rng = np.random.default_rng(11)
+    pins = {f"n{k}": list(dict.fromkeys((int(rng.integers(4)), int(rng.integers(4)), 0)
+                                        for _ in range(4))) for k in range(16)}
+    problem = GRouteProblem.of_grid(grid, {n: p for n, p in pins.items() if len(p) > 1})
+    res = global_route(problem, GRouteOptions(max_iterations=2, pattern=pattern))
+    fresh = [NetTree(t.cells, t.steps, t.vias, t.routed, None, t.paths)
+             for t in res.routes.values()]
+    assert res.overflow > 0
+    assert edge_overflow(res.routes.values(), problem) == edge_overflow(fresh, problem)
+    assert res.overflow == edge_overflow(fresh, problem)

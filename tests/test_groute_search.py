@@ -13,7 +13,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mazeroute.engines import gpu_available
 from mazeroute.engines.oracle3d import oracle_dist3d
 from mazeroute.gcells import gcell_grid
 from mazeroute.router.groute import GRouteOptions, GRouteProblem, global_route
@@ -23,7 +22,7 @@ from tests.grid3d_emulator import EmulatedKernels
 from tests.test_groute import ONE_TRACK, _design
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "lefdef"
-gpu = pytest.mark.skipif(not gpu_available(), reason="needs CuPy and a CUDA device")
+gpu = pytest.mark.gpu
 DIRECTIONS = ("any", "horizontal", "vertical", "horizontal")
 
 

@@ -48,8 +48,11 @@ import numpy as np
 from ..engines.costs import COST_MAX, COST_SCALE
 from ..gcells import GCellGrid
 from ..readers.lefdef import Design
-from .groute_search import make_search
+from .groute_pattern import pattern_route
+from .groute_search import array_module, make_search
 from .layered_tree import Rules
+from .pattern_shapes import OVER as PATTERN_OVER
+from .pattern_shapes import distinct
 
 #: The shapes of the present-congestion cost (:class:`GRouteOptions`).
 PRESENT_COSTS = ("pathfinder", "logistic")
@@ -68,17 +71,25 @@ class GRouteOptions:
     capacity) or ``"logistic"`` (CUGR's: ``1 + pres_fac * s``, ``s`` a logistic of how
     close one more net comes to capacity, ``1 / (1 + exp(slope * (capacity - use - 1)))``,
     rising before the capacity is reached). Both weigh it by the same ``pres_fac``
-    schedule and keep the same history.
+    schedule and keep the same history. ``pattern`` routes the first iteration by pattern
+    routes (:mod:`.groute_pattern`) committed in ``pattern_rounds`` rounds, and leaves
+    only the nets that no pattern routes, and later the ones in conflict, to the maze
+    search. ``first_pres_fac`` is the present cost's weight in the second iteration,
+    the first of rip-up and reroute (default: 0.5 after a maze first pass; after pattern
+    routes, the weight they gave a track past capacity, so that the reroutes price
+    overflow no lower than the first pass did).
     """
 
     via_cost: int = 2
     max_iterations: int = 30
-    first_pres_fac: float = 0.5
+    first_pres_fac: float | None = None
     pres_fac_mult: float = 1.5
     acc_fac: float = 1.0
     present: str = "pathfinder"
     slope: float = 1.0
     group: int = 1
+    pattern: bool = True
+    pattern_rounds: int = 16
 
     def __post_init__(self):
         if self.present not in PRESENT_COSTS:
@@ -136,7 +147,8 @@ class GRouteProblem:
 class NetTree:
     """One net's route: its nodes ``(x, y, z)`` (a tree, first pin first), its in-layer
     steps and its vias; its search's paths and the via stacks from its pins below the
-    lowest routing layer, each cells from end to end."""
+    lowest routing layer, each cells from end to end; the GCell edges its wires cross
+    (as :func:`edge_overflow` numbers them, once computed)."""
 
     cells: np.ndarray
     steps: int = 0
@@ -145,6 +157,7 @@ class NetTree:
     wired: np.ndarray | None = field(default=None, repr=False)
     paths: list[np.ndarray] = field(default_factory=list, repr=False)
     stacks: list[np.ndarray] = field(default_factory=list, repr=False)
+    edges: np.ndarray | None = field(default=None, repr=False)
 
 
 @dataclass
@@ -182,18 +195,49 @@ class _Negotiation:
                                          np.int64).reshape(-1, 3)
         self.cap = problem.capacity
         self.trees: dict[str, NetTree] = {}
-        self.search = make_search(problem.free, self.rules, backend, kernels)
+        self.backend, self.kernels = backend, kernels
+        self.xp = array_module(backend, kernels)
+        self._search = None
+
+    def pattern(self, names: list[str], negotiated: bool = False) -> list[str]:
+        """Pattern-route the nets ``names``, ripped up first; on the first pass's own
+        prices, or ``negotiated`` on the negotiation's. Returns the nets left to the
+        maze search (no possible pattern route)."""
+        p = self.p
+        gone = [t for t in (self.trees.pop(n, None) for n in names) if t and t.routed]
+        if gone:
+            c = np.concatenate([_wired(t.paths) if t.wired is None else t.wired
+                                for t in gone])
+            np.subtract.at(self.usage, (c[:, 2], c[:, 1], c[:, 0]), 1)
+        routed = pattern_route([self.pin_nodes[n] for n in names], p.free, self.cap,
+                               p.directions, self.opt.via_cost, self.usage,
+                               self.opt.pattern_rounds, self.xp,
+                               price=self.cost_of if negotiated else None)
+        left = []
+        for name, r in zip(names, routed):
+            if r is None:
+                left.append(name)
+            else:
+                self.trees[name] = NetTree(r.cells, r.steps, r.vias, True, r.wired, r.paths,
+                                           edges=r.edges)
+        self.price()
+        return left
+
+    def cost_of(self, usage: np.ndarray, at=None) -> np.ndarray:
+        """The node costs at ``at`` (index arrays; None: all) were the use ``usage``."""
+        at = (slice(None),) * 3 if at is None else at
+        if self.opt.present == "logistic":
+            room = (self.cap[at] - usage[at] - 1).astype(np.float64)
+            over = 1.0 / (1.0 + np.exp(np.minimum(self.opt.slope * room, 60.0)))
+        else:
+            over = np.maximum(0, usage[at] + 1 - self.cap[at])
+        value = (COST_SCALE + self.history[at]) * (1.0 + self.pres * over)
+        return np.clip(value, 1, COST_MAX).astype(np.int64)
 
     def price(self, at=None) -> None:
         """Set the node costs at ``at`` (index arrays; None: all) from use and history."""
         at = (slice(None),) * 3 if at is None else at
-        if self.opt.present == "logistic":
-            room = (self.cap[at] - self.usage[at] - 1).astype(np.float64)
-            over = 1.0 / (1.0 + np.exp(np.minimum(self.opt.slope * room, 60.0)))
-        else:
-            over = np.maximum(0, self.usage[at] + 1 - self.cap[at])
-        value = (COST_SCALE + self.history[at]) * (1.0 + self.pres * over)
-        self.cost[at] = np.clip(value, 1, COST_MAX).astype(np.int64)
+        self.cost[at] = self.cost_of(self.usage, at)
 
     def _take(self, tree: NetTree | None, sign: int) -> None:
         if tree is None or not tree.routed:
@@ -213,7 +257,9 @@ class _Negotiation:
         # while every node costs the same (no present or history cost yet), the unit-step
         # search finds the same shortest paths, scaled, with buckets instead of a heap
         cost = None if self.uniform else self.cost
-        grown = self.search.grow_many([self.pin_nodes[n] for n in names], cost)
+        if self._search is None:            # built once a maze search is wanted
+            self._search = make_search(self.p.free, self.rules, self.backend, self.kernels)
+        grown = self._search.grow_many([self.pin_nodes[n] for n in names], cost)
         for name, tree in zip(names, grown):
             steps = vias = 0
             if tree.routed:
@@ -225,14 +271,36 @@ class _Negotiation:
     def overused(self) -> np.ndarray:
         return self.usage > self.cap
 
-    def conflicted(self) -> list[str]:
-        over = self.overused()
-        out = []
-        for n, t in self.trees.items():
-            c = t.wired
-            if t.routed and c is not None and over[c[:, 2], c[:, 1], c[:, 0]].any():
-                out.append(n)
-        return out
+    def conflicts(self, problem: GRouteProblem) -> tuple[int, list[str]]:
+        """The overflow, and the nets to reroute: on the edges where the problem has
+        them (the nets across an edge over capacity), else on the nodes (the nets
+        through an overused node)."""
+        over = np.maximum(0, self.usage - self.cap)
+        # the nodes' overflow bounds the edges' from above: when it is not 0, the edges
+        # (what capacity is measured on) may still all hold
+        if not over.any():
+            return 0, []
+        names = list(self.trees)
+        trees = [self.trees[n] for n in names]
+        if problem.edge_cap is not None:
+            net, edge, use, room = _edge_use(trees, problem)
+            hit = distinct(np, net[use[edge] > room[edge]])
+            return (int(np.maximum(0, use - room).sum()), [names[k] for k in hit.tolist()])
+        hot = over > 0
+        return int(over.sum()), [n for n, t in zip(names, trees) if t.routed
+                                 and t.wired is not None
+                                 and hot[t.wired[:, 2], t.wired[:, 1], t.wired[:, 0]].any()]
+
+
+def _below(problem: GRouteProblem) -> list[str]:
+    """The nets with a pin below the lowest routing layer."""
+    names = list(problem.pins)
+    if not names:
+        return []
+    z = np.array([p[2] for pins in problem.pins.values() for p in pins], np.int64)
+    starts = np.cumsum([0] + [len(p) for p in problem.pins.values()])[:-1]
+    low = np.minimum.reduceat(z, starts) < problem.lowest
+    return [names[k] for k in np.nonzero(low)[0].tolist()]
 
 
 def _with_access(tree: NetTree, pins, lowest: int) -> NetTree:
@@ -289,62 +357,110 @@ def global_route(problem: GRouteProblem, options: GRouteOptions | None = None,
         its pins below ``problem.lowest``), the nodes' use and the overflow.
     """
     opt = options or GRouteOptions()
+    first_pres = opt.first_pres_fac
+    if first_pres is None:
+        first_pres = float(PATTERN_OVER) if opt.pattern else 0.5
     start = time.perf_counter()
     neg = _Negotiation(problem, opt, backend, kernels)
     todo = list(neg.pin_nodes)
     overflow_by_iteration = []
+    # the nets are rerouted by pattern routes while that lowers the overflow, then by
+    # the maze search, which can detour
+    first = "pattern" if opt.pattern else "maze"
     it = 0
     for it in range(1, opt.max_iterations + 1):
-        neg.pres = 0.0 if it == 1 else opt.first_pres_fac * opt.pres_fac_mult ** (it - 2)
+        neg.pres = 0.0 if it == 1 else first_pres * opt.pres_fac_mult ** (it - 2)
         neg.price()
         neg.uniform = neg.pres == 0 and not neg.history.any()
         # the first iteration's searches read no use (uniform costs): any grouping is
         # the same, so all of its nets go in one
         step = len(todo) if neg.uniform else opt.group
+        rerouted = len(todo)
+        if first == "pattern":
+            todo = neg.pattern(todo, negotiated=it > 1)
         for at in range(0, len(todo), max(1, step)):
             neg.route(todo[at:at + step])
         over = np.maximum(0, neg.usage - neg.cap)
         neg.history += (COST_SCALE * opt.acc_fac * over).astype(np.int64)
-        # the nodes' overflow bounds the edges' from above: when it is not 0, the edges
-        # (what capacity is measured on) may still all hold
-        edges = int(over.sum())
-        if edges and problem.edge_cap is not None:
-            edges = edge_overflow(neg.trees.values(), problem)
+        edges, conflicted = neg.conflicts(problem)
+        if first == "pattern" and it > 1 and edges >= overflow_by_iteration[-1]:
+            first = "maze"             # the patterns have done what they can: detours now
         overflow_by_iteration.append(edges)
         if progress:
-            progress(it, edges, len(todo))
-        todo = neg.conflicted() if edges else []
+            progress(it, edges, rerouted)
+        todo = conflicted
         if not todo:
             break
-    routes = {n: _with_access(neg.trees[n], problem.pins[n], problem.lowest)
-              for n in problem.pins}
+    routes = {n: neg.trees[n] for n in problem.pins}
+    for n in _below(problem):
+        routes[n] = _with_access(routes[n], problem.pins[n], problem.lowest)
     return GRouteResult(routes, neg.usage, overflow_by_iteration[-1], it,
                         time.perf_counter() - start, overflow_by_iteration)
+
+
+def _crossings(trees, shape) -> tuple[np.ndarray, np.ndarray]:
+    """Each tree's index and the edges its wires cross (each once a tree): an edge is
+    ``((axis * L + z) * ny + y) * nx + x`` from its lower node ``(x, y, z)``, axis 0
+    along x and 1 along y. Each tree keeps its own (``edges``) once counted."""
+    trees = list(trees)
+    _count_edges([t for t in trees if t.routed and t.edges is None], shape)
+    sizes = [len(t.edges) if t.routed else 0 for t in trees]
+    if not sum(sizes):
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    return (np.repeat(np.arange(len(trees)), sizes),
+            np.concatenate([t.edges for t in trees if t.routed]))
+
+
+def _count_edges(trees: list[NetTree], shape) -> None:
+    """Set the edges each of ``trees`` crosses, all trees' paths in one go."""
+    if not trees:
+        return
+    L, ny, nx = shape
+    paths, owner = [], []
+    for k, t in enumerate(trees):
+        paths += t.paths
+        owner += [k] * len(t.paths)
+    edge = np.zeros(0, np.int64)
+    net = np.zeros(0, np.int64)
+    if paths:
+        sizes = np.array([len(p) for p in paths], np.int64)
+        cells = np.concatenate(paths).astype(np.int64)
+        path = np.repeat(np.arange(len(paths)), sizes)
+        step = (path[1:] == path[:-1]) & (cells[1:, 2] == cells[:-1, 2])
+        lo = np.minimum(cells[:-1], cells[1:])[step]
+        axis = (cells[:-1, 1] != cells[1:, 1])[step].astype(np.int64)
+        edge = ((axis * L + lo[:, 2]) * ny + lo[:, 1]) * nx + lo[:, 0]
+        net = np.repeat(np.array(owner, np.int64), sizes)[:-1][step]
+    pairs = distinct(np, net * (2 * L * ny * nx) + edge)
+    cut = np.searchsorted(pairs // (2 * L * ny * nx), np.arange(len(trees) + 1))
+    pairs %= 2 * L * ny * nx
+    for k, t in enumerate(trees):
+        t.edges = pairs[cut[k]:cut[k + 1]]
+
+
+def _edge_room(problem: GRouteProblem) -> np.ndarray:
+    """Every edge's capacity, flat as :func:`_crossings` numbers edges (no edge: none)."""
+    L, ny, nx = problem.capacity.shape
+    room = np.zeros((2, L, ny, nx), np.int64)
+    h, v = problem.edge_cap
+    room[0, :, :, :nx - 1] = np.asarray(h).reshape(L, ny, nx - 1)
+    room[1, :, :ny - 1, :] = np.asarray(v).reshape(L, ny - 1, nx)
+    return room.reshape(-1)
+
+
+def _edge_use(trees, problem: GRouteProblem):
+    """The trees' crossings, each edge's use and each edge's capacity."""
+    net, edge = _crossings(trees, problem.capacity.shape)
+    room = _edge_room(problem)
+    return net, edge, np.bincount(edge, minlength=len(room)), room
 
 
 def edge_overflow(trees, problem: GRouteProblem) -> int:
     """The tracks used past capacity, summed over the edges: an edge between two
     neighbouring GCells along a layer takes one track of each net whose path steps
     across it (once a net)."""
-    use: dict[tuple[int, int, int, int], int] = {}
-    for t in trees:
-        if not t.routed:
-            continue
-        a, b = in_layer_steps(t.paths)
-        lo = np.minimum(a, b)
-        axis = (a[:, 1] != b[:, 1]).astype(np.int64)         # 0 along x, 1 along y
-        for e in set(zip(lo[:, 2].tolist(), axis.tolist(), lo[:, 1].tolist(),
-                         lo[:, 0].tolist())):
-            use[e] = use.get(e, 0) + 1
-    over = 0
-    for (z, axis, y, x), n in use.items():
-        cap = problem.edge_cap[axis][z, y, x]
-        over += max(0, n - int(cap))
-    return over
-
-
-def _gcell(bounds: np.ndarray, v: float) -> int:
-    return int(np.clip(np.searchsorted(bounds, v, side="right") - 1, 0, len(bounds) - 2))
+    _, _, use, room = _edge_use(list(trees), problem)
+    return int(np.maximum(0, use - room).sum())
 
 
 def design_pins(design: Design, grid: GCellGrid) -> dict[str, list[tuple[int, int, int]]]:
@@ -355,9 +471,12 @@ def design_pins(design: Design, grid: GCellGrid) -> dict[str, list[tuple[int, in
     routing layer)."""
     top = len(grid.layers)
     level = {lay.name: lay.level for lay in design.layers}
-    out: dict[str, list[tuple[int, int, int]]] = {}
+    names, owner, cx, cy, cz = [], [], [], [], []
     for net in design.nets:
-        nodes: list[tuple[int, int, int]] = []
+        if len(net.pins) < 2:
+            continue
+        k = len(names)
+        names.append(net.name)
         for _comp, _pin, shapes in design.pin_shapes(net):
             shapes = [(level[lay], r) for lay, r in shapes if lay in level]
             if not shapes:
@@ -365,12 +484,18 @@ def design_pins(design: Design, grid: GCellGrid) -> dict[str, list[tuple[int, in
             low = min(lv for lv, _ in shapes)
             r = max((r for lv, r in shapes if lv == low),
                     key=lambda r: (r[2] - r[0]) * (r[3] - r[1]))
-            node = (_gcell(grid.xs, (r[0] + r[2]) / 2), _gcell(grid.ys, (r[1] + r[3]) / 2),
-                    min(low, top) - 1)
-            if node not in nodes:
-                nodes.append(node)
-        if len(net.pins) > 1 and nodes:
-            out[net.name] = nodes
+            owner.append(k)
+            cx.append((r[0] + r[2]) / 2)
+            cy.append((r[1] + r[3]) / 2)
+            cz.append(min(low, top) - 1)
+    # every pin's GCell at once: the searches are the costly part when done a pin a time
+    gx = np.clip(np.searchsorted(grid.xs, cx, side="right") - 1, 0, len(grid.xs) - 2)
+    gy = np.clip(np.searchsorted(grid.ys, cy, side="right") - 1, 0, len(grid.ys) - 2)
+    out: dict[str, list[tuple[int, int, int]]] = {}
+    for k, x, y, z in zip(owner, gx.tolist(), gy.tolist(), cz):
+        nodes = out.setdefault(names[k], [])
+        if (x, y, z) not in nodes:
+            nodes.append((x, y, z))
     return out
 
 

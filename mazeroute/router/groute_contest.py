@@ -51,7 +51,6 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
 
 import numpy as np
 
@@ -177,31 +176,49 @@ def gr_problem(gr: GrBenchmark) -> GRouteProblem:
 
 
 # -- segments ------------------------------------------------------------------------------
-def _path_segments(p: np.ndarray) -> Iterator[Segment]:
-    """A path's straight runs along one layer, and its vias one layer pair each."""
-    p = np.asarray(p, np.int64).reshape(-1, 3)
-    axis = np.argmax(np.abs(np.diff(p, axis=0)), axis=1).tolist() if len(p) > 1 else []
-    start = 0
-    for i, a in enumerate(axis):
-        if a == 2 or i + 1 == len(axis) or axis[i + 1] != a:
-            lo, hi = sorted((tuple(p[start].tolist()), tuple(p[i + 1].tolist())))
-            yield (*lo, *hi)
-            start = i + 1
+def segment_arrays(trees) -> list[np.ndarray]:
+    """Each tree's segments as a ``(k, 6)`` array, every tree at once (the module's
+    notes): its paths' straight runs along one layer and its vias one layer pair each,
+    then the via stacks from its pins below the lowest routing layer; each segment's
+    ends in order, the lower first; none for a net not routed."""
+    trees = list(trees)
+    out = [np.zeros((0, 6), np.int64) for _ in trees]
+    paths, owner = [], []
+    for k, t in enumerate(trees):
+        if t.routed:
+            ps = (*t.paths, *t.stacks)
+            paths += ps
+            owner += [k] * len(ps)
+    if not paths:
+        return out
+    cells = np.concatenate(paths).astype(np.int64, copy=False).reshape(-1, 3)
+    path = np.repeat(np.arange(len(paths)), [len(p) for p in paths])
+    steps = np.nonzero(path[1:] == path[:-1])[0]          # step i joins cells i, i + 1
+    axis = np.argmax(np.abs(cells[steps + 1] - cells[steps]), axis=1)
+    goes_on = np.zeros(len(steps), bool)
+    goes_on[:-1] = (steps[1:] == steps[:-1] + 1) & (axis[1:] == axis[:-1])
+    end = (axis == 2) | ~goes_on
+    first = np.ones(len(steps), bool)
+    first[1:] = end[:-1]
+    p0, p1 = cells[steps[first]], cells[steps[end] + 1]
+    swap = ((p1[:, 0] < p0[:, 0]) | ((p1[:, 0] == p0[:, 0]) & (
+        (p1[:, 1] < p0[:, 1]) | ((p1[:, 1] == p0[:, 1]) & (p1[:, 2] < p0[:, 2])))))
+    segs = np.concatenate([np.where(swap[:, None], p1, p0), np.where(swap[:, None], p0, p1)],
+                          axis=1)
+    net = np.array(owner, np.int64)[path[steps[first]]]
+    cut = np.searchsorted(net, np.arange(len(trees) + 1))
+    return [segs[cut[k]:cut[k + 1]] for k in range(len(trees))]
 
 
 def route_segments(tree: NetTree) -> list[Segment]:
-    """A routed tree's segments (the module's notes): its paths' wires and vias, then the
-    via stacks from its pins below the lowest routing layer; none when the net is not
-    routed."""
-    if not tree.routed:
-        return []
-    return [s for p in (*tree.paths, *tree.stacks) for s in _path_segments(p)]
+    """A routed tree's segments (:func:`segment_arrays`) as tuples."""
+    return [tuple(s) for s in segment_arrays([tree])[0].tolist()]
 
 
 def _routed(result: GRouteResult, problem: GRouteProblem):
-    for name, tree in result.routes.items():
-        if tree.routed:
-            yield name, route_segments(tree)
+    names = [n for n, t in result.routes.items() if t.routed]
+    for name, segs in zip(names, segment_arrays(result.routes[n] for n in names)):
+        yield name, segs.tolist()
 
 
 def write_route_2024(path: str | os.PathLike, result: GRouteResult,

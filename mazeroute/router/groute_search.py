@@ -23,7 +23,7 @@ import numpy as np
 from .layered_search import MAX_BATCH, exact_for, search_margin, window, window_search
 from .layered_tree import Growth, Rules, Tree, grow_tree, open_pins
 
-__all__ = ["CPUSearch", "GPUSearch", "make_search"]
+__all__ = ["CPUSearch", "GPUSearch", "array_module", "make_search"]
 
 #: The most cells of distances one launch holds (every box's, all layers).
 MAX_LAUNCH_CELLS = 1 << 26
@@ -171,6 +171,17 @@ def _launches(boxes: np.ndarray, layers: int) -> list[list[int]]:
     if part:
         parts.append(part)
     return parts
+
+
+def array_module(backend: str, kernels=None):
+    """The array module of ``backend``'s searches and pattern routes: NumPy on the CPU,
+    the kernels' own (CuPy's on the device) on the GPU."""
+    if backend != "gpu":
+        return np
+    if kernels is not None:
+        return kernels.xp
+    import cupy
+    return cupy
 
 
 def make_search(free: np.ndarray, rules: Rules, backend: str = "cpu",
