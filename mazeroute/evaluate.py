@@ -48,6 +48,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .engines.base import distinct
 from .errors import InputError, quote
 from .gcells import GCellGrid
 from .readers.lefdef import Design, Net, place
@@ -375,45 +376,64 @@ def _wire_cells(box: Box, horizontal: bool) -> bool:
     return box[3] > box[1] if horizontal else box[4] > box[2]
 
 
-def _add_wires(use: _Usage, boxes: list[Box]) -> None:
-    """One track on each edge that some guide of the net spans along its layer."""
-    by_level: dict[int, list[Box]] = defaultdict(list)
-    for b in boxes:
-        if _wire_cells(b, use.horizontal[b[0] - 1]):
-            by_level[b[0]].append(b)
-    for level, group in by_level.items():
-        h = use.horizontal[level - 1]
-        # the group's bounding box, in edges: overlapping guides count once
-        x0 = min(b[1] for b in group)
-        y0 = min(b[2] for b in group)
-        x1 = max(b[3] for b in group)
-        y1 = max(b[4] for b in group)
-        mask = np.zeros((y1 - y0 + 1 - (0 if h else 1), x1 - x0 + 1 - (1 if h else 0)),
-                        dtype=bool)
-        for b in group:
-            if h:
-                mask[b[2] - y0:b[4] - y0 + 1, b[1] - x0:b[3] - x0] = True
-            else:
-                mask[b[2] - y0:b[4] - y0, b[1] - x0:b[3] - x0 + 1] = True
-        use.wires[level - 1][y0:y0 + mask.shape[0], x0:x0 + mask.shape[1]] += mask
+def _cells_of(boxes: np.ndarray, rows: np.ndarray, cols: np.ndarray):
+    """Every ``(box, y, x)`` of the ``rows`` by ``cols`` GCells (or edges) from each
+    box's lower corner, all boxes at once."""
+    count = rows * cols
+    box = np.repeat(np.arange(len(boxes)), count)
+    k = np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
+    return box, boxes[box, 2] + k // cols[box], boxes[box, 1] + k % cols[box]
 
 
-def _add_via_demand(use: _Usage, boxes: list[Box], vias, first: int) -> None:
-    """The contest's via demand: a via landing on a layer where the net has no wire adds
-    a half track to each edge beside its GCell (a whole one to the one edge at the
-    border). Layers below ``first`` are not routing layers to the contest."""
-    for level, x, y in vias:
-        if level < first:
-            continue
-        h = use.horizontal[level - 1]
-        if any(b[0] == level and _wire_cells(b, h) and b[1] <= x <= b[3]
-               and b[2] <= y <= b[4] for b in boxes):
-            continue
-        arr = use.via_half[level - 1]
-        pos, n = (x, arr.shape[1] + 1) if h else (y, arr.shape[0] + 1)
-        for k, add in ((pos - 1, 1 if pos < n - 1 else 2), (pos, 1 if pos > 0 else 2)):
-            if 0 <= k < n - 1:
-                arr[(y, k) if h else (k, x)] += add
+def _add_demand(use: _Usage, net: np.ndarray, boxes: np.ndarray, sites: np.ndarray,
+                first: int) -> None:
+    """Every net's demand, all nets at once: one track on each edge that some guide of
+    the net spans along its layer, and the contest's via demand (a via landing on a
+    layer where the net has no wire adds a half track to each edge beside its GCell, a
+    whole one to the one edge at the border; layers below ``first`` are not routing
+    layers to the contest).
+
+    ``net`` names each box's net (``boxes``: ``(level, x0, y0, x1, y1)`` rows); ``sites``
+    holds each net's distinct via sites as ``(net, level, x, y)`` rows.
+    """
+    ny, nx = use.cap[0].shape
+    ny, nx = (ny, nx + 1) if use.horizontal[0] else (ny + 1, nx)     # GCells a side
+    levels = len(use.cap)
+    if len(boxes):
+        h = np.array(use.horizontal)[boxes[:, 0] - 1]
+        wired = np.where(h, boxes[:, 3] > boxes[:, 1], boxes[:, 4] > boxes[:, 2])
+        boxes, net, h = boxes[wired], net[wired], h[wired]
+    else:
+        h = np.zeros(0, bool)
+    span_x, span_y = boxes[:, 3] - boxes[:, 1] + 1, boxes[:, 4] - boxes[:, 2] + 1
+    # the edges the net's wires span, once a net
+    box, y, x = _cells_of(boxes, span_y - (~h), span_x - h)
+    key = distinct(np, ((net[box] * levels + boxes[box, 0] - 1) * ny + y) * nx + x)
+    for level in range(1, levels + 1):
+        at = key // (ny * nx) % levels == level - 1
+        if at.any():
+            cell = key[at] % (ny * nx)
+            w = use.wires[level - 1]
+            np.add.at(w, (cell // nx, cell % nx), 1)
+    if not len(sites):
+        return
+    # the GCells where the net has a wire: a via landing there adds no demand
+    box, y, x = _cells_of(boxes, span_y, span_x)
+    wire = distinct(np, ((net[box] * levels + boxes[box, 0] - 1) * ny + y) * nx + x)
+    sites = sites[sites[:, 1] >= first]
+    s_key = ((sites[:, 0] * levels + sites[:, 1] - 1) * ny + sites[:, 3]) * nx + sites[:, 2]
+    at = np.minimum(np.searchsorted(wire, s_key), max(len(wire) - 1, 0))
+    on_wire = wire[at] == s_key if len(wire) else np.zeros(len(s_key), bool)
+    sites = sites[~on_wire]
+    for level in np.unique(sites[:, 1]).tolist():
+        at = sites[sites[:, 1] == level]
+        arr, hz = use.via_half[level - 1], use.horizontal[level - 1]
+        pos, line = (at[:, 2], at[:, 3]) if hz else (at[:, 3], at[:, 2])
+        n = (arr.shape[1] if hz else arr.shape[0]) + 1
+        for k, add in ((pos - 1, np.where(pos < n - 1, 1, 2)), (pos, np.where(pos > 0, 1, 2))):
+            ok = (k >= 0) & (k < n - 1)
+            idx = (line[ok], k[ok]) if hz else (k[ok], line[ok])
+            np.add.at(arr, idx, add[ok])
 
 
 def _layer_rows(design: Design, use: _Usage) -> tuple[LayerUsage, ...]:
@@ -477,11 +497,20 @@ def cost_of_boxes(grid: GCellGrid, caps: list[np.ndarray], horizontal: list[bool
     use = _Usage(caps, [np.zeros(c.shape, np.int64) for c in caps],
                  [np.zeros(c.shape, np.int64) for c in caps], horizontal)
     vias = 0
-    for boxes, sites, count in nets:
-        _add_wires(use, boxes)
-        _add_via_demand(use, boxes, sites, first)
+    all_boxes, all_sites = [], []
+    for k, (boxes, sites, count) in enumerate(nets):
+        all_boxes += [(k, *b) for b in boxes]
+        all_sites += [(k, *v) for v in sites]
         vias += count
+    _add_demand(use, *_demand_arrays(all_boxes, all_sites), first)
     return contest_cost(grid, use, vias, weights)
+
+
+def _demand_arrays(boxes: list, sites: list):
+    """``(net, *box)`` and ``(net, *site)`` rows as :func:`_add_demand` takes them."""
+    b = np.array(boxes, np.int64).reshape(-1, 6)
+    v = np.array(sites, np.int64).reshape(-1, 4)
+    return b[:, 0], b[:, 1:], v
 
 
 def evaluate(design: Design, grid: GCellGrid,
@@ -531,7 +560,8 @@ def evaluate(design: Design, grid: GCellGrid,
     look = _Lookup.of(design, grid)
     checks: list[NetCheck] = []
     routable = connected = total_wl = total_vias = 0
-    for net in design.nets:
+    all_boxes, all_sites = [], []
+    for k, net in enumerate(design.nets):
         mine = boxes.get(net.name, [])
         if len(net.pins) < 2 and not mine:
             continue
@@ -545,8 +575,9 @@ def evaluate(design: Design, grid: GCellGrid,
         connected += len(net.pins) >= 2 and not reason
         total_wl += wl
         total_vias += len(sites)
-        _add_wires(use, mine)
-        _add_via_demand(use, mine, sites, grid.min_layer)
+        all_boxes += [(k, *b) for b in mine]
+        all_sites += [(k, *v) for v in sites]
+    _add_demand(use, *_demand_arrays(all_boxes, all_sites), grid.min_layer)
     cost = contest_cost(grid, use, total_vias, weights)
     return Evaluation(tuple(checks), _layer_rows(design, use), total_wl / design.dbu,
                       total_vias, connected, routable, cost)
@@ -587,8 +618,8 @@ def edge_usage(design: Design, grid: GCellGrid,
     boxes = guide_boxes(design, grid, guides)
     top = max([grid.max_layer] + [b[0] for bs in boxes.values() for b in bs])
     use = _usage_arrays(design, grid, top)
-    for net in design.nets:
-        _add_wires(use, boxes.get(net.name, []))
+    rows = [(k, *b) for k, net in enumerate(design.nets) for b in boxes.get(net.name, [])]
+    _add_demand(use, *_demand_arrays(rows, []), grid.min_layer)
     return tuple(LayerEdges(design.layers[i].name, i + 1, h, wires, cap)
                  for i, (cap, wires, h) in enumerate(zip(use.cap, use.wires, use.horizontal)))
 

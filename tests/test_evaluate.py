@@ -79,6 +79,13 @@ def test_tiny_contest_cost_worked_by_hand(tmp_path):
     assert any("cap file" in s for s in ev.cost.left_out)
 
 
+def test_a_nets_overlapping_guides_take_one_track_an_edge(tmp_path):
+    d, g = tiny(tmp_path)
+    once = {r.name: r.demand for r in evaluate(d, g, GUIDES).layers}
+    twice = dict(GUIDES, n1=GUIDES["n1"] + [(*ROW0, "m3"), (*COL0, "m2")])
+    assert {r.name: r.demand for r in evaluate(d, g, twice).layers} == once
+
+
 def test_a_capacity_of_zero_costs_exp_one_and_a_half_demand(tmp_path):
     # m3 taken away whole: both row 0 wires land on an edge of capacity 0
     d, g = tiny(tmp_path, adjust={"m3": 1.0})

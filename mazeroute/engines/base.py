@@ -219,3 +219,17 @@ class Problem(ABC):
         if v.size and (v.min() < 0 or v.max() >= self.num_vertices):
             raise ValueError(f"{what} hold a vertex outside 0..{self.num_vertices - 1}")
         return v.astype(np.int32)
+
+
+def distinct(xp, a):
+    """The sorted distinct values of a 1-D integer array, on NumPy or CuPy (``xp``), by
+    sorting: for the large arrays of many distinct values that global routing counts,
+    faster than NumPy's hashing ``unique``.
+
+    >>> distinct(np, np.array([3, 1, 3, 2])).tolist()
+    [1, 2, 3]
+    """
+    a = xp.sort(a)
+    keep = xp.ones(len(a), bool)
+    keep[1:] = a[1:] != a[:-1]
+    return a[keep]

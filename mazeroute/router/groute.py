@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..engines.base import distinct
 from ..engines.costs import COST_MAX, COST_SCALE
 from ..gcells import GCellGrid
 from ..readers.lefdef import Design
@@ -52,7 +53,6 @@ from .groute_pattern import pattern_route
 from .groute_search import array_module, make_search
 from .layered_tree import Rules
 from .pattern_shapes import OVER as PATTERN_OVER
-from .pattern_shapes import distinct
 
 #: The shapes of the present-congestion cost (:class:`GRouteOptions`).
 PRESENT_COSTS = ("pathfinder", "logistic")

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..engines.base import distinct
 from .pattern_shapes import (
     BLOCK,
     INF,
@@ -40,7 +41,6 @@ from .pattern_shapes import (
     Prices,
     Segments,
     best_shapes,
-    distinct,
     host,
     node_costs,
     scatter,
@@ -293,8 +293,9 @@ class _RoundDP:
 
     def __init__(self, xp, tree: _Trees, edges: np.ndarray, prices: Prices):
         self.xp, self.prices, self.L = xp, prices, len(prices.z)
-        nets = np.unique(tree.snet[edges])
-        self.points = points = np.nonzero(np.isin(tree.tnet, nets))[0]
+        in_round = np.zeros(len(tree.hpwl), bool)
+        in_round[tree.snet[edges]] = True
+        self.points = points = np.nonzero(in_round[tree.tnet])[0]
         loc = np.full(len(tree.tp), -1, np.int64)
         loc[points] = np.arange(len(points))
         self.segs = tree.segments(xp, edges)

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["UNIT", "BLOCK", "INF", "scatter", "distinct", "host", "node_costs", "Prices",
+__all__ = ["UNIT", "BLOCK", "INF", "scatter", "host", "node_costs", "Prices",
            "Segments", "best_shapes", "shape_of"]
 
 #: A node step's cost with no use.
@@ -50,15 +50,6 @@ def scatter(xp, op: str, out, at, values) -> None:
         import cupyx
         {"min": cupyx.scatter_min, "max": cupyx.scatter_max,
          "add": cupyx.scatter_add}[op](out, at, values)
-
-
-def distinct(xp, a):
-    """The sorted distinct values of a 1-D integer array (by sorting, which is faster
-    here than NumPy's hashing ``unique``)."""
-    a = xp.sort(a)
-    keep = xp.ones(len(a), bool)
-    keep[1:] = a[1:] != a[:-1]
-    return a[keep]
 
 
 def host(a) -> np.ndarray:
