@@ -55,10 +55,9 @@ def add_groute(sub) -> argparse.ArgumentParser:
                         "capacity, or CUGR's logistic, rising before capacity is reached "
                         "(default: pathfinder)")
     p.add_argument("--group", type=int, default=1, metavar="N",
-                   help="nets rerouted together on one set of costs after the first "
-                        "iteration (default: 1, PathFinder's order: each net sees the "
-                        "nets rerouted before it); more nets a group make fewer, larger "
-                        "GPU launches")
+                   help="nets the maze search reroutes together on one set of costs "
+                        "(default: 1, PathFinder's order: each net sees the nets rerouted "
+                        "before it); more nets a group make fewer, larger GPU launches")
     p.add_argument("--first-pass", choices=("pattern", "maze"), default="pattern",
                    help="how every net is routed first: pattern routes (each net's Steiner "
                         "tree, each edge an L or Z shape, layers by dynamic programming, all "
