@@ -59,7 +59,7 @@ PRESENT_COSTS = ("pathfinder", "logistic")
 
 __all__ = ["PRESENT_COSTS", "GRouteProblem", "GRouteResult", "NetTree", "GRouteOptions",
            "global_route", "design_pins", "guide_rects", "wirelength_um", "edge_overflow",
-           "as_layout"]
+           "flat_paths", "as_layout"]
 
 
 @dataclass(frozen=True)
@@ -206,8 +206,7 @@ class _Negotiation:
         p = self.p
         gone = [t for t in (self.trees.pop(n, None) for n in names) if t and t.routed]
         if gone:
-            c = np.concatenate([_wired(t.paths) if t.wired is None else t.wired
-                                for t in gone])
+            c = np.concatenate([_wires(t) for t in gone])
             np.subtract.at(self.usage, (c[:, 2], c[:, 1], c[:, 0]), 1)
         routed = pattern_route([self.pin_nodes[n] for n in names], p.free, self.cap,
                                p.directions, self.opt.via_cost, self.usage,
@@ -218,8 +217,7 @@ class _Negotiation:
             if r is None:
                 left.append(name)
             else:
-                self.trees[name] = NetTree(r.cells, r.steps, r.vias, True, r.wired, r.paths,
-                                           edges=r.edges)
+                self.trees[name] = NetTree(r.cells, r.steps, r.vias, True, r.wired, r.paths)
         self.price()
         return left
 
@@ -242,9 +240,7 @@ class _Negotiation:
     def _take(self, tree: NetTree | None, sign: int) -> None:
         if tree is None or not tree.routed:
             return
-        if tree.wired is None:
-            tree.wired = _wired(tree.paths)
-        c = tree.wired
+        c = _wires(tree)
         at = (c[:, 2], c[:, 1], c[:, 0])
         self.usage[at] += sign
         self.price(at)
@@ -268,14 +264,10 @@ class _Negotiation:
             self.trees[name] = net
             self._take(net, 1)
 
-    def overused(self) -> np.ndarray:
-        return self.usage > self.cap
-
-    def conflicts(self, problem: GRouteProblem) -> tuple[int, list[str]]:
+    def conflicts(self, problem: GRouteProblem, over: np.ndarray) -> tuple[int, list[str]]:
         """The overflow, and the nets to reroute: on the edges where the problem has
         them (the nets across an edge over capacity), else on the nodes (the nets
-        through an overused node)."""
-        over = np.maximum(0, self.usage - self.cap)
+        through an overused node); ``over`` is each node's use past capacity."""
         # the nodes' overflow bounds the edges' from above: when it is not 0, the edges
         # (what capacity is measured on) may still all hold
         if not over.any():
@@ -326,6 +318,13 @@ def in_layer_steps(paths: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     b = np.concatenate([p[1:] for p in paths])
     same = a[:, 2] == b[:, 2]
     return a[same], b[same]
+
+
+def _wires(tree: NetTree) -> np.ndarray:
+    """``tree``'s nodes that take a track (:func:`_wired`), kept on the tree."""
+    if tree.wired is None:
+        tree.wired = _wired(tree.paths)
+    return tree.wired
 
 
 def _wired(paths: list[np.ndarray]) -> np.ndarray:
@@ -382,7 +381,7 @@ def global_route(problem: GRouteProblem, options: GRouteOptions | None = None,
             neg.route(todo[at:at + step])
         over = np.maximum(0, neg.usage - neg.cap)
         neg.history += (COST_SCALE * opt.acc_fac * over).astype(np.int64)
-        edges, conflicted = neg.conflicts(problem)
+        edges, conflicted = neg.conflicts(problem, over)
         if first == "pattern" and it > 1 and edges >= overflow_by_iteration[-1]:
             first = "maze"             # the patterns have done what they can: detours now
         overflow_by_iteration.append(edges)
@@ -411,26 +410,35 @@ def _crossings(trees, shape) -> tuple[np.ndarray, np.ndarray]:
             np.concatenate([t.edges for t in trees if t.routed]))
 
 
+def flat_paths(trees, stacks: bool = False
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every routed tree's paths (and, with ``stacks``, its pins' via stacks) in one
+    array: the cells ``(n, 3)``, each cell's path, and each path's tree (its index in
+    ``trees``)."""
+    paths, owner = [], []
+    for k, t in enumerate(trees):
+        if t.routed:
+            ps = (*t.paths, *t.stacks) if stacks else t.paths
+            paths += ps
+            owner += [k] * len(ps)
+    if not paths:
+        return np.zeros((0, 3), np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
+    cells = np.concatenate(paths).astype(np.int64, copy=False).reshape(-1, 3)
+    path = np.repeat(np.arange(len(paths)), [len(p) for p in paths])
+    return cells, path, np.array(owner, np.int64)
+
+
 def _count_edges(trees: list[NetTree], shape) -> None:
     """Set the edges each of ``trees`` crosses, all trees' paths in one go."""
     if not trees:
         return
     L, ny, nx = shape
-    paths, owner = [], []
-    for k, t in enumerate(trees):
-        paths += t.paths
-        owner += [k] * len(t.paths)
-    edge = np.zeros(0, np.int64)
-    net = np.zeros(0, np.int64)
-    if paths:
-        sizes = np.array([len(p) for p in paths], np.int64)
-        cells = np.concatenate(paths).astype(np.int64)
-        path = np.repeat(np.arange(len(paths)), sizes)
-        step = (path[1:] == path[:-1]) & (cells[1:, 2] == cells[:-1, 2])
-        lo = np.minimum(cells[:-1], cells[1:])[step]
-        axis = (cells[:-1, 1] != cells[1:, 1])[step].astype(np.int64)
-        edge = ((axis * L + lo[:, 2]) * ny + lo[:, 1]) * nx + lo[:, 0]
-        net = np.repeat(np.array(owner, np.int64), sizes)[:-1][step]
+    cells, path, owner = flat_paths(trees)
+    step = (path[1:] == path[:-1]) & (cells[1:, 2] == cells[:-1, 2])
+    lo = np.minimum(cells[:-1], cells[1:])[step]
+    axis = (cells[:-1, 1] != cells[1:, 1])[step].astype(np.int64)
+    edge = ((axis * L + lo[:, 2]) * ny + lo[:, 1]) * nx + lo[:, 0]
+    net = owner[path[:-1][step]]
     pairs = distinct(np, net * (2 * L * ny * nx) + edge)
     cut = np.searchsorted(pairs // (2 * L * ny * nx), np.arange(len(trees) + 1))
     pairs %= 2 * L * ny * nx

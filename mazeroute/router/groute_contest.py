@@ -60,7 +60,7 @@ from ..io import atomic_path
 from ..readers.contest import HORIZONTAL, NO_DIRECTION, VERTICAL, CapGrid, ContestNets, GrBenchmark
 from ..readers.lefdef import RoutingLayer
 from ..readers.text import excerpt, line_error, read_text
-from .groute import GRouteProblem, GRouteResult, NetTree
+from .groute import GRouteProblem, GRouteResult, NetTree, flat_paths
 
 __all__ = ["cap_problem", "cap_grid", "gr_problem", "access_point", "centred_bounds",
            "route_segments", "write_route_2024", "write_route_2008", "read_route_2024",
@@ -182,17 +182,9 @@ def segment_arrays(trees) -> list[np.ndarray]:
     then the via stacks from its pins below the lowest routing layer; each segment's
     ends in order, the lower first; none for a net not routed."""
     trees = list(trees)
-    out = [np.zeros((0, 6), np.int64) for _ in trees]
-    paths, owner = [], []
-    for k, t in enumerate(trees):
-        if t.routed:
-            ps = (*t.paths, *t.stacks)
-            paths += ps
-            owner += [k] * len(ps)
-    if not paths:
-        return out
-    cells = np.concatenate(paths).astype(np.int64, copy=False).reshape(-1, 3)
-    path = np.repeat(np.arange(len(paths)), [len(p) for p in paths])
+    cells, path, owner = flat_paths(trees, stacks=True)
+    if not len(cells):
+        return [np.zeros((0, 6), np.int64) for _ in trees]
     steps = np.nonzero(path[1:] == path[:-1])[0]          # step i joins cells i, i + 1
     axis = np.argmax(np.abs(cells[steps + 1] - cells[steps]), axis=1)
     goes_on = np.zeros(len(steps), bool)
@@ -205,7 +197,7 @@ def segment_arrays(trees) -> list[np.ndarray]:
         (p1[:, 1] < p0[:, 1]) | ((p1[:, 1] == p0[:, 1]) & (p1[:, 2] < p0[:, 2])))))
     segs = np.concatenate([np.where(swap[:, None], p1, p0), np.where(swap[:, None], p0, p1)],
                           axis=1)
-    net = np.array(owner, np.int64)[path[steps[first]]]
+    net = owner[path[steps[first]]]
     cut = np.searchsorted(net, np.arange(len(trees) + 1))
     return [segs[cut[k]:cut[k + 1]] for k in range(len(trees))]
 

@@ -56,9 +56,7 @@ class PatternNet:
     """One net's pattern route: its nodes (its pins first), its paths (each a chain of
     neighbouring nodes), the nodes that take a track, its in-layer steps and vias, and
     its cost as the dynamic programme priced it (its runs' node costs, a via at each
-    bend, and a via per layer crossed by the stack at each tree point), and the GCell
-    edges its wires cross, numbered ``axis * L * H * W`` plus the lower node's index
-    (axis 0 along x, 1 along y)."""
+    bend, and a via per layer crossed by the stack at each tree point)."""
 
     cells: np.ndarray
     paths: list[np.ndarray]
@@ -66,7 +64,6 @@ class PatternNet:
     steps: int
     vias: int
     cost: int = 0
-    edges: np.ndarray | None = None
 
 
 def _ramps(xp, start, step, count):
@@ -304,10 +301,16 @@ class _RoundDP:
         self.p_net = tree.tnet[points]
         self.pin_lo = xp.asarray(tree.pin_lo[points])
         self.pin_hi = xp.asarray(tree.pin_hi[points])
-
-    def _levels(self):
-        for d in range(int(self.p_depth.max()), -1, -1):
-            yield (d, np.nonzero(self.e_depth == d)[0], np.nonzero(self.p_depth == d)[0])
+        # each depth's edges and points, deepest first, and each point's place in its own
+        by_e = np.argsort(self.e_depth, kind="stable")
+        by_p = np.argsort(self.p_depth, kind="stable")
+        depths = np.arange(int(self.p_depth.max()) + 2)
+        e_cut = np.searchsorted(self.e_depth[by_e], depths)
+        p_cut = np.searchsorted(self.p_depth[by_p], depths)
+        self.levels = [(d, by_e[e_cut[d]:e_cut[d + 1]], by_p[p_cut[d]:p_cut[d + 1]])
+                       for d in depths[:-1].tolist()][::-1]
+        self.place = np.empty(len(by_p), np.int64)
+        self.place[by_p] = np.arange(len(by_p)) - p_cut[self.p_depth[by_p]]
 
     def solve(self):
         """The edges' shapes (``first_h``, ``mid``) and layers ``(n, 3)``, each point's
@@ -319,15 +322,13 @@ class _RoundDP:
         key = xp.zeros((n_e, L), np.int64)
         arrive_cost = xp.full((n_p, L), INF, np.int64)
         tot = xp.full((n_p, L, L), INF, np.int64)
-        for _, e, p in self._levels():
+        for _, e, p in self.levels:
             if len(e):
                 de = xp.asarray(e)
                 cost[de], key[de] = best_shapes(self.segs.take(de), self.prices,
                                                 arrive_cost[xp.asarray(self.b_loc[e])])
-            pos = np.full(n_p, -1, np.int64)
-            pos[p] = np.arange(len(p))
             dp = xp.asarray(p)
-            child_point, child_cost = xp.asarray(pos[self.a_loc[e]]), cost[xp.asarray(e)]
+            child_point, child_cost = xp.asarray(self.place[self.a_loc[e]]), cost[xp.asarray(e)]
             if self.prices.kernels is not None:
                 t = xp.zeros((len(p), L, L), np.int64)
                 arrive_cost[dp] = self.prices.kernels.junctions(
@@ -352,7 +353,7 @@ class _RoundDP:
             dev_a, dev_b = xp.asarray(self.a_loc), xp.asarray(self.b_loc)
             ends = tuple(xp.ascontiguousarray(v) for v in (self.segs.xa, self.segs.ya,
                                                             self.segs.xb, self.segs.yb))
-        for d, e, p in sorted(self._levels()):
+        for d, e, p in reversed(self.levels):
             dp = xp.asarray(p)
             lo[dp], hi[dp] = pick(xp, tot[dp], None if d == 0 else arrive[dp])
             if not len(e):
@@ -386,12 +387,6 @@ def _by_net(key: np.ndarray, nn: int, nets: int, shape) -> list[np.ndarray]:
     cut = np.searchsorted(key // nn, np.arange(nets + 1))
     nodes = _xyz(key % nn, shape)
     return [nodes[cut[k]:cut[k + 1]] for k in range(nets)]
-
-
-def _split_by_net(net: np.ndarray, values: np.ndarray, nets: int) -> list[np.ndarray]:
-    """``values`` (sorted by ``net``) as one array a net."""
-    cut = np.searchsorted(net, np.arange(nets + 1))
-    return [values[cut[k]:cut[k + 1]] for k in range(nets)]
 
 
 def _assemble(pins, shape, tree: _Trees, first_h, mid, layers, bad, net_cost
@@ -429,10 +424,6 @@ def _assemble(pins, shape, tree: _Trees, first_h, mid, layers, bad, net_cost
     new[1:] = (e[1:] != e[:-1]).any(1)
     n_steps = np.bincount(e[new & ~via[order], 0], minlength=nets)
     n_vias = np.bincount(e[new & via[order], 0], minlength=nets)
-    # the edges each net crosses, numbered as groute's edge_overflow numbers them
-    flat = e[new & ~via[order]]
-    across_y = (flat[:, 2] - flat[:, 1] != 1) | (shape[2] == 1)
-    crossed = _split_by_net(flat[:, 0], flat[:, 1] + nn * across_y, nets)
     along = ~via
     wired = _by_net(distinct(np, np.concatenate([enet[along] * nn + u[along],
                                               enet[along] * nn + v[along]])),
@@ -465,5 +456,5 @@ def _assemble(pins, shape, tree: _Trees, first_h, mid, layers, bad, net_cost
             continue
         paths = [cells[bounds[j]:bounds[j + 1]] for j in by_net[p_cut[k]:p_cut[k + 1]]]
         out.append(PatternNet(all_nodes[cut[k]:cut[k + 1]], paths, wired[k], int(n_steps[k]),
-                              int(n_vias[k]), int(net_cost[k]), crossed[k]))
+                              int(n_vias[k]), int(net_cost[k])))
     return out
