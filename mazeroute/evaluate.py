@@ -51,6 +51,7 @@ import numpy as np
 from .engines.base import distinct
 from .errors import InputError, quote
 from .gcells import GCellGrid
+from .guide_check import box_cells, covered, one_piece
 from .readers.lefdef import Design, Net, place
 
 Box = tuple[int, int, int, int, int]
@@ -190,22 +191,34 @@ def guide_boxes(design: Design, grid: GCellGrid,
     level = {lay.name: lay.level for lay in design.layers}
     names = {n.name for n in design.nets}
     die = design.die
-    xs, ys = grid.xs.tolist(), grid.ys.tolist()       # scalar lookups: lists bisect fast
+    nets = list(guides)
+    sizes = np.array([len(guides[n]) for n in nets], np.int64)
+    flat = [r for n in nets for r in guides[n]]
+    xy = np.array([r[:4] for r in flat], np.int64).reshape(-1, 4)
+    lev = np.array([level.get(r[4], 0) for r in flat], np.int64)
+    # the first wrong thing in the file's order: a net's name comes before its rectangles
+    bad = (lev == 0) | (xy[:, 0] < die[0]) | (xy[:, 1] < die[1]) | (xy[:, 2] > die[2]) \
+        | (xy[:, 3] > die[3])
+    first = np.cumsum(sizes) - sizes
+    stranger = [k for k, n in enumerate(nets) if n not in names]
+    at = int(np.argmax(bad)) if bad.any() else len(flat)
+    if stranger and first[stranger[0]] <= at:
+        raise InputError(f"not a net of design {design.name}",
+                         field=f"net {nets[stranger[0]]}")
+    if at < len(flat):
+        net = nets[int(np.searchsorted(first, at, side="right")) - 1]
+        x0, y0, x1, y1, layer = flat[at]
+        if layer not in level:
+            raise InputError(f"{quote(layer)} is not a routing layer (the layers: "
+                             f"{', '.join(level)})", field=f"net {net}")
+        raise InputError(f"rectangle {(x0, y0, x1, y1)} lies off the die {die}",
+                         field=f"net {net}")
+    cx0, cx1 = _spans(xy[:, 0], xy[:, 2], grid.xs)
+    cy0, cy1 = _spans(xy[:, 1], xy[:, 3], grid.ys)
+    rows = np.stack([lev, cx0, cy0, cx1, cy1], 1).tolist()
     out: dict[str, list[Box]] = {}
-    for net, rects in guides.items():
-        if net not in names:
-            raise InputError(f"not a net of design {design.name}", field=f"net {net}")
-        boxes = []
-        for x0, y0, x1, y1, layer in rects:
-            if layer not in level:
-                raise InputError(f"{quote(layer)} is not a routing layer (the layers: "
-                                 f"{', '.join(level)})", field=f"net {net}")
-            if x0 < die[0] or y0 < die[1] or x1 > die[2] or y1 > die[3]:
-                raise InputError(f"rectangle {(x0, y0, x1, y1)} lies off the die {die}",
-                                 field=f"net {net}")
-            cx, cy = _span(x0, x1, xs), _span(y0, y1, ys)
-            boxes.append((level[layer], cx[0], cy[0], cx[1], cy[1]))
-        out[net] = boxes
+    for n, k, m in zip(nets, first.tolist(), sizes.tolist()):
+        out[n] = [tuple(r) for r in rows[k:k + m]]
     return out
 
 
@@ -291,6 +304,34 @@ def _covers(boxes: list[Box], shape: Box) -> bool:
     """Whether a box on the shape's layer or above overlaps one of its GCells."""
     return any(b[0] >= shape[0] and b[1] <= shape[3] and shape[1] <= b[3]
                and b[2] <= shape[4] and shape[2] <= b[4] for b in boxes)
+
+
+def _good_nets(design: Design, grid: GCellGrid, boxes: dict[str, list[Box]]) -> np.ndarray:
+    """For each net of the design, whether its guides connect and cover every pin (all
+    nets at once, :mod:`.guide_check`); a net of fewer than two pins passes."""
+    nets = len(design.nets)
+    rows = [(k, *b) for k, net in enumerate(design.nets) for b in boxes.get(net.name, ())]
+    b = np.array(rows, np.int64).reshape(-1, 6)
+    ok = one_piece(b[:, 0], b[:, 1:], nets)
+    t = design.pin_table
+    shapes = np.stack([t.net, t.level, *_spans(t.rect[:, 0], t.rect[:, 2], grid.xs),
+                       *_spans(t.rect[:, 1], t.rect[:, 3], grid.ys)], 1)[:, [0, 1, 2, 4, 3, 5]]
+    hit = covered(box_cells(b[:, 0], b[:, 1:]), shapes)
+    sizes = np.array([len(n.pins) for n in design.nets], np.int64)
+    pin = (np.cumsum(sizes) - sizes)[t.net] + t.pin         # each shape's pin, numbered
+    shown = np.bincount(pin, minlength=int(sizes.sum())) > 0
+    bare = shown & ~(np.bincount(pin[hit], minlength=len(shown)) > 0)
+    ok[np.repeat(np.arange(nets), sizes)[bare]] = False
+    return ok | (sizes < 2)
+
+
+def _spans(lo: np.ndarray, hi: np.ndarray, bounds: np.ndarray) -> tuple[np.ndarray, ...]:
+    """:func:`_span` for arrays: the first and last GCells each ``[lo, hi]`` covers."""
+    last = len(bounds) - 2
+
+    def cell(v):
+        return np.clip(np.searchsorted(bounds, v, side="right") - 1, 0, last)
+    return cell(lo), cell(np.maximum(lo, hi - 1))
 
 
 def _where(box: Box, design: Design) -> str:
@@ -558,6 +599,7 @@ def evaluate(design: Design, grid: GCellGrid,
     top = max([grid.max_layer] + [b[0] for bs in boxes.values() for b in bs])
     use = _usage_arrays(design, grid, top)
     look = _Lookup.of(design, grid)
+    good = _good_nets(design, grid, boxes)
     checks: list[NetCheck] = []
     routable = connected = total_wl = total_vias = 0
     all_boxes, all_sites = [], []
@@ -565,7 +607,8 @@ def evaluate(design: Design, grid: GCellGrid,
         mine = boxes.get(net.name, [])
         if len(net.pins) < 2 and not mine:
             continue
-        reason = _reason(design, net, mine, look) if len(net.pins) >= 2 else ""
+        # the reasons are worded one net at a time, for the nets that fail
+        reason = "" if good[k] else _reason(design, net, mine, look)
         sites = via_sites(mine)
         wl = sum(segment_length(b, grid.tile) for b in mine)
         cells = {b[1:3] for b in mine} | {b[3:5] for b in mine}

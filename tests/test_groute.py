@@ -250,3 +250,32 @@ def test_overflow_counted_from_each_trees_kept_edges_is_counted_from_its_paths(p
     assert res.overflow > 0
     assert edge_overflow(res.routes.values(), problem) == edge_overflow(fresh, problem)
     assert res.overflow == edge_overflow(fresh, problem)
+
+
+def test_reroutes_alternate_pattern_rounds_and_a_maze_round(monkeypatch):
+    """After a pattern first pass, the conflicted nets are rerouted by patterns; a round
+    of them that leaves the overflow where it was is followed by one maze round, and that
+    by patterns again."""
+    import mazeroute.router.groute as gr
+
+    problem = GRouteProblem.of_grid(gcell_grid(_design()), {"a": [(0, 0, 0), (3, 3, 0)]})
+    overflows = iter([10, 8, 8, 5, 5, 0])   # iterations 1-6; patterns stall at 3 and 5
+    ran = []
+
+    def rerouted(self, names, how):
+        ran.append(how)
+        self.trees.update({n: gr.NetTree(np.zeros((0, 3), np.int64), routed=False)
+                           for n in names})
+        return []
+    monkeypatch.setattr(gr._Negotiation, "pattern",
+                        lambda self, names, negotiated=False: rerouted(self, names, "pattern"))
+    monkeypatch.setattr(gr._Negotiation, "route",
+                        lambda self, names: rerouted(self, names, "maze"))
+
+    def conflicts(self, problem, over):
+        edges = next(overflows)
+        return edges, (["a"] if edges else [])
+    monkeypatch.setattr(gr._Negotiation, "conflicts", conflicts)
+    res = global_route(problem)
+    assert res.overflows == [10, 8, 8, 5, 5, 0]
+    assert ran == ["pattern", "pattern", "pattern", "maze", "pattern", "maze"]

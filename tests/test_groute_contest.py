@@ -13,10 +13,11 @@ import pytest
 
 from mazeroute.cli import main
 from mazeroute.errors import InputError
-from mazeroute.readers.contest import read_cap, read_gr, read_net
+from mazeroute.readers.contest import ContestNets, read_cap, read_gr, read_net
 from mazeroute.router.groute import GRouteProblem, edge_overflow, global_route
 from mazeroute.router.groute_contest import (
     access_point,
+    access_points,
     cap_problem,
     gr_problem,
     read_route_2008,
@@ -111,6 +112,16 @@ def along_their_layers(segments, directions, lowest: int) -> bool:
 def test_access_point_is_the_lowest_layers_first():
     assert access_point(np.array([[1, 5, 5], [0, 3, 2], [0, 1, 1]])) == (3, 2, 0)
     assert access_point(np.array([[2, 7, 1]])) == (7, 1, 2)
+
+
+def test_access_points_of_all_pins_are_each_pins_own():
+    rng = np.random.default_rng(4)
+    sizes = rng.integers(1, 5, 300)
+    points = rng.integers(0, 4, (int(sizes.sum()), 3)).astype(np.int32)
+    pin_start = np.r_[0, np.cumsum(sizes)]
+    nets = ContestNets(("a", "b"), points, pin_start, np.array([0, 120, 300]))
+    want = [access_point(points[a:b]) for a, b in zip(pin_start[:-1], pin_start[1:])]
+    assert [tuple(r) for r in access_points(nets).tolist()] == want
 
 
 def test_cap_routes_every_net_connected_and_writes_it(tmp_path):

@@ -3,10 +3,13 @@ one-line errors for bad input."""
 
 from pathlib import Path
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mazeroute.errors import InputError
-from mazeroute.readers.lefdef import Component, Macro, place, read_design
+from mazeroute.readers.lefdef import ORIENTS, Component, Macro, place, placed, read_design
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "lefdef"
 
@@ -193,3 +196,26 @@ def test_shared_designs_are_read(def_name, lef_name, comps, pins, nets):
     for net in d.nets[:50]:
         for _, _, shapes in d.pin_shapes(net):
             assert shapes and {lay for lay, _ in shapes} <= names
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(ORIENTS), st.integers(1, 40), st.integers(1, 40),
+       st.lists(st.integers(0, 40), min_size=4, max_size=4),
+       st.integers(0, 1000), st.integers(0, 1000))
+def test_placed_is_place_for_every_orientation(orient, w, h, corners, x, y):
+    r = (min(corners[0], corners[2]), min(corners[1], corners[3]),
+         max(corners[0], corners[2]), max(corners[1], corners[3]))
+    want = place(r, Component("u", "M", x, y, orient, "PLACED"), Macro("M", "CORE", w, h))
+    got = placed(np.array([r]), np.array([[x, y, ORIENTS.index(orient), w, h]]))
+    assert tuple(got[0].tolist()) == want
+
+
+def test_pin_table_holds_every_routing_layer_shape():
+    design = read_design(DATA / "gcd" / "gcd.def", [DATA / "nangate45" / "Nangate45.lef"])
+    t = design.pin_table
+    levels = {lay.name: lay.level for lay in design.layers}
+    want = [(k, j, levels[lay], *r) for k, net in enumerate(design.nets)
+            for j, (_c, _p, shapes) in enumerate(design.pin_shapes(net))
+            for lay, r in shapes if lay in levels]
+    got = np.column_stack([t.net, t.pin, t.level, t.rect]).tolist()
+    assert [tuple(g) for g in got] == want

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import scipy.ndimage
 
 from ..errors import InputError
 from ..generate import class_mask, parse_class, random_layout, random_nets, random_rects, tile_mask
@@ -112,6 +111,8 @@ def make_case(cls: str, size: int = DEFAULT_SIZE, seed: int = 0,
 
 def corner_source(free: np.ndarray) -> int:
     """Row-major first cell of the largest 4-connected free region (its vertex id)."""
+    import scipy.ndimage      # here: every command builds bench's parser, few run it
+
     labels, count = scipy.ndimage.label(free)
     if count == 0:
         raise InputError("the layout has no free cell", field="--classes")

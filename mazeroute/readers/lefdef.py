@@ -26,6 +26,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from ..errors import InputError
 from .text import regular_input
 
@@ -93,6 +95,18 @@ class Net:
 
 
 @dataclass(frozen=True)
+class PinTable:
+    """Every shape of every net's pins on a routing layer, one row a shape, placed on the
+    die (:attr:`Design.pin_table`): the net's index in :attr:`Design.nets`, the pin's
+    index in its net's ``pins``, the layer's level and the rectangle ``(k, 4)`` in DBU,
+    net after net, pin after pin, each pin's shapes in the LEF's order."""
+    net: np.ndarray
+    pin: np.ndarray
+    level: np.ndarray
+    rect: np.ndarray
+
+
+@dataclass(frozen=True)
 class Design:
     """A placed design and its technology, every coordinate in DBU.
 
@@ -121,6 +135,30 @@ class Design:
     def component_map(self) -> dict[str, Component]:
         """The components by name (built once)."""
         return {c.name: c for c in self.components}
+
+    @functools.cached_property
+    def pin_table(self) -> PinTable:
+        """Every net's pin shapes on routing layers as arrays (built once; the shapes of
+        :meth:`pin_shapes`, all placed at once)."""
+        level = {lay.name: lay.level for lay in self.layers}
+        comps = self.component_map
+        rows, place_at = [], []
+        for k, net in enumerate(self.nets):
+            for j, (comp, pin) in enumerate(net.pins):
+                if comp == "PIN":
+                    shapes, at = self.io_pins.get(pin, ()), (0, 0, 0, 0, 0)
+                else:
+                    c = comps[comp]
+                    m = self.macros[c.macro]
+                    shapes = m.pins.get(pin, ())
+                    at = (c.x, c.y, ORIENTS.index(c.orient), m.width, m.height)
+                for lay, r in shapes:
+                    if lay in level:
+                        rows.append((k, j, level[lay], *r))
+                        place_at.append(at)
+        t = np.array(rows, np.int64).reshape(-1, 7)
+        return PinTable(t[:, 0], t[:, 1], t[:, 2],
+                        placed(t[:, 3:], np.array(place_at, np.int64).reshape(-1, 5)))
 
     def pin_shapes(self, net: Net) -> list[tuple[str, str, tuple[tuple[str, Rect], ...]]]:
         """Each pin of ``net`` as ``(component, pin, shapes)``, shapes placed on the die."""
@@ -158,6 +196,27 @@ def place(r: Rect, comp: Component, macro: Macro) -> Rect:
     bx, by = pt(r[2], r[3])
     return (comp.x + min(ax, bx), comp.y + min(ay, by),
             comp.x + max(ax, bx), comp.y + max(ay, by))
+
+
+def placed(rects: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """:func:`place` for many rectangles at once: ``rects`` ``(k, 4)`` in their macros'
+    frames, ``at`` ``(k, 5)`` each one's component ``x, y``, orientation (its index in
+    :data:`ORIENTS`), macro width and height.
+
+    >>> placed(np.array([[1, 2, 3, 4]]), np.array([[100, 200, 6, 10, 20]])).tolist()
+    [[101, 216, 103, 218]]
+    """
+    out = np.empty_like(rects)
+    w, h, o = at[:, 3], at[:, 4], at[:, 2]
+    for a, b in ((0, 1), (2, 3)):
+        x, y = rects[:, a], rects[:, b]
+        # OpenDB's meaning of each name, as in place()
+        px = np.choose(o, [x, h - y, w - x, y, w - x, y, x, h - y])
+        py = np.choose(o, [y, x, h - y, w - x, y, x, h - y, w - x])
+        out[:, a], out[:, b] = px, py
+    lo_x, hi_x = np.minimum(out[:, 0], out[:, 2]), np.maximum(out[:, 0], out[:, 2])
+    lo_y, hi_y = np.minimum(out[:, 1], out[:, 3]), np.maximum(out[:, 1], out[:, 3])
+    return np.stack([at[:, 0] + lo_x, at[:, 1] + lo_y, at[:, 0] + hi_x, at[:, 1] + hi_y], 1)
 
 
 # -- the child process that runs lefdef ------------------------------------------------
@@ -453,4 +512,4 @@ def read_design(def_path: str | Path, lef_paths: list[str | Path] | tuple) -> De
 
 
 __all__ = ["Design", "RoutingLayer", "Tracks", "Macro", "Component", "Net", "ORIENTS",
-           "place", "read_design"]
+           "PinTable", "place", "placed", "read_design"]

@@ -20,14 +20,29 @@ Examples
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ..layout import Layout, check_layout
-from .congestion import PathFinderOptions
-from .negotiate import Negotiator
-from .negotiate import negotiate as _negotiate
 from .result import ROUTES_FORMAT, IterationStats, NetRoute, RouteResult
-from .sequential import ORDERS, Router, net_order
+
+if TYPE_CHECKING:
+    from .congestion import PathFinderOptions
+    from .negotiate import Negotiator
+    from .sequential import ORDERS, Router, net_order
+
+# the routing modes' modules load when first named, so that a program using one
+# submodule (the global router's) does not load both modes
+_LAZY = {"PathFinderOptions": "congestion", "Negotiator": "negotiate", "ORDERS": "sequential",
+         "Router": "sequential", "net_order": "sequential"}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 MODES = ("sequential", "negotiate")
 #: The mode of :func:`route`, ``mazeroute route`` and ``mazeroute batch`` unless told.
@@ -92,12 +107,14 @@ def route(layout: Layout, *, backend: str = "auto", strategy: str | None = None,
                             ("options", options)):
             if value is not None:
                 raise ValueError(f"{name}= applies to mode='negotiate' only")
+        from .sequential import Router
         return Router(layout, backend, strategy).run(order or "file", progress)
     if mode == "negotiate":
         for name, value in (("order", order), ("strategy", strategy)):
             if value is not None:
                 raise ValueError(f"{name}= applies to mode='sequential' only")
-        return _negotiate(layout, backend, max_iterations=max_iterations,
+        from .negotiate import negotiate
+        return negotiate(layout, backend, max_iterations=max_iterations,
                          time_limit=time_limit, progress=progress, options=options)
     raise ValueError(f"unknown routing mode {mode!r}; choose from {', '.join(MODES)}")
 

@@ -77,13 +77,17 @@ class GRouteOptions:
     search. ``first_pres_fac`` is the present cost's weight in the second iteration,
     the first of rip-up and reroute (default: 0.5 after a maze first pass; after pattern
     routes, the weight they gave a track past capacity, so that the reroutes price
-    overflow no lower than the first pass did).
+    overflow no lower than the first pass did). It grows by ``pres_fac_mult`` an
+    iteration up to ``max_pres_fac`` (VPR's bound). After a pattern first pass the
+    conflicted nets are rerouted by pattern routes, and after a round of them that did
+    not lower the overflow by one round of the maze search.
     """
 
     via_cost: int = 2
     max_iterations: int = 30
     first_pres_fac: float | None = None
     pres_fac_mult: float = 1.5
+    max_pres_fac: float = 1000.0
     acc_fac: float = 1.0
     present: str = "pathfinder"
     slope: float = 1.0
@@ -363,12 +367,11 @@ def global_route(problem: GRouteProblem, options: GRouteOptions | None = None,
     neg = _Negotiation(problem, opt, backend, kernels)
     todo = list(neg.pin_nodes)
     overflow_by_iteration = []
-    # the nets are rerouted by pattern routes while that lowers the overflow, then by
-    # the maze search, which can detour
     first = "pattern" if opt.pattern else "maze"
     it = 0
     for it in range(1, opt.max_iterations + 1):
-        neg.pres = 0.0 if it == 1 else first_pres * opt.pres_fac_mult ** (it - 2)
+        neg.pres = 0.0 if it == 1 else min(opt.max_pres_fac,
+                                           first_pres * opt.pres_fac_mult ** (it - 2))
         neg.price()
         neg.uniform = neg.pres == 0 and not neg.history.any()
         # the first iteration's searches read no use (uniform costs): any grouping is
@@ -382,8 +385,13 @@ def global_route(problem: GRouteProblem, options: GRouteOptions | None = None,
         over = np.maximum(0, neg.usage - neg.cap)
         neg.history += (COST_SCALE * opt.acc_fac * over).astype(np.int64)
         edges, conflicted = neg.conflicts(problem, over)
-        if first == "pattern" and it > 1 and edges >= overflow_by_iteration[-1]:
-            first = "maze"             # the patterns have done what they can: detours now
+        if opt.pattern and it > 1:
+            # patterns cannot detour; the maze search prices a via stack through a full
+            # node as if it took a track there, which patterns do not: each covers what
+            # the other cannot, so a round of patterns that did not lower the overflow
+            # is followed by one of maze routes, and that by patterns again
+            stalled = first == "pattern" and edges >= overflow_by_iteration[-1]
+            first = "maze" if stalled else "pattern"
         overflow_by_iteration.append(edges)
         if progress:
             progress(it, edges, rerouted)
@@ -478,24 +486,21 @@ def design_pins(design: Design, grid: GCellGrid) -> dict[str, list[tuple[int, in
     whose pins all lie in one GCell keeps that one node (its guides still reach the lowest
     routing layer)."""
     top = len(grid.layers)
-    level = {lay.name: lay.level for lay in design.layers}
-    names, owner, cx, cy, cz = [], [], [], [], []
-    for net in design.nets:
-        if len(net.pins) < 2:
-            continue
-        k = len(names)
-        names.append(net.name)
-        for _comp, _pin, shapes in design.pin_shapes(net):
-            shapes = [(level[lay], r) for lay, r in shapes if lay in level]
-            if not shapes:
-                continue
-            low = min(lv for lv, _ in shapes)
-            r = max((r for lv, r in shapes if lv == low),
-                    key=lambda r: (r[2] - r[0]) * (r[3] - r[1]))
-            owner.append(k)
-            cx.append((r[0] + r[2]) / 2)
-            cy.append((r[1] + r[3]) / 2)
-            cz.append(min(low, top) - 1)
+    t = design.pin_table
+    multi = np.array([len(net.pins) >= 2 for net in design.nets] + [False])
+    keep = np.nonzero(multi[t.net])[0]
+    r = t.rect[keep]
+    # each pin's largest shape on its lowest layer (the first of equals)
+    order = keep[np.lexsort((keep, -(r[:, 2] - r[:, 0]) * (r[:, 3] - r[:, 1]),
+                             t.level[keep], t.pin[keep], t.net[keep]))]
+    new_pin = np.ones(len(order), bool)
+    new_pin[1:] = (np.diff(t.net[order]) != 0) | (np.diff(t.pin[order]) != 0)
+    first = order[new_pin]
+    names = [net.name for net in design.nets]
+    owner = t.net[first].tolist()
+    cx = (t.rect[first, 0] + t.rect[first, 2]) / 2
+    cy = (t.rect[first, 1] + t.rect[first, 3]) / 2
+    cz = (np.minimum(t.level[first], top) - 1).tolist()
     # every pin's GCell at once: the searches are the costly part when done a pin a time
     gx = np.clip(np.searchsorted(grid.xs, cx, side="right") - 1, 0, len(grid.xs) - 2)
     gy = np.clip(np.searchsorted(grid.ys, cy, side="right") - 1, 0, len(grid.ys) - 2)

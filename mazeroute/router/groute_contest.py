@@ -62,7 +62,8 @@ from ..readers.lefdef import RoutingLayer
 from ..readers.text import excerpt, line_error, read_text
 from .groute import GRouteProblem, GRouteResult, NetTree, flat_paths
 
-__all__ = ["cap_problem", "cap_grid", "gr_problem", "access_point", "centred_bounds",
+__all__ = ["cap_problem", "cap_grid", "gr_problem", "access_point", "access_points",
+           "centred_bounds",
            "route_segments", "write_route_2024", "write_route_2008", "read_route_2024",
            "read_route_2008"]
 
@@ -132,8 +133,25 @@ def cap_problem(cap: CapGrid, nets: ContestNets) -> GRouteProblem:
         Every net with its pins' chosen access points, in the file's order; wires on
         layers 1 and up (0 too on a one-layer grid).
     """
-    pins = _net_pins(nets, lambda n: [access_point(p) for p in nets.pins(n)])
+    nodes = access_points(nets).tolist()
+    starts = nets.net_start.tolist()
+    pins = _net_pins(nets, lambda n: map(tuple, nodes[starts[n]:starts[n + 1]]))
     return GRouteProblem.of_grid(cap_grid(cap), pins)
+
+
+def access_points(nets: ContestNets) -> np.ndarray:
+    """:func:`access_point` of every pin at once, as rows ``(x, y, z)``.
+
+    >>> nets = ContestNets(("a",), np.array([[2, 5, 5], [1, 3, 4], [1, 0, 0], [0, 1, 1]]),
+    ...                    np.array([0, 3, 4]), np.array([0, 2]))
+    >>> access_points(nets).tolist()
+    [[3, 4, 1], [1, 1, 0]]
+    """
+    pts = np.asarray(nets.points, np.int64).reshape(-1, 3)
+    pin = np.repeat(np.arange(nets.num_pins), np.diff(nets.pin_start))
+    order = np.lexsort((np.arange(len(pts)), pts[:, 0], pin))
+    first = order[np.r_[True, pin[order][1:] != pin[order][:-1]]] if len(order) else order
+    return pts[first][:, [1, 2, 0]]
 
 
 def cap_grid(cap: CapGrid) -> GCellGrid:
