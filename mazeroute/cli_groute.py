@@ -239,6 +239,7 @@ def _groute_contest(args: argparse.Namespace, kind: str) -> int:
     from .router.groute_contest import (
         cap_problem,
         gr_problem,
+        segment_table,
         write_route_2008,
         write_route_2024,
     )
@@ -266,7 +267,8 @@ def _groute_contest(args: argparse.Namespace, kind: str) -> int:
              f"wirelength {sum(t.steps for t in trees)} GCell steps, vias "
              f"{sum(t.vias for t in trees)}"]
     if kind == "cap":
-        cost = _contest_cost(cap, problem, result)
+        table = segment_table(result.routes.values())
+        cost = _contest_cost(cap, problem, table)
         lines.append(f"contest cost {cost.total:.6g} (wire {cost.wire:.6g}, via "
                      f"{cost.via:.6g}, overflow {cost.overflow:.6g}; the .cap's weights)")
     lines.append(f"seconds {time.perf_counter() - t0:.2f} (routing {result.seconds:.2f})")
@@ -275,7 +277,7 @@ def _groute_contest(args: argparse.Namespace, kind: str) -> int:
     routes = f"{safe_folder_name(name)}.{'route' if kind == 'cap' else 'out'}"
     with output_folder(out), OutputSet(out) as files:
         if kind == "cap":
-            write_route_2024(files.stage(routes), result, problem)
+            write_route_2024(files.stage(routes), result, problem, table)
         else:
             write_route_2008(files.stage(routes), result, problem, gr)
         files.stage("groute.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -284,30 +286,34 @@ def _groute_contest(args: argparse.Namespace, kind: str) -> int:
     return 0 if overflow == 0 else 1
 
 
-def _contest_cost(cap, problem, result):
-    """The ISPD 2024 contest's cost of ``result`` by :mod:`mazeroute.evaluate`'s formula
-    and demand rules, with the ``.cap``'s weights: each net's wires as boxes of GCells,
-    its vias as the sites of their lower layers."""
+def _contest_cost(cap, problem, table):
+    """The ISPD 2024 contest's cost of the routes whose :func:`segment_table` is ``table``,
+    by :mod:`mazeroute.evaluate`'s formula and demand rules, with the ``.cap``'s weights:
+    each net's wires as boxes of GCells, its vias as the sites of their lower layers."""
     import numpy as np
 
-    from .evaluate import ContestWeights, cost_of_boxes
+    from .engines.base import distinct
+    from .evaluate import ContestWeights, cost_of_arrays
     from .readers.contest import HORIZONTAL
-    from .router.groute_contest import cap_grid, segment_arrays
+    from .router.groute_contest import cap_grid
 
     h, v = cap.edge_capacity()
     horizontal = [d == HORIZONTAL for d in cap.directions.tolist()]
     caps = [(h if hz else v)[z].astype(np.float64) for z, hz in enumerate(horizontal)]
-
-    def nets():
-        for segs in segment_arrays(result.routes.values()):
-            segs = segs.tolist()
-            boxes = [(z1 + 1, x1, y1, x2, y2) for x1, y1, z1, x2, y2, z2 in segs if z1 == z2]
-            sites = {(z1 + 1, x1, y1) for x1, y1, z1, _, _, z2 in segs if z1 != z2}
-            yield boxes, sites, sum(s[2] != s[5] for s in segs)
-
+    segs, cut = table
+    net = np.repeat(np.arange(len(cut) - 1), np.diff(cut))
+    wire = segs[:, 2] == segs[:, 5]
+    w, s = segs[wire], segs[~wire]
+    boxes = np.column_stack([w[:, 2] + 1, w[:, 0], w[:, 1], w[:, 3], w[:, 4]])
+    # each net's via sites once: the rows (net, level, x, y) as one mixed-radix key
+    row = np.column_stack([net[~wire], s[:, 2] + 1, s[:, 0], s[:, 1]])
+    radix = tuple((row.max(0, initial=0) + 1).tolist())
+    sites = np.column_stack(np.unravel_index(
+        distinct(np, np.ravel_multi_index(tuple(row.T), radix)), radix))
     weights = ContestWeights(cap.wire_cost, cap.via_cost,
                              tuple(cap.overflow_weights.tolist()))
-    return cost_of_boxes(cap_grid(cap), caps, horizontal, nets(), problem.lowest + 1, weights)
+    return cost_of_arrays(cap_grid(cap), caps, horizontal, net[wire], boxes, sites,
+                          int((~wire).sum()), problem.lowest + 1, weights)
 
 
 # -- DEF designs given to route, view and check ---------------------------------------------

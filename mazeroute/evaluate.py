@@ -535,15 +535,25 @@ def cost_of_boxes(grid: GCellGrid, caps: list[np.ndarray], horizontal: list[bool
     -------
     ContestCost
     """
-    use = _Usage(caps, [np.zeros(c.shape, np.int64) for c in caps],
-                 [np.zeros(c.shape, np.int64) for c in caps], horizontal)
     vias = 0
     all_boxes, all_sites = [], []
     for k, (boxes, sites, count) in enumerate(nets):
         all_boxes += [(k, *b) for b in boxes]
         all_sites += [(k, *v) for v in sites]
         vias += count
-    _add_demand(use, *_demand_arrays(all_boxes, all_sites), first)
+    return cost_of_arrays(grid, caps, horizontal, *_demand_arrays(all_boxes, all_sites),
+                          vias, first, weights)
+
+
+def cost_of_arrays(grid: GCellGrid, caps: list[np.ndarray], horizontal: list[bool],
+                   net: np.ndarray, boxes: np.ndarray, sites: np.ndarray, vias: int,
+                   first: int, weights: ContestWeights) -> ContestCost:
+    """:func:`cost_of_boxes` for routes given as arrays: ``boxes`` ``(k, 5)`` rows
+    ``(level, x0, y0, x1, y1)`` of wires, ``net`` each box's net, ``sites`` each net's
+    distinct via sites as rows ``(net, level, x, y)``, ``vias`` the vias' count."""
+    use = _Usage(caps, [np.zeros(c.shape, np.int64) for c in caps],
+                 [np.zeros(c.shape, np.int64) for c in caps], horizontal)
+    _add_demand(use, net, boxes, sites, first)
     return contest_cost(grid, use, vias, weights)
 
 
@@ -692,5 +702,5 @@ def congestion_table(ev: Evaluation) -> str:
 
 
 __all__ = ["Evaluation", "NetCheck", "LayerUsage", "ContestWeights", "ContestCost",
-           "cost_of_boxes", "evaluate", "congestion_table", "guide_boxes", "pieces",
-           "segment_length", "via_sites", "contest_cost", "LayerEdges", "edge_usage"]
+           "cost_of_boxes", "cost_of_arrays", "evaluate", "congestion_table", "guide_boxes",
+           "pieces", "segment_length", "via_sites", "contest_cost", "LayerEdges", "edge_usage"]

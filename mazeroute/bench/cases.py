@@ -111,7 +111,8 @@ def make_case(cls: str, size: int = DEFAULT_SIZE, seed: int = 0,
 
 def corner_source(free: np.ndarray) -> int:
     """Row-major first cell of the largest 4-connected free region (its vertex id)."""
-    import scipy.ndimage      # here: every command builds bench's parser, few run it
+    # imported here: every command builds bench's parser, few run a suite
+    import scipy.ndimage
 
     labels, count = scipy.ndimage.label(free)
     if count == 0:

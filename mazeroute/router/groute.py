@@ -228,13 +228,18 @@ class _Negotiation:
     def cost_of(self, usage: np.ndarray, at=None) -> np.ndarray:
         """The node costs at ``at`` (index arrays; None: all) were the use ``usage``."""
         at = (slice(None),) * 3 if at is None else at
+        base = COST_SCALE + self.history[at]
         if self.opt.present == "logistic":
             room = (self.cap[at] - usage[at] - 1).astype(np.float64)
             over = 1.0 / (1.0 + np.exp(np.minimum(self.opt.slope * room, 60.0)))
-        else:
-            over = np.maximum(0, usage[at] + 1 - self.cap[at])
-        value = (COST_SCALE + self.history[at]) * (1.0 + self.pres * over)
-        return np.clip(value, 1, COST_MAX).astype(np.int64)
+            return np.clip(base * (1.0 + self.pres * over), 1, COST_MAX).astype(np.int64)
+        # where one more net fits, the cost is the base alone, in integers; the product
+        # is taken where it would not (on a whole grid, a few nodes)
+        over = usage[at] + 1 - self.cap[at]
+        value = np.minimum(base, COST_MAX)
+        hot = np.nonzero(over > 0)
+        value[hot] = np.clip(base[hot] * (1.0 + self.pres * over[hot]), 1, COST_MAX)
+        return value
 
     def price(self, at=None) -> None:
         """Set the node costs at ``at`` (index arrays; None: all) from use and history."""
@@ -288,25 +293,36 @@ class _Negotiation:
                                  and hot[t.wired[:, 2], t.wired[:, 1], t.wired[:, 0]].any()]
 
 
-def _below(problem: GRouteProblem) -> list[str]:
-    """The nets with a pin below the lowest routing layer."""
+def _access_stacks(problem: GRouteProblem) -> dict[str, list[np.ndarray]]:
+    """The via stacks of the nets with pins below the lowest routing layer: each such pin
+    (once, in its net's order) up to the node above it on that layer, all nets at once."""
     names = list(problem.pins)
     if not names:
-        return []
-    z = np.array([p[2] for pins in problem.pins.values() for p in pins], np.int64)
-    starts = np.cumsum([0] + [len(p) for p in problem.pins.values()])[:-1]
-    low = np.minimum.reduceat(z, starts) < problem.lowest
-    return [names[k] for k in np.nonzero(low)[0].tolist()]
+        return {}
+    sizes = np.array([len(p) for p in problem.pins.values()], np.int64)
+    pins = np.array([c for p in problem.pins.values() for c in p], np.int64).reshape(-1, 3)
+    net = np.repeat(np.arange(len(names)), sizes)
+    low = np.nonzero(pins[:, 2] < problem.lowest)[0]
+    # a pin listed twice in its net has one stack: keep each (net, pin) the first time
+    key = np.stack([net[low], *pins[low].T], 1)
+    _, first = np.unique(key, axis=0, return_index=True)
+    low = low[np.sort(first)]
+    length = problem.lowest - pins[low, 2] + 1
+    row = np.repeat(np.arange(len(low)), length)
+    rise = np.arange(int(length.sum())) - np.repeat(np.cumsum(length) - length, length)
+    cells = pins[low][row]
+    cells[:, 2] += rise
+    ends = np.cumsum(length).tolist()
+    stacks: dict[str, list[np.ndarray]] = {}
+    for n, end, size in zip(net[low].tolist(), ends, length.tolist()):
+        stacks.setdefault(names[n], []).append(cells[end - size:end])
+    return stacks
 
 
-def _with_access(tree: NetTree, pins, lowest: int) -> NetTree:
-    """``tree`` with the via stacks from its pins below ``lowest`` up to it (its
-    ``stacks``: each pin first, ending on the tree's node above it)."""
+def _with_access(tree: NetTree, stacks: list[np.ndarray]) -> NetTree:
+    """``tree`` with the via stacks ``stacks`` from its pins below the lowest routing
+    layer up to it (each pin first, ending on the tree's node above it)."""
     if not tree.routed:
-        return tree
-    stacks = [np.array([(x, y, z) for z in range(zp, lowest + 1)], np.int64)
-              for x, y, zp in dict.fromkeys(map(tuple, pins)) if zp < lowest]
-    if not stacks:
         return tree
     cells = np.concatenate([tree.cells, *(s[:-1] for s in stacks)])
     vias = tree.vias + sum(len(s) - 1 for s in stacks)
@@ -399,8 +415,8 @@ def global_route(problem: GRouteProblem, options: GRouteOptions | None = None,
         if not todo:
             break
     routes = {n: neg.trees[n] for n in problem.pins}
-    for n in _below(problem):
-        routes[n] = _with_access(routes[n], problem.pins[n], problem.lowest)
+    for n, stacks in _access_stacks(problem).items():
+        routes[n] = _with_access(routes[n], stacks)
     return GRouteResult(routes, neg.usage, overflow_by_iteration[-1], it,
                         time.perf_counter() - start, overflow_by_iteration)
 

@@ -63,9 +63,8 @@ from ..readers.text import excerpt, line_error, read_text
 from .groute import GRouteProblem, GRouteResult, NetTree, flat_paths
 
 __all__ = ["cap_problem", "cap_grid", "gr_problem", "access_point", "access_points",
-           "centred_bounds",
-           "route_segments", "write_route_2024", "write_route_2008", "read_route_2024",
-           "read_route_2008"]
+           "centred_bounds", "route_segments", "segment_table", "write_route_2024",
+           "write_route_2008", "read_route_2024", "read_route_2008"]
 
 Segment = tuple[int, int, int, int, int, int]
 """``(x1, y1, z1, x2, y2, z2)`` in GCells, layers from 0: a wire or a via."""
@@ -194,15 +193,15 @@ def gr_problem(gr: GrBenchmark) -> GRouteProblem:
 
 
 # -- segments ------------------------------------------------------------------------------
-def segment_arrays(trees) -> list[np.ndarray]:
-    """Each tree's segments as a ``(k, 6)`` array, every tree at once (the module's
-    notes): its paths' straight runs along one layer and its vias one layer pair each,
-    then the via stacks from its pins below the lowest routing layer; each segment's
-    ends in order, the lower first; none for a net not routed."""
+def segment_table(trees) -> tuple[np.ndarray, np.ndarray]:
+    """Every tree's segments in one ``(S, 6)`` array, tree after tree, and where each
+    tree's begin (``N + 1`` offsets): its paths' straight runs along one layer and its
+    vias one layer pair each, then the via stacks from its pins below the lowest routing
+    layer; each segment's ends in order, the lower first; none for a net not routed."""
     trees = list(trees)
     cells, path, owner = flat_paths(trees, stacks=True)
     if not len(cells):
-        return [np.zeros((0, 6), np.int64) for _ in trees]
+        return np.zeros((0, 6), np.int64), np.zeros(len(trees) + 1, np.int64)
     steps = np.nonzero(path[1:] == path[:-1])[0]          # step i joins cells i, i + 1
     axis = np.argmax(np.abs(cells[steps + 1] - cells[steps]), axis=1)
     goes_on = np.zeros(len(steps), bool)
@@ -216,7 +215,13 @@ def segment_arrays(trees) -> list[np.ndarray]:
     segs = np.concatenate([np.where(swap[:, None], p1, p0), np.where(swap[:, None], p0, p1)],
                           axis=1)
     net = owner[path[steps[first]]]
-    cut = np.searchsorted(net, np.arange(len(trees) + 1))
+    return segs, np.searchsorted(net, np.arange(len(trees) + 1))
+
+
+def segment_arrays(trees) -> list[np.ndarray]:
+    """Each tree's segments as a ``(k, 6)`` array (:func:`segment_table`, split)."""
+    trees = list(trees)
+    segs, cut = segment_table(trees)
     return [segs[cut[k]:cut[k + 1]] for k in range(len(trees))]
 
 
@@ -225,24 +230,34 @@ def route_segments(tree: NetTree) -> list[Segment]:
     return [tuple(s) for s in segment_arrays([tree])[0].tolist()]
 
 
-def _routed(result: GRouteResult, problem: GRouteProblem):
-    names = [n for n, t in result.routes.items() if t.routed]
-    for name, segs in zip(names, segment_arrays(result.routes[n] for n in names)):
-        yield name, segs.tolist()
+#: One segment's line of a route file.
+_ROW = "%d %d %d %d %d %d\n"
 
 
 def write_route_2024(path: str | os.PathLike, result: GRouteResult,
-                     problem: GRouteProblem) -> int:
+                     problem: GRouteProblem, table: tuple | None = None) -> int:
     """Write ISPD 2024's route file of ``result`` (every routed net, in order), atomically;
-    the number of nets written."""
+    the number of nets written. ``table`` is the routes' :func:`segment_table`, when
+    already computed."""
+    trees = list(result.routes.values())
+    segs, cut = segment_table(trees) if table is None else table
+    cut = cut.tolist()
     count = 0
     with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8") as fh:
-        for name, segs in _routed(result, problem):
-            fh.write(f"{name}\n(\n")
-            fh.writelines(" ".join(map(str, s)) + "\n" for s in segs)
-            fh.write(")\n")
-            count += 1
+        for k, (name, tree) in enumerate(zip(result.routes, trees)):
+            if tree.routed:
+                rows = segs[cut[k]:cut[k + 1]]
+                # one format a net: a line a segment costs a join of six strs otherwise
+                fh.write(f"{name}\n(\n" + _ROW * len(rows) % tuple(rows.ravel().tolist())
+                         + ")\n")
+                count += 1
     return count
+
+
+def _routed(result: GRouteResult):
+    names = [n for n, t in result.routes.items() if t.routed]
+    for name, segs in zip(names, segment_arrays(result.routes[n] for n in names)):
+        yield name, segs.tolist()
 
 
 def write_route_2008(path: str | os.PathLike, result: GRouteResult, problem: GRouteProblem,
@@ -256,7 +271,7 @@ def write_route_2008(path: str | os.PathLike, result: GRouteResult, problem: GRo
         return f"({x0 + x * tw + tw // 2},{y0 + y * th + th // 2},{z + 1})"
     count = 0
     with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8") as fh:
-        for name, segs in _routed(result, problem):
+        for name, segs in _routed(result):
             fh.write(f"{name} {ids[name]} {len(segs)}\n")
             fh.writelines(f"{at(*s[:3])}-{at(*s[3:])}\n" for s in segs)
             fh.write("!\n")
