@@ -304,3 +304,40 @@ def test_cli_missing_input_gets_one_line_naming_it(tmp_path, capsys):
     err = capsys.readouterr().err
     assert code == 2 and err.strip().endswith(f"{missing}: no such file")
     assert len(err.strip().splitlines()) == 1 and not (tmp_path / "o").exists()
+
+
+def test_contest_cost_from_the_segment_table_is_the_per_net_cost(tmp_path):
+    """The command's cost (every net's boxes and via sites as arrays) against the same
+    cost summed one net at a time, on a crowded random design with vias between routing
+    layers (so that a net's repeated via sites count once)."""
+    from mazeroute.cli_groute import _contest_cost
+    from mazeroute.evaluate import ContestWeights, cost_of_boxes
+    from mazeroute.readers.contest import HORIZONTAL
+    from mazeroute.router.groute_contest import cap_grid, segment_arrays, segment_table
+
+    rng = np.random.default_rng(3)
+    rows = "\n".join(" ".join(["2"] * 10) for _ in range(10))
+    layers = "".join(f"M{k + 1} {k % 2} 0\n{rows}\n" for k in range(4))
+    cap = read_cap(write(tmp_path, "r.cap", "4 10 10\n1 4 0.5 1 1 1\n" + " ".join(["7"] * 9)
+                         + "\n" + " ".join(["5"] * 9) + "\n" + layers))
+    nets = "".join(f"n{k}\n(\n" + "".join(f"[({rng.integers(0, 2)}, {x}, {y})]\n" for x, y in
+                                           rng.integers(0, 10, (rng.integers(2, 4), 2)))
+                   + ")\n" for k in range(60))
+    problem = cap_problem(cap, read_net(write(tmp_path, "r.net", nets), cap))
+    res = global_route(problem)
+    h, v = cap.edge_capacity()
+    horizontal = [d == HORIZONTAL for d in cap.directions.tolist()]
+    caps = [(h if hz else v)[z].astype(np.float64) for z, hz in enumerate(horizontal)]
+
+    def per_net():
+        for segs in segment_arrays(res.routes.values()):
+            segs = segs.tolist()
+            yield ([(z1 + 1, x1, y1, x2, y2) for x1, y1, z1, x2, y2, z2 in segs if z1 == z2],
+                   {(z1 + 1, x1, y1) for x1, y1, z1, _, _, z2 in segs if z1 != z2},
+                   sum(s[2] != s[5] for s in segs))
+    weights = ContestWeights(cap.wire_cost, cap.via_cost, tuple(cap.overflow_weights.tolist()))
+    want = cost_of_boxes(cap_grid(cap), caps, horizontal, per_net(), problem.lowest + 1,
+                         weights)
+    got = _contest_cost(cap, problem, segment_table(res.routes.values()))
+    assert got.via > 0 and got.overflow > 0
+    assert (got.wire, got.via, got.overflow) == (want.wire, want.via, want.overflow)
