@@ -30,8 +30,8 @@ from mazeroute.router.groute import (  # noqa: E402
     GRouteProblem,
     design_pins,
     global_route,
-    guide_rects,
 )
+from mazeroute.router.groute_guides import guides_of  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "lefdef"
 DESIGNS = {"gcd": (DATA / "gcd" / "gcd.def", [DATA / "nangate45" / "Nangate45.lef"]),
@@ -55,7 +55,7 @@ def main() -> None:
             for present, first in ((p, f) for p in a.present for f in a.first_pass):
                 res = global_route(problem, GRouteOptions(present=present,
                                                           pattern=first == "pattern"))
-                guides = {n: guide_rects(t, grid) for n, t in res.routes.items()}
+                guides = guides_of(res.routes, grid)
                 ev = evaluate(design, grid, guides)
                 print(json.dumps(dict(
                     design=name, adjust=frac, present=present, first_pass=first,

@@ -169,19 +169,15 @@ def _groute_def(args: argparse.Namespace) -> int:
     from .cli_design import design_and_grid
     from .guides import write_guides
     from .io import OutputSet, check_output_folder, output_folder, safe_folder_name
-    from .router.groute import (
-        GRouteProblem,
-        design_pins,
-        guide_rects,
-        wirelength_um,
-    )
+    from .router.groute import GRouteProblem, design_pins, wirelength_um
+    from .router.groute_guides import guides_of
 
     t0 = time.perf_counter()
     design, grid = design_and_grid(args)
     pins = design_pins(design, grid)
     problem = GRouteProblem.of_grid(grid, pins)
     result = _route(problem, args)
-    guides = {n: guide_rects(t, grid) for n, t in result.routes.items() if t.routed}
+    guides = guides_of(result.routes, grid)
     vias = sum(t.vias for t in result.routes.values())
     wl = wirelength_um(result, grid, design.dbu)
     routed = sum(t.routed for t in result.routes.values())

@@ -17,8 +17,8 @@ from mazeroute.router.groute import (
     GRouteOptions,
     GRouteProblem,
     global_route,
-    guide_rects,
 )
+from mazeroute.router.groute_guides import guide_rects
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "lefdef"
 

@@ -58,7 +58,7 @@ from .pattern_shapes import OVER as PATTERN_OVER
 PRESENT_COSTS = ("pathfinder", "logistic")
 
 __all__ = ["PRESENT_COSTS", "GRouteProblem", "GRouteResult", "NetTree", "GRouteOptions",
-           "global_route", "design_pins", "guide_rects", "wirelength_um", "edge_overflow",
+           "global_route", "design_pins", "wirelength_um", "edge_overflow",
            "flat_paths", "as_layout"]
 
 
@@ -526,42 +526,6 @@ def design_pins(design: Design, grid: GCellGrid) -> dict[str, list[tuple[int, in
         if (x, y, z) not in nodes:
             nodes.append((x, y, z))
     return out
-
-
-def guide_rects(tree: NetTree, grid: GCellGrid) -> list[tuple[int, int, int, int, str]]:
-    """A tree as route guides, in DBU: each of its paths' runs on one layer (straight, as a
-    layer moves along one direction), runs of one line that share a GCell merged into one
-    rectangle, and every other node of the tree (a pin, a via stack's GCell) not inside
-    one its own GCell's rectangle."""
-    lines: dict[tuple[int, int, int], list[list[int]]] = {}    # (z, axis, line) -> spans
-    cells = set(map(tuple, np.asarray(tree.cells, np.int64).reshape(-1, 3).tolist()))
-    for p in tree.paths:
-        cut = np.nonzero(p[1:, 2] != p[:-1, 2])[0] + 1
-        for run in np.split(p, cut):
-            z = int(run[0, 2])
-            horizontal = grid.layers[z].direction == "HORIZONTAL"
-            along, line = (run[:, 0], int(run[0, 1])) if horizontal else (run[:, 1],
-                                                                          int(run[0, 0]))
-            lines.setdefault((z, int(horizontal), line), []).append(
-                [int(along.min()), int(along.max())])
-            cells.update(map(tuple, run.tolist()))
-    boxes, covered = [], set()
-    for (z, horizontal, line), spans in sorted(lines.items()):
-        spans.sort()
-        merged = [spans[0]]
-        for lo, hi in spans[1:]:
-            if lo <= merged[-1][1]:                 # they share a GCell: one wire
-                merged[-1][1] = max(merged[-1][1], hi)
-            else:
-                merged.append([lo, hi])
-        for lo, hi in merged:
-            box = (lo, line, hi, line) if horizontal else (line, lo, line, hi)
-            boxes.append((*box, z))
-            covered.update((x, y, z) for x in range(box[0], box[2] + 1)
-                           for y in range(box[1], box[3] + 1))
-    boxes += [(x, y, x, y, z) for x, y, z in sorted(cells - covered)]
-    return [(int(grid.xs[x0]), int(grid.ys[y0]), int(grid.xs[x1 + 1]), int(grid.ys[y1 + 1]),
-             grid.layers[z].name) for x0, y0, x1, y1, z in boxes]
 
 
 def wirelength_um(result: GRouteResult, grid: GCellGrid, dbu: int) -> float:
