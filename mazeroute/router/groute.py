@@ -191,12 +191,7 @@ class _Negotiation:
         self.pres = 0.0
         self.uniform = True
         self.rules = Rules(problem.directions, options.via_cost, None, False)
-        self.pin_nodes = {}
-        for n, c in problem.pins.items():
-            lifted = np.asarray(c, np.int64).reshape(-1, 3).copy()
-            lifted[:, 2] = np.maximum(lifted[:, 2], problem.lowest)
-            self.pin_nodes[n] = np.array(list(dict.fromkeys(map(tuple, lifted.tolist()))),
-                                         np.int64).reshape(-1, 3)
+        self.pin_nodes = _lifted_pins(problem)
         self.cap = problem.capacity
         self.trees: dict[str, NetTree] = {}
         self.backend, self.kernels = backend, kernels
@@ -291,6 +286,22 @@ class _Negotiation:
         return int(over.sum()), [n for n, t in zip(names, trees) if t.routed
                                  and t.wired is not None
                                  and hot[t.wired[:, 2], t.wired[:, 1], t.wired[:, 0]].any()]
+
+
+def _lifted_pins(problem: GRouteProblem) -> dict[str, np.ndarray]:
+    """Each net's distinct pin nodes with the ones below the lowest routing layer lifted
+    onto it (``(k, 3)``, in the net's order), all nets at once."""
+    names = list(problem.pins)
+    sizes = np.array([len(p) for p in problem.pins.values()], np.int64)
+    pins = np.array([c for p in problem.pins.values() for c in p], np.int64).reshape(-1, 3)
+    pins[:, 2] = np.maximum(pins[:, 2], problem.lowest)
+    net = np.repeat(np.arange(len(names)), sizes)
+    # each net's node the first time it comes (a pin lifted onto another is one node)
+    _, first = np.unique(np.column_stack([net, pins]), axis=0, return_index=True)
+    first = np.sort(first)
+    cut = np.searchsorted(net[first], np.arange(len(names) + 1)).tolist()
+    kept = pins[first]
+    return {n: kept[cut[k]:cut[k + 1]] for k, n in enumerate(names)}
 
 
 def _access_stacks(problem: GRouteProblem) -> dict[str, list[np.ndarray]]:

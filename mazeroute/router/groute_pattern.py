@@ -311,6 +311,22 @@ class _RoundDP:
                        for d in depths[:-1].tolist()][::-1]
         self.place = np.empty(len(by_p), np.int64)
         self.place[by_p] = np.arange(len(by_p)) - p_cut[self.p_depth[by_p]]
+        self.dev = self._on_device([e for _, e, _ in self.levels],
+                                   [p for _, _, p in self.levels])
+
+    def _on_device(self, es: list[np.ndarray], ps: list[np.ndarray]) -> list[tuple]:
+        """Each level's index arrays on the array module: its edges, their child and
+        parent points, the parents' places in their level, its points; one upload a
+        kind for the whole round rather than one a level."""
+        def cut(parts):
+            ends = np.cumsum([0] + [len(v) for v in parts]).tolist()
+            whole = self.xp.asarray(np.concatenate(parts).astype(np.int64, copy=False))
+            return [whole[a:b] for a, b in zip(ends[:-1], ends[1:])]
+        e = np.concatenate(es).astype(np.int64, copy=False)
+        at = np.cumsum([len(v) for v in es])[:-1]
+        kinds = [cut(np.split(v, at)) for v in (e, self.b_loc[e], self.a_loc[e],
+                                                 self.place[self.a_loc[e]])] + [cut(ps)]
+        return list(zip(*kinds))
 
     def solve(self):
         """The edges' shapes (``first_h``, ``mid``) and layers ``(n, 3)``, each point's
@@ -322,13 +338,11 @@ class _RoundDP:
         key = xp.zeros((n_e, L), np.int64)
         arrive_cost = xp.full((n_p, L), INF, np.int64)
         tot = xp.full((n_p, L, L), INF, np.int64)
-        for _, e, p in self.levels:
+        for (_, e, p), (de, db, _, child_point, dp) in zip(self.levels, self.dev):
             if len(e):
-                de = xp.asarray(e)
                 cost[de], key[de] = best_shapes(self.segs.take(de), self.prices,
-                                                arrive_cost[xp.asarray(self.b_loc[e])])
-            dp = xp.asarray(p)
-            child_point, child_cost = xp.asarray(self.place[self.a_loc[e]]), cost[xp.asarray(e)]
+                                                arrive_cost[db])
+            child_cost = cost[de]
             if self.prices.kernels is not None:
                 t = xp.zeros((len(p), L, L), np.int64)
                 arrive_cost[dp] = self.prices.kernels.junctions(
@@ -353,17 +367,15 @@ class _RoundDP:
             dev_a, dev_b = xp.asarray(self.a_loc), xp.asarray(self.b_loc)
             ends = tuple(xp.ascontiguousarray(v) for v in (self.segs.xa, self.segs.ya,
                                                             self.segs.xb, self.segs.yb))
-        for d, e, p in reversed(self.levels):
-            dp = xp.asarray(p)
+        for (d, e, _), (de, b, a, _, dp) in zip(reversed(self.levels), reversed(self.dev)):
             lo[dp], hi[dp] = pick(xp, tot[dp], None if d == 0 else arrive[dp])
             if not len(e):
                 continue
             if kernels is not None:
                 kernels.down(self.prices.ph, self.prices.pv, *self.prices.along,
-                             self.prices.via, xp.asarray(e), ends, dev_a, dev_b, lo, hi, cost,
+                             self.prices.via, de, ends, dev_a, dev_b, lo, hi, cost,
                              key, arrive_cost, first_h, mid, layers, arrive)
                 continue
-            de, a, b = xp.asarray(e), xp.asarray(self.a_loc[e]), xp.asarray(self.b_loc[e])
             z1 = start_layers(xp, cost[de], lo[a], hi[a])
             k = xp.take_along_axis(key[de], z1[:, None], axis=1)[:, 0]
             segs = self.segs.take(de)
