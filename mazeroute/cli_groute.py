@@ -15,13 +15,13 @@ from .errors import InputError
 
 DESCRIPTION = (
     "Read a placed design (DEF) and its LEF files, build the GCell grid as OpenROAD's "
-    "global router does, route every signal net on it (3-D maze routing from pin to "
-    "nearest pin, negotiated against the edges' capacities) and write route guides in "
+    "global router does, route every signal net on it (each net's Steiner tree by pattern "
+    "routes, then the nets over capacity ripped up and rerouted by pattern routes and 3-D "
+    "maze routing, negotiated against the edges' capacities) and write route guides in "
     "the ISPD 2018 / OpenROAD format, which OpenROAD's detailed router reads, with a "
     "report of the routing. A global routing contest's input routes the same way, "
     "recognised by its content: an ISPD 2024 .cap file (with its .net file, --net) "
-    "writes the contest's .route file, an ISPD 2007/2008 .gr file its .out file. The "
-    "search runs on the CPU.")
+    "writes the contest's .route file, an ISPD 2007/2008 .gr file its .out file.")
 
 #: The options only a LEF/DEF design takes, as ``args`` attributes and their flags.
 _DEF_ONLY = (("lef", "--lef"), ("min_layer", "--min-layer"), ("max_layer", "--max-layer"),
@@ -61,8 +61,11 @@ def add_groute(sub) -> argparse.ArgumentParser:
     p.add_argument("--first-pass", choices=("pattern", "maze"), default="pattern",
                    help="how every net is routed first: pattern routes (each net's Steiner "
                         "tree, each edge an L or Z shape, layers by dynamic programming, all "
-                        "nets at once), or the 3-D maze search; the rip-up and reroute "
-                        "after it is the maze search's either way (default: pattern)")
+                        "nets at once), or the 3-D maze search. After pattern routes, the "
+                        "nets in conflict are rerouted by pattern routes, and after a round "
+                        "of them that did not lower the overflow by one of the maze search, "
+                        "which can detour; after a maze first pass, by the maze search "
+                        "(default: pattern)")
     p.add_argument("--pattern-rounds", type=int, default=16, metavar="N",
                    help="the first pass's rounds: each round's nets are priced against "
                         "the use of the rounds before it (default: 16)")
