@@ -210,7 +210,7 @@ class _Negotiation:
         routed = pattern_route([self.pin_nodes[n] for n in names], p.free, self.cap,
                                p.directions, self.opt.via_cost, self.usage,
                                self.opt.pattern_rounds, self.xp,
-                               price=self.cost_of if negotiated else None)
+                               price=self._pricer() if negotiated else None)
         left = []
         for name, r in zip(names, routed):
             if r is None:
@@ -219,6 +219,18 @@ class _Negotiation:
                 self.trees[name] = NetTree(r.cells, r.steps, r.vias, True, r.wired, r.paths)
         self.price()
         return left
+
+    def _pricer(self):
+        """:meth:`cost_of` for the pattern rounds of one iteration: only the use changes
+        between them, so each round reprices the nodes whose use changed."""
+        last = {"use": self.usage.copy(), "cost": self.cost_of(self.usage)}
+
+        def price(usage: np.ndarray) -> np.ndarray:
+            changed = np.nonzero(usage != last["use"])
+            last["cost"][changed] = self.cost_of(usage, changed)
+            last["use"][changed] = usage[changed]
+            return last["cost"]
+        return price
 
     def cost_of(self, usage: np.ndarray, at=None) -> np.ndarray:
         """The node costs at ``at`` (index arrays; None: all) were the use ``usage``."""
