@@ -44,3 +44,13 @@ def test_guides_hold_every_node_once_a_line_and_nothing_else(seed, pattern):
             horizontal = grid.layers[level[r[4]]].direction == "HORIZONTAL"
             assert len(ys if horizontal else xs) == 1
         assert sum(len(c) for c in covered) == len(nodes)
+
+
+def test_nets_inside_one_gcell_get_their_nodes_gcells():
+    # no net has a path: each node is a guide of its own GCell
+    grid = gcell_grid(_design())
+    problem = GRouteProblem.of_grid(grid, {"a": [(1, 1, 0)], "b": [(2, 0, 0), (2, 0, 0)]})
+    res = global_route(problem)
+    guides = guides_of(res.routes, grid)
+    assert guides["a"] == [(150, 150, 300, 300, "m1"), (150, 150, 300, 300, "m2")]
+    assert guides["b"] == [(300, 0, 450, 150, "m1"), (300, 0, 450, 150, "m2")]

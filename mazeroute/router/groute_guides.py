@@ -69,6 +69,8 @@ def guides_of(trees: dict[str, NetTree], grid: GCellGrid) -> dict[str, list[Rect
 def _runs(cells: np.ndarray, path: np.ndarray, owner: np.ndarray, grid: GCellGrid
           ) -> np.ndarray:
     """Every path's runs on one layer as rows ``(net, z, horizontal, line, lo, hi)``."""
+    if not len(cells):
+        return np.zeros((0, 6), np.int64)
     start = np.ones(len(cells), bool)
     start[1:] = (path[1:] != path[:-1]) | (cells[1:, 2] != cells[:-1, 2])
     first = np.nonzero(start)[0]
@@ -85,6 +87,8 @@ def _runs(cells: np.ndarray, path: np.ndarray, owner: np.ndarray, grid: GCellGri
 def _merged(runs: np.ndarray) -> np.ndarray:
     """The runs of one net, layer, axis and line that share a GCell merged, as boxes
     ``(net, x0, y0, x1, y1, z)`` in the order (net, z, axis, line, lo)."""
+    if not len(runs):
+        return np.zeros((0, 6), np.int64)
     order = np.lexsort((runs[:, 5], runs[:, 4], runs[:, 3], runs[:, 2], runs[:, 1],
                         runs[:, 0]))
     r = runs[order]
