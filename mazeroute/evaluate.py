@@ -42,17 +42,16 @@ Each guide rectangle is taken as the block of GCells it covers on its layer.
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections import defaultdict
 from dataclasses import dataclass
 
 import numpy as np
 
-from .engines.base import distinct
+from .engines.base import block_cells, distinct
 from .errors import InputError, quote
-from .gcells import GCellGrid
+from .gcells import GCellGrid, cell_of
 from .guide_check import box_cells, covered, one_piece
-from .readers.lefdef import Design, Net, place
+from .readers.lefdef import Design, Net
 
 Box = tuple[int, int, int, int, int]
 """``(level, x0, y0, x1, y1)``: a guide as GCells, inclusive, on a layer (1 the lowest)."""
@@ -165,16 +164,10 @@ class Evaluation:
 
 
 # -- guides as GCell boxes ---------------------------------------------------------------
-def _cell(v: int, bounds: list) -> int:
-    """The GCell holding coordinate ``v`` (a value on the far edge of the die: the last)."""
-    i = bisect_right(bounds, v) - 1
-    return min(max(i, 0), len(bounds) - 2)
-
-
-def _span(lo: int, hi: int, bounds: list) -> tuple[int, int]:
-    """The GCells that ``[lo, hi]`` covers; a side lying on a GCell border does not
-    reach into the next GCell."""
-    return _cell(lo, bounds), _cell(max(lo, hi - 1), bounds)
+def _span(lo, hi, bounds: np.ndarray) -> tuple:
+    """The first and last GCells that ``[lo, hi]`` covers (numbers or arrays); a side
+    lying on a GCell border does not reach into the next GCell."""
+    return cell_of(bounds, lo), cell_of(bounds, np.maximum(lo, hi - 1))
 
 
 def guide_boxes(design: Design, grid: GCellGrid,
@@ -213,8 +206,8 @@ def guide_boxes(design: Design, grid: GCellGrid,
                              f"{', '.join(level)})", field=f"net {net}")
         raise InputError(f"rectangle {(x0, y0, x1, y1)} lies off the die {die}",
                          field=f"net {net}")
-    cx0, cx1 = _spans(xy[:, 0], xy[:, 2], grid.xs)
-    cy0, cy1 = _spans(xy[:, 1], xy[:, 3], grid.ys)
+    cx0, cx1 = _span(xy[:, 0], xy[:, 2], grid.xs)
+    cy0, cy1 = _span(xy[:, 1], xy[:, 3], grid.ys)
     rows = np.stack([lev, cx0, cy0, cx1, cy1], 1).tolist()
     out: dict[str, list[Box]] = {}
     for n, k, m in zip(nets, first.tolist(), sizes.tolist()):
@@ -262,40 +255,17 @@ def pieces(boxes: list[Box]) -> list[list[int]]:
     return sorted(groups.values(), key=lambda g: (-len(g), g[0]))
 
 
-@dataclass(frozen=True)
-class _Lookup:
-    """What every net's pin lookup shares: the design's components, the routing layers'
-    levels and the GCell bounds as lists (scalar lookups bisect lists fast)."""
-
-    comps: dict
-    level: dict
-    xs: list
-    ys: list
-
-    @classmethod
-    def of(cls, design: Design, grid: GCellGrid) -> _Lookup:
-        return cls({c.name: c for c in design.components},
-                   {lay.name: lay.level for lay in design.layers}, grid.xs.tolist(),
-                   grid.ys.tolist())
-
-
-def _pin_cells(design: Design, net: Net, look: _Lookup):
+def _pin_cells(design: Design, grid: GCellGrid, net: Net):
     """Each pin of ``net`` as ``(label, [(level, x0, y0, x1, y1), ...])``, the GCells of
     its shapes on routing layers."""
-    comps, level, xs, ys = look.comps, look.level, look.xs, look.ys
+    level = {lay.name: lay.level for lay in design.layers}
     out = []
-    for comp, pin in net.pins:
-        if comp == "PIN":
-            shapes = design.io_pins.get(pin, ())
-        else:
-            c = comps[comp]
-            macro = design.macros[c.macro]
-            shapes = tuple((lay, place(r, c, macro)) for lay, r in macro.pins.get(pin, ()))
+    for comp, pin, shapes in design.pin_shapes(net):
         cells = []
         for lay, r in shapes:
             if lay in level:
-                cx, cy = _span(r[0], r[2], xs), _span(r[1], r[3], ys)
-                cells.append((level[lay], cx[0], cy[0], cx[1], cy[1]))
+                cx, cy = _span(r[0], r[2], grid.xs), _span(r[1], r[3], grid.ys)
+                cells.append((level[lay], int(cx[0]), int(cy[0]), int(cx[1]), int(cy[1])))
         out.append((pin if comp == "PIN" else f"{comp}/{pin}", cells))
     return out
 
@@ -306,32 +276,31 @@ def _covers(boxes: list[Box], shape: Box) -> bool:
                and b[2] <= shape[4] and shape[2] <= b[4] for b in boxes)
 
 
-def _good_nets(design: Design, grid: GCellGrid, boxes: dict[str, list[Box]]) -> np.ndarray:
-    """For each net of the design, whether its guides connect and cover every pin (all
-    nets at once, :mod:`.guide_check`); a net of fewer than two pins passes."""
-    nets = len(design.nets)
+def _box_table(design: Design, boxes: dict[str, list[Box]]) -> tuple[np.ndarray, np.ndarray]:
+    """Every net's boxes in one array, net after net in the design's order: each box's
+    net (its index in ``design.nets``) and the boxes ``(k, 5)``."""
     rows = [(k, *b) for k, net in enumerate(design.nets) for b in boxes.get(net.name, ())]
     b = np.array(rows, np.int64).reshape(-1, 6)
-    ok = one_piece(b[:, 0], b[:, 1:], nets)
+    return b[:, 0], b[:, 1:]
+
+
+def _good_nets(design: Design, grid: GCellGrid, net: np.ndarray, boxes: np.ndarray
+               ) -> np.ndarray:
+    """For each net of the design, whether its guides (:func:`_box_table`) connect and
+    cover every pin (all nets at once, :mod:`.guide_check`); a net of fewer than two pins
+    passes."""
+    nets = len(design.nets)
+    ok = one_piece(net, boxes, nets)
     t = design.pin_table
-    shapes = np.stack([t.net, t.level, *_spans(t.rect[:, 0], t.rect[:, 2], grid.xs),
-                       *_spans(t.rect[:, 1], t.rect[:, 3], grid.ys)], 1)[:, [0, 1, 2, 4, 3, 5]]
-    hit = covered(box_cells(b[:, 0], b[:, 1:]), shapes)
+    shapes = np.stack([t.net, t.level, *_span(t.rect[:, 0], t.rect[:, 2], grid.xs),
+                       *_span(t.rect[:, 1], t.rect[:, 3], grid.ys)], 1)[:, [0, 1, 2, 4, 3, 5]]
+    hit = covered(box_cells(net, boxes), shapes)
     sizes = np.array([len(n.pins) for n in design.nets], np.int64)
     pin = (np.cumsum(sizes) - sizes)[t.net] + t.pin         # each shape's pin, numbered
     shown = np.bincount(pin, minlength=int(sizes.sum())) > 0
     bare = shown & ~(np.bincount(pin[hit], minlength=len(shown)) > 0)
     ok[np.repeat(np.arange(nets), sizes)[bare]] = False
     return ok | (sizes < 2)
-
-
-def _spans(lo: np.ndarray, hi: np.ndarray, bounds: np.ndarray) -> tuple[np.ndarray, ...]:
-    """:func:`_span` for arrays: the first and last GCells each ``[lo, hi]`` covers."""
-    last = len(bounds) - 2
-
-    def cell(v):
-        return np.clip(np.searchsorted(bounds, v, side="right") - 1, 0, last)
-    return cell(lo), cell(np.maximum(lo, hi - 1))
 
 
 def _where(box: Box, design: Design) -> str:
@@ -341,7 +310,7 @@ def _where(box: Box, design: Design) -> str:
     return f"{lay} GCells ({box[1]}, {box[2]})-({box[3]}, {box[4]})"
 
 
-def _reason(design: Design, net: Net, boxes: list[Box], look: _Lookup) -> str:
+def _reason(design: Design, grid: GCellGrid, net: Net, boxes: list[Box]) -> str:
     """Why the net's guides fail, or ``""`` when they connect and cover every pin."""
     if not boxes:
         return "no guides"
@@ -350,7 +319,7 @@ def _reason(design: Design, net: Net, boxes: list[Box], look: _Lookup) -> str:
         return (f"guides in {len(parts)} separate pieces (one at "
                 f"{_where(boxes[parts[0][0]], design)}, another at "
                 f"{_where(boxes[parts[1][0]], design)})")
-    for label, cells in _pin_cells(design, net, look):
+    for label, cells in _pin_cells(design, grid, net):
         if cells and not any(_covers(boxes, c) for c in cells):
             return f"pin {label} ({_where(cells[0], design)}) is not covered"
     return ""
@@ -395,7 +364,10 @@ class _Usage:
     horizontal: list[bool]
 
 
-def _usage_arrays(design: Design, grid: GCellGrid, top: int) -> _Usage:
+def _usage_arrays(design: Design, grid: GCellGrid, boxes: np.ndarray) -> _Usage:
+    """Empty demand arrays of every layer up to the grid's highest or the highest of
+    ``boxes`` (rows ``(level, ...)``), whichever is higher."""
+    top = max(grid.max_layer, int(boxes[:, 0].max(initial=0)))
     nx, ny = grid.shape
     cap, wires, halves, horizontal = [], [], [], []
     for level in range(1, top + 1):
@@ -415,15 +387,6 @@ def _usage_arrays(design: Design, grid: GCellGrid, top: int) -> _Usage:
 def _wire_cells(box: Box, horizontal: bool) -> bool:
     """Whether ``box`` runs a wire along its layer's direction (spans two GCells or more)."""
     return box[3] > box[1] if horizontal else box[4] > box[2]
-
-
-def _cells_of(boxes: np.ndarray, rows: np.ndarray, cols: np.ndarray):
-    """Every ``(box, y, x)`` of the ``rows`` by ``cols`` GCells (or edges) from each
-    box's lower corner, all boxes at once."""
-    count = rows * cols
-    box = np.repeat(np.arange(len(boxes)), count)
-    k = np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
-    return box, boxes[box, 2] + k // cols[box], boxes[box, 1] + k % cols[box]
 
 
 def _add_demand(use: _Usage, net: np.ndarray, boxes: np.ndarray, sites: np.ndarray,
@@ -448,7 +411,7 @@ def _add_demand(use: _Usage, net: np.ndarray, boxes: np.ndarray, sites: np.ndarr
         h = np.zeros(0, bool)
     span_x, span_y = boxes[:, 3] - boxes[:, 1] + 1, boxes[:, 4] - boxes[:, 2] + 1
     # the edges the net's wires span, once a net
-    box, y, x = _cells_of(boxes, span_y - (~h), span_x - h)
+    box, y, x = block_cells(boxes, span_y - (~h), span_x - h)
     key = distinct(np, ((net[box] * levels + boxes[box, 0] - 1) * ny + y) * nx + x)
     for level in range(1, levels + 1):
         at = key // (ny * nx) % levels == level - 1
@@ -459,7 +422,7 @@ def _add_demand(use: _Usage, net: np.ndarray, boxes: np.ndarray, sites: np.ndarr
     if not len(sites):
         return
     # the GCells where the net has a wire: a via landing there adds no demand
-    box, y, x = _cells_of(boxes, span_y, span_x)
+    box, y, x = block_cells(boxes, span_y, span_x)
     wire = distinct(np, ((net[box] * levels + boxes[box, 0] - 1) * ny + y) * nx + x)
     sites = sites[sites[:, 1] >= first]
     s_key = ((sites[:, 0] * levels + sites[:, 1] - 1) * ny + sites[:, 3]) * nx + sites[:, 2]
@@ -606,19 +569,18 @@ def evaluate(design: Design, grid: GCellGrid,
     """
     weights = weights or ContestWeights()
     boxes = guide_boxes(design, grid, guides)
-    top = max([grid.max_layer] + [b[0] for bs in boxes.values() for b in bs])
-    use = _usage_arrays(design, grid, top)
-    look = _Lookup.of(design, grid)
-    good = _good_nets(design, grid, boxes)
+    box_net, box_rows = _box_table(design, boxes)
+    use = _usage_arrays(design, grid, box_rows)
+    good = _good_nets(design, grid, box_net, box_rows)
     checks: list[NetCheck] = []
     routable = connected = total_wl = total_vias = 0
-    all_boxes, all_sites = [], []
+    all_sites = []
     for k, net in enumerate(design.nets):
         mine = boxes.get(net.name, [])
         if len(net.pins) < 2 and not mine:
             continue
         # the reasons are worded one net at a time, for the nets that fail
-        reason = "" if good[k] else _reason(design, net, mine, look)
+        reason = "" if good[k] else _reason(design, grid, net, mine)
         sites = via_sites(mine)
         wl = sum(segment_length(b, grid.tile) for b in mine)
         cells = {b[1:3] for b in mine} | {b[3:5] for b in mine}
@@ -628,9 +590,9 @@ def evaluate(design: Design, grid: GCellGrid,
         connected += len(net.pins) >= 2 and not reason
         total_wl += wl
         total_vias += len(sites)
-        all_boxes += [(k, *b) for b in mine]
         all_sites += [(k, *v) for v in sites]
-    _add_demand(use, *_demand_arrays(all_boxes, all_sites), grid.min_layer)
+    _add_demand(use, box_net, box_rows, np.array(all_sites, np.int64).reshape(-1, 4),
+                grid.min_layer)
     cost = contest_cost(grid, use, total_vias, weights)
     return Evaluation(tuple(checks), _layer_rows(design, use), total_wl / design.dbu,
                       total_vias, connected, routable, cost)
@@ -668,11 +630,9 @@ def edge_usage(design: Design, grid: GCellGrid,
     >>> m2_edges.demand.tolist(), m2_edges.capacity.tolist()
     ([[1, 0]], [[15, 15]])
     """
-    boxes = guide_boxes(design, grid, guides)
-    top = max([grid.max_layer] + [b[0] for bs in boxes.values() for b in bs])
-    use = _usage_arrays(design, grid, top)
-    rows = [(k, *b) for k, net in enumerate(design.nets) for b in boxes.get(net.name, [])]
-    _add_demand(use, *_demand_arrays(rows, []), grid.min_layer)
+    box_net, box_rows = _box_table(design, guide_boxes(design, grid, guides))
+    use = _usage_arrays(design, grid, box_rows)
+    _add_demand(use, box_net, box_rows, np.zeros((0, 4), np.int64), grid.min_layer)
     return tuple(LayerEdges(design.layers[i].name, i + 1, h, wires, cap)
                  for i, (cap, wires, h) in enumerate(zip(use.cap, use.wires, use.horizontal)))
 

@@ -146,9 +146,14 @@ def _tracks_per_gcell(t: LayerTracks, bounds: np.ndarray) -> np.ndarray:
     return np.diff(below)
 
 
-def _cell_index(v: int, bounds: np.ndarray) -> int:
-    """The GCell holding coordinate ``v`` (the last one takes the die's far edge)."""
-    return int(min(max(np.searchsorted(bounds, v, side="right") - 1, 0), len(bounds) - 2))
+def cell_of(bounds: np.ndarray, v):
+    """The GCell holding coordinate ``v`` (a number or an array) between GCell
+    ``bounds``: the last one takes the die's far edge, the first anything before it.
+
+    >>> cell_of(np.array([0, 10, 20]), np.array([-1, 0, 10, 20, 25])).tolist()
+    [0, 0, 1, 1, 1]
+    """
+    return np.clip(np.searchsorted(bounds, v, side="right") - 1, 0, len(bounds) - 2)
 
 
 def _obstructions(design: Design, lo: int, hi: int):
@@ -174,8 +179,8 @@ def _blocked_intervals(r: Rect, layer: RoutingLayer, xs, ys, cap: np.ndarray,
     horizontal = layer.direction == "HORIZONTAL"
     along, across = (xs, ys) if horizontal else (ys, xs)
     a0, a1, c0, c1 = (r[0], r[2], r[1], r[3]) if horizontal else (r[1], r[3], r[0], r[2])
-    g0, g1 = _cell_index(a0, along), _cell_index(a1, along)
-    k0, k1 = _cell_index(c0, across), _cell_index(c1, across)
+    g0, g1 = int(cell_of(along, a0)), int(cell_of(along, a1))
+    k0, k1 = int(cell_of(across, c0)), int(cell_of(across, c1))
     if g0 == g1:
         # a shape inside one GCell still blocks the edge to the next one
         if g1 + 1 >= len(along) - 1:
@@ -359,4 +364,4 @@ def resources_table(grid: GCellGrid) -> str:
 
 
 __all__ = ["GCellGrid", "LayerTracks", "gcell_grid", "default_layers", "tile_size",
-           "layer_tracks", "resources_table", "PITCHES_PER_GCELL"]
+           "layer_tracks", "resources_table", "cell_of", "PITCHES_PER_GCELL"]

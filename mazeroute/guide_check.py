@@ -25,6 +25,8 @@ import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
+from .engines.base import block_cells
+
 __all__ = ["box_cells", "one_piece", "covered"]
 
 
@@ -35,13 +37,8 @@ def box_cells(net: np.ndarray, boxes: np.ndarray) -> np.ndarray:
     """
     if not len(boxes):
         return np.zeros((0, 4), np.int64)
-    cols = boxes[:, 3] - boxes[:, 1] + 1
-    count = cols * (boxes[:, 4] - boxes[:, 2] + 1)
-    box = np.repeat(np.arange(len(boxes)), count)
-    k = np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
-    cells = np.stack([net[box], boxes[box, 0], boxes[box, 1] + k % cols[box],
-                      boxes[box, 2] + k // cols[box]], 1)
-    return np.unique(cells, axis=0)
+    box, y, x = block_cells(boxes, boxes[:, 4] - boxes[:, 2] + 1, boxes[:, 3] - boxes[:, 1] + 1)
+    return np.unique(np.stack([net[box], boxes[box, 0], x, y], 1), axis=0)
 
 
 def _keys(cells: np.ndarray, span: np.ndarray) -> np.ndarray:
@@ -119,11 +116,8 @@ def covered(cells: np.ndarray, shapes: np.ndarray) -> np.ndarray:
     flat, level = flat[order], cells[order, 1]
     starts = np.nonzero(np.r_[True, flat[1:] != flat[:-1]])[0]
     where, top = flat[starts], np.maximum.reduceat(level, starts)
-    cols = shapes[:, 4] - shapes[:, 2] + 1
-    count = cols * (shapes[:, 5] - shapes[:, 3] + 1)
-    s = np.repeat(np.arange(len(shapes)), count)
-    k = np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
-    x, y = shapes[s, 2] + k % cols[s], shapes[s, 3] + k // cols[s]
+    s, y, x = block_cells(shapes[:, 1:], shapes[:, 5] - shapes[:, 3] + 1,
+                          shapes[:, 4] - shapes[:, 2] + 1)
     q = (shapes[s, 0] * span[1] + x) * span[2] + y
     at = np.minimum(np.searchsorted(where, q), len(where) - 1)
     hit = (where[at] == q) & (top[at] >= shapes[s, 1])

@@ -233,3 +233,28 @@ def distinct(xp, a):
     keep = xp.ones(len(a), bool)
     keep[1:] = a[1:] != a[:-1]
     return a[keep]
+
+
+def piece_places(xp, count):
+    """For pieces of ``count`` items each (a 1-D integer array), every item's piece and
+    its place in it, piece after piece, on NumPy or CuPy (``xp``).
+
+    >>> [a.tolist() for a in piece_places(np, np.array([2, 0, 3]))]
+    [[0, 0, 2, 2, 2], [0, 1, 0, 1, 2]]
+    """
+    piece = xp.repeat(xp.arange(len(count)), count)
+    place = xp.arange(int(count.sum()), dtype=np.int64) - xp.repeat(xp.cumsum(count) - count,
+                                                                     count)
+    return piece, place
+
+
+def block_cells(boxes: np.ndarray, rows: np.ndarray, cols: np.ndarray):
+    """Every cell of a ``rows`` by ``cols`` block from each box's corner, the box's columns
+    1 and 2 (``x``, ``y``): each cell's box, ``y`` and ``x``, box after box, row by row.
+
+    >>> box, y, x = block_cells(np.array([[0, 5, 7]]), np.array([2]), np.array([2]))
+    >>> box.tolist(), y.tolist(), x.tolist()
+    ([0, 0, 0, 0], [7, 7, 8, 8], [5, 6, 5, 6])
+    """
+    box, k = piece_places(np, rows * cols)
+    return box, boxes[box, 2] + k // cols[box], boxes[box, 1] + k % cols[box]

@@ -161,12 +161,13 @@ class Design:
                         placed(t[:, 3:], np.array(place_at, np.int64).reshape(-1, 5)))
 
     def pin_shapes(self, net: Net) -> list[tuple[str, str, tuple[tuple[str, Rect], ...]]]:
-        """Each pin of ``net`` as ``(component, pin, shapes)``, shapes placed on the die."""
+        """Each pin of ``net`` as ``(component, pin, shapes)``, shapes placed on the die
+        (none for an IO pin the DEF does not place)."""
         comps = self.component_map
         out = []
         for comp, pin in net.pins:
             if comp == "PIN":
-                out.append((comp, pin, self.io_pins[pin]))
+                out.append((comp, pin, self.io_pins.get(pin, ())))
                 continue
             c = comps[comp]
             m = self.macros[c.macro]

@@ -45,9 +45,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..engines.base import distinct
+from ..engines.base import distinct, piece_places
 from ..engines.costs import COST_MAX, COST_SCALE
-from ..gcells import GCellGrid
+from ..gcells import GCellGrid, cell_of
 from ..readers.lefdef import Design
 from .groute_pattern import pattern_route
 from .groute_search import array_module, make_search
@@ -300,17 +300,27 @@ class _Negotiation:
                                  and hot[t.wired[:, 2], t.wired[:, 1], t.wired[:, 0]].any()]
 
 
+def _pin_rows(problem: GRouteProblem) -> tuple[np.ndarray, np.ndarray]:
+    """Every net's pin nodes in one array, net after net: each one's net (its index in
+    ``problem.pins``) and its node ``(x, y, z)``."""
+    sizes = np.array([len(p) for p in problem.pins.values()], np.int64)
+    pins = np.array([c for p in problem.pins.values() for c in p], np.int64).reshape(-1, 3)
+    return np.repeat(np.arange(len(sizes)), sizes), pins
+
+
+def _firsts(net: np.ndarray, nodes: np.ndarray) -> np.ndarray:
+    """Where each distinct (net, node) comes first, in order."""
+    _, first = np.unique(np.column_stack([net, nodes]), axis=0, return_index=True)
+    return np.sort(first)
+
+
 def _lifted_pins(problem: GRouteProblem) -> dict[str, np.ndarray]:
     """Each net's distinct pin nodes with the ones below the lowest routing layer lifted
     onto it (``(k, 3)``, in the net's order), all nets at once."""
     names = list(problem.pins)
-    sizes = np.array([len(p) for p in problem.pins.values()], np.int64)
-    pins = np.array([c for p in problem.pins.values() for c in p], np.int64).reshape(-1, 3)
+    net, pins = _pin_rows(problem)
     pins[:, 2] = np.maximum(pins[:, 2], problem.lowest)
-    net = np.repeat(np.arange(len(names)), sizes)
-    # each net's node the first time it comes (a pin lifted onto another is one node)
-    _, first = np.unique(np.column_stack([net, pins]), axis=0, return_index=True)
-    first = np.sort(first)
+    first = _firsts(net, pins)             # a pin lifted onto another is one node
     cut = np.searchsorted(net[first], np.arange(len(names) + 1)).tolist()
     kept = pins[first]
     return {n: kept[cut[k]:cut[k + 1]] for k, n in enumerate(names)}
@@ -320,19 +330,11 @@ def _access_stacks(problem: GRouteProblem) -> dict[str, list[np.ndarray]]:
     """The via stacks of the nets with pins below the lowest routing layer: each such pin
     (once, in its net's order) up to the node above it on that layer, all nets at once."""
     names = list(problem.pins)
-    if not names:
-        return {}
-    sizes = np.array([len(p) for p in problem.pins.values()], np.int64)
-    pins = np.array([c for p in problem.pins.values() for c in p], np.int64).reshape(-1, 3)
-    net = np.repeat(np.arange(len(names)), sizes)
+    net, pins = _pin_rows(problem)
     low = np.nonzero(pins[:, 2] < problem.lowest)[0]
-    # a pin listed twice in its net has one stack: keep each (net, pin) the first time
-    key = np.stack([net[low], *pins[low].T], 1)
-    _, first = np.unique(key, axis=0, return_index=True)
-    low = low[np.sort(first)]
+    low = low[_firsts(net[low], pins[low])]          # a pin listed twice has one stack
     length = problem.lowest - pins[low, 2] + 1
-    row = np.repeat(np.arange(len(low)), length)
-    rise = np.arange(int(length.sum())) - np.repeat(np.cumsum(length) - length, length)
+    row, rise = piece_places(np, length)
     cells = pins[low][row]
     cells[:, 2] += rise
     ends = np.cumsum(length).tolist()
@@ -541,8 +543,7 @@ def design_pins(design: Design, grid: GCellGrid) -> dict[str, list[tuple[int, in
     cy = (t.rect[first, 1] + t.rect[first, 3]) / 2
     cz = (np.minimum(t.level[first], top) - 1).tolist()
     # every pin's GCell at once: the searches are the costly part when done a pin a time
-    gx = np.clip(np.searchsorted(grid.xs, cx, side="right") - 1, 0, len(grid.xs) - 2)
-    gy = np.clip(np.searchsorted(grid.ys, cy, side="right") - 1, 0, len(grid.ys) - 2)
+    gx, gy = cell_of(grid.xs, cx), cell_of(grid.ys, cy)
     out: dict[str, list[tuple[int, int, int]]] = {}
     for k, x, y, z in zip(owner, gx.tolist(), gy.tolist(), cz):
         nodes = out.setdefault(names[k], [])

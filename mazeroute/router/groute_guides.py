@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..engines.base import block_cells
 from ..gcells import GCellGrid
 from .groute import NetTree, flat_paths
 
@@ -115,13 +116,8 @@ def _uncovered(trees: list[NetTree], on_paths: np.ndarray, boxes: np.ndarray) ->
     sizes = [len(t.cells) for t in trees]
     nodes = np.concatenate([np.asarray(t.cells, np.int64).reshape(-1, 3) for t in trees])
     net = np.repeat(np.arange(len(trees)), sizes)
-    # the boxes' GCells
-    count = (boxes[:, 3] - boxes[:, 1] + 1) * (boxes[:, 4] - boxes[:, 2] + 1)
-    b = np.repeat(np.arange(len(boxes)), count)
-    k = np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
-    cols = boxes[b, 3] - boxes[b, 1] + 1
-    inside = np.column_stack([boxes[b, 0], boxes[b, 1] + k % cols, boxes[b, 2] + k // cols,
-                              boxes[b, 5]])
+    b, y, x = block_cells(boxes, boxes[:, 4] - boxes[:, 2] + 1, boxes[:, 3] - boxes[:, 1] + 1)
+    inside = np.column_stack([boxes[b, 0], x, y, boxes[b, 5]])
     mine = np.concatenate([np.column_stack([net, nodes]), on_paths])
     radix = tuple((np.maximum(mine.max(0), inside.max(0, initial=0)) + 1).tolist())
     key = np.unique(np.ravel_multi_index(tuple(mine.T), radix))

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..engines.base import distinct
+from ..engines.base import distinct, piece_places
 from .pattern_shapes import (
     BLOCK,
     INF,
@@ -68,9 +68,7 @@ class PatternNet:
 
 def _ramps(xp, start, step, count):
     """Cells ``start + k * step`` for ``k < count`` of every piece, piece after piece."""
-    total = int(host(count.sum()).item())
-    piece = xp.repeat(xp.arange(len(count)), count)
-    k = xp.arange(total, dtype=np.int64) - xp.repeat(xp.cumsum(count) - count, count)
+    piece, k = piece_places(xp, count)
     return start[piece] + k[:, None] * step[piece], piece
 
 
@@ -442,12 +440,11 @@ def _assemble(pins, shape, tree: _Trees, first_h, mid, layers, bad, net_cost
                     nn, nets, shape)
     # each net's nodes, its pins first in their order
     sizes = np.array([len(p) for p in pins], np.int64)
-    pin_net = np.repeat(np.arange(nets), sizes)
+    pin_net, pin_place = piece_places(np, sizes)
     pn = np.concatenate(pins).reshape(-1, 3).astype(np.int64)
     pin_node = (pn[:, 2] * shape[1] + pn[:, 1]) * shape[2] + pn[:, 0]
     key = np.concatenate([cell_net * nn + node, pin_net * nn + pin_node])
-    pri = np.concatenate([np.full(len(node), len(pn)),
-                          np.arange(len(pn)) - np.repeat(np.cumsum(sizes) - sizes, sizes)])
+    pri = np.concatenate([np.full(len(node), len(pn)), pin_place])
     order = np.lexsort((pri, key))
     key, pri = key[order], pri[order]
     first = np.ones(len(key), bool)
