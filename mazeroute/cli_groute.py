@@ -69,6 +69,10 @@ def add_groute(sub) -> argparse.ArgumentParser:
     p.add_argument("--pattern-rounds", type=int, default=16, metavar="N",
                    help="the first pass's rounds: each round's nets are priced against "
                         "the use of the rounds before it (default: 16)")
+    p.add_argument("--refine", action=argparse.BooleanOptionalAction, default=True,
+                   help="end by giving each net of three GCells or more its maze tree "
+                        "in its pins' box where that costs less in steps and vias and "
+                        "fits in the room the other nets leave (default: on)")
     p.add_argument("--backend", choices=("cpu", "gpu"), default="cpu",
                    help="where the searches run: the CPU's engines, or the GPU's sweeps "
                         "with many nets a launch; the same guides (default: cpu)")
@@ -154,7 +158,7 @@ def _route(problem, args: argparse.Namespace):
     options = GRouteOptions(via_cost=args.via_cost, max_iterations=args.max_iterations,
                             present=args.present, group=args.group,
                             pattern=args.first_pass == "pattern",
-                            pattern_rounds=args.pattern_rounds)
+                            pattern_rounds=args.pattern_rounds, refine=args.refine)
     return global_route(problem, options, _progress, backend=backend)
 
 

@@ -190,13 +190,16 @@ def _commands(folder: Path) -> list[list[str]]:
     ]
 
 
-def _steiner_warmup() -> None:
-    """Global routing's Steiner trees, which no layout route builds."""
+def _groute_warmup() -> None:
+    """Global routing's Steiner trees and refinement, which no layout route uses."""
     import numpy as np
 
+    from .router.groute_refine import maze_trees
     from .router.steiner import steiner_trees
 
     steiner_trees(np.array([[0, 0], [2, 1], [1, 3]]), np.array([0, 3]))
+    maze_trees([np.array([[0, 0, 0], [2, 1, 0], [1, 2, 0]])], np.ones((2, 3, 3), bool),
+               ("horizontal", "vertical"), 2)
 
 
 def cmd_warmup(args: argparse.Namespace) -> int:
@@ -217,7 +220,7 @@ def cmd_warmup(args: argparse.Namespace) -> int:
             sub = build_parser().parse_args(argv)
             with scope:
                 sub.func(sub)       # the status of a small layout's route is no matter
-        _steiner_warmup()
+        _groute_warmup()
     funcs = compiled_functions()
     fresh = sum(len(f.stats.cache_misses) for f in funcs)
     cached = sum(len(f.stats.cache_hits) for f in funcs)

@@ -54,6 +54,14 @@ MAX_NAME = 200
 MAX_DIGITS = 100
 
 
+def cores() -> int:
+    """The cores this process may use (its CPU set's, where the system has them)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:                 # not on Linux
+        return os.cpu_count() or 1
+
+
 def many_cores() -> bool:
     """Whether this process may use at least :data:`PARALLEL_CORES` cores.
 
@@ -62,11 +70,7 @@ def many_cores() -> bool:
     bool
         True on a host (or CPU set) of at least :data:`PARALLEL_CORES` cores.
     """
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:                 # not on Linux
-        cores = os.cpu_count() or 1
-    return cores >= PARALLEL_CORES
+    return cores() >= PARALLEL_CORES
 
 
 def check_size(width: int, height: int, file: str | Path | None = None,

@@ -235,6 +235,13 @@ def test_problem_keeps_of_grids_node_capacity_rule(tmp_path):
     assert problem.free[0].sum() == 0 and problem.free[1].all()
 
 
+def test_a_via_is_weighed_in_steps_by_the_files_unit_costs(tmp_path):
+    # wire costs 1 a unit, a via 2, edges 10 long: a via is worth a fifth of a step
+    cap = read_cap(write(tmp_path, "c.cap", CAP))
+    problem = cap_problem(cap, read_net(write(tmp_path, "c.net", NET), cap))
+    assert problem.via_weight == pytest.approx(2 / (1 * 10))
+
+
 # -- the command line ----------------------------------------------------------------------
 def test_cli_routes_a_cap_and_reports_the_contests_cost(tmp_path, capsys):
     # 2 x 1 GCells, an edge 10 long; Metal2 horizontal with capacity 3 on the one edge.

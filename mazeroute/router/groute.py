@@ -48,8 +48,10 @@ import numpy as np
 from ..engines.base import distinct, piece_places
 from ..engines.costs import COST_MAX, COST_SCALE
 from ..gcells import GCellGrid, cell_of
+from ..limits import cores
 from ..readers.lefdef import Design
 from .groute_pattern import pattern_route
+from .groute_refine import maze_trees, tree_cost
 from .groute_search import array_module, make_search
 from .layered_tree import Rules
 from .pattern_shapes import OVER as PATTERN_OVER
@@ -80,7 +82,9 @@ class GRouteOptions:
     overflow no lower than the first pass did). It grows by ``pres_fac_mult`` an
     iteration up to ``max_pres_fac`` (VPR's bound). After a pattern first pass the
     conflicted nets are rerouted by pattern routes, and after a round of them that did
-    not lower the overflow by one round of the maze search.
+    not lower the overflow by one round of the maze search. ``refine`` ends the route
+    by giving each net of three GCells or more its maze tree where that is cheaper in
+    steps and vias and fits (:mod:`.groute_refine`).
     """
 
     via_cost: int = 2
@@ -94,6 +98,7 @@ class GRouteOptions:
     group: int = 1
     pattern: bool = True
     pattern_rounds: int = 16
+    refine: bool = True
 
     def __post_init__(self):
         if self.present not in PRESENT_COSTS:
@@ -110,7 +115,9 @@ class GRouteProblem:
     wires may go; ``pins`` maps a net
     to its distinct pin nodes ``(x, y, z)``, the root first; ``lowest`` is the lowest
     layer that carries wires: a pin below it is reached by a via stack at its GCell,
-    which the search does not see (it takes no track).
+    which the search does not see (it takes no track); ``via_weight`` is what a via
+    costs in GCell steps by the problem's own measure (a contest's weights; None: the
+    router's ``via_cost``), by which refinement compares two trees of a net.
     """
 
     directions: tuple[str, ...]
@@ -119,6 +126,7 @@ class GRouteProblem:
     pins: dict[str, list[tuple[int, int, int]]]
     lowest: int = 0
     edge_cap: tuple[np.ndarray, np.ndarray] | None = None
+    via_weight: float | None = None
 
     @classmethod
     def of_grid(cls, grid: GCellGrid, pins: dict[str, list[tuple[int, int, int]]]
@@ -280,6 +288,38 @@ class _Negotiation:
             self.trees[name] = net
             self._take(net, 1)
 
+    def refine(self, names: list[str], threads: int = 1) -> int:
+        """Give each net of ``names`` its maze tree in its pins' box where that costs
+        less in steps and vias (by the problem's ``via_weight``) than its route and fits
+        in the nodes' room (:mod:`.groute_refine`), one net after another. Returns how
+        many took it."""
+        via = self.opt.via_cost
+        weight = via if self.p.via_weight is None else self.p.via_weight
+        names = [n for n in names if self.trees[n].routed]
+        room = self.p.free & (self.usage < self.cap)
+        found = maze_trees([self.pin_nodes[n] for n in names], room, self.p.directions,
+                           via, threads=threads)
+        taken = []
+        for name, new in zip(names, found):
+            old = self.trees[name]
+            if new is None or not new[0] or (tree_cost(new[1], new[2], weight)
+                                              >= tree_cost(old.steps, old.vias, weight)):
+                continue
+            paths, steps, vias = new
+            tree = NetTree(np.concatenate([paths[0][-1:], *(p[:-1][::-1] for p in paths)]),
+                           steps, vias, True, paths=paths)
+            was, now = _wires(old), _wires(tree)
+            self.usage[was[:, 2], was[:, 1], was[:, 0]] -= 1
+            at = (now[:, 2], now[:, 1], now[:, 0])
+            if (self.usage[at] + 1 > self.cap[at]).any():
+                self.usage[was[:, 2], was[:, 1], was[:, 0]] += 1
+                continue
+            self.usage[at] += 1
+            self.trees[name] = tree
+            taken.append(name)
+        self.price()
+        return len(taken)
+
     def conflicts(self, problem: GRouteProblem, over: np.ndarray) -> tuple[int, list[str]]:
         """The overflow, and the nets to reroute: on the edges where the problem has
         them (the nets across an edge over capacity), else on the nodes (the nets
@@ -439,11 +479,24 @@ def global_route(problem: GRouteProblem, options: GRouteOptions | None = None,
         todo = conflicted
         if not todo:
             break
+    overflow = overflow_by_iteration[-1]
+    if opt.refine:
+        neg.refine(_junctions(neg.pin_nodes), threads=cores())
+        if overflow:        # refinement frees tracks and takes only room, never more
+            overflow, _ = neg.conflicts(problem, np.maximum(0, neg.usage - neg.cap))
     routes = {n: neg.trees[n] for n in problem.pins}
     for n, stacks in _access_stacks(problem).items():
         routes[n] = _with_access(routes[n], stacks)
-    return GRouteResult(routes, neg.usage, overflow_by_iteration[-1], it,
+    return GRouteResult(routes, neg.usage, overflow, it,
                         time.perf_counter() - start, overflow_by_iteration)
+
+
+def _junctions(pin_nodes: dict[str, np.ndarray]) -> list[str]:
+    """The nets whose pins lie in three GCells or more: those whose trees join
+    branches, where the topology decides the vias."""
+    return [n for n, p in pin_nodes.items()
+            if len(p) >= 3 and len(distinct(np, p[:, 1] * (int(p[:, 0].max()) + 1)
+                                            + p[:, 0])) >= 3]
 
 
 def _crossings(trees, shape) -> tuple[np.ndarray, np.ndarray]:

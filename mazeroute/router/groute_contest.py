@@ -130,12 +130,18 @@ def cap_problem(cap: CapGrid, nets: ContestNets) -> GRouteProblem:
     -------
     GRouteProblem
         Every net with its pins' chosen access points, in the file's order; wires on
-        layers 1 and up (0 too on a one-layer grid).
+        layers 1 and up (0 too on a one-layer grid); a via weighed by the file's unit
+        costs, in steps of the mean edge length.
     """
     nodes = access_points(nets).tolist()
     starts = nets.net_start.tolist()
     pins = _net_pins(nets, lambda n: map(tuple, nodes[starts[n]:starts[n + 1]]))
-    return GRouteProblem.of_grid(cap_grid(cap), pins)
+    problem = GRouteProblem.of_grid(cap_grid(cap), pins)
+    # the contest's own price of a via, in steps of the grid's mean edge length
+    lengths = np.concatenate([cap.edge_lengths_x, cap.edge_lengths_y]).astype(np.float64)
+    step = cap.wire_cost * (lengths.mean() if len(lengths) else 0.0)
+    problem.via_weight = cap.via_cost / step if step > 0 else None
+    return problem
 
 
 def access_points(nets: ContestNets) -> np.ndarray:
