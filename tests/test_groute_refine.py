@@ -47,7 +47,9 @@ def _box(pins: np.ndarray, shape, margin: int):
 @given(st.integers(0, 100_000), st.sampled_from([1, 2, 3]), st.integers(0, 2))
 def test_each_branch_is_a_shortest_path_to_the_nearest_pin(seed, via, margin):
     dirs, room, (pins,) = _case(seed)
-    got = maze_trees([pins], room, dirs, via, margin=margin)[0]
+    found = maze_trees([pins], room, dirs, via, margin=margin)
+    got = None if found.steps[0] < 0 else (found.paths(0), int(found.steps[0]),
+                                           int(found.vias[0]))
     x0, y0, x1, y1 = _box(pins, room.shape, margin)
     free = room[:, y0:y1, x0:x1].copy()
     local = pins - [x0, y0, 0]
@@ -89,7 +91,8 @@ def test_a_cut_off_pin_gives_no_tree():
     room = np.ones((2, 3, 3), bool)
     room[:, 1, :] = False                  # a wall across the middle row, every layer
     pins = np.array([[0, 0, 0], [2, 2, 0]])
-    assert maze_trees([pins], room, ("horizontal", "vertical"), 2) == [None]
+    found = maze_trees([pins], room, ("horizontal", "vertical"), 2)
+    assert found.steps[0] == found.vias[0] == -1
 
 
 @settings(max_examples=20, deadline=None)
@@ -98,12 +101,12 @@ def test_trees_do_not_depend_on_the_threads(seed):
     dirs, room, pin_sets = _case(seed, nets=600, most_pins=6)
     one = maze_trees(pin_sets, room, dirs, 2, threads=1)
     many = maze_trees(pin_sets, room, dirs, 2, threads=3)
-    assert len(one) == len(many) == len(pin_sets)
-    for a, b in zip(one, many):
-        assert (a is None) == (b is None)
-        if a is not None:
-            assert a[1:] == b[1:]
-            assert all((p == q).all() for p, q in zip(a[0], b[0]))
+    assert len(one.steps) == len(many.steps) == len(pin_sets)
+    assert (one.steps == many.steps).all() and (one.vias == many.vias).all()
+    assert (one.steps >= 0).any()
+    for k in range(len(pin_sets)):
+        a, b = one.paths(k), many.paths(k)
+        assert len(a) == len(b) and all((p == q).all() for p, q in zip(a, b))
 
 
 def _problem(dirs, free, cap, pins) -> GRouteProblem:

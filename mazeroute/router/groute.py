@@ -299,16 +299,16 @@ class _Negotiation:
         room = self.p.free & (self.usage < self.cap)
         found = maze_trees([self.pin_nodes[n] for n in names], room, self.p.directions,
                            via, threads=threads)
+        old = np.array([[self.trees[n].steps, self.trees[n].vias] for n in names],
+                       np.int64).reshape(-1, 2)
+        cheaper = (found.steps >= 0) & (tree_cost(found.steps, found.vias, weight)
+                                        < tree_cost(old[:, 0], old[:, 1], weight))
         taken = []
-        for name, new in zip(names, found):
-            old = self.trees[name]
-            if new is None or not new[0] or (tree_cost(new[1], new[2], weight)
-                                              >= tree_cost(old.steps, old.vias, weight)):
-                continue
-            paths, steps, vias = new
+        for k in np.nonzero(cheaper)[0].tolist():
+            name, paths = names[k], found.paths(k)
             tree = NetTree(np.concatenate([paths[0][-1:], *(p[:-1][::-1] for p in paths)]),
-                           steps, vias, True, paths=paths)
-            was, now = _wires(old), _wires(tree)
+                           int(found.steps[k]), int(found.vias[k]), True, paths=paths)
+            was, now = _wires(self.trees[name]), _wires(tree)
             self.usage[was[:, 2], was[:, 1], was[:, 0]] -= 1
             at = (now[:, 2], now[:, 1], now[:, 0])
             if (self.usage[at] + 1 > self.cap[at]).any():
@@ -494,9 +494,16 @@ def global_route(problem: GRouteProblem, options: GRouteOptions | None = None,
 def _junctions(pin_nodes: dict[str, np.ndarray]) -> list[str]:
     """The nets whose pins lie in three GCells or more: those whose trees join
     branches, where the topology decides the vias."""
-    return [n for n, p in pin_nodes.items()
-            if len(p) >= 3 and len(distinct(np, p[:, 1] * (int(p[:, 0].max()) + 1)
-                                            + p[:, 0])) >= 3]
+    names = list(pin_nodes)
+    if not names:
+        return []
+    sets = list(pin_nodes.values())
+    net = np.repeat(np.arange(len(sets)), [len(p) for p in sets])
+    xy = np.concatenate(sets)[:, :2].astype(np.int64)
+    ny, nx = int(xy[:, 1].max()) + 1, int(xy[:, 0].max()) + 1
+    cells = np.bincount(distinct(np, (net * ny + xy[:, 1]) * nx + xy[:, 0]) // (ny * nx),
+                        minlength=len(sets))
+    return [names[k] for k in np.nonzero(cells >= 3)[0].tolist()]
 
 
 def _crossings(trees, shape) -> tuple[np.ndarray, np.ndarray]:
