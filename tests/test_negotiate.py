@@ -551,11 +551,11 @@ def test_never_fewer_nets_than_sequential_on_crowded_layouts(seed):
 @given(lay=layouts())
 @settings(max_examples=60, deadline=None)
 def test_sequential_floor_equals_the_sequential_router(lay):
-    """The floor (weighted search on unit costs) draws the sequential router's wires,
-    and counts their bends as it does, trees included (from the cells alone; an
-    unrouted tree has none in the floor, the bends of the branches it found in
-    sequential mode)."""
-    floor = sequential_routes(lay, "cpu").to_json()
+    """The floor's loop over the nets (weighted search on unit costs, for a time limit
+    or a watched net) draws the sequential router's wires, and counts their bends as it
+    does, trees included (from the cells alone; an unrouted tree has none in the floor,
+    the bends of the branches it found in sequential mode)."""
+    floor = sequential_routes(lay, "cpu", until=lambda: False).to_json()
     want = Router(lay, "cpu").run().to_json()
     for d in (floor, want):
         d.pop("engine")
@@ -572,11 +572,25 @@ def test_sequential_floor_stops_once_it_cannot_beat(lay):
     routes otherwise."""
     floor = sequential_routes(lay, "cpu")
     for beat in {max(0, floor.routed - 1), floor.routed}:
-        got = sequential_routes(lay, "cpu", beat=beat)
-        if floor.routed <= beat:
-            assert got is None
-        else:
-            assert [n.cells for n in got.nets] == [n.cells for n in floor.nets]
+        for until in (None, lambda: False):           # the router, and the loop
+            got = sequential_routes(lay, "cpu", beat=beat, until=until)
+            if floor.routed <= beat:
+                assert got is None
+            else:
+                assert [n.cells for n in got.nets] == [n.cells for n in floor.nets]
+
+
+def test_without_a_clock_or_a_watched_net_the_floor_is_sequential_modes_router():
+    """The wait bound is timed on the floor: it is the router ``--mode sequential``
+    runs, not the slower loop over the nets."""
+    lay = random_layout(60, 50, density=0.2, nets=30, pins=2, seed=3, span=20)
+    router = Router(lay, "cpu")
+    floor = sequential_routes(lay, "cpu")
+    assert floor.engine == router.engine != "cpu/weighted"
+    assert sequential_routes(lay, "cpu", until=lambda: False).engine == "cpu/weighted"
+    from mazeroute.router.watch import Watch
+    assert sequential_routes(lay, "cpu", watch=Watch(0)).engine == "cpu/weighted"
+    assert [n.cells for n in floor.nets] == [n.cells for n in router.run().nets]
 
 
 def test_options_reach_the_negotiation():

@@ -29,18 +29,16 @@ def sequential_routes(layout: Layout, backend: str = "auto", beat: int | None = 
     is returned when they do not, and the run stops as soon as so many nets are
     certain to stay unrouted that they cannot (None: always a result).
 
-    Unit costs make the weighted search a BFS with the BFS backtrace, so the wires are
-    exactly those of :class:`mazeroute.router.Router` (a test holds them equal); the
-    search stays near the straight line (A*) and gives up early on a walled-in pin, so
-    this floor costs far less than a full wavefront per net. On the GPU the floor is the
-    sequential router's batched search itself (:class:`~.sequential.Router`, ``gpu/grid``:
-    many nets a launch), whose wires are the same; the weighted search would take each
-    net's whole-grid box alone.
+    The floor is sequential mode's own router (:class:`~.sequential.Router`; on the GPU
+    ``gpu/grid``, many nets a launch), whose routes these are by definition, and which
+    is the faster of the two on every CPU layout measured. A time limit on the CPU
+    (``until``, asked between nets) or a watched net needs a loop over the nets: there
+    the weighted search on unit costs routes them, whose wires are exactly the
+    router's (unit costs make it a BFS with the BFS backtrace; a test holds them equal).
 
     ``until``: a clock's verdict, asked before each net (on the GPU, before the run):
     once it says True no more nets are routed and None is returned (a time limit ran
-    out). ``watch``: keeps what the net it watches sees (:mod:`.watch`; the weighted
-    search only).
+    out). ``watch``: keeps what the net it watches sees (:mod:`.watch`; on the CPU).
     """
     give_up = None if beat is None else len(layout.nets) - beat - 1
     if until is not None and until():
@@ -49,6 +47,8 @@ def sequential_routes(layout: Layout, backend: str = "auto", beat: int | None = 
         backend = make_plan(layout, "auto", mode="negotiate").floor
     if backend == "gpu":
         return Router(layout, "gpu", "grid").run(max_unrouted=give_up)
+    if until is None and (watch is None or watch.net is None):
+        return Router(layout, backend).run(max_unrouted=give_up)
     start = time.perf_counter()
     h, w = layout.height, layout.width
     owner = np.full((h, w), -1, np.int32)

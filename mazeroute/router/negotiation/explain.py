@@ -120,7 +120,8 @@ class Explain:
         x1, y1 = min(w, x + r + 1), min(h, y + r + 1)
         owner = self.owner[y0:y1, x0:x1]
         passable = self.free[y0:y1, x0:x1] & ((owner == -1) | (owner == i))
-        import scipy.ndimage     # loaded when a net is explained, not by every router
+        # loaded when a net is explained, not by every router that imports this module
+        import scipy.ndimage
 
         label, _ = scipy.ndimage.label(passable)
         piece = label == label[y - y0, x - x0]

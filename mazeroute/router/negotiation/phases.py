@@ -149,9 +149,10 @@ def floor(ng, run: PhaseRun) -> None:
     elif (t0 := run.begin("sequential floor")) is None:
         return
     else:
-        # the weighted search on unit costs is the fast floor on the CPU; a device has
-        # the batched BFS router for it (whole-grid boxes one net at a time would be its
-        # slowest case); it stops once it cannot route more
+        # a time limit is running here, so on the CPU the floor goes a net at a time
+        # (the weighted search on unit costs) to heed it; a device has the batched BFS
+        # router for it (whole-grid boxes one net at a time would be its slowest case);
+        # it stops once it cannot route more
         floor_watch = Watch(ng.watch.net)
         got = sequential_routes(ng.layout, ng.plan.floor, beat=result.routed,
                                 until=lambda: ng._late("sequential floor"), watch=floor_watch)
