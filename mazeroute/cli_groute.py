@@ -5,10 +5,12 @@ route guides out; or of a global routing contest's input (ISPD 2024's ``.cap`` w
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gzip
 import os
 import time
 import zlib
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from .errors import InputError
@@ -149,12 +151,10 @@ def _progress(it: int, overflow: int, rerouted: int) -> None:
     print(f"iteration {it}: {rerouted} nets routed, overflow {overflow}", flush=True)
 
 
-def _route(problem, args: argparse.Namespace):
-    """``problem`` routed with the command's options, on its backend."""
-    from .plan import groute_backend
+def _route(problem, args: argparse.Namespace, backend: str):
+    """``problem`` routed with the command's options on ``backend``."""
     from .router.groute import GRouteOptions, global_route
 
-    backend = groute_backend(args.backend)
     options = GRouteOptions(via_cost=args.via_cost, max_iterations=args.max_iterations,
                             present=args.present, group=args.group,
                             pattern=args.first_pass == "pattern",
@@ -167,12 +167,27 @@ def cmd_groute(args: argparse.Namespace) -> int:
     overflows."""
     kind = input_kind(args.design)
     _check_options(args, kind)
-    if kind == "def":
-        return _groute_def(args)
-    return _groute_contest(args, kind)
+    with _backend_beside(args) as backend:
+        if kind == "def":
+            return _groute_def(args, backend)
+        return _groute_contest(args, kind, backend)
 
 
-def _groute_def(args: argparse.Namespace) -> int:
+@contextlib.contextmanager
+def _backend_beside(args: argparse.Namespace):
+    """The command's backend, checked in a thread beside the reading of the input (for
+    the GPU: CuPy imported, the device queried and its context made, which take about as
+    long as reading a design); yields the call that waits for it and gives it."""
+    from .plan import groute_backend
+
+    if args.backend != "gpu":
+        yield lambda: groute_backend(args.backend)
+        return
+    with ThreadPoolExecutor(1) as pool:
+        yield pool.submit(groute_backend, args.backend, True).result
+
+
+def _groute_def(args: argparse.Namespace, backend) -> int:
     from .cli_design import design_and_grid
     from .guides import write_guides
     from .io import OutputSet, check_output_folder, output_folder, safe_folder_name
@@ -183,7 +198,7 @@ def _groute_def(args: argparse.Namespace) -> int:
     design, grid = design_and_grid(args)
     pins = design_pins(design, grid)
     problem = GRouteProblem.of_grid(grid, pins)
-    result = _route(problem, args)
+    result = _route(problem, args, backend())
     guides = guides_of(result.routes, grid)
     vias = sum(t.vias for t in result.routes.values())
     wl = wirelength_um(result, grid, design.dbu)
@@ -235,7 +250,7 @@ def _input_name(path: str | Path) -> str:
     return name or "design"
 
 
-def _groute_contest(args: argparse.Namespace, kind: str) -> int:
+def _groute_contest(args: argparse.Namespace, kind: str, backend) -> int:
     """Route a contest's input; write its route file and the report."""
     from .io import OutputSet, check_output_folder, output_folder, safe_folder_name
     from .readers.contest import read_cap, read_gr, read_net
@@ -257,7 +272,7 @@ def _groute_contest(args: argparse.Namespace, kind: str) -> int:
             problem = gr_problem(gr)
         except InputError as e:
             raise e.with_file(args.design) from None
-    result = _route(problem, args)
+    result = _route(problem, args, backend())
     trees = result.routes.values()
     overflow = result.overflow                 # counted on the edges by the router
     name = _input_name(args.design)

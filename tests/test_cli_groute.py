@@ -101,6 +101,20 @@ def test_groute_bad_options_get_one_line(tmp_path, capsys, argv, field):
     assert "Traceback" not in err and not (tmp_path / "o").exists()
 
 
+@needs_gcd
+def test_groute_on_the_gpu_without_one_gets_one_line(tmp_path, capsys):
+    # the device is checked in a thread beside the reading; its refusal still comes as
+    # the command's one line, and nothing is written
+    from mazeroute.plan.device import gpu_available
+    if gpu_available():
+        pytest.skip("a usable GPU is here")
+    code = main(["groute", str(GCD), "--lef", str(LEF), "-o", str(tmp_path / "o"),
+                 "--backend", "gpu"])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "gpu" in err
+    assert not (tmp_path / "o").exists()
+
+
 def test_groute_on_a_file_that_is_not_def_gets_one_line(tmp_path, capsys):
     bad = tmp_path / "x.def"
     bad.write_text("this is not a DEF file\n")

@@ -103,14 +103,18 @@ def _no_gpu() -> EngineUnavailable:
                              "--backend cpu)")
 
 
-def groute_backend(requested: str) -> str:
+def groute_backend(requested: str, ready: bool = False) -> str:
     """Where global routing's searches run: ``requested`` (``cpu`` or ``gpu``), the
-    GPU's only where one is usable (:class:`EngineUnavailable` otherwise)."""
+    GPU's only where one is usable (:class:`EngineUnavailable` otherwise); with
+    ``ready``, the GPU's context is made too."""
     if requested not in ("cpu", "gpu"):
         raise InputError(f"unknown backend {requested!r}; choose from cpu, gpu",
                          field="backend")
-    if requested == "gpu" and not device.gpu_available():
-        raise _no_gpu()
+    if requested == "gpu":
+        if not device.gpu_available():
+            raise _no_gpu()
+        if ready:
+            device.open_device()
     return requested
 
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import functools
 
-__all__ = ["MIN_COMPUTE_CAPABILITY", "gpu_status", "gpu_available", "device_errors",
-           "first_line"]
+__all__ = ["MIN_COMPUTE_CAPABILITY", "gpu_status", "gpu_available", "open_device",
+           "device_errors", "first_line"]
 
 
 #: Oldest GPU the kernels run on: they use ``__reduce_*_sync`` (sm_80) and DPX (sm_90,
@@ -55,6 +55,14 @@ def gpu_status() -> tuple[bool, str]:
 def gpu_available() -> bool:
     """True when CuPy imports and sees a CUDA device new enough for the kernels."""
     return gpu_status()[0]
+
+
+def open_device() -> None:
+    """Make the device's context and CuPy's memory pool now (CuPy makes them at the first
+    allocation), so that a caller can have it done beside other work."""
+    import cupy
+
+    cupy.empty(1, cupy.uint8)
 
 
 def device_errors() -> tuple[type[BaseException], ...]:
