@@ -63,7 +63,7 @@ def test_evaluate_prints_table_and_totals_exit_0(tmp_path, capsys):
     # 15 tracks an edge here, so the two wires along row 0 fit
     assert "Max H / Max V / Total Overflow" in out
     assert "m3 30 2 6.67% 0 / 0 / 0" in " ".join(out.split())
-    assert "wirelength 9 um" in out and "vias 5" in out
+    assert "wirelength 9 um" in out and "vias 5 (5 without" in out
     assert "nets connected 2 / 2" in out and "contest cost" in out
 
 

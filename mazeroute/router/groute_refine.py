@@ -256,25 +256,25 @@ class MazeTrees:
         sep = np.nonzero(rows[:, 0] == -1)[0].tolist()
         return [rows[a:b].copy() for a, b in zip([0] + [s + 1 for s in sep[:-1]], sep)]
 
-
-def _grow_chunk(room, along_x, along_y, via, pin_sets, margin, trees: MazeTrees, at: int):
-    """:func:`_grow_nets` on ``pin_sets`` (nets ``at`` on of ``trees``), its buffer
-    doubled until the trees fit."""
-    pins = np.concatenate(pin_sets).astype(np.int64, copy=False)
-    starts = np.concatenate([[0], np.cumsum([len(p) for p in pin_sets])])
-    rows = max(1024, 16 * len(pins))
-    while True:
-        out = np.empty((rows, 3), np.int64)
-        used, first, ends, steps, vias = _grow_nets(room, along_x, along_y, via, pins,
-                                                    starts, margin, out)
-        if used != -2:
-            break
-        rows *= 2
-    found = ends >= 0
-    where = at + np.nonzero(found)[0]
-    trees.steps[where], trees.vias[where] = steps[found], vias[found]
-    for k, a, b in zip(where.tolist(), first[found].tolist(), ends[found].tolist()):
-        trees._rows[k] = (out, a, b)
+    def grow(self, room, along_x, along_y, via: int, pin_sets: list[np.ndarray],
+             margin: int, at: int) -> None:
+        """Grow the trees of nets ``at`` on (:func:`_grow_nets` on ``pin_sets``), its
+        buffer doubled until they fit."""
+        pins = np.concatenate(pin_sets).astype(np.int64, copy=False)
+        starts = np.concatenate([[0], np.cumsum([len(p) for p in pin_sets])])
+        rows = max(1024, 16 * len(pins))
+        while True:
+            out = np.empty((rows, 3), np.int64)
+            used, first, ends, steps, vias = _grow_nets(room, along_x, along_y, via, pins,
+                                                        starts, margin, out)
+            if used != -2:
+                break
+            rows *= 2
+        found = ends >= 0
+        where = at + np.nonzero(found)[0]
+        self.steps[where], self.vias[where] = steps[found], vias[found]
+        for k, a, b in zip(where.tolist(), first[found].tolist(), ends[found].tolist()):
+            self._rows[k] = (out, a, b)
 
 
 def maze_trees(pin_sets: list[np.ndarray], room: np.ndarray, directions: tuple[str, ...],
@@ -311,8 +311,8 @@ def maze_trees(pin_sets: list[np.ndarray], room: np.ndarray, directions: tuple[s
     starts = range(0, len(pin_sets), size)
 
     def grow(at: int) -> None:
-        _grow_chunk(room, along_x, along_y, int(via_cost), pin_sets[at:at + size],
-                    int(margin), trees, at)
+        trees.grow(room, along_x, along_y, int(via_cost), pin_sets[at:at + size],
+                   int(margin), at)
 
     if threads > 1 and len(starts) > 1:
         with ThreadPoolExecutor(threads) as pool:
