@@ -116,10 +116,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     print(congestion_table(ev))
     # whole microns, cut as OpenROAD's report cuts them
     print(f"wirelength {int(ev.wirelength_um)} um")
-    local = sum(n.vias for n in ev.nets if n.local)
-    # CUGR's log counts its trees' vias, without the stacks down to the pins of the nets
-    # that lie inside one GCell: the second figure is the one to set beside it
-    print(f"vias {ev.vias} ({ev.vias - local} without those of the nets inside one GCell)")
+    print(f"vias {ev.vias} ({ev.tree_vias} without those of the nets inside one GCell)")
     print(f"nets connected {ev.connected} / {ev.routable}")
     c = ev.cost
     print(f"contest cost {c.total:.6g} (wire {c.wire:.6g}, via {c.via:.6g}, overflow "

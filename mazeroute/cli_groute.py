@@ -215,7 +215,8 @@ def _groute_def(args: argparse.Namespace, backend) -> int:
     from .evaluate import congestion_table, evaluate
 
     ev = evaluate(design, grid, guides)      # the guides as OpenROAD measures them
-    lines += [f"guides: wirelength {int(ev.wirelength_um)} um, vias {ev.vias}, nets "
+    lines += [f"guides: wirelength {int(ev.wirelength_um)} um, vias {ev.vias} "
+              f"({ev.tree_vias} without those of the nets inside one GCell), nets "
               f"connected {ev.connected} of {ev.routable} (OpenROAD's measures)",
               f"seconds {time.perf_counter() - t0:.2f} (routing {result.seconds:.2f})",
               "", congestion_table(ev)]

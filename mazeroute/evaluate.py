@@ -162,6 +162,13 @@ class Evaluation:
         """The nets that fail, in the design's order."""
         return [n for n in self.nets if not n.connected]
 
+    @property
+    def tree_vias(self) -> int:
+        """The vias less those of the nets inside one GCell (``local``): a global
+        router's trees have none there, while the guides carry the via stack down to the
+        pins, so this is the count to set beside CUGR's log."""
+        return self.vias - sum(n.vias for n in self.nets if n.local)
+
 
 # -- guides as GCell boxes ---------------------------------------------------------------
 def _span(lo, hi, bounds: np.ndarray) -> tuple:
