@@ -162,6 +162,15 @@ def _route(problem, args: argparse.Namespace, backend: str):
     return global_route(problem, options, _progress, backend=backend)
 
 
+def _refined(result) -> str:
+    """The report's line on refinement."""
+    if result.refined is None:
+        return "refinement: off (--no-refine)"
+    tried, took = result.refined
+    return (f"refinement: {took} of {tried} nets of three GCells or more took a cheaper "
+            "maze tree" if tried else "refinement: no net of three GCells or more")
+
+
 def cmd_groute(args: argparse.Namespace) -> int:
     """Route the design or contest input, write its outputs and report; 0 when no edge
     overflows."""
@@ -210,7 +219,7 @@ def _groute_def(args: argparse.Namespace, backend) -> int:
              f"GCell grid {nx} x {ny}, layers {grid.layers[grid.min_layer - 1].name}-"
              f"{grid.layers[grid.max_layer - 1].name}",
              f"routed {routed} of {len(pins)} nets in {result.iterations} iterations, "
-             f"overflow {result.overflow}",
+             f"overflow {result.overflow}", _refined(result),
              f"wirelength {wl:.0f} um (GCell centre to centre), vias {vias}"]
     from .evaluate import congestion_table, evaluate
 
@@ -282,7 +291,7 @@ def _groute_contest(args: argparse.Namespace, kind: str, backend) -> int:
              f"{source.layers} layers (wires from layer {problem.lowest}, from 0)",
              f"routed {sum(t.routed for t in trees)} of {len(problem.pins)} nets in "
              f"{result.iterations} iterations, overflow {overflow} (tracks past capacity, "
-             "summed over the edges)",
+             "summed over the edges)", _refined(result),
              f"wirelength {sum(t.steps for t in trees)} GCell steps, vias "
              f"{sum(t.vias for t in trees)}"]
     if kind == "cap":

@@ -83,6 +83,11 @@ def test_gcd_guides_beat_cugrs_log_counted_as_cugr_counts(tmp_path, capsys):
         counted[flag] = (ev.wirelength_um, ev.tree_vias)
         report = (out / "groute.txt").read_text()
         assert f"vias {ev.vias} ({ev.tree_vias} without those of the nets inside" in report
+        took = re.search(r"refinement: (\d+) of (\d+) nets", report)
+        if flag == "--refine":
+            assert 0 < int(took.group(1)) < int(took.group(2))
+        else:
+            assert took is None and "refinement: off" in report
     capsys.readouterr()
     wl, vias = counted["--refine"]
     assert wl <= cugr_wl and vias <= cugr_vias

@@ -175,8 +175,9 @@ class NetTree:
 @dataclass
 class GRouteResult:
     """Every net's tree, the nodes' final use, the overflow (tracks used past capacity,
-    summed over the edges), the iterations run, the seconds taken and each iteration's
-    overflow."""
+    summed over the edges), the iterations run, the seconds taken, each iteration's
+    overflow, and refinement's nets: those it tried and those that took their maze
+    tree (None: refinement was off)."""
 
     routes: dict[str, NetTree]
     usage: np.ndarray
@@ -184,6 +185,7 @@ class GRouteResult:
     iterations: int
     seconds: float
     overflows: list[int] = field(default_factory=list)
+    refined: tuple[int, int] | None = None
 
 
 class _Negotiation:
@@ -479,16 +481,17 @@ def global_route(problem: GRouteProblem, options: GRouteOptions | None = None,
         todo = conflicted
         if not todo:
             break
-    overflow = overflow_by_iteration[-1]
+    overflow, refined = overflow_by_iteration[-1], None
     if opt.refine:
-        neg.refine(_junctions(neg.pin_nodes), threads=cores())
+        junctions = _junctions(neg.pin_nodes)
+        refined = (len(junctions), neg.refine(junctions, threads=cores()))
         if overflow:        # refinement frees tracks and takes only room, never more
             overflow, _ = neg.conflicts(problem, np.maximum(0, neg.usage - neg.cap))
     routes = {n: neg.trees[n] for n in problem.pins}
     for n, stacks in _access_stacks(problem).items():
         routes[n] = _with_access(routes[n], stacks)
     return GRouteResult(routes, neg.usage, overflow, it,
-                        time.perf_counter() - start, overflow_by_iteration)
+                        time.perf_counter() - start, overflow_by_iteration, refined)
 
 
 def _junctions(pin_nodes: dict[str, np.ndarray]) -> list[str]:
