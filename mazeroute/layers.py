@@ -113,6 +113,17 @@ class Stack:
         return 0 <= z < s.shape[0] and bool(s[z, y, x])
 
 
+def layer_moves(directions) -> tuple[np.ndarray, np.ndarray]:
+    """Whether each layer of ``directions`` allows steps along x and along y, as two bool
+    arrays (what :meth:`Stack.moves` says of one layer).
+
+    >>> [a.tolist() for a in layer_moves(("horizontal", "vertical", "any"))]
+    [[True, False, True], [False, True, True]]
+    """
+    d = np.asarray(directions, dtype=object)
+    return d != "vertical", d != "horizontal"
+
+
 def pair_sites(via_sites, depth: int, height: int, width: int, file=None) -> np.ndarray:
     """The ``(depth - 1, height, width)`` per-pair form of ``via_sites``: ``[z, y, x]``
     allows a via between layers ``z`` and ``z + 1`` at ``(x, y)``.

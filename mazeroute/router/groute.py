@@ -301,25 +301,25 @@ class _Negotiation:
         room = self.p.free & (self.usage < self.cap)
         found = maze_trees([self.pin_nodes[n] for n in names], room, self.p.directions,
                            via, threads=threads)
-        old = np.array([[self.trees[n].steps, self.trees[n].vias] for n in names],
-                       np.int64).reshape(-1, 2)
+        current = np.array([[self.trees[n].steps, self.trees[n].vias] for n in names],
+                           np.int64).reshape(-1, 2)
         cheaper = (found.steps >= 0) & (tree_cost(found.steps, found.vias, weight)
-                                        < tree_cost(old[:, 0], old[:, 1], weight))
+                                        < tree_cost(current[:, 0], current[:, 1], weight))
         taken = []
         for k in np.nonzero(cheaper)[0].tolist():
             name, paths = names[k], found.paths(k)
             tree = NetTree(np.concatenate([paths[0][-1:], *(p[:-1][::-1] for p in paths)]),
                            int(found.steps[k]), int(found.vias[k]), True, paths=paths)
-            was, now = _wires(self.trees[name]), _wires(tree)
-            self.usage[was[:, 2], was[:, 1], was[:, 0]] -= 1
+            old = self.trees[name]
+            self._take(old, -1)
+            now = _wires(tree)
             at = (now[:, 2], now[:, 1], now[:, 0])
             if (self.usage[at] + 1 > self.cap[at]).any():
-                self.usage[was[:, 2], was[:, 1], was[:, 0]] += 1
+                self._take(old, 1)
                 continue
-            self.usage[at] += 1
             self.trees[name] = tree
+            self._take(tree, 1)
             taken.append(name)
-        self.price()
         return len(taken)
 
     def conflicts(self, problem: GRouteProblem, over: np.ndarray) -> tuple[int, list[str]]:

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..engines.base import distinct, piece_places
+from ..layers import layer_moves
 from .pattern_shapes import (
     BLOCK,
     INF,
@@ -172,9 +173,8 @@ def pattern_route(pins: list[np.ndarray], free: np.ndarray, capacity: np.ndarray
         (its use is not added).
     """
     shape, L = free.shape, free.shape[0]
-    along_x = np.array([d != "vertical" and free[z].any() for z, d in enumerate(directions)])
-    along_y = np.array([d != "horizontal" and free[z].any()
-                        for z, d in enumerate(directions)])
+    open_layer = free.reshape(len(free), -1).any(1)     # a layer with a free node
+    along_x, along_y = (m & open_layer for m in layer_moves(directions))
     if not pins:
         return []
     if not along_x.any() or not along_y.any():

@@ -40,10 +40,13 @@ from concurrent.futures import ThreadPoolExecutor
 import numba
 import numpy as np
 
+from ..layers import layer_moves
+
 __all__ = ["MazeTrees", "maze_trees", "tree_cost"]
 
 #: Fewest nets a compiled call takes when the work is split over threads.
 _CHUNK = 256
+
 
 @numba.njit(cache=True, inline="always")
 def _estimate(x, y, targets):
@@ -154,15 +157,14 @@ def _grow_net(room, along_x, along_y, via, pins, margin, out, used, scratch, buc
     y1 = min(H, pins[:, 1].max() + margin + 1)
     w, h = x1 - x0, y1 - y0
     dist, parent, stamp, in_tree, goal = scratch
+    at = (pins[:, 2] * h + pins[:, 1] - y0) * w + pins[:, 0] - x0     # the pins' nodes
     tree = np.empty(L * h * w, np.int64)
-    first = (pins[0, 2] * h + pins[0, 1] - y0) * w + pins[0, 0] - x0
-    tree[0], count = first, 1
-    in_tree[first] = epoch
+    tree[0], count = at[0], 1
+    in_tree[at[0]] = epoch
     left, steps, vias = 0, 0, 0
     for k in range(1, len(pins)):
-        i = (pins[k, 2] * h + pins[k, 1] - y0) * w + pins[k, 0] - x0
-        if in_tree[i] != epoch and goal[i] != epoch:
-            goal[i] = epoch
+        if in_tree[at[k]] != epoch and goal[at[k]] != epoch:
+            goal[at[k]] = epoch
             left += 1
     while left:
         search += 1
@@ -170,8 +172,7 @@ def _grow_net(room, along_x, along_y, via, pins, margin, out, used, scratch, buc
         targets = np.empty((left, 2), np.int64)
         n = 0
         for k in range(1, len(pins)):
-            i = (pins[k, 2] * h + pins[k, 1] - y0) * w + pins[k, 0] - x0
-            if goal[i] == epoch:
+            if goal[at[k]] == epoch:
                 targets[n, 0], targets[n, 1] = pins[k, 0] - x0, pins[k, 1] - y0
                 n += 1
         found = _nearest(room, along_x, along_y, via, x0, y0, w, h, tree, count, scratch,
@@ -303,8 +304,7 @@ def maze_trees(pin_sets: list[np.ndarray], room: np.ndarray, directions: tuple[s
         (each pin first, ending on the tree node it joins).
     """
     room = np.ascontiguousarray(room, bool)
-    along_x = np.array([d != "vertical" for d in directions])
-    along_y = np.array([d != "horizontal" for d in directions])
+    along_x, along_y = layer_moves(directions)
     trees = MazeTrees(len(pin_sets))
     # a few chunks a thread, so that one of large nets does not hold the others up
     size = max(_CHUNK, -(-len(pin_sets) // (4 * max(1, threads))))
