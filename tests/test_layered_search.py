@@ -60,10 +60,26 @@ def test_far_apart_nets_are_searched_together_and_route_as_the_cpu():
         assert _routes(gpu) == _routes(route_layered(lay, mode, backend="cpu"))
     board = Board(lay)
     trees = GPUTrees(board, EmulatedKernels(owned=True))
-    batch = trees.batch(list(range(len(lay.nets))), 0)
+    batch, boxes = trees.batch(list(range(len(lay.nets))), 0)
     assert len(batch) > 1
-    assert [t.cells.tolist() for t in trees.grow_many(batch)] == \
+    assert [t.cells.tolist() for t in trees.grow_many(batch, boxes=boxes)] == \
         [trees.grow(i).cells.tolist() for i in batch]
+
+
+def test_a_batch_ends_at_the_first_overlap_unless_the_costs_ignore_other_wires():
+    """Windows are those a search alone starts from; a batch keeps them disjoint and in
+    order, except ``free`` (costs that no other net's wire changes), where it takes the
+    nets as they come."""
+    lay = Layout("row", 80, 10, [], [Net("a", [(2, 5, 0), (6, 5, 0)]),
+                                     Net("b", [(8, 5, 0), (12, 5, 0)]),
+                                     Net("c", [(60, 5, 0), (64, 5, 0)])],
+                 stack=_stack("any", "any", via_cost=2))
+    trees = GPUTrees(Board(lay), EmulatedKernels(owned=True))
+    nets, boxes = trees.batch([0, 2, 1], 0)
+    assert nets == [0, 2]                      # b's window overlaps a's: it waits
+    assert boxes[0].tolist() == [0, 0, 15, 10]     # margin 4 + 2 x via cost 2 = 8
+    assert trees.batch([0, 1, 2], 0)[0] == [0]
+    assert trees.batch([0, 1, 2], 0, free=True)[0] == [0, 1, 2]
 
 
 def test_a_batch_net_whose_window_proves_nothing_is_grown_alone_and_the_rest_after():
@@ -71,7 +87,6 @@ def test_a_batch_net_whose_window_proves_nothing_is_grown_alone_and_the_rest_aft
     lay.nets.append(Net("b", [(5, 40, 0), (10, 44, 1)]))
     lay.nets.append(Net("c", [(30, 30, 1), (25, 58, 0)]))     # across a's way round
     trees = GPUTrees(Board(lay), EmulatedKernels(owned=True))
-    assert trees.batch([0, 1, 2], 0)[:2] == [0, 1]
     assert trees.grow_many([0, 1])[0] is None
     for mode in MODES:
         gpu = route_layered(lay, mode, backend="gpu", kernels=EmulatedKernels(owned=True))

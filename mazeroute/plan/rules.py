@@ -110,7 +110,8 @@ class Rules:
     min_gpu_stack_cells: int = _rule(
         1 << 24, "a multi-layer layout's whole wavefront runs on the GPU under auto from "
         "this many free cells (all layers); routing a stack stays on the CPU, whose "
-        "windowed searches were as fast as the GPU's", _STACK)
+        "windowed searches were as fast as the GPU's sequentially and in negotiation but "
+        "on the largest stacks measured", _STACK)
 
 
 #: The rules in force.

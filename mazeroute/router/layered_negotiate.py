@@ -16,7 +16,10 @@ Legalisation then keeps, in file order, every net whose wire shares no cell with
 kept before it, and routes the others one after another by the shortest path against
 the kept wires (sequential mode's search). The result is legal, and never routes fewer
 nets than sequential routing in file order: that is routed too, and kept when it
-connects more nets.
+connects more nets. It is routed after legalisation, and only when some net that has a
+route through the other nets' wires stays unrouted (else sequential routing cannot
+connect more); under a time limit it is routed first, so that a loop cut short still
+has it.
 
 Examples
 --------
@@ -97,31 +100,55 @@ class _Negotiation:
 
 
     def _reroute_all(self, todo: list[int]) -> bool:
-        """Rip up and reroute ``todo`` in order, in batches whose windows (their old wires
-        included) are disjoint, so that each net sees what it would see one at a time;
-        False when the time limit cut it short."""
+        """Rip up and reroute ``todo`` in order, in batches searched together, each net
+        seeing what it would see one at a time; False when the time limit cut it short.
+
+        While ``pres_fac`` is 0 a cell's cost does not depend on who uses it, so any
+        nets may share a batch. Otherwise a batch's windows (their old wires included)
+        are disjoint. A window that proves nothing grows within the batch while it stays
+        so; past that its net is grown alone, with the old
+        wires of the batch's later nets put back as they were; a later net keeps its
+        batch search unless that new wire entered its window (its proof, that no path
+        leaving the window is shorter, holds whatever lies outside)."""
         shape = self.shape
+        free = self.pres == 0
         done = 0
         while done < len(todo):
             if self.late():
                 return False
-            batch = self.search.batch(todo, done, self._old_cells)
-            old = {i: (self.wires[i], self.trees[i]) for i in batch}
+            batch, boxes = self.search.batch(todo, done, self._old_cells, free)
+            old = [self.wires[i] for i in batch]
             for i in batch:
                 self._take(self.wires[i], -1)
                 self.wires[i] = self.trees[i] = None
-            grown = self.search.grow_many(batch, wires=False, cost=self.cost.reshape(shape))
+            grown = self.search.grow_many(batch, wires=False, cost=self.cost.reshape(shape),
+                                          boxes=boxes, grow=True, free=free)
+            moved: list[np.ndarray] = []       # wires of the nets grown alone
             for k, (i, tree) in enumerate(zip(batch, grown)):
-                if tree is None:          # its window proved nothing: put the rest back
-                    for j in batch[k + 1:]:
-                        self.wires[j], self.trees[j] = old[j]
-                        self._take(self.wires[j], 1)
-                    tree = self.search.grow(i, wires=False, cost=self.cost.reshape(shape))
+                if tree is None or (moved and not free and self._entered(boxes[k], moved)):
+                    tree = self._alone(i, [] if free else old[k + 1:])
+                    if tree.routed:
+                        moved.append(self._flat(tree.cells))
                 self._keep(i, tree)
-                done += 1
-                if grown[k] is None:
-                    break
+            done += len(batch)
         return True
+
+    def _alone(self, i: int, later: list[np.ndarray | None]) -> Tree:
+        """Net ``i`` grown alone, the ``later`` nets' old wires back in place meanwhile."""
+        for w in later:
+            self._take(w, 1)
+        tree = self.search.grow(i, wires=False, cost=self.cost.reshape(self.shape))
+        for w in later:
+            self._take(w, -1)
+        return tree
+
+    def _entered(self, box: np.ndarray, wires: list[np.ndarray]) -> bool:
+        """Whether any cell of ``wires`` (flat ids) lies in ``box`` ``x0, y0, x1, y1``."""
+        _, h, w = self.shape
+        flat = np.concatenate(wires)
+        x, y = flat % w, (flat // w) % h
+        x0, y0, x1, y1 = (int(v) for v in box)
+        return bool(((x >= x0) & (x < x1) & (y >= y0) & (y < y1)).any())
 
     def _old_cells(self, i: int) -> np.ndarray | None:
         """Net ``i``'s wire as cells ``(x, y, z)`` (None when it has none)."""
@@ -203,6 +230,10 @@ class _Negotiation:
             routes[i] = net_route(board, i, tree, order, 0.0)
             routes[i].levels = 0        # its searches' distances were costs, not levels
             order += 1
+        # the kept wires come first in the routing order, so that every one of them
+        # blocks the nets routed now
+        kept = [i for i in range(count) if routes[i] is not None]
+        self.search.rank_by(kept + redo)
         for i in redo:
             if self.late():
                 routes[i] = net_route(board, i, None, None, 0.0)
@@ -216,6 +247,13 @@ class _Negotiation:
             else:
                 routes[i].reason = self.search.why_unrouted(i)
         return routes
+
+
+def _floor(layout: Layout, backend: str, kernels) -> tuple[RouteResult, PhaseStats]:
+    """Sequential routing of ``layout`` in file order, and its phase."""
+    t0 = time.perf_counter()
+    floor = route_sequential(layout, backend=backend, kernels=kernels)
+    return floor, PhaseStats("sequential floor", time.perf_counter() - t0, floor.routed)
 
 
 def negotiate_layered(layout: Layout, options: PathFinderOptions,
@@ -241,22 +279,24 @@ def negotiate_layered(layout: Layout, options: PathFinderOptions,
     RouteResult
         Mode ``negotiate``, engine ``cpu/weighted3d`` or ``gpu/weighted3d``, with its
         iterations, the cells' final history ``(L, H, W)`` in units of a cell's base
-        cost, its phases
-        (``legalise``, ``sequential floor``) and why the loop stopped with cells shared.
+        cost, its phases (``legalise``, and ``sequential floor`` where it was routed)
+        and why the loop stopped with cells shared.
     """
     start = time.perf_counter()
     deadline = None if options.time_limit is None else start + options.time_limit
-    t0 = time.perf_counter()
-    floor = route_sequential(layout, backend=backend, kernels=kernels)
-    floor_phase = PhaseStats("sequential floor", time.perf_counter() - t0, floor.routed)
+    floor = None if deadline is None else _floor(layout, backend, kernels)
     neg = _Negotiation(layout, options, deadline, backend, kernels)
     neg.loop(progress)
     t0 = time.perf_counter()
     nets = neg.legalise()
     routed = sum(r.routed for r in nets)
-    phases = [PhaseStats("legalise", time.perf_counter() - t0, routed), floor_phase]
-    if floor.routed > routed:
-        nets = floor.nets
+    phases = [PhaseStats("legalise", time.perf_counter() - t0, routed)]
+    if floor is None and any(not r.routed and i not in neg.dead for i, r in enumerate(nets)):
+        floor = _floor(layout, backend, kernels)
+    if floor is not None:
+        phases.append(floor[1])
+        if floor[0].routed > routed:
+            nets = floor[0].nets
     history = (neg.history / COST_SCALE).reshape(neg.shape)
     return RouteResult(layout, nets, f"{backend}/weighted3d", "file", time.perf_counter() - start,
                        mode="negotiate", iterations=neg.stats, history=history,

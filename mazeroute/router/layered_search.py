@@ -41,8 +41,8 @@ from ..engines.grid3d import bfs3d, weighted3d
 from .layered_tree import CUT_OFF, Board, Growth, Rules, Tree, grow_tree
 
 __all__ = ["CPUTrees", "GPUTrees", "make_trees", "window_sides_min", "window", "exact_for",
-           "first_margin", "search_margin", "window_search", "windowed", "reaches", "cut_off",
-           "FIRST_MARGIN", "MAX_BATCH"]
+           "first_margin", "search_margin", "batch_margin", "window_search", "windowed",
+           "reaches", "cut_off", "FIRST_MARGIN", "MAX_BATCH"]
 
 #: The first window's margin around the search's cells, in cells.
 FIRST_MARGIN = 8
@@ -84,6 +84,10 @@ class CPUTrees:
         """Block ``cells`` as net ``i``'s wire for every later net."""
         self.board.commit(i, cells)
 
+    def rank_by(self, sequence) -> None:
+        """As :meth:`GPUTrees.rank_by`; the CPU's searches see every committed wire
+        whatever the order."""
+
     def priced(self, cost: np.ndarray, cells: np.ndarray | None = None) -> None:
         """The flat costs changed at ``cells`` (None: everywhere); the CPU reads them at
         each search."""
@@ -103,13 +107,16 @@ class CPUTrees:
                          search=lambda s, t: self._window(i, False, cost, s, t, False))
         return b.reason(i, tree, visible)
 
-    def batch(self, order: list[int], start: int, extra=None) -> list[int]:
-        """The next nets to search together: one at a time on the CPU."""
-        return [order[start]]
+    def batch(self, order: list[int], start: int, extra=None,
+              free: bool = False) -> tuple[list[int], None]:
+        """The next nets to search together: one at a time on the CPU (no windows)."""
+        return [order[start]], None
 
     def grow_many(self, nets: list[int], wires: bool = True,
-                  cost: np.ndarray | None = None) -> list[Tree | None]:
-        """The trees of ``nets``, one after another."""
+                  cost: np.ndarray | None = None, boxes: np.ndarray | None = None,
+                  grow: bool = False, free: bool = False) -> list[Tree | None]:
+        """The trees of ``nets``, one after another (the rest unused: each search
+        finds its own window)."""
         return [self.grow(i, wires, cost) for i in nets]
 
 
@@ -159,6 +166,8 @@ class GPUTrees:
         self.sweeps = BoxSweeps(self.with_wires, axes, sites, board.rules.via_cost,
                                 owned=True, kernels=kernels)
         self.cost = None
+        self._repriced: list[np.ndarray] = []     # flat cells priced, not yet on the device
+        self._prices: np.ndarray | None = None
         self.windows = 0
 
     @property
@@ -217,8 +226,9 @@ class GPUTrees:
             self._ripped.append(held)
 
     def _flush(self) -> None:
-        """Write the rip-ups, then the wires, queued since the last search into the
-        device's board, each kind in one scatter."""
+        """Write the prices, the rip-ups, then the wires, queued since the last search
+        into the device's copies, each kind in one scatter."""
+        self._flush_prices()
         xp, board = self.xp, self.with_wires.ravel()
         if self._ripped:
             board[xp.asarray(np.concatenate(self._ripped))] = -1
@@ -237,14 +247,29 @@ class GPUTrees:
         return flat[~self._pin[flat]]
 
     def priced(self, cost: np.ndarray, cells: np.ndarray | None = None) -> None:
-        """Copy the flat costs at ``cells`` (None: all) to the device."""
+        """Copy the flat costs at ``cells`` (None: all) to the device: all at once, or
+        for ``cells`` before the next search, in one scatter with the cells priced
+        since the last (their values then)."""
         if cells is None or self.cost is None:
-            value = np.clip(cost, 1, COST_MAX).astype(COST_DTYPE)
-            self.cost = self.xp.asarray(value.reshape(self.board.shape))
+            self._repriced = []
+            self.cost = self._on_device(cost)
             return
-        at = np.asarray(cells, np.int64)
-        self.cost.ravel()[self.xp.asarray(at)] = self.xp.asarray(
-            np.clip(cost[at], 1, COST_MAX).astype(COST_DTYPE))
+        if self._repriced and self._prices is not cost:
+            self._flush_prices()
+        self._prices = cost
+        self._repriced.append(np.asarray(cells, np.int64))
+
+    def _on_device(self, cost: np.ndarray):
+        """``cost`` (any shape of the board's size) as the searches read it."""
+        value = np.clip(cost, 1, COST_MAX).astype(COST_DTYPE)
+        return self.xp.asarray(value.reshape(self.board.shape))
+
+    def _flush_prices(self) -> None:
+        if self._repriced:
+            at = np.concatenate(self._repriced)
+            self._repriced = []
+            self.cost.ravel()[self.xp.asarray(at)] = self.xp.asarray(
+                np.clip(self._prices[at], 1, COST_MAX).astype(COST_DTYPE))
 
     def why_unrouted(self, i: int, visible: np.ndarray | None = None) -> str:
         """As :meth:`CPUTrees.why_unrouted`: net ``i``'s tree through other nets' wires
@@ -256,12 +281,8 @@ class GPUTrees:
                    lambda s, t, level: self._window(i, s, t, False, level)):
             return CUT_OFF
         cost = b.wall_cost(visible)
-        kept = self.cost
-        self.cost = None                 # the negotiated costs stay as they were
-        self.priced(cost.ravel())
-        wall, self.cost = self.cost, kept
         self.sweeps.mask = self.pins_only
-        self.sweeps.set_cost(wall)
+        self.sweeps.set_cost(self._on_device(cost))     # the negotiated costs stay
         tree = grow_tree(b.rules, None, b.pins[i], cost,
                          search=lambda s, t: self._window(i, s, t, False))
         return b.reason(i, tree, visible)
@@ -302,64 +323,93 @@ class GPUTrees:
 
         return all(_pocket(run, t, src, self.board.shape, max(w, h)) for t in tg)
 
-    def batch(self, order: list[int], start: int, extra=None) -> list[int]:
-        """The nets of ``order`` from ``start`` on whose first windows (around their
-        pins and the cells ``extra(i)`` gives, e.g. a wire about to be ripped up) are
-        pairwise disjoint, up to :data:`MAX_BATCH`: searching them together reads no
-        cell another of them writes."""
-        shape = self.board.shape
+    def batch(self, order: list[int], start: int, extra=None,
+              free: bool = False) -> tuple[list[int], np.ndarray]:
+        """The nets of ``order`` from ``start`` on to search together, up to
+        :data:`MAX_BATCH`, and their first windows ``x0, y0, x1, y1`` (around their pins
+        and, unless ``free``, the cells ``extra(i)`` gives, e.g. a wire about to be
+        ripped up, with :func:`batch_margin`'s margin, so that most prove their answer
+        at once). Unless ``free`` (the costs the searches read do not depend on the
+        other nets' wires), the windows are pairwise disjoint and the batch ends before
+        the first net whose window overlaps one before it: searching them together
+        then reads no cell another of them writes."""
+        shape, via = self.board.shape, self.board.rules.via_cost
+        layers = shape[0]
+        nets: list[int] = []
         boxes = np.zeros((0, 4), np.int64)
-        self._claims = {}
         for i in order[start:start + MAX_BATCH]:
             pts = self.board.pins[i]
-            more = extra(i) if extra is not None else None
+            more = extra(i) if extra is not None and not free else None
             if more is not None and len(more):
                 pts = np.concatenate([pts, more])
-            box = np.array(window(pts, shape, first_margin(self.board.pins[i])))
-            if ((boxes[:, 0] < box[2]) & (box[0] < boxes[:, 2]) & (boxes[:, 1] < box[3])
+            box = np.array(window(pts, shape, batch_margin(self.board.pins[i], via, layers)))
+            if not free and nets and (
+                    (boxes[:, 0] < box[2]) & (box[0] < boxes[:, 2]) & (boxes[:, 1] < box[3])
                     & (box[1] < boxes[:, 3])).any():
                 break
+            nets.append(i)
             boxes = np.vstack([boxes, box])
-            self._claims[i] = tuple(int(v) for v in box)
-        return list(self._claims) or [order[start]]
+        return nets, boxes
 
     def grow_many(self, nets: list[int], wires: bool = True,
-                  cost: np.ndarray | None = None,
-                  boxes: np.ndarray | None = None) -> list[Tree | None]:
+                  cost: np.ndarray | None = None, boxes: np.ndarray | None = None,
+                  grow: bool = False, free: bool = False) -> list[Tree | None]:
         """The trees of ``nets`` (a :meth:`batch`, or any nets with their ``boxes``
         ``x0, y0, x1, y1`` given), their searches launched together, each in its window;
         None for a net whose window could not prove a search exact (the caller grows it
-        alone, and what follows it after it)."""
+        alone, and what follows it after it). With ``grow``, such a window first grows
+        (each side by half its length) and goes again with the next launch, when it
+        then overlaps no other net's window (``free``: whatever it overlaps); ``boxes``
+        then end as the windows the searches ended in."""
         b, shape = self.board, self.board.shape
         self._flush()
         self.sweeps.mask = self.with_wires if wires else self.pins_only
         if cost is not None and self.cost is None:
             self.priced(cost.ravel())
         self.sweeps.set_cost(None if cost is None else self.cost)
-        claims = getattr(self, "_claims", {}) if boxes is None else \
-            {i: tuple(box) for i, box in zip(nets, np.asarray(boxes).tolist())}
+        claims = {i: tuple(box) for i, box in zip(nets, np.asarray(boxes).tolist())} \
+            if boxes is not None else \
+            {i: window(b.pins[i], shape, first_margin(b.pins[i])) for i in nets}
         growths = {i: Growth(b.pins[i]) for i in nets}
         failed: set[int] = set()
         while True:
             active = [i for i in nets if not growths[i].done and i not in failed]
             if not active:
                 break
-            boxes = np.array([claims.get(i) or window(b.pins[i], shape, first_margin(
-                b.pins[i])) for i in active], np.int64)
-            boxes[:, 2:] -= boxes[:, :2]
-            dist, offsets = self.sweeps.run(boxes, self.rank[active],
+            at = np.array([claims[i] for i in active], np.int64)
+            at[:, 2:] -= at[:, :2]
+            dist, offsets = self.sweeps.run(at, self.rank[active],
                                             [growths[i].sources() for i in active])
             self.windows += len(active)
             host = self._host(dist)
-            for i, (x0, y0, w, h), off in zip(active, boxes, offsets):
+            for i, (x0, y0, w, h), off in zip(active, at, offsets):
                 d = host[off:off + shape[0] * h * w].reshape(shape[0], h, w)
                 whole = (x0, y0, w, h) == (0, 0, shape[2], shape[1])
                 if not whole and not exact_for(d, x0, y0, shape, growths[i].remaining) \
                         and not self._walled(i, d, (x0, y0, w, h), growths[i]):
-                    failed.add(i)
+                    wider = _wider(claims[i], shape)
+                    if grow and (free or not any(_overlap(wider, claims[j])
+                                                 for j in nets if j != i)):
+                        claims[i] = wider
+                    else:
+                        failed.add(i)
                     continue
                 growths[i].step(b.rules, d, int(x0), int(y0), cost)
+        if boxes is not None:
+            boxes[:] = [claims[i] for i in nets]
         return [None if i in failed else growths[i].finish() for i in nets]
+
+
+def _wider(box: tuple, shape: tuple) -> tuple[int, int, int, int]:
+    """``box`` ``x0, y0, x1, y1`` grown on each side by half its length, in the grid."""
+    x0, y0, x1, y1 = box
+    dx, dy = max(1, (x1 - x0) // 2), max(1, (y1 - y0) // 2)
+    return (max(0, x0 - dx), max(0, y0 - dy), min(shape[2], x1 + dx), min(shape[1], y1 + dy))
+
+
+def _overlap(a: tuple, b: tuple) -> bool:
+    """Whether boxes ``x0, y0, x1, y1`` (ends excluded) share a cell."""
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
 def window_search(rules: Rules, shape: tuple, free_in: Callable, cost: np.ndarray | None,
@@ -507,6 +557,22 @@ def search_margin(points: np.ndarray, via_cost: int) -> int:
     p = np.asarray(points, np.int64).reshape(-1, 3)
     span = p[:, :2].max(axis=0) - p[:, :2].min(axis=0)
     return max(first_margin(p), int(span.sum()) + 2 * via_cost)
+
+
+def batch_margin(points: np.ndarray, via_cost: int, layers: int) -> int:
+    """The first window's margin for a search among others in one launch: that of
+    :func:`search_margin`, with room for a climb through every layer at both ends (a
+    stack whose layers alternate directions may need one; a window that proves nothing
+    costs a search alone, window after window, where growing it by a border costs
+    little).
+
+    Examples
+    --------
+    >>> batch_margin(np.array([[0, 0, 0], [10, 4, 0]]), 1, 4), search_margin(
+    ...     np.array([[0, 0, 0], [10, 4, 0]]), 1)
+    (20, 16)
+    """
+    return search_margin(points, via_cost) + 2 * via_cost * max(0, layers - 2)
 
 
 def first_margin(points: np.ndarray) -> int:
