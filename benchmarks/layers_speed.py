@@ -13,7 +13,8 @@ included, and its sweeps alone), medians over seeds; the levels must be equal.
 ``route``: routes a random multi-layer layout (``random_layout3d``: rectangles at 10 %
 per layer, two-pin nets of span 16) in one mode on one backend and prints one line of
 JSON (seconds, those spent on the unrouted nets (explaining them), nets routed, a digest
-of the routes, on the GPU the bytes CuPy's pool holds at the end, which is its peak), so
+of the routes, ``contract``: the contract checker's findings on them (0: valid), on the
+GPU the bytes CuPy's pool holds at the end, which is its peak), so
 that runs on the two backends can be compared, in parallel processes if need be.
 """
 
@@ -104,6 +105,7 @@ def _traced(calls: list) -> None:
 
 def route(size: int, layers: int, nets: int, mode: str, backend: str, seed: int,
           trace: bool = False) -> None:
+    from mazeroute.contract import check_routes
     from mazeroute.router.layered import route_layered
     lay = random_layout3d(size, size, layers, density=0.10, nets=nets, span=16, seed=seed,
                           directions=_directions(layers))
@@ -121,7 +123,8 @@ def route(size: int, layers: int, nets: int, mode: str, backend: str, seed: int,
     row = dict(summary="route", size=size, layers=layers, nets=nets, mode=mode,
                backend=backend, seed=seed, seconds=seconds, routed=res.routed,
                unrouted_seconds=sum(n.seconds for n in res.nets if not n.routed),
-               engine=res.engine, iterations=len(res.iterations or []), digest=digest)
+               engine=res.engine, iterations=len(res.iterations or []), digest=digest,
+               contract=len(check_routes(lay, res.to_json())))
     if backend == "gpu":
         import cupy
         pool = cupy.get_default_memory_pool().total_bytes()
