@@ -106,10 +106,10 @@ class _Negotiation:
         While ``pres_fac`` is 0 a cell's cost does not depend on who uses it, so any
         nets may share a batch. Otherwise a batch's windows (their old wires included)
         are disjoint. A window that proves nothing grows within the batch while it stays
-        so; past that its net is grown alone, with the old
-        wires of the batch's later nets put back as they were; a later net keeps its
-        batch search unless that new wire entered its window (its proof, that no path
-        leaving the window is shorter, holds whatever lies outside)."""
+        so; past that its net is grown alone, with the old wires of the batch's later
+        nets put back as they were; a later net keeps its batch search unless that new
+        wire entered its window (its proof, that no path leaving the window is shorter,
+        holds whatever lies outside)."""
         shape = self.shape
         free = self.pres == 0
         done = 0
