@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 from mazeroute.contract import check_routes
-from mazeroute.engines import gpu_available
 from mazeroute.generate3d import random_layout3d, solvable_puzzle
 from mazeroute.layout import Layout, Net
 from mazeroute.router.layered import route_layered
@@ -17,6 +16,7 @@ from mazeroute.router.layered_negotiate import _Negotiation
 from mazeroute.router.negotiation.options import PathFinderOptions
 from tests.grid3d_emulator import EmulatedKernels
 from tests.test_layered import RANDOM, _stack
+from tests.test_layered_search import _need_gpu
 
 
 def _wall() -> Layout:
@@ -36,8 +36,7 @@ SWEEPS = ["emulated", pytest.param("device", marks=pytest.mark.gpu)]
 def _kernels(sweeps: str):
     if sweeps == "emulated":
         return EmulatedKernels(owned=True)
-    if not gpu_available():
-        pytest.skip("needs CuPy and a CUDA device")
+    _need_gpu()
     return None
 
 

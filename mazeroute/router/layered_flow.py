@@ -29,7 +29,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .layered_search import CPUTrees, GPUTrees, search_margin, window
+from .layered_search import CPUTrees, GPUTrees, overlap, search_margin, window
 from .layered_tree import Tree
 
 __all__ = ["SequentialFlow", "SerialFlow", "make_flow", "overlapping_pairs"]
@@ -66,17 +66,11 @@ def overlapping_pairs(boxes: np.ndarray) -> np.ndarray:
         m = np.array(members)
         a, b = np.triu_indices(len(m), 1)
         a, b = m[a], m[b]
-        hit = _overlap(boxes[a], boxes[b])
+        hit = overlap(boxes[a], boxes[b])
         found.append(np.stack([a[hit], b[hit]], axis=1))
     if not found:
         return np.zeros((0, 2), np.int64)
     return np.unique(np.concatenate(found), axis=0)
-
-
-def _overlap(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Whether boxes ``a`` and ``b`` (rows alike) overlap."""
-    return (a[..., 0] < b[..., 2]) & (b[..., 0] < a[..., 2]) & (a[..., 1] < b[..., 3]) & \
-        (b[..., 1] < a[..., 3])
 
 
 class SequentialFlow:
@@ -164,7 +158,7 @@ class SequentialFlow:
         moved = np.zeros(len(self.seq), bool)
         moved[grown] = True
         keep = ~moved[self.pairs[:, 0]] & ~moved[self.pairs[:, 1]]
-        at, other = np.nonzero(_overlap(self.claim[grown][:, None, :], self.claim[None]))
+        at, other = np.nonzero(overlap(self.claim[grown][:, None, :], self.claim[None]))
         p, q = grown[at], other
         once = (p != q) & (~moved[q] | (p < q))      # a pair of two moved claims once
         new = np.stack([np.minimum(p, q), np.maximum(p, q)], axis=1)[once]
@@ -191,7 +185,7 @@ class SequentialFlow:
             read = self.state == _DONE
             read[list(self._inflight)] = True
             read[:q + 1] = False
-            near = np.flatnonzero(read & _overlap(self.claim, box))
+            near = np.flatnonzero(read & overlap(self.claim, box))
             for r in near.tolist():
                 c = self.claim[r]
                 inside = ((changed[:, 0] >= c[0]) & (changed[:, 0] < c[2])

@@ -123,12 +123,12 @@ class _Negotiation:
                 self.wires[i] = self.trees[i] = None
             grown = self.search.grow_many(batch, wires=False, cost=self.cost.reshape(shape),
                                           boxes=boxes, grow=True, free=free)
-            moved: list[np.ndarray] = []       # wires of the nets grown alone
+            moved: list[np.ndarray] = []       # cells of the nets grown alone
             for k, (i, tree) in enumerate(zip(batch, grown)):
                 if tree is None or (moved and not free and self._entered(boxes[k], moved)):
                     tree = self._alone(i, [] if free else old[k + 1:])
                     if tree.routed:
-                        moved.append(self._flat(tree.cells))
+                        moved.append(tree.cells)
                 self._keep(i, tree)
             done += len(batch)
         return True
@@ -142,13 +142,12 @@ class _Negotiation:
             self._take(w, -1)
         return tree
 
-    def _entered(self, box: np.ndarray, wires: list[np.ndarray]) -> bool:
-        """Whether any cell of ``wires`` (flat ids) lies in ``box`` ``x0, y0, x1, y1``."""
-        _, h, w = self.shape
-        flat = np.concatenate(wires)
-        x, y = flat % w, (flat // w) % h
+    @staticmethod
+    def _entered(box: np.ndarray, wires: list[np.ndarray]) -> bool:
+        """Whether any cell ``(x, y, z)`` of ``wires`` lies in ``box`` ``x0, y0, x1, y1``."""
+        c = np.concatenate(wires)
         x0, y0, x1, y1 = (int(v) for v in box)
-        return bool(((x >= x0) & (x < x1) & (y >= y0) & (y < y1)).any())
+        return bool(((c[:, 0] >= x0) & (c[:, 0] < x1) & (c[:, 1] >= y0) & (c[:, 1] < y1)).any())
 
     def _old_cells(self, i: int) -> np.ndarray | None:
         """Net ``i``'s wire as cells ``(x, y, z)`` (None when it has none)."""

@@ -42,7 +42,7 @@ from .layered_tree import CUT_OFF, Board, Growth, Rules, Tree, grow_tree
 
 __all__ = ["CPUTrees", "GPUTrees", "make_trees", "window_sides_min", "window", "exact_for",
            "first_margin", "search_margin", "batch_margin", "window_search", "windowed",
-           "reaches", "cut_off", "FIRST_MARGIN", "MAX_BATCH"]
+           "reaches", "cut_off", "overlap", "FIRST_MARGIN", "MAX_BATCH"]
 
 #: The first window's margin around the search's cells, in cells.
 FIRST_MARGIN = 8
@@ -343,9 +343,7 @@ class GPUTrees:
             if more is not None and len(more):
                 pts = np.concatenate([pts, more])
             box = np.array(window(pts, shape, batch_margin(self.board.pins[i], via, layers)))
-            if not free and nets and (
-                    (boxes[:, 0] < box[2]) & (box[0] < boxes[:, 2]) & (boxes[:, 1] < box[3])
-                    & (box[1] < boxes[:, 3])).any():
+            if not free and overlap(boxes, box).any():
                 break
             nets.append(i)
             boxes = np.vstack([boxes, box])
@@ -388,8 +386,9 @@ class GPUTrees:
                 if not whole and not exact_for(d, x0, y0, shape, growths[i].remaining) \
                         and not self._walled(i, d, (x0, y0, w, h), growths[i]):
                     wider = _wider(claims[i], shape)
-                    if grow and (free or not any(_overlap(wider, claims[j])
-                                                 for j in nets if j != i)):
+                    others = np.array([claims[j] for j in nets if j != i], np.int64)
+                    if grow and (free or not overlap(others.reshape(-1, 4),
+                                                     np.array(wider)).any()):
                         claims[i] = wider
                     else:
                         failed.add(i)
@@ -407,9 +406,15 @@ def _wider(box: tuple, shape: tuple) -> tuple[int, int, int, int]:
     return (max(0, x0 - dx), max(0, y0 - dy), min(shape[2], x1 + dx), min(shape[1], y1 + dy))
 
 
-def _overlap(a: tuple, b: tuple) -> bool:
-    """Whether boxes ``x0, y0, x1, y1`` (ends excluded) share a cell."""
-    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+def overlap(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Whether boxes ``a`` and ``b`` (rows ``x0, y0, x1, y1``, ends excluded, broadcast
+    alike) share a cell.
+
+    >>> overlap(np.array([[0, 0, 4, 4], [5, 0, 9, 4]]), np.array([3, 3, 6, 6])).tolist()
+    [True, True]
+    """
+    return (a[..., 0] < b[..., 2]) & (b[..., 0] < a[..., 2]) & (a[..., 1] < b[..., 3]) & \
+        (b[..., 1] < a[..., 3])
 
 
 def window_search(rules: Rules, shape: tuple, free_in: Callable, cost: np.ndarray | None,
