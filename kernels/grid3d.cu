@@ -6,8 +6,9 @@
 // value is the cost of some path), so that fixpoint is the shortest-path field.
 //
 // Many searches run in one launch: each is a box (x0, y0, w, h) spanning every layer,
-// with its own distances packed at its offset in `dist`; one thread sweeps one line of
-// one box. A box whose last round changed nothing has converged and is skipped.
+// with its own distances packed at its offset in `dist`. Either one thread sweeps one
+// line of one box, a launch a sweep, and a box whose last round changed nothing has
+// converged and is skipped; or one block runs one box's every round (grid3d_boxes).
 // Host side: mazeroute/engines/gpu_grid3d.py.
 //
 // -DOWNED=1: the mask is the router's board in routing ranks: -2 blocked, -1 free,
@@ -64,6 +65,71 @@ __device__ __forceinline__ u32 relax(u32* d, u32 prev, u64 step, bool& any) {
     return cur;
 }
 
+// One row, both ways along x: d its distances, g its first cell's global index.
+__device__ __forceinline__ bool sweep_row(u32* d, const mask_t* mask, long long g, int w,
+                                          int owner, const unsigned short* cost, int unit) {
+    bool any = false;
+    u32 prev = UNREACHED;
+    for (int x = 0; x < w; ++x) {
+        if (!IS_FREE(mask, g + x, owner)) { prev = UNREACHED; continue; }
+        prev = relax(d + x, prev, unit ? 1u : (u64)cost[g + x], any);
+    }
+    prev = UNREACHED;
+    for (int x = w - 1; x >= 0; --x) {
+        if (!IS_FREE(mask, g + x, owner)) { prev = UNREACHED; continue; }
+        prev = relax(d + x, prev, unit ? 1u : (u64)cost[g + x], any);
+    }
+    return any;
+}
+
+// One column of h cells, both ways along y: d its first distance (rows w apart), g its
+// first cell's global index (rows W apart).
+__device__ __forceinline__ bool sweep_col(u32* d, const mask_t* mask, long long g, int w,
+                                          int h, int W, int owner,
+                                          const unsigned short* cost, int unit) {
+    bool any = false;
+    u32 prev = UNREACHED;
+    for (int y = 0; y < h; ++y) {
+        const long long gy = g + (long long)y * W;
+        if (!IS_FREE(mask, gy, owner)) { prev = UNREACHED; continue; }
+        prev = relax(d + (long long)y * w, prev, unit ? 1u : (u64)cost[gy], any);
+    }
+    prev = UNREACHED;
+    for (int y = h - 1; y >= 0; --y) {
+        const long long gy = g + (long long)y * W;
+        if (!IS_FREE(mask, gy, owner)) { prev = UNREACHED; continue; }
+        prev = relax(d + (long long)y * w, prev, unit ? 1u : (u64)cost[gy], any);
+    }
+    return any;
+}
+
+// One via column, up then down through the layers: d its distance on layer 0 (layers
+// `plane` apart), g its cell's global index on layer 0 (layers `gplane` apart). A via
+// from layer z to z + 1 needs both cells free and, with sites,
+// sites[g + z * gplane]; entering a cell by a via costs via_cost times the cell's cost.
+__device__ __forceinline__ bool sweep_via(u32* d, long long plane, const mask_t* mask,
+                                          long long g, long long gplane, int layers,
+                                          int owner, const unsigned short* cost, int unit,
+                                          const unsigned char* sites, int has_sites,
+                                          u32 via_cost) {
+    bool any = false;
+    u32 prev = UNREACHED;
+    for (int z = 0; z < layers; ++z) {
+        const long long gz = g + z * gplane;
+        if (!IS_FREE(mask, gz, owner)) { prev = UNREACHED; continue; }
+        if (z > 0 && has_sites && !sites[g + (z - 1) * gplane]) prev = UNREACHED;
+        prev = relax(d + z * plane, prev, (u64)via_cost * (unit ? 1u : cost[gz]), any);
+    }
+    prev = UNREACHED;
+    for (int z = layers - 1; z >= 0; --z) {
+        const long long gz = g + z * gplane;
+        if (!IS_FREE(mask, gz, owner)) { prev = UNREACHED; continue; }
+        if (z < layers - 1 && has_sites && !sites[g + z * gplane]) prev = UNREACHED;
+        prev = relax(d + z * plane, prev, (u64)via_cost * (unit ? 1u : cost[gz]), any);
+    }
+    return any;
+}
+
 // One thread a row (z, y) of a box, both ways along x; rows of layers without x moves
 // return at once.
 extern "C" __global__ void grid3d_rows(u32* dist, const mask_t* mask,
@@ -80,18 +146,7 @@ extern "C" __global__ void grid3d_rows(u32* dist, const mask_t* mask,
     if (!(axes[z] & 1)) return;
     u32* d = dist + ln.off + ((long long)z * ln.h + y) * ln.w;
     const long long g = ((long long)z * H + ln.y0 + y) * W + ln.x0;
-    bool any = false;
-    u32 prev = UNREACHED;
-    for (int x = 0; x < ln.w; ++x) {
-        if (!IS_FREE(mask, g + x, ln.owner)) { prev = UNREACHED; continue; }
-        prev = relax(d + x, prev, unit ? 1u : (u64)cost[g + x], any);
-    }
-    prev = UNREACHED;
-    for (int x = ln.w - 1; x >= 0; --x) {
-        if (!IS_FREE(mask, g + x, ln.owner)) { prev = UNREACHED; continue; }
-        prev = relax(d + x, prev, unit ? 1u : (u64)cost[g + x], any);
-    }
-    if (any) changed[ln.b] = 1;
+    if (sweep_row(d, mask, g, ln.w, ln.owner, cost, unit)) changed[ln.b] = 1;
 }
 
 // One thread a column (z, x) of a box, both ways along y; consecutive threads take
@@ -110,25 +165,10 @@ extern "C" __global__ void grid3d_cols(u32* dist, const mask_t* mask,
     if (!(axes[z] & 2)) return;
     u32* d = dist + ln.off + (long long)z * ln.h * ln.w + x;
     const long long g = ((long long)z * H + ln.y0) * W + ln.x0 + x;
-    bool any = false;
-    u32 prev = UNREACHED;
-    for (int y = 0; y < ln.h; ++y) {
-        const long long gy = g + (long long)y * W;
-        if (!IS_FREE(mask, gy, ln.owner)) { prev = UNREACHED; continue; }
-        prev = relax(d + (long long)y * ln.w, prev, unit ? 1u : (u64)cost[gy], any);
-    }
-    prev = UNREACHED;
-    for (int y = ln.h - 1; y >= 0; --y) {
-        const long long gy = g + (long long)y * W;
-        if (!IS_FREE(mask, gy, ln.owner)) { prev = UNREACHED; continue; }
-        prev = relax(d + (long long)y * ln.w, prev, unit ? 1u : (u64)cost[gy], any);
-    }
-    if (any) changed[ln.b] = 1;
+    if (sweep_col(d, mask, g, ln.w, ln.h, W, ln.owner, cost, unit)) changed[ln.b] = 1;
 }
 
-// One thread a via column (y, x) of a box, up then down through the layers. A via from
-// layer z to z + 1 needs both cells free and, with sites, sites[(z * H + y) * W + x];
-// entering a cell by a via costs via_cost times the cell's cost.
+// One thread a via column (y, x) of a box, up then down through the layers.
 extern "C" __global__ void grid3d_vias(u32* dist, const mask_t* mask,
                                        const unsigned short* cost, int unit,
                                        const unsigned char* sites, int has_sites,
@@ -141,23 +181,67 @@ extern "C" __global__ void grid3d_vias(u32* dist, const mask_t* mask,
     Line ln; int j;
     if (!line_of(box, off, line_box, line_first, active, t, ln, j)) return;
     const int y = j / ln.w, x = j - y * ln.w;
-    const long long plane = (long long)ln.h * ln.w, gplane = (long long)H * W;
     u32* d = dist + ln.off + (long long)y * ln.w + x;
     const long long g = (long long)(ln.y0 + y) * W + ln.x0 + x;
-    bool any = false;
-    u32 prev = UNREACHED;
-    for (int z = 0; z < layers; ++z) {
-        const long long gz = g + z * gplane;
-        if (!IS_FREE(mask, gz, ln.owner)) { prev = UNREACHED; continue; }
-        if (z > 0 && has_sites && !sites[g + (z - 1) * gplane]) prev = UNREACHED;
-        prev = relax(d + z * plane, prev, (u64)via_cost * (unit ? 1u : cost[gz]), any);
+    if (sweep_via(d, (long long)ln.h * ln.w, mask, g, (long long)H * W, layers, ln.owner,
+                  cost, unit, sites, has_sites, via_cost))
+        changed[ln.b] = 1;
+}
+
+// One block a box, every round of its search in one launch: the box's distances live in
+// shared memory, the block's threads take its rows, then its columns, then its via
+// columns, a barrier between, until a round changes nothing. For boxes whose distances
+// fit in a block's shared memory: a launch of the three kernels above a round costs
+// more than such a box's whole search. rounds[b]: the rounds box b ran.
+extern "C" __global__ void grid3d_boxes(u32* dist, const mask_t* mask,
+                                        const unsigned short* cost, int unit,
+                                        const signed char* axes,
+                                        const unsigned char* sites, int has_sites,
+                                        u32 via_cost, int layers, const int* box,
+                                        const long long* off, int H, int W, int* rounds) {
+    extern __shared__ u32 sd[];
+    __shared__ int changed[2];      // a round's flag; the other is cleared for the next
+    const int* bx = box + BOX_INTS * blockIdx.x;
+    const int x0 = bx[0], y0 = bx[1], w = bx[2], h = bx[3], owner = bx[4];
+    const long long plane = (long long)h * w, size = plane * layers;
+    const long long gplane = (long long)H * W;
+    u32* gd = dist + off[blockIdx.x];
+    for (long long i = threadIdx.x; i < size; i += blockDim.x) sd[i] = gd[i];
+    if (threadIdx.x == 0) changed[0] = changed[1] = 0;
+    __syncthreads();
+    int round = 0;
+    for (;; ++round) {
+        bool any = false;
+        for (int j = threadIdx.x; j < layers * h; j += blockDim.x) {
+            const int z = j / h, y = j - z * h;
+            if (axes[z] & 1)
+                any |= sweep_row(sd + (long long)j * w, mask,
+                                 (z * gplane + (long long)(y0 + y) * W) + x0, w, owner,
+                                 cost, unit);
+        }
+        __syncthreads();
+        for (int j = threadIdx.x; j < layers * w; j += blockDim.x) {
+            const int z = j / w, x = j - z * w;
+            if (axes[z] & 2)
+                any |= sweep_col(sd + z * plane + x, mask,
+                                 z * gplane + (long long)y0 * W + x0 + x, w, h, W, owner,
+                                 cost, unit);
+        }
+        __syncthreads();
+        if (layers > 1) {
+            for (int j = threadIdx.x; j < h * w; j += blockDim.x) {
+                const int y = j / w, x = j - y * w;
+                any |= sweep_via(sd + j, plane, mask, (long long)(y0 + y) * W + x0 + x,
+                                 gplane, layers, owner, cost, unit, sites, has_sites,
+                                 via_cost);
+            }
+        }
+        if (any) changed[round & 1] = 1;
+        __syncthreads();
+        const int more = changed[round & 1];
+        if (threadIdx.x == 0) changed[(round + 1) & 1] = 0;   // read by none until the
+        if (!more) break;                                     // next round's barriers
     }
-    prev = UNREACHED;
-    for (int z = layers - 1; z >= 0; --z) {
-        const long long gz = g + z * gplane;
-        if (!IS_FREE(mask, gz, ln.owner)) { prev = UNREACHED; continue; }
-        if (z < layers - 1 && has_sites && !sites[g + z * gplane]) prev = UNREACHED;
-        prev = relax(d + z * plane, prev, (u64)via_cost * (unit ? 1u : cost[gz]), any);
-    }
-    if (any) changed[ln.b] = 1;
+    for (long long i = threadIdx.x; i < size; i += blockDim.x) gd[i] = sd[i];
+    if (threadIdx.x == 0) rounds[blockIdx.x] = round + 1;
 }

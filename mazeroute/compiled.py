@@ -202,6 +202,28 @@ def _groute_warmup() -> None:
                ("horizontal", "vertical"), 2)
 
 
+def _layers_warmup(gpu: bool) -> None:
+    """Multi-layer routing in both modes, and (``gpu``) the host code of the GPU's
+    searches and the device's array kernels of their two ways of sweeping (a small box
+    a block, a large one a launch a sweep), which no 2-D layout's route uses."""
+    import numpy as np
+
+    from .generate3d import random_layout3d
+    from .router.layered import route_layered
+
+    lay = random_layout3d(12, 12, 2, nets=6, span=6, seed=1,
+                          directions=["horizontal", "vertical"])
+    for mode in ("negotiate", "sequential"):
+        for backend in ("cpu", "gpu") if gpu else ("cpu",):
+            route_layered(lay, mode, backend=backend)
+    if gpu:
+        from .engines import gpu_grid3d
+
+        side = int((gpu_grid3d.CudaKernels(owned=False).box_cells / 2) ** 0.5) + 2
+        gpu_grid3d.bfs3d(np.ones((2, side, side), bool), [(0, 0, 0)],
+                         directions=["horizontal", "vertical"], targets=[(side - 1, 0, 1)])
+
+
 def cmd_warmup(args: argparse.Namespace) -> int:
     """``mazeroute warmup``: run :func:`_commands` in a temporary folder, then say how
     many functions were compiled and how many were already cached."""
@@ -221,6 +243,7 @@ def cmd_warmup(args: argparse.Namespace) -> int:
             with scope:
                 sub.func(sub)       # the status of a small layout's route is no matter
         _groute_warmup()
+        _layers_warmup(gpu_available())
     funcs = compiled_functions()
     fresh = sum(len(f.stats.cache_misses) for f in funcs)
     cached = sum(len(f.stats.cache_hits) for f in funcs)

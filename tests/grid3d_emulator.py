@@ -15,9 +15,11 @@ class EmulatedKernels:
 
     xp = np
 
-    def __init__(self, owned: bool):
+    def __init__(self, owned: bool, box_cells: int = 0):
         self.owned = owned
         self.launches = 0
+        #: The most cells of a box :meth:`launch_boxes` takes (0: the line sweeps alone).
+        self.box_cells = box_cells
 
     def _free(self, mask, g, owner) -> bool:
         m = int(mask[g])
@@ -29,6 +31,33 @@ class EmulatedKernels:
         self.launches += 1
         for t in range(lines):
             getattr(self, "_" + name)(t, *args)
+
+    def launch_boxes(self, count: int, cells: int, args: tuple) -> None:
+        """``grid3d_boxes``: each box's rows, columns and via columns, round after round
+        until one changes nothing, as one block runs them."""
+        assert cells <= self.box_cells
+        self.launches += 1
+        (dist, mask, cost, unit, axes, sites, has_sites, via_cost, layers, box, off, H, W,
+         rounds) = args
+        for b in range(count):
+            _, _, w, h = (int(v) for v in box[6 * b:6 * b + 4])
+            first = np.zeros(count, np.int64)
+            active = np.zeros(count, np.int32)
+            active[b] = 1
+            changed = np.ones(count, np.int32)
+            while changed[b]:
+                changed[:] = 0
+                rounds[b] += 1
+                for name, n in (("rows", layers * h), ("cols", layers * w)):
+                    table = (dist, mask, cost, unit, axes, box, off, np.full(n, b), first,
+                             n, H, W, active, changed)
+                    for t in range(n):
+                        getattr(self, "_" + name)(t, *table)
+                if layers > 1:
+                    for t in range(h * w):
+                        self._vias(t, dist, mask, cost, unit, sites, has_sites, via_cost,
+                                   layers, box, off, np.full(h * w, b), first, h * w, H, W,
+                                   active, changed)
 
     @staticmethod
     def _line(box, off, line_box, line_first, active, t):

@@ -1,14 +1,15 @@
 """The GPU's 3-D engines (kernels/grid3d.cu, :mod:`mazeroute.engines.gpu_grid3d`) equal
-the 3-D Dijkstra oracle on the shared 3-D corpus and on random stacks. The host side
-(boxes, packed offsets, line tables, rounds, target cut-off) also runs here on the
-kernels written out in Python (tests/grid3d_emulator.py); the CUDA kernels run in the
-``gpu``-marked tests."""
+the 3-D Dijkstra oracle on the shared 3-D corpus and on random stacks, by the line
+sweeps and by one block a box. The host side (boxes, packed offsets, line tables,
+rounds, target cut-off) also runs here on the kernels written out in Python
+(tests/grid3d_emulator.py); the CUDA kernels run in the ``gpu``-marked tests."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mazeroute.engines import gpu_available
 from mazeroute.engines.gpu_grid3d import BoxSweeps, whole_grid
@@ -31,33 +32,46 @@ def _gpu():
     return gpu_grid3d
 
 
-def _emulated(case: Case3D, targets: bool, weighted: bool) -> np.ndarray:
+#: The largest box the one-block kernel takes: none (the line sweeps alone), or any.
+BOX_CELLS = [0, 1 << 20]
+
+
+def _cuda(owned: bool, box_cells: int):
+    """The CUDA kernels, taking boxes of at most ``box_cells`` cells one block each."""
+    k = _gpu().CudaKernels(owned)
+    k.box_cells = min(k.box_cells, box_cells)
+    return k
+
+
+def _emulated(case: Case3D, targets: bool, weighted: bool, box_cells: int) -> np.ndarray:
     free, axes, sites = stack_arrays(case.free, case.directions, case.via_sites)
     return whole_grid(free, axes, sites, case.sources, case.targets if targets else None,
                       case.via_cost, case.weights() if weighted else None,
-                      EmulatedKernels(owned=False))
+                      EmulatedKernels(owned=False, box_cells=box_cells))
 
 
 # -- the host side, on the emulated kernels ------------------------------------------------
+@pytest.mark.parametrize("box_cells", BOX_CELLS)
 @pytest.mark.parametrize("case", CASES, ids=IDS)
-def test_emulated_sweeps_equal_oracle(case):
+def test_emulated_sweeps_equal_oracle(case, box_cells):
     for targets in (True, False):
         for weighted in (False, True):
-            np.testing.assert_array_equal(_emulated(case, targets, weighted),
+            np.testing.assert_array_equal(_emulated(case, targets, weighted, box_cells),
                                           case.expected(targets, weighted))
 
 
 @settings(max_examples=40, deadline=None)
-@given(stacks(max_layers=3, max_side=7, weighted=True))
-def test_emulated_random_stacks_equal_oracle(case):
+@given(stacks(max_layers=3, max_side=7, weighted=True), st.sampled_from(BOX_CELLS))
+def test_emulated_random_stacks_equal_oracle(case, box_cells):
     free, axes, sites = stack_arrays(case.free, case.directions, case.via_sites)
     got = whole_grid(free, axes, sites, case.sources, case.targets, case.via_cost,
-                     case.cost, EmulatedKernels(owned=False))
+                     case.cost, EmulatedKernels(owned=False, box_cells=box_cells))
     np.testing.assert_array_equal(got, oracle_early3d(case.free, case.sources, case.targets,
                                                       cost=case.cost, **case.rules))
 
 
-def test_boxes_of_one_launch_are_searched_apart():
+@pytest.mark.parametrize("box_cells", BOX_CELLS)
+def test_boxes_of_one_launch_are_searched_apart(box_cells):
     """Three boxes with owner ranks in one run: each box's distances are those of its
     own sub-grid, with other ranks' pins and earlier ranks' wires blocked, and its own
     cells and later ranks' wires free."""
@@ -76,7 +90,7 @@ def test_boxes_of_one_launch_are_searched_apart():
                 occ[z, y, x] = -1
     directions = ["horizontal", "any"]
     _, axes, sites = stack_arrays(occ != -2, directions, None)
-    k = EmulatedKernels(owned=True)
+    k = EmulatedKernels(owned=True, box_cells=box_cells)
     sweeps = BoxSweeps(occ, axes, sites, 2, owned=True, kernels=k)
     dist, offsets = sweeps.run(boxes, owners, sources)
     for b, ((x0, y0, bw, bh), owner, src) in enumerate(zip(boxes, owners, sources)):
@@ -103,20 +117,37 @@ def test_gpu_bfs3d_and_weighted3d_equal_oracle(case):
 
 
 @gpu
+@pytest.mark.parametrize("box_cells", BOX_CELLS)
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_gpu_line_and_box_kernels_equal_oracle(case, box_cells):
+    _gpu()
+    free, axes, sites = stack_arrays(case.free, case.directions, case.via_sites)
+    for targets in (True, False):
+        for weighted in (False, True):
+            got = whole_grid(free, axes, sites, case.sources,
+                             case.targets if targets else None, case.via_cost,
+                             case.weights() if weighted else None, _cuda(False, box_cells))
+            np.testing.assert_array_equal(got, case.expected(targets, weighted))
+
+
+@gpu
 @settings(max_examples=100, deadline=None)
-@given(stacks(weighted=True))
-def test_gpu_random_stacks_equal_oracle(case):
+@given(stacks(weighted=True), st.sampled_from(BOX_CELLS))
+def test_gpu_random_stacks_equal_oracle(case, box_cells):
     g = _gpu()
     got = g.weighted3d(case.cost, case.sources, case.targets, free=case.free, **case.rules)
     np.testing.assert_array_equal(got, oracle_early3d(case.free, case.sources, case.targets,
                                                       cost=case.cost, **case.rules))
-    got = g.bfs3d(case.free, case.sources, targets=case.targets, **case.rules)
+    free, axes, sites = stack_arrays(case.free, case.directions, case.via_sites)
+    got = whole_grid(free, axes, sites, case.sources, case.targets, case.via_cost, None,
+                     _cuda(False, box_cells))
     np.testing.assert_array_equal(got, oracle_early3d(case.free, case.sources, case.targets,
                                                       **case.rules))
 
 
 @gpu
-def test_gpu_boxes_of_one_launch_equal_the_emulated_kernels():
+@pytest.mark.parametrize("box_cells", BOX_CELLS)
+def test_gpu_boxes_of_one_launch_equal_the_emulated_kernels(box_cells):
     """Many boxes of one launch on the device give what the emulated kernels give, and
     each equals the oracle on its own sub-grid (checked above on the emulation)."""
     _gpu()
@@ -135,12 +166,12 @@ def test_gpu_boxes_of_one_launch_equal_the_emulated_kernels():
     cost = rng.integers(1, 30, (layers, h, w)).astype(np.uint16)
     _, axes, sites = stack_arrays(occ != -2, directions, rng.random((h, w)) < 0.7)
     got = []
-    for k in (None, EmulatedKernels(owned=True)):
-        xp = cupy if k is None else np
-        sw = BoxSweeps(xp.asarray(occ), axes, sites, 3, owned=True, kernels=k)
-        sw.set_cost(xp.asarray(cost))
+    for k in (_cuda(True, box_cells), EmulatedKernels(owned=True)):
+        sw = BoxSweeps(k.xp.asarray(occ), axes, sites, 3, owned=True, kernels=k)
+        sw.set_cost(k.xp.asarray(cost))
         dist, _ = sw.run(np.array(boxes), np.array(owners), sources)
-        got.append(dist.get() if k is None else dist)
+        got.append(dist.get() if k.xp is cupy else dist)
+        assert sw.rounds >= 1
     np.testing.assert_array_equal(got[0], got[1])
 
 

@@ -1,5 +1,6 @@
 """The 3-D CPU engines equal the 3-D Dijkstra oracle: BFS (Lee and Dial), the weighted
-search, the backtrace (against every shortest path), and the CSR export."""
+search, the backtrace (against every shortest path), the backtraces of many boxes at
+once, and the CSR export."""
 
 from __future__ import annotations
 
@@ -10,7 +11,14 @@ from hypothesis import strategies as st
 
 from mazeroute.engines import UNREACHED, bfs, gpu_available
 from mazeroute.engines.costs import COST_MAX, DIST_MAX
-from mazeroute.engines.grid3d import backtrace3d, bfs3d, grid3d_csr, weighted3d
+from mazeroute.engines.grid3d import (
+    backtrace3d,
+    bfs3d,
+    grid3d_csr,
+    stack_arrays,
+    trace_boxes,
+    weighted3d,
+)
 from mazeroute.engines.oracle3d import (
     neighbours3d,
     oracle_dist3d,
@@ -303,3 +311,67 @@ def test_random_csr_export_equals_bfs3d(case):
     roots = [(z * h + y) * w + x for x, y, z in case.sources]
     got = bfs(g, roots, backend="cpu", strategy="csr").reshape(case.free.shape)
     np.testing.assert_array_equal(got, case.expected(targets=False))
+
+
+def _sides_min(d: np.ndarray, x0: int, y0: int, shape: tuple) -> int:
+    """The least distance on the sides of box ``d`` (at ``x0, y0``) that border more
+    of a grid of ``shape``."""
+    _, height, width = shape
+    _, h, w = d.shape
+    sides = [d[:, :, 0]] * (x0 > 0) + [d[:, :, -1]] * (x0 + w < width) + \
+        [d[:, 0, :]] * (y0 > 0) + [d[:, -1, :]] * (y0 + h < height)
+    return min((int(s.min()) for s in sides), default=int(UNREACHED))
+
+
+@settings(max_examples=100, deadline=None)
+@given(stacks(max_layers=3, max_side=8), st.booleans(), st.data())
+def test_random_trace_boxes_equal_each_box_traced_alone(case, weighted, data):
+    """Searches in boxes of the grid, stepped together: each box's nearest target,
+    whether no side bordering more grid is within two of it, and then its path, as
+    :func:`backtrace3d` traces the box alone."""
+    layers, height, width = case.free.shape
+    cost = case.weights() if weighted else None
+    boxes, dists, targets, starts = [], [], [], [0]
+    for _ in range(data.draw(st.integers(1, 3)) if case.targets else 0):
+        s = data.draw(st.sampled_from(case.sources))      # a box around one of each
+        t = data.draw(st.sampled_from(case.targets))
+        x0 = data.draw(st.integers(0, min(s[0], t[0])))
+        x1 = data.draw(st.integers(max(s[0], t[0]) + 1, width))
+        y0 = data.draw(st.integers(0, min(s[1], t[1])))
+        y1 = data.draw(st.integers(max(s[1], t[1]) + 1, height))
+        src = [c for c in case.sources if x0 <= c[0] < x1 and y0 <= c[1] < y1]
+        tg = [c for c in case.targets if x0 <= c[0] < x1 and y0 <= c[1] < y1]
+        at = np.array([x0, y0, 0])
+        rules = dict(case.rules, via_sites=None if case.via_sites is None
+                     else case.via_sites[..., y0:y1, x0:x1])
+        free = case.free[:, y0:y1, x0:x1]
+        d = (weighted3d(cost[:, y0:y1, x0:x1], np.array(src) - at, np.array(tg) - at,
+                        free=free, **rules) if weighted else
+             bfs3d(free, np.array(src) - at, targets=np.array(tg) - at, **rules))
+        boxes.append((x0, y0, x1 - x0, y1 - y0, rules))
+        dists.append(d)
+        targets += tg
+        starts.append(len(targets))
+    if not boxes:
+        return
+    _, axes, vias = stack_arrays(case.free, case.directions, case.via_sites)
+    offsets = np.cumsum([0] + [d.size for d in dists])[:-1]
+    pick, level, exact, paths, path_starts, counts = trace_boxes(
+        np.concatenate([d.ravel() for d in dists]), offsets,
+        np.array([b[:4] for b in boxes]), case.free.shape, np.array(targets),
+        np.array(starts), axes, None if case.via_sites is None else vias, case.via_cost, cost)
+    for b, ((x0, y0, w, h, rules), d) in enumerate(zip(boxes, dists)):
+        reach = [int(d[z, y - y0, x - x0]) for x, y, z in targets[starts[b]:starts[b + 1]]]
+        assert (pick[b], level[b]) == (starts[b] + int(np.argmin(reach)), min(reach))
+        edge = _sides_min(d, x0, y0, case.free.shape)
+        assert exact[b] == (edge == UNREACHED if level[b] == UNREACHED
+                            else level[b] < edge + 2)
+        path = paths[path_starts[b]:path_starts[b + 1]]
+        if not exact[b] or level[b] == UNREACHED:
+            assert len(path) == 0
+            continue
+        x, y, z = targets[pick[b]]
+        alone = backtrace3d(d, (x - x0, y - y0, z), cost=None if cost is None else
+                            cost[:, y0:y0 + h, x0:x0 + w], **rules) + [x0, y0, 0]
+        np.testing.assert_array_equal(path, alone)
+        assert tuple(counts[b]) == vias_and_bends(path.tolist())

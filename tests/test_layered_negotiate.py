@@ -34,8 +34,8 @@ SWEEPS = ["emulated", pytest.param("device", marks=pytest.mark.gpu)]
 
 
 def _kernels(sweeps: str):
-    if sweeps == "emulated":
-        return EmulatedKernels(owned=True)
+    if sweeps == "emulated":        # small windows one block each, larger ones by lines
+        return EmulatedKernels(owned=True, box_cells=2048)
     _need_gpu()
     return None
 
@@ -87,6 +87,7 @@ def test_reroutes_on_wires_in_place_match_the_cpu(k, sweeps):
         for i, tree in enumerate(first.trees):
             if tree is not None:
                 neg._keep(i, tree)
+        neg._take(neg.wires, 1)
         neg.pres = 24
         neg._price()
         neg._reroute_all(list(range(len(lay.nets)))[::-1])

@@ -7,7 +7,10 @@ packed at its own offset. Each round sweeps every row of the layers that move al
 every column of those that move along y and every via column up and down, and a box
 whose round changed nothing is done; the fixpoint is the shortest-path field inside the
 box, on the rules of :mod:`.grid3d` (a step enters a cell at its cost, 1 without costs;
-a via at ``via_cost`` times that).
+a via at ``via_cost`` times that). When every box of a launch fits in a block's shared
+memory, one block runs each box's every round in one launch; else each sweep is a
+launch with one thread a line, and the host asks between rounds whether any changed.
+The fixpoint is the same either way.
 
 :func:`bfs3d` and :func:`weighted3d` take the arguments of their CPU namesakes in
 :mod:`.grid3d` and return the same arrays: one box, the whole grid.
@@ -27,7 +30,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .base import UNREACHED
+from .base import DEFAULT_SHARED, UNREACHED, allow_shared
 from .costs import COST_DTYPE
 from .grid3d import cell_ids, check_cost, checked_via_cost, stack_arrays
 
@@ -36,26 +39,37 @@ __all__ = ["BoxSweeps", "CudaKernels", "bfs3d", "weighted3d", "whole_grid", "BOX
 #: Ints per box in the kernels' box table: ``x0, y0, w, h, owner`` and one unused.
 BOX_INTS = 6
 _THREADS = 256
+#: Static shared memory of ``grid3d_boxes`` (its flags), with room to spare.
+_BOX_STATIC = 64
 #: Rounds run between two reads of "did anything change", once the first are past.
 _CHECK_EVERY = 4
 
 
 class CudaKernels:
-    """The three sweeps of kernels/grid3d.cu, compiled once per device and mask kind."""
+    """The sweeps of kernels/grid3d.cu, compiled once per device and mask kind."""
 
     def __init__(self, owned: bool):
         import cupy
 
-        from .cuda import get_kernel
+        from .cuda import device_attributes, get_kernel
 
         self.xp = cupy
         opts = (f"-DOWNED={int(owned)}",)
         self._k = {name: get_kernel("grid3d", f"grid3d_{name}", opts)
-                   for name in ("rows", "cols", "vias")}
+                   for name in ("rows", "cols", "vias", "boxes")}
+        optin = device_attributes().get("MaxSharedMemoryPerBlockOptin", DEFAULT_SHARED)
+        #: The most cells of a box that :meth:`launch_boxes` searches in shared memory.
+        self.box_cells = (optin - _BOX_STATIC) // 4
 
     def launch(self, name: str, lines: int, args: tuple) -> None:
         """Run sweep ``name`` with one thread per line."""
         self._k[name](((lines + _THREADS - 1) // _THREADS,), (_THREADS,), args)
+
+    def launch_boxes(self, count: int, cells: int, args: tuple) -> None:
+        """Run ``grid3d_boxes``: one block a box, each of at most ``cells`` cells."""
+        kernel = self._k["boxes"]
+        allow_shared(kernel, 4 * cells, _BOX_STATIC)
+        kernel((count,), (_THREADS,), args, shared_mem=4 * cells)
 
 
 class BoxSweeps:
@@ -103,7 +117,13 @@ class BoxSweeps:
         self.via_cost = np.uint32(via_cost)
         self.cost = None
         self._unit_cost = xp.ones(1, COST_DTYPE)
-        self.rounds = 0
+        self._rounds = 0
+
+    @property
+    def rounds(self) -> int:
+        """The rounds the last :meth:`run` took (its slowest box's)."""
+        r = self._rounds
+        return r if isinstance(r, int) else int(r.max())
 
     def set_cost(self, cost) -> None:
         """Search on entry costs ``cost`` (an ``(L, H, W)`` device array of
@@ -141,6 +161,10 @@ class BoxSweeps:
         table = np.zeros((count, BOX_INTS), np.int32)
         table[:, :4] = boxes
         table[:, 4] = owners
+        cells = int(sizes.max(initial=0))
+        if cells <= getattr(k, "box_cells", 0):
+            self._run_boxes(dist, table, offsets, boxes, sources, cells)
+            return dist, offsets
         # every table of the launch in two copies to the device (int32, int64), not ten
         parts = [table.ravel(), np.ones(2 * count, np.int32)]
         for per_box in (layers * bh, layers * bw, bh * bw):
@@ -177,8 +201,25 @@ class BoxSweeps:
             if (rounds < 2 * _CHECK_EVERY or rounds % _CHECK_EVERY == 0) \
                     and not bool(changed.any()):
                 break
-        self.rounds = rounds
+        self._rounds = rounds
         return dist, offsets
+
+    def _run_boxes(self, dist, table: np.ndarray, offsets: np.ndarray, boxes: np.ndarray,
+                   sources, cells: int) -> None:
+        """:meth:`run` with one block a box, every round in one launch (each box at most
+        ``cells`` cells, within the kernels' ``box_cells``)."""
+        xp = self.xp
+        count = len(offsets)
+        layers, height, width = self.shape
+        box = xp.asarray(table.ravel())
+        wide = xp.asarray(np.concatenate([offsets, _source_ids(boxes, offsets, sources)]))
+        dist[wide[count:]] = 0
+        unit = self.cost is None
+        self._rounds = xp.zeros(count, xp.int32)
+        self.k.launch_boxes(count, cells, (
+            dist, self.mask, self._unit_cost if unit else self.cost, np.int32(unit),
+            self.axes, self.sites, np.int32(self.has_sites), self.via_cost, np.int32(layers),
+            box, wide[:count], np.int32(height), np.int32(width), self._rounds))
 
 
 def _lines(per_box: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

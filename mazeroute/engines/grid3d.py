@@ -49,7 +49,7 @@ from .weighted import _pop, _push, _reserve
 
 __all__ = ["bfs3d", "weighted3d", "backtrace3d", "trace3d", "grid3d_csr", "DIRECTIONS",
            "UNREACHED", "stack_arrays", "cell_ids", "checked_via_cost", "target_mask",
-           "finish", "check_cost"]
+           "finish", "check_cost", "trace_boxes"]
 
 #: Layer directions, and the axes each lets a wire move along (bit 0: x, bit 1: y).
 DIRECTIONS = ("horizontal", "vertical", "any")
@@ -377,24 +377,33 @@ def weighted3d(cost: np.ndarray, sources, targets=None, *, directions: Sequence[
 
 
 # -- backtrace -------------------------------------------------------------------------
+@numba.njit(cache=True, nogil=True, inline="always")
+def _price(price, unit, x, y, z, at):
+    """The entry cost of the box's cell ``x, y, z``: ``price`` is that of a grid in which
+    the box lies at ``at`` (``x0, y0, H, W``)."""
+    if unit:
+        return np.int64(1)
+    return price[(z * at[2] + at[1] + y) * at[3] + at[0] + x]
+
+
 @numba.njit(cache=True, nogil=True)
-def _tight(dist, price, unit, axes, vias, via_cost, shape, target, local, cells):
+def _tight(dist, price, unit, axes, vias, via_cost, shape, at, target, local, cells):
     """Number the cells of the shortest-path DAG behind ``target`` into ``local``/``cells``:
     ``u`` precedes ``v`` when ``dist[u] + weight(u -> v) == dist[v]``."""
     layers, h, w = shape
     local[target] = 0
     cells[0] = target
-    m, at = 1, 0
-    while at < m:
-        v = cells[at]
-        at += 1
+    m, head = 1, 0
+    while head < m:
+        v = cells[head]
+        head += 1
         x, y, z, r = _coords(v, h, w)
+        enter = _price(price, unit, x, y, z, at)
         for k in range(6):
             u = _step(v, k, x, y, z, r, layers, h, w, axes, vias)
             if u < 0 or dist[u] == _UNREACHED or local[u] >= 0:
                 continue
-            step = (1 if unit else price[v]) * (via_cost if k >= 4 else 1)
-            if dist[u] + step == dist[v]:
+            if dist[u] + enter * (via_cost if k >= 4 else 1) == dist[v]:
                 local[u] = m
                 cells[m] = u
                 m += 1
@@ -402,16 +411,17 @@ def _tight(dist, price, unit, axes, vias, via_cost, shape, target, local, cells)
 
 
 @numba.njit(cache=True, nogil=True)
-def _trace3d(dist, price, unit, axes, vias, via_cost, shape, target):
-    """The shortest path behind ``target`` with fewest vias, then fewest bends.
+def _trace3d(dist, price, unit, axes, vias, via_cost, shape, at, target, local, cells):
+    """The shortest path behind ``target`` with fewest vias, then fewest bends, in a box
+    of ``shape`` whose entry costs ``price`` holds at ``at`` (see :func:`_price`).
+    ``local`` is -1 everywhere (and is again on return), ``cells`` scratch, both at
+    least the box's size.
 
     A dynamic programme over (cell, last move) states of the shortest-path DAG, in
     decreasing distance (a topological order, as every weight is positive); the score
     ``vias * big + bends`` ranks vias first since no path has ``big`` bends.
     """
-    local = np.full(dist.size, -1, np.int64)
-    cells = np.empty(dist.size, np.int64)
-    m = _tight(dist, price, unit, axes, vias, via_cost, shape, target, local, cells)
+    m = _tight(dist, price, unit, axes, vias, via_cost, shape, at, target, local, cells)
     layers, h, w = shape
     cells = cells[:m]
     big = np.int64(m + 1)
@@ -421,6 +431,7 @@ def _trace3d(dist, price, unit, axes, vias, via_cost, shape, target):
     for v in cells[np.argsort(-dist[cells], kind="mergesort")]:
         i = local[v]
         x, y, z, r = _coords(v, h, w)
+        enter = _price(price, unit, x, y, z, at)
         for s in range(7):
             b = best[i * 7 + s]
             if b == _INF:
@@ -429,8 +440,7 @@ def _trace3d(dist, price, unit, axes, vias, via_cost, shape, target):
                 u = _step(v, k, x, y, z, r, layers, h, w, axes, vias)
                 if u < 0 or local[u] < 0:
                     continue
-                step = (1 if unit else price[v]) * (via_cost if k >= 4 else 1)
-                if dist[u] + step != dist[v]:
+                if dist[u] + enter * (via_cost if k >= 4 else 1) != dist[v]:
                     continue
                 nb = b + (big if k >= 4 else 0) + (1 if s < 4 and k < 4 and s != k else 0)
                 j = local[u] * 7 + k
@@ -451,6 +461,8 @@ def _trace3d(dist, price, unit, axes, vias, via_cost, shape, target):
     for i in range(count):
         path[count - 1 - i] = cells[e // 7]
         e = parent[e]
+    for v in cells:
+        local[v] = -1
     return path
 
 
@@ -529,9 +541,176 @@ def trace3d(dist: np.ndarray, target, axes: np.ndarray, vias: np.ndarray, via_co
     flat = np.ascontiguousarray(dist).ravel()
     if flat.dtype != np.uint32:
         flat = flat.astype(np.int64)
-    path = _trace3d(flat, price, unit, axes, vias, via_cost, dist.shape, (z * h + y) * w + x)
+    path = _trace3d(flat, price, unit, axes, vias, via_cost, dist.shape, (0, 0, h, w),
+                    (z * h + y) * w + x, np.full(flat.size, -1, np.int64),
+                    np.empty(flat.size, np.int64))
     z, r = np.divmod(path, h * w)
     return np.stack([r % w, r // w, z], axis=1)
+
+
+def trace_boxes(dist: np.ndarray, offsets: np.ndarray, boxes: np.ndarray, shape: tuple,
+                targets: np.ndarray, starts: np.ndarray, axes: np.ndarray,
+                vias: np.ndarray | None, via_cost: int,
+                cost: np.ndarray | None = None) -> tuple:
+    """The step of many searches at once, each done in its own box of the grid: the
+    nearest of its targets, whether the box's distances are provably the grid's for it
+    (no side of the box that borders more grid is within two of it), and when so its
+    :func:`trace3d` backtrace, in one compiled call (one call a launch, not one a net).
+
+    Parameters
+    ----------
+    dist : 1-D uint32 array
+        Every box's distances, box ``b``'s ``(L, h, w)`` at ``offsets[b]``.
+    offsets : (B,) int array
+    boxes : (B, 4) int array
+        ``x0, y0, w, h`` of each box.
+    shape : tuple
+        The grid's ``(L, H, W)``.
+    targets : (T, 3) int array
+        Every box's targets ``(x, y, z)`` (inside its box), box ``b``'s at
+        ``starts[b]:starts[b + 1]``.
+    starts : (B + 1,) int array
+    axes, vias, via_cost
+        The grid's rules as :func:`stack_arrays` gives them; ``vias`` None where every
+        via is allowed.
+    cost : (L, H, W) int array, optional
+        The entry costs the boxes were searched on; None for unit steps.
+
+    Returns
+    -------
+    pick : (B,) int64 array
+        Each box's nearest target, an index into ``targets`` (the first among equals).
+    level : (B,) int64 array
+        Its distance (:data:`UNREACHED` when no target was reached).
+    exact : (B,) bool array
+        Whether the box's distances are the grid's for it (for none reached: whether
+        nothing outside is reachable).
+    paths : (P, 3) int64 array
+        The traced paths' cells ``(x, y, z)``, target first, box ``b``'s at
+        ``path_starts[b]:path_starts[b + 1]`` (none unless exact and reached).
+    path_starts : (B + 1,) int64 array
+    counts : (B, 2) int64 array
+        Each path's vias and bends, as the layered router counts them.
+
+    Examples
+    --------
+    >>> free = np.ones((2, 1, 3), bool)
+    >>> _, axes, vias = stack_arrays(free, ["any", "any"], None)
+    >>> d = bfs3d(free, [(0, 0, 0)], directions=["any", "any"]).ravel()
+    >>> out = trace_boxes(d, np.array([0]), np.array([[0, 0, 3, 1]]), (2, 1, 3),
+    ...                   np.array([[2, 0, 1]]), np.array([0, 1]), axes, vias, 1)
+    >>> out[1].tolist(), out[2].tolist(), out[3].tolist()
+    ([3], [True], [[2, 0, 1], [2, 0, 0], [1, 0, 0], [0, 0, 0]])
+    """
+    unit = cost is None
+    price = _ONE if unit else np.ascontiguousarray(cost, np.int64).ravel()
+    boxes = np.asarray(boxes, np.int64).reshape(-1, 4)
+    every = vias is None
+    if every:           # any index of a box's via mask reads "allowed"
+        vias = np.ones(max(1, (shape[0] - 1) * int((boxes[:, 2] * boxes[:, 3]).max())), bool)
+    return _trace_boxes(np.ascontiguousarray(dist, np.uint32),
+                        np.asarray(offsets, np.int64), boxes,
+                        np.asarray(shape, np.int64), np.asarray(targets, np.int64).reshape(-1, 3),
+                        np.asarray(starts, np.int64), price, unit, axes,
+                        np.ascontiguousarray(vias, np.bool_), every, np.int64(via_cost))
+
+
+@numba.njit(cache=True, nogil=True)
+def _sides_min(d, x0, y0, width, height, layers, h, w):
+    """The least distance on the box's sides that border more grid (``UNREACHED``
+    when none does)."""
+    best = _UNREACHED
+    for z in range(layers):
+        for y in range(h):
+            if x0 > 0:
+                best = min(best, np.int64(d[(z * h + y) * w]))
+            if x0 + w < width:
+                best = min(best, np.int64(d[(z * h + y) * w + w - 1]))
+        for x in range(w):
+            if y0 > 0:
+                best = min(best, np.int64(d[z * h * w + x]))
+            if y0 + h < height:
+                best = min(best, np.int64(d[(z * h + h - 1) * w + x]))
+    return best
+
+
+@numba.njit(cache=True, nogil=True)
+def _crop(a, x0, y0, w, h, layers, height, width):
+    """The box ``x0, y0, w, h`` of each of ``layers`` layers of the flat grid ``a``."""
+    out = np.empty(layers * h * w, a.dtype)
+    for z in range(layers):
+        for y in range(h):
+            src = (z * height + y0 + y) * width + x0
+            out[(z * h + y) * w:(z * h + y + 1) * w] = a[src:src + w]
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _trace_boxes(dist, offsets, boxes, shape, targets, starts, price, unit, axes, vias,
+                 every, via_cost):
+    """:func:`trace_boxes` on arrays. One thread: a launch's traces take less time than
+    waking a pool of threads for them costs, launch after launch."""
+    layers, height, width = shape[0], shape[1], shape[2]
+    n = boxes.shape[0]
+    pick = np.full(n, -1, np.int64)
+    level = np.full(n, _UNREACHED, np.int64)
+    exact = np.zeros(n, np.bool_)
+    length = np.zeros(n, np.int64)
+    counts = np.zeros((n, 2), np.int64)
+    scratch = np.empty(dist.size, np.int64)
+    most = np.max(layers * boxes[:, 2] * boxes[:, 3]) if n else 0
+    local = np.full(most, -1, np.int64)
+    cells = np.empty(most, np.int64)
+    for b in range(n):
+        x0, y0, w, h = boxes[b, 0], boxes[b, 1], boxes[b, 2], boxes[b, 3]
+        size = layers * h * w
+        d = dist[offsets[b]:offsets[b] + size]
+        for t in range(starts[b], starts[b + 1]):
+            v = np.int64(d[(targets[t, 2] * h + targets[t, 1] - y0) * w + targets[t, 0] - x0])
+            if pick[b] < 0 or v < level[b]:
+                pick[b], level[b] = t, v
+        edge = _sides_min(d, x0, y0, width, height, layers, h, w)
+        exact[b] = edge == _UNREACHED if level[b] == _UNREACHED else level[b] < edge + 2
+        if not exact[b] or level[b] == _UNREACHED:
+            continue
+        box_vias = vias if every else _crop(vias, x0, y0, w, h, layers - 1, height, width)
+        t = pick[b]
+        target = (targets[t, 2] * h + targets[t, 1] - y0) * w + targets[t, 0] - x0
+        path = _trace3d(d, price, unit, axes, box_vias, via_cost, (layers, h, w),
+                        (x0, y0, height, width), target, local, cells)
+        length[b] = path.size
+        scratch[offsets[b]:offsets[b] + path.size] = path
+        counts[b, 0], counts[b, 1] = _via_bends(path, h * w, w)
+    path_starts = np.zeros(n + 1, np.int64)
+    for b in range(n):
+        path_starts[b + 1] = path_starts[b] + length[b]
+    paths = np.empty((path_starts[n], 3), np.int64)
+    for b in range(n):
+        w, hw = boxes[b, 2], boxes[b, 2] * boxes[b, 3]
+        for k in range(length[b]):
+            v = scratch[offsets[b] + k]
+            r = v % hw
+            at = path_starts[b] + k
+            paths[at, 0] = r % w + boxes[b, 0]
+            paths[at, 1] = r // w + boxes[b, 1]
+            paths[at, 2] = v // hw
+    return pick, level, exact, paths, path_starts, counts
+
+
+@numba.njit(cache=True, nogil=True)
+def _via_bends(path, hw, w):
+    """The vias of a path of flat ids, and its bends: consecutive in-layer steps along
+    different moves (a via between two steps is a via only)."""
+    vias = bends = 0
+    last = np.int64(0)
+    for k in range(1, path.size):
+        move = path[k] - path[k - 1]
+        via = abs(move) == hw
+        vias += via
+        if k > 1 and not via and last != 0 and move != last:
+            bends += 1
+        last = 0 if via else move
+    return vias, bends
 
 
 # -- the 3-D grid as a plain graph -------------------------------------------------------

@@ -91,13 +91,14 @@ class _Negotiation:
         _, h, w = self.shape
         return (cells[:, 2] * h + cells[:, 1]) * w + cells[:, 0]
 
-    def _take(self, wire: np.ndarray | None, sign: int) -> None:
-        """Add (``sign`` 1) or remove (-1) a net's ``wire`` from the cells' users."""
-        if wire is None:
+    def _take(self, wires: list[np.ndarray | None], sign: int) -> None:
+        """Add (``sign`` 1) or remove (-1) nets' ``wires`` from the cells' users."""
+        wires = [w for w in wires if w is not None]
+        if not wires:
             return
-        self.users[wire] += sign
-        self._price(wire)
-
+        cells = np.concatenate(wires)
+        np.add.at(self.users, cells, sign)     # nets may share cells
+        self._price(cells)
 
     def _reroute_all(self, todo: list[int]) -> bool:
         """Rip up and reroute ``todo`` in order, in batches searched together, each net
@@ -118,28 +119,31 @@ class _Negotiation:
                 return False
             batch, boxes = self.search.batch(todo, done, self._old_cells, free)
             old = [self.wires[i] for i in batch]
+            self._take(old, -1)
             for i in batch:
-                self._take(self.wires[i], -1)
                 self.wires[i] = self.trees[i] = None
             grown = self.search.grow_many(batch, wires=False, cost=self.cost.reshape(shape),
                                           boxes=boxes, grow=True, free=free)
             moved: list[np.ndarray] = []       # cells of the nets grown alone
+            new: list[np.ndarray] = []         # wires not yet priced: no search between
             for k, (i, tree) in enumerate(zip(batch, grown)):
                 if tree is None or (moved and not free and self._entered(boxes[k], moved)):
+                    self._take(new, 1)
+                    new = []
                     tree = self._alone(i, [] if free else old[k + 1:])
                     if tree.routed:
                         moved.append(tree.cells)
-                self._keep(i, tree)
+                if self._keep(i, tree):
+                    new.append(self.wires[i])
+            self._take(new, 1)
             done += len(batch)
         return True
 
     def _alone(self, i: int, later: list[np.ndarray | None]) -> Tree:
         """Net ``i`` grown alone, the ``later`` nets' old wires back in place meanwhile."""
-        for w in later:
-            self._take(w, 1)
+        self._take(later, 1)
         tree = self.search.grow(i, wires=False, cost=self.cost.reshape(self.shape))
-        for w in later:
-            self._take(w, -1)
+        self._take(later, -1)
         return tree
 
     @staticmethod
@@ -158,13 +162,14 @@ class _Negotiation:
         z, r = np.divmod(w, h * width)
         return np.stack([r % width, r // width, z], axis=1)
 
-    def _keep(self, i: int, tree: Tree) -> None:
-        """Take ``tree`` as net ``i``'s new wire (or mark the net dead)."""
+    def _keep(self, i: int, tree: Tree) -> bool:
+        """Take ``tree`` as net ``i``'s new wire, not yet among the cells' users (or mark
+        the net dead); whether it was routed."""
         if not tree.routed:
             self.dead.add(i)            # other nets' wires never block it: no route at all
-            return
+            return False
         self.trees[i], self.wires[i] = tree, self._flat(tree.cells)
-        self._take(self.wires[i], 1)
+        return True
 
     def conflicted(self) -> list[int]:
         """The nets whose wires use a shared cell, in file order."""

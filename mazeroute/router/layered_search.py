@@ -37,7 +37,7 @@ import numpy as np
 
 from ..engines.base import UNREACHED
 from ..engines.costs import COST_DTYPE, COST_MAX
-from ..engines.grid3d import bfs3d, weighted3d
+from ..engines.grid3d import bfs3d, trace_boxes, weighted3d
 from .layered_tree import CUT_OFF, Board, Growth, Rules, Tree, grow_tree
 
 __all__ = ["CPUTrees", "GPUTrees", "make_trees", "window_sides_min", "window", "exact_for",
@@ -163,6 +163,9 @@ class GPUTrees:
         self._upload()
         _, axes, sites = stack_arrays(board.open, board.rules.directions,
                                       board.rules.via_sites)
+        # what the host's traces read (no via mask where every via is allowed)
+        self._axes = axes
+        self._sites = None if board.rules.via_sites is None else sites
         self.sweeps = BoxSweeps(self.with_wires, axes, sites, board.rules.via_cost,
                                 owned=True, kernels=kernels)
         self.cost = None
@@ -349,6 +352,21 @@ class GPUTrees:
             boxes = np.vstack([boxes, box])
         return nets, boxes
 
+    def _steps(self, host: np.ndarray, offsets: np.ndarray, boxes: np.ndarray,
+               growths: list[Growth], cost: np.ndarray | None) -> tuple | None:
+        """:func:`~mazeroute.engines.grid3d.trace_boxes` of one launch's searches, each
+        pick counted within its growth's remaining pins; None for a single layer free
+        both ways on unit steps, whose branches trace as in 2-D, one by one."""
+        b = self.board
+        if b.rules.flat and cost is None:
+            return None
+        starts = np.zeros(len(growths) + 1, np.int64)
+        np.cumsum([len(g.remaining) for g in growths], out=starts[1:])
+        targets = np.array([p for g in growths for p in g.remaining], np.int64)
+        out = trace_boxes(host, offsets, boxes, b.shape, targets, starts, self._axes,
+                          self._sites, b.rules.via_cost, cost)
+        return (out[0] - starts[:-1],) + out[1:]
+
     def grow_many(self, nets: list[int], wires: bool = True,
                   cost: np.ndarray | None = None, boxes: np.ndarray | None = None,
                   grow: bool = False, free: bool = False) -> list[Tree | None]:
@@ -380,11 +398,12 @@ class GPUTrees:
                                             [growths[i].sources() for i in active])
             self.windows += len(active)
             host = self._host(dist)
-            for i, (x0, y0, w, h), off in zip(active, at, offsets):
+            steps = self._steps(host, offsets, at, [growths[i] for i in active], cost)
+            for k, (i, (x0, y0, w, h), off) in enumerate(zip(active, at, offsets)):
                 d = host[off:off + shape[0] * h * w].reshape(shape[0], h, w)
-                whole = (x0, y0, w, h) == (0, 0, shape[2], shape[1])
-                if not whole and not exact_for(d, x0, y0, shape, growths[i].remaining) \
-                        and not self._walled(i, d, (x0, y0, w, h), growths[i]):
+                ok = exact_for(d, x0, y0, shape, growths[i].remaining) if steps is None \
+                    else steps[2][k]
+                if not ok and not self._walled(i, d, (x0, y0, w, h), growths[i]):
                     wider = _wider(claims[i], shape)
                     others = np.array([claims[j] for j in nets if j != i], np.int64)
                     if grow and (free or not overlap(others.reshape(-1, 4),
@@ -393,7 +412,14 @@ class GPUTrees:
                     else:
                         failed.add(i)
                     continue
-                growths[i].step(b.rules, d, int(x0), int(y0), cost)
+                if steps is None:
+                    growths[i].step(b.rules, d, int(x0), int(y0), cost)
+                elif steps[1][k] == UNREACHED:    # walled in, or nothing outside
+                    growths[i].miss()
+                else:
+                    pick, level, _, paths, at_path, counts = steps
+                    growths[i].take(int(pick[k]), int(level[k]),
+                                    paths[at_path[k]:at_path[k + 1]], *counts[k].tolist())
         if boxes is not None:
             boxes[:] = [claims[i] for i in nets]
         return [None if i in failed else growths[i].finish() for i in nets]

@@ -171,26 +171,36 @@ class Growth:
         """Take the nearest remaining pin (the first listed among equals) by ``dist``,
         a box of the grid at ``x0, y0`` exact for it, and backtrace its branch; or, none
         reached, end with the remaining pins missing."""
-        remaining, tree = self.remaining, self.tree
+        remaining = self.remaining
         reach = [int(dist[z, y - y0, x - x0]) for x, y, z in remaining]
         best = int(np.argmin(reach))
         if reach[best] == UNREACHED:
-            tree.missing = list(remaining)
-            self.done = True
+            self.miss()
             return
-        x, y, z = remaining.pop(best)
-        tree.levels += reach[best]
+        x, y, z = remaining[best]
         _, h, w = dist.shape
         box = None if cost is None else cost[:, y0:y0 + h, x0:x0 + w]
         path = _trace(rules.crop(x0, y0, w, h), dist, (x - x0, y - y0, z), box)
         path[:, 0] += x0
         path[:, 1] += y0
-        vias, bends = path_counts(path)
+        self.take(best, reach[best], path, *path_counts(path))
+
+    def take(self, k: int, level: int, path: np.ndarray, vias: int, bends: int) -> None:
+        """Join remaining pin ``k``, ``level`` away, by ``path`` (its cells, the pin
+        first, ending on the tree), of ``vias`` vias and ``bends`` bends."""
+        tree = self.tree
+        self.remaining.pop(k)
+        tree.levels += level
         tree.vias += vias
         tree.bends += bends
         tree.paths.append(path)
         self.branches.append(path[:-1][::-1])   # the last cell is in the tree already
-        self.done = not remaining
+        self.done = not self.remaining
+
+    def miss(self) -> None:
+        """End with the remaining pins missing: no search reaches them."""
+        self.tree.missing = list(self.remaining)
+        self.done = True
 
     def finish(self) -> Tree:
         """The grown tree."""
