@@ -198,8 +198,10 @@ class BoxSweeps:
                                      np.int32(layers), box, off, lb, first, np.int32(n),
                                      *dims, active, changed))
             rounds += 1
+            # the flags read back and tested on the host: CuPy's reductions compile a
+            # variant per size class on first use, slowly on a fresh machine
             if (rounds < 2 * _CHECK_EVERY or rounds % _CHECK_EVERY == 0) \
-                    and not bool(changed.any()):
+                    and not _host(changed).any():
                 break
         self._rounds = rounds
         return dist, offsets
@@ -220,6 +222,11 @@ class BoxSweeps:
             dist, self.mask, self._unit_cost if unit else self.cost, np.int32(unit),
             self.axes, self.sites, np.int32(self.has_sites), self.via_cost, np.int32(layers),
             box, wide[:count], np.int32(height), np.int32(width), self._rounds))
+
+
+def _host(a) -> np.ndarray:
+    """``a`` on the host (device arrays copied back; NumPy's as they are)."""
+    return a.get() if hasattr(a, "get") else a
 
 
 def _lines(per_box: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

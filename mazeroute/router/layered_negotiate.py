@@ -182,7 +182,9 @@ class _Negotiation:
         t0 = time.perf_counter()
         pres_fac = self.opt.pres_fac(it)
         self.pres = int(round(pres_fac * COST_SCALE))
-        self._price()
+        # pres_fac moves only the cost of a used cell: an unused one costs its base and
+        # history, as when it was last priced
+        self._price(np.flatnonzero(self.users))
         if not self._reroute_all(todo):
             return None
         conflicts = self.conflicted()
