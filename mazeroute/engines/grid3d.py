@@ -648,8 +648,7 @@ def _crop(a, x0, y0, w, h, layers, height, width):
 @numba.njit(cache=True, nogil=True)
 def _trace_boxes(dist, offsets, boxes, shape, targets, starts, price, unit, axes, vias,
                  every, via_cost):
-    """:func:`trace_boxes` on arrays. One thread: a launch's traces take less time than
-    waking a pool of threads for them costs, launch after launch."""
+    """:func:`trace_boxes` on arrays, the boxes one after another."""
     layers, height, width = shape[0], shape[1], shape[2]
     n = boxes.shape[0]
     pick = np.full(n, -1, np.int64)
