@@ -607,7 +607,8 @@ def trace_boxes(dist: np.ndarray, offsets: np.ndarray, boxes: np.ndarray, shape:
     boxes = np.asarray(boxes, np.int64).reshape(-1, 4)
     every = vias is None
     if every:           # any index of a box's via mask reads "allowed"
-        vias = np.ones(max(1, (shape[0] - 1) * int((boxes[:, 2] * boxes[:, 3]).max())), bool)
+        area = int((boxes[:, 2] * boxes[:, 3]).max(initial=0))
+        vias = np.ones(max(1, (shape[0] - 1) * area), bool)
     return _trace_boxes(np.ascontiguousarray(dist, np.uint32),
                         np.asarray(offsets, np.int64), boxes,
                         np.asarray(shape, np.int64), np.asarray(targets, np.int64).reshape(-1, 3),
