@@ -41,6 +41,11 @@ def many_cores() -> bool:
     return cores >= PARALLEL_CORES
 
 
+def host(a) -> np.ndarray:
+    """``a`` as a NumPy array: a device array copied back, a host one as it is."""
+    return a.get() if hasattr(a, "get") else np.asarray(a)
+
+
 #: Shared memory a block gets without opting in, its static variables included.
 DEFAULT_SHARED = 48 << 10
 

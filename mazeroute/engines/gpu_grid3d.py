@@ -30,7 +30,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .base import DEFAULT_SHARED, UNREACHED, allow_shared
+from .base import DEFAULT_SHARED, UNREACHED, allow_shared, host
 from .costs import COST_DTYPE
 from .grid3d import cell_ids, check_cost, checked_via_cost, stack_arrays
 
@@ -161,18 +161,20 @@ class BoxSweeps:
         table = np.zeros((count, BOX_INTS), np.int32)
         table[:, :4] = boxes
         table[:, 4] = owners
+        # the offsets and sources in one copy to the device (int64), the int32 tables in
+        # another, not one a table
+        wide = xp.asarray(np.concatenate([offsets, _source_ids(boxes, offsets, sources)]))
+        off = wide[:count]
+        dist[wide[count:]] = 0
         cells = int(sizes.max(initial=0))
         if cells <= getattr(k, "box_cells", 0):
-            self._run_boxes(dist, table, offsets, boxes, sources, cells)
+            self._run_boxes(dist, xp.asarray(table.ravel()), off, cells)
             return dist, offsets
-        # every table of the launch in two copies to the device (int32, int64), not ten
         parts = [table.ravel(), np.ones(2 * count, np.int32)]
         for per_box in (layers * bh, layers * bw, bh * bw):
             parts += list(_lines(per_box))
         small = xp.asarray(np.concatenate(parts))
-        wide = xp.asarray(np.concatenate([offsets, _source_ids(boxes, offsets, sources)]))
-        box, off = small[:table.size], wide[:count]
-        dist[wide[count:]] = 0
+        box = small[:table.size]
         views, at = [], table.size + 2 * count
         for line_box in parts[2::2]:              # each line's box, then each box's first
             n = line_box.size
@@ -201,32 +203,23 @@ class BoxSweeps:
             # the flags read back and tested on the host: CuPy's reductions compile a
             # variant per size class on first use, slowly on a fresh machine
             if (rounds < 2 * _CHECK_EVERY or rounds % _CHECK_EVERY == 0) \
-                    and not _host(changed).any():
+                    and not host(changed).any():
                 break
         self._rounds = rounds
         return dist, offsets
 
-    def _run_boxes(self, dist, table: np.ndarray, offsets: np.ndarray, boxes: np.ndarray,
-                   sources, cells: int) -> None:
-        """:meth:`run` with one block a box, every round in one launch (each box at most
-        ``cells`` cells, within the kernels' ``box_cells``)."""
-        xp = self.xp
-        count = len(offsets)
+    def _run_boxes(self, dist, box, off, cells: int) -> None:
+        """:meth:`run` with one block a box, every round in one launch: ``box`` and
+        ``off`` the box table and offsets on the device, each box at most ``cells``
+        cells (within the kernels' ``box_cells``), its sources already 0."""
+        count = len(off)
         layers, height, width = self.shape
-        box = xp.asarray(table.ravel())
-        wide = xp.asarray(np.concatenate([offsets, _source_ids(boxes, offsets, sources)]))
-        dist[wide[count:]] = 0
         unit = self.cost is None
-        self._rounds = xp.zeros(count, xp.int32)
+        self._rounds = self.xp.zeros(count, self.xp.int32)
         self.k.launch_boxes(count, cells, (
             dist, self.mask, self._unit_cost if unit else self.cost, np.int32(unit),
             self.axes, self.sites, np.int32(self.has_sites), self.via_cost, np.int32(layers),
-            box, wide[:count], np.int32(height), np.int32(width), self._rounds))
-
-
-def _host(a) -> np.ndarray:
-    """``a`` on the host (device arrays copied back; NumPy's as they are)."""
-    return a.get() if hasattr(a, "get") else a
+            box, off, np.int32(height), np.int32(width), self._rounds))
 
 
 def _lines(per_box: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -279,8 +272,7 @@ def whole_grid(free: np.ndarray, axes: np.ndarray, sites: np.ndarray, sources, t
         stop = int(dist[k.xp.asarray(tg)].min())
         if stop != UNREACHED:
             dist[dist > stop] = UNREACHED
-    out = dist.get() if hasattr(dist, "get") else dist
-    return out.reshape(free.shape)
+    return host(dist).reshape(free.shape)
 
 
 def bfs3d(free: np.ndarray, sources, *, directions: Sequence[str], via_cost: int = 1,

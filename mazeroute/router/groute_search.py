@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..engines.base import host
 from .layered_search import MAX_BATCH, exact_for, search_margin, window, window_search
 from .layered_tree import Growth, Rules, Tree, grow_tree, open_pins
 
@@ -144,9 +145,9 @@ class GPUSearch(CPUSearch):
         shape = self.free.shape
         dist, offsets = self.sweeps.run(boxes, np.full(len(nets), -1), sources)
         self.launches += 1
-        host = dist.get() if hasattr(dist, "get") else dist
+        found = host(dist)
         for k, (x0, y0, w, h), off in zip(nets, boxes.tolist(), offsets.tolist()):
-            d = host[off:off + shape[0] * h * w].reshape(shape[0], h, w)
+            d = found[off:off + shape[0] * h * w].reshape(shape[0], h, w)
             g = growths[k]
             whole = (x0, y0, w, h) == (0, 0, shape[2], shape[1])
             if whole or exact_for(d, x0, y0, shape, g.remaining):

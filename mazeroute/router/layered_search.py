@@ -35,7 +35,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..engines.base import UNREACHED
+from ..engines.base import UNREACHED, host
 from ..engines.costs import COST_DTYPE, COST_MAX
 from ..engines.grid3d import bfs3d, trace_boxes, weighted3d
 from .layered_tree import CUT_OFF, Board, Growth, Rules, Tree, grow_tree
@@ -306,10 +306,7 @@ class GPUTrees:
         self.windows += 1
         dist, _ = self.sweeps.run(np.array([[x0, y0, x1 - x0, y1 - y0]]), self.rank[[i]],
                                   [sources])
-        return self._host(dist).reshape(self.board.shape[0], y1 - y0, x1 - x0)
-
-    def _host(self, a):
-        return a.get() if hasattr(a, "get") else a
+        return host(dist).reshape(self.board.shape[0], y1 - y0, x1 - x0)
 
     def _walled(self, i: int, dist: np.ndarray, box, growth: Growth) -> bool:
         """Whether net ``i``'s search, which reached none of its remaining pins in
@@ -352,7 +349,7 @@ class GPUTrees:
             boxes = np.vstack([boxes, box])
         return nets, boxes
 
-    def _steps(self, host: np.ndarray, offsets: np.ndarray, boxes: np.ndarray,
+    def _steps(self, dists: np.ndarray, offsets: np.ndarray, boxes: np.ndarray,
                growths: list[Growth], cost: np.ndarray | None) -> tuple | None:
         """:func:`~mazeroute.engines.grid3d.trace_boxes` of one launch's searches, each
         pick counted within its growth's remaining pins; None for a single layer free
@@ -363,7 +360,7 @@ class GPUTrees:
         starts = np.zeros(len(growths) + 1, np.int64)
         np.cumsum([len(g.remaining) for g in growths], out=starts[1:])
         targets = np.array([p for g in growths for p in g.remaining], np.int64)
-        out = trace_boxes(host, offsets, boxes, b.shape, targets, starts, self._axes,
+        out = trace_boxes(dists, offsets, boxes, b.shape, targets, starts, self._axes,
                           self._sites, b.rules.via_cost, cost)
         return (out[0] - starts[:-1],) + out[1:]
 
@@ -397,12 +394,14 @@ class GPUTrees:
             dist, offsets = self.sweeps.run(at, self.rank[active],
                                             [growths[i].sources() for i in active])
             self.windows += len(active)
-            host = self._host(dist)
-            steps = self._steps(host, offsets, at, [growths[i] for i in active], cost)
+            found = host(dist)
+            steps = self._steps(found, offsets, at, [growths[i] for i in active], cost)
+            if steps is not None:
+                pick, level, exact, paths, at_path, counts = steps
             for k, (i, (x0, y0, w, h), off) in enumerate(zip(active, at, offsets)):
-                d = host[off:off + shape[0] * h * w].reshape(shape[0], h, w)
+                d = found[off:off + shape[0] * h * w].reshape(shape[0], h, w)
                 ok = exact_for(d, x0, y0, shape, growths[i].remaining) if steps is None \
-                    else steps[2][k]
+                    else exact[k]
                 if not ok and not self._walled(i, d, (x0, y0, w, h), growths[i]):
                     wider = _wider(claims[i], shape)
                     others = np.array([claims[j] for j in nets if j != i], np.int64)
@@ -414,10 +413,9 @@ class GPUTrees:
                     continue
                 if steps is None:
                     growths[i].step(b.rules, d, int(x0), int(y0), cost)
-                elif steps[1][k] == UNREACHED:    # walled in, or nothing outside
+                elif level[k] == UNREACHED:    # walled in, or nothing outside
                     growths[i].miss()
                 else:
-                    pick, level, _, paths, at_path, counts = steps
                     growths[i].take(int(pick[k]), int(level[k]),
                                     paths[at_path[k]:at_path[k + 1]], *counts[k].tolist())
         if boxes is not None:

@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..engines.base import host
+
 __all__ = ["UNIT", "BLOCK", "INF", "scatter", "host", "node_costs", "Prices",
            "Segments", "best_shapes", "shape_of"]
 
@@ -50,11 +52,6 @@ def scatter(xp, op: str, out, at, values) -> None:
         import cupyx
         {"min": cupyx.scatter_min, "max": cupyx.scatter_max,
          "add": cupyx.scatter_add}[op](out, at, values)
-
-
-def host(a) -> np.ndarray:
-    """``a`` as a NumPy array."""
-    return a.get() if hasattr(a, "get") else np.asarray(a)
 
 
 def node_costs(xp, usage, capacity, free):
