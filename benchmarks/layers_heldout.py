@@ -4,8 +4,9 @@ nets drawn at random between free cells on layers 0 and 1), the shared numberlin
 puzzles as two-layer stacks (their pins on layer 0), and the 3-D ADC samples.
 
 Usage (from the repository root): ``python benchmarks/layers_heldout.py cpu|gpu|emul
-[small]``; ``emul`` runs the GPU's sweeps emulated (tests/grid3d_emulator.py), ``small``
-leaves the maps out. One line of JSON a layout: nets, nets routed, seconds, a digest of
+[small] [sequential]``; ``emul`` runs the GPU's sweeps emulated
+(tests/grid3d_emulator.py), ``small`` leaves the maps out, ``sequential`` routes in that
+mode instead of negotiating. One line of JSON a layout: nets, nets routed, seconds, a digest of
 the routes, the contract checker's findings, the phases run.
 """
 import hashlib
@@ -67,13 +68,14 @@ def cases(small):
 
 if __name__ == '__main__':
     backend, small = sys.argv[1], 'small' in sys.argv
+    mode = 'sequential' if 'sequential' in sys.argv else 'negotiate'
     kernels = None
     if backend == 'emul':
         from tests.grid3d_emulator import EmulatedKernels
         backend, kernels = 'gpu', EmulatedKernels(owned=True)
     for lay in cases(small):
         t = time.perf_counter()
-        r = route_layered(lay, 'negotiate', backend=backend, kernels=kernels)
+        r = route_layered(lay, mode, backend=backend, kernels=kernels)
         s = time.perf_counter() - t
         dig = hashlib.sha256(json.dumps([(n.routed, n.cells) for n in r.nets]).encode())
         print(json.dumps(dict(layout=lay.name, nets=len(lay.nets), routed=r.routed,

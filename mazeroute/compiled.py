@@ -190,19 +190,38 @@ def _commands(folder: Path) -> list[list[str]]:
     ]
 
 
-def _groute_warmup() -> None:
-    """Global routing's Steiner trees and refinement, which no layout route uses."""
+def _groute_warmup(gpu: bool) -> None:
+    """Global routing's Steiner trees and refinement, which no layout route uses, and
+    (``gpu``) a small congested global route on the GPU: its pattern pass, maze rounds
+    and pricing run on array kernels that CuPy compiles at their first use."""
     import numpy as np
 
+    from .router.groute import GRouteOptions, GRouteProblem, global_route
     from .router.groute_refine import maze_trees
     from .router.steiner import steiner_trees
 
     steiner_trees(np.array([[0, 0], [2, 1], [1, 3]]), np.array([0, 3]))
     maze_trees([np.array([[0, 0, 0], [2, 1, 0], [1, 2, 0]])], np.ones((2, 3, 3), bool),
                ("horizontal", "vertical"), 2)
+    if not gpu:
+        return
+    # as a design's problem: pins on a layer below the lowest routing layer, each edge's
+    # capacity given, too little room for every net, so that nets are rerouted
+    layers, side = 4, 12
+    rng = np.random.default_rng(1)
+    free = np.ones((layers, side, side), bool)
+    free[0] = False
+    cap = np.full((layers, side, side), 2, np.int64)
+    edge_cap = (np.full((layers, side, side - 1), 2, np.int64),
+                np.full((layers, side - 1, side), 2, np.int64))
+    pins = {f"n{k}": list(dict.fromkeys((int(x), int(y), 0) for x, y in
+                                        rng.integers(0, side, (2 + k % 3, 2))))
+            for k in range(60)}
+    problem = GRouteProblem(("horizontal", "vertical") * 2, free, cap, pins, 1, edge_cap)
+    global_route(problem, GRouteOptions(max_iterations=6), backend="gpu")
 
 
-def _layers_warmup(gpu: bool) -> None:
+def layers_warmup(gpu: bool) -> None:
     """Multi-layer routing in both modes, and (``gpu``) the host code of the GPU's
     searches and the device's array kernels of their two ways of sweeping (a small box
     a block, a large one a launch a sweep), which no 2-D layout's route uses."""
@@ -242,8 +261,8 @@ def cmd_warmup(args: argparse.Namespace) -> int:
             sub = build_parser().parse_args(argv)
             with scope:
                 sub.func(sub)       # the status of a small layout's route is no matter
-        _groute_warmup()
-        _layers_warmup(gpu_available())
+        _groute_warmup(gpu_available())
+        layers_warmup(gpu_available())
     funcs = compiled_functions()
     fresh = sum(len(f.stats.cache_misses) for f in funcs)
     cached = sum(len(f.stats.cache_hits) for f in funcs)

@@ -146,6 +146,33 @@ def test_gpu_random_stacks_equal_oracle(case, box_cells):
 
 
 @gpu
+def test_gpu_host_copies_back_large_strided_and_small_arrays():
+    _gpu()
+    import cupy
+
+    from mazeroute.engines.base import PINNED_BYTES, host
+    want = np.arange(PINNED_BYTES // 4 * 3, dtype=np.uint32)
+    dev = cupy.asarray(want)
+    for got, expected in ((host(dev), want), (host(dev[::2]), want[::2]),
+                          (host(dev[:8]), want[:8])):
+        assert isinstance(got, np.ndarray)
+        np.testing.assert_array_equal(got, expected)
+
+
+@gpu
+def test_gpu_whole_grid_larger_than_the_pinned_copy_equals_oracle():
+    g = _gpu()
+    from mazeroute.engines.base import PINNED_BYTES
+    rng = np.random.default_rng(3)
+    free = rng.random((2, 400, 400)) > 0.2
+    free[0, 0, 0] = True
+    assert free.size * 4 >= PINNED_BYTES
+    dirs = ["horizontal", "vertical"]
+    np.testing.assert_array_equal(g.bfs3d(free, [(0, 0, 0)], directions=dirs),
+                                  oracle_dist3d(free, [(0, 0, 0)], directions=dirs))
+
+
+@gpu
 @pytest.mark.parametrize("box_cells", BOX_CELLS)
 def test_gpu_boxes_of_one_launch_equal_the_emulated_kernels(box_cells):
     """Many boxes of one launch on the device give what the emulated kernels give, and

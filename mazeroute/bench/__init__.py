@@ -26,6 +26,13 @@ The suites:
     and every Moving AI map of ``--maps`` at its own size and tiled; then sequential
     routing (:data:`~.cases.ROUTING_CASES`) on each backend, medians over ``--seeds``
     seeds. Without a GPU every GPU column reads ``n/a``.
+``layers``
+    the multi-layer engines, CPU against GPU in one process after warm-ups: a whole 3-D
+    wavefront on 8 layers of 2048 x 2048 (levels compared), and ``route_layered`` in
+    sequential mode (4,000 nets) and negotiate mode (8,000 nets) on 4 layers of 1024 x
+    1024 (digests of the routes compared, the contract checked), a row a seed and their
+    medians (:mod:`.layers`); ``--parts`` picks the parts. Without a GPU every GPU column
+    reads ``n/a``.
 
 The suites print measurements; what they were meant to reach is in
 ``docs/benchmarks.md``. How things are timed: :mod:`.measure`.
@@ -66,6 +73,15 @@ from .cases import (
     parse_routing,
     route_layout,
 )
+from .layers import (
+    BAD_CHECKS,
+    LAYERS_SEEDS,
+    PARTS,
+    LayersRow,
+    format_layers,
+    layers_suite,
+    parse_parts,
+)
 from .measure import (
     DEFAULT_MAX_SECONDS,
     DEFAULT_REPEATS,
@@ -102,7 +118,7 @@ from .wavefront import (
     parse_engines,
 )
 
-SUITES = ("table", "cpu", "negotiate", "classes")
+SUITES = ("table", "cpu", "negotiate", "classes", "layers")
 
 # the names the scripts of benchmarks/ import from here
 _sync, _warm_routing, _warm_negotiation = sync, warm_routing, warm_negotiation
@@ -163,13 +179,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "engines vs SciPy on a big rectangles layout and a perfect "
                              "maze; negotiate: negotiated vs sequential routing on "
                              "rectangles layouts and numberlink puzzles; classes: CPU, GPU "
-                             "and auto on many layout classes, then sequential routing")
+                             "and auto on many layout classes, then sequential routing; "
+                             "layers: the multi-layer engines, CPU against GPU (--parts)")
     parser.add_argument("--size", type=int, default=DEFAULT_SIZE,
                         help=f"side of the synthetic layouts of the table suite, cells "
                              f"(default: {DEFAULT_SIZE}); maps keep their own size")
     parser.add_argument("--repeats", type=int, default=DEFAULT_REPEATS,
-                        help=f"timed runs per engine and layout; the median is reported "
-                             f"(default: {DEFAULT_REPEATS}; one untimed warm-up run first)")
+                        help=f"timed runs per engine and layout (layers suite: the wave's "
+                             f"GPU runs); the median is reported (default: "
+                             f"{DEFAULT_REPEATS}; one untimed warm-up run first)")
     parser.add_argument("--max-seconds", type=float, default=DEFAULT_MAX_SECONDS,
                         help="stop repeating an engine on a layout once its timed runs "
                              f"took this long (default: {DEFAULT_MAX_SECONDS:g})")
@@ -196,20 +214,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="classes suite: comma list of routing cases ("
                              + ", ".join(c.name for c in ROUTING_CASES) + "), all (the "
                              "default) or none")
-    parser.add_argument("--seeds", type=int, default=ROUTING_SEEDS,
-                        help="classes suite: routing seeds, from --seed on (default: "
-                             f"{ROUTING_SEEDS}; medians over them)")
+    parser.add_argument("--seeds", type=int,
+                        help="classes and layers suites: seeds, from --seed on (default: "
+                             f"{ROUTING_SEEDS}, layers {LAYERS_SEEDS}; medians over them)")
     parser.add_argument("--route-repeats", type=int, default=ROUTING_REPEATS,
                         help="classes suite: runs of each backend per routing seed, the "
                              f"backends taking turns; the median counts (default: "
                              f"{ROUTING_REPEATS})")
     parser.add_argument("--route-scale", type=float, default=1.0,
-                        help="classes suite: shrink the routing cases' sides and spans by "
-                             "this factor and their net counts by its square (for a quick "
-                             "run; default: 1)")
+                        help="classes and layers suites: shrink the routing cases' (every "
+                             "layers part's) sides and spans by this factor and their net "
+                             "counts by its square (for a quick run; default: 1)")
+    parser.add_argument("--parts", metavar="LIST",
+                        help="layers suite: comma list of " + ", ".join(PARTS)
+                             + " or all (the default)")
     parser.add_argument("--log", metavar="FILE",
-                        help="also write the report to FILE (the classes suite rewrites "
-                             "it after every row, so an interrupted run keeps its rows)")
+                        help="also write the report to FILE (the classes and layers suites "
+                             "rewrite it after every row, so an interrupted run keeps its "
+                             "rows)")
     parser.add_argument("--seed", type=int, default=0,
                         help="seed of the synthetic layouts (default: 0)")
     parser.add_argument("--puzzles", metavar="DIR",
@@ -221,7 +243,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--out", "--output", dest="out", metavar="DIR",
                         help="also write bench.csv and bench.png (table), cpu.csv (cpu), "
                              "negotiate.csv and negotiate_big.csv (negotiate), classes.csv "
-                             "and routing.csv (classes) into DIR")
+                             "and routing.csv (classes), layers.csv (layers) into DIR")
     parser.add_argument("-q", "--quiet", action="store_true",
                         help="no progress lines on stderr")
 
@@ -246,6 +268,8 @@ def _check_args(args: argparse.Namespace) -> None:
     if not (args.big == 0 or 8 <= args.big <= MAX_SIZE):
         raise InputError(f"must be 0 or between 8 and {MAX_SIZE}, got {args.big}",
                          field="--big")
+    if args.seeds is None:
+        args.seeds = LAYERS_SEEDS if args.suite == "layers" else ROUTING_SEEDS
     if args.seeds < 1:
         raise InputError(f"must be at least 1, got {args.seeds}", field="--seeds")
     if args.route_repeats < 1:
@@ -254,6 +278,7 @@ def _check_args(args: argparse.Namespace) -> None:
     if not 0 < args.route_scale <= 1:
         raise InputError(f"must be in (0, 1], got {args.route_scale}",
                          field="--route-scale")
+    parse_parts(getattr(args, "parts", None))
     if args.suite == "classes":
         args.sizes = sizes
     # where the results go, checked before the benchmark runs (it may take an hour)
@@ -355,11 +380,38 @@ def _run_negotiate(args, out: Path | None, say, log) -> tuple[list[Path], bool]:
     return [out / "negotiate.csv"] + ([out / "negotiate_big.csv"] if bigs else []), wrong
 
 
+def _run_layers(args, out: Path | None, head: Callable[[], str], say, log
+                ) -> tuple[list[Path], bool]:
+    """The layers suite: prints its table, writes ``layers.csv``; the files written, and
+    whether a row is wrong, different, invalid or failed."""
+    parts = parse_parts(args.parts)
+    log_file = getattr(args, "log", None)
+    say(f"# parts {', '.join(parts)}; seeds {args.seed}-{args.seed + args.seeds - 1}, "
+        f"the wave's GPU runs {args.repeats} a seed, scale {args.route_scale:g}")
+    top = head()
+
+    def partial(rows: list[LayersRow]) -> None:
+        if log_file:
+            write_text(log_file, top + format_layers(rows))
+        if out:
+            write_csv(out / "layers.csv", rows)
+
+    rows = layers_suite(parts, args.seed, args.seeds, args.repeats, args.route_scale, log,
+                        partial)
+    say(format_layers(rows), end="")
+    wrong = any(r.check in BAD_CHECKS for r in rows)
+    if not out:
+        return [], wrong
+    write_csv(out / "layers.csv", rows)
+    return [out / "layers.csv"], wrong
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the chosen suite, print its tables, write the files; return the exit status.
 
-    Status 1 when some engine's levels or wires are wrong, an engine failed, or a
-    negotiated route breaks the contract; else 0.
+    Status 1 when some engine's levels or wires are wrong, an engine failed, a
+    negotiated route breaks the contract, or (layers) the backends' routes differ or
+    one breaks the contract; else 0.
     """
     _check_args(args)
     out = Path(args.out) if args.out else None
@@ -387,6 +439,8 @@ def run(args: argparse.Namespace) -> int:
         written, wrong = _run_classes(args, out, lambda: "".join(printed), say, log)
     elif args.suite == "negotiate":
         written, wrong = _run_negotiate(args, out, say, log)
+    elif args.suite == "layers":
+        written, wrong = _run_layers(args, out, lambda: "".join(printed), say, log)
     else:
         written, wrong = _run_table(args, out, say, log)
     if written or log_file:
@@ -404,4 +458,5 @@ __all__ = ["add_arguments", "run", "SUITES", "bench_table", "bench_case", "cpu_s
            "parse_engines", "parse_classes", "parse_class_names", "parse_routing",
            "corner_source", "route_layout", "scipy_matrix", "scipy_levels", "time_engine",
            "turns", "machine", "SCIPY", "SCIPY_TOTAL", "SYNTHETIC", "MAPS", "CLASSES",
-           "PUZZLES_DIR", "_maze_routing"]
+           "PUZZLES_DIR", "_maze_routing", "layers_suite", "format_layers", "LayersRow",
+           "parse_parts", "PARTS", "LAYERS_SEEDS"]

@@ -404,9 +404,9 @@ class GPUTrees:
                     else exact[k]
                 if not ok and not self._walled(i, d, (x0, y0, w, h), growths[i]):
                     wider = _wider(claims[i], shape)
-                    others = np.array([claims[j] for j in nets if j != i], np.int64)
-                    if grow and (free or not overlap(others.reshape(-1, 4),
-                                                     np.array(wider)).any()):
+                    if grow and (free or not overlap(
+                            np.array([claims[j] for j in nets if j != i],
+                                     np.int64).reshape(-1, 4), np.array(wider)).any()):
                         claims[i] = wider
                     else:
                         failed.add(i)
