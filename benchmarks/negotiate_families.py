@@ -25,10 +25,11 @@ seed draws the layout where the family has one, and always the nets):
 Each layout is routed sequentially and negotiated (default options, or those of
 ``--option``, e.g. ``--option snapshot_nets=4``) on one backend. One line of JSON a
 layout (nets, nets routed by each mode, iterations, the negotiation's seconds, the
-weighted engine's calls during it, which a device waits on one after another, and the
-contract checker's findings), then a table a family: layouts, nets, routed by each mode,
-calls and seconds summed. Comparing two schedules: run this twice with their options and
-set the families' routed nets side by side.
+weighted engine's calls during it, which a device waits on one after another, and of
+those the PathFinder loop's, and the contract checker's findings), then a table a
+family: layouts, nets, routed by each mode, calls and seconds summed. Comparing two
+schedules: run this twice with their options and set the families' routed nets side
+by side.
 """
 
 from __future__ import annotations
@@ -128,18 +129,30 @@ def _counted(calls: list[int]) -> Callable[[], None]:
 
 def measure(lay: Layout, backend: str, options: PathFinderOptions) -> dict:
     """One layout: sequential, then negotiated with ``options``, on ``backend``."""
+    from mazeroute.router.negotiate import Negotiator
+
     seq = route(lay, backend=backend, mode="sequential")
-    calls = [0]
+    calls, in_loop = [0], [0]
     undo = _counted(calls)
+    plain = Negotiator.negotiate
+
+    def negotiate(self, *a, **k):
+        before = calls[0]
+        try:
+            return plain(self, *a, **k)
+        finally:
+            in_loop[0] += calls[0] - before
+    Negotiator.negotiate = negotiate
     try:
         start = time.perf_counter()
         res = route(lay, backend=backend, mode="negotiate", options=options)
         seconds = time.perf_counter() - start
     finally:
         undo()
+        Negotiator.negotiate = plain
     return dict(layout=lay.name, nets=len(lay.nets), sequential=seq.routed,
                 negotiated=res.routed, iterations=len(res.iterations or []),
-                seconds=round(seconds, 3), calls=calls[0],
+                seconds=round(seconds, 3), calls=calls[0], loop_calls=in_loop[0],
                 contract=len(check_routes(lay, res.to_json())))
 
 
@@ -178,15 +191,16 @@ def main() -> None:
             if args.jsonl:
                 with open(args.jsonl, "a") as f:
                     f.write(line + "\n")
-    print(f"\n| family | layouts | nets | sequential | negotiated | calls | seconds | "
-          f"findings |  (backend {args.backend}, options {args.option or 'default'})")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    print(f"\n| family | layouts | nets | sequential | negotiated | calls | in the loop | "
+          f"seconds | findings |  (backend {args.backend}, options "
+          f"{args.option or 'default'})")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    keys = ("nets", "sequential", "negotiated", "calls", "loop_calls", "seconds", "contract")
     for family, got in rows.items():
-        total = {k: sum(r[k] for r in got) for k in ("nets", "sequential", "negotiated",
-                                                      "calls", "seconds", "contract")}
-        print(f"| {family} | {len(got)} | {total['nets']} | {total['sequential']} | "
-              f"{total['negotiated']} | {total['calls']} | {total['seconds']:.1f} | "
-              f"{total['contract']} |")
+        t = {k: sum(r[k] for r in got) for k in keys}
+        print(f"| {family} | {len(got)} | {t['nets']} | {t['sequential']} | "
+              f"{t['negotiated']} | {t['calls']} | {t['loop_calls']} | {t['seconds']:.1f} | "
+              f"{t['contract']} |")
 
 
 if __name__ == "__main__":
