@@ -21,7 +21,6 @@ that runs on the two backends can be compared, in parallel processes if need be.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import statistics
 import sys
@@ -31,12 +30,9 @@ import numpy as np
 
 sys.path.insert(0, ".")
 
+from mazeroute.bench.layers import digest, directions, wave_source  # noqa: E402
 from mazeroute.engines import grid3d  # noqa: E402
 from mazeroute.generate3d import random_layout3d  # noqa: E402
-
-
-def _directions(layers: int) -> list[str]:
-    return [("horizontal", "vertical")[z % 2] for z in range(layers)]
 
 
 def wave(size: int, layers: int, seeds: int) -> None:
@@ -45,12 +41,11 @@ def wave(size: int, layers: int, seeds: int) -> None:
     from mazeroute.engines import gpu_grid3d
     rows = []
     for seed in range(seeds):
-        dirs = _directions(layers)
+        dirs = directions(layers)
         lay = random_layout3d(size, size, layers, density=0.25, nets=0, seed=seed,
                               directions=dirs)
         free = ~lay.blocked
-        y, x = np.argwhere(free[0])[len(np.argwhere(free[0])) // 2]
-        src = [(int(x), int(y), 0)]
+        src = [wave_source(free)]
         t = time.perf_counter()
         cpu = grid3d.bfs3d(free, src, directions=dirs)
         t_cpu = time.perf_counter() - t
@@ -108,7 +103,7 @@ def route(size: int, layers: int, nets: int, mode: str, backend: str, seed: int,
     from mazeroute.contract import check_routes
     from mazeroute.router.layered import route_layered
     lay = random_layout3d(size, size, layers, density=0.10, nets=nets, span=16, seed=seed,
-                          directions=_directions(layers))
+                          directions=directions(layers))
     calls: list = []
     if trace and backend == "gpu":
         _traced(calls)
@@ -118,12 +113,10 @@ def route(size: int, layers: int, nets: int, mode: str, backend: str, seed: int,
     if calls:
         print(json.dumps(dict(launches=len(calls), launch_s=sum(c[0] for c in calls),
                               slowest=sorted(calls, reverse=True)[:8])), flush=True)
-    digest = hashlib.sha256(json.dumps(
-        [(n.routed, n.cells) for n in res.nets]).encode()).hexdigest()[:16]
     row = dict(summary="route", size=size, layers=layers, nets=nets, mode=mode,
                backend=backend, seed=seed, seconds=seconds, routed=res.routed,
                unrouted_seconds=sum(n.seconds for n in res.nets if not n.routed),
-               engine=res.engine, iterations=len(res.iterations or []), digest=digest,
+               engine=res.engine, iterations=len(res.iterations or []), digest=digest(res),
                contract=len(check_routes(lay, res.to_json())))
     if backend == "gpu":
         import cupy
