@@ -138,7 +138,11 @@ class WeightedCase:
     def expected(self) -> list:
         out = []
         for req in self.requests:
-            r = oracle_net_route(self.free, self.owner, self.cost, req.net,
+            cost = self.cost
+            if getattr(req, "own", None) is not None:   # its own cells at their own costs
+                cost = cost.astype(np.int64)
+                cost.flat[np.asarray(req.own, np.int64)] = req.own_cost
+            r = oracle_net_route(self.free, self.owner, cost, req.net,
                                  [tuple(int(v) for v in p) for p in req.pins], req.box)
             out.append(None if r is None else np.array(r, dtype=np.int64).reshape(-1, 2))
         return out

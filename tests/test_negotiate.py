@@ -1095,3 +1095,49 @@ def test_the_gpu_search_hands_no_call_to_the_cpu():
     assert "cpu_box_cells" not in inspect.signature(GPUNetSearch.__init__).parameters
     for name in ("_cpu_sooner", "_device_sooner", "_note_changed"):
         assert not hasattr(GPUNetSearch, name) and hasattr(SearchDispatch, name)
+
+
+# -- groups of nets searched on the same costs (group_nets) --------------------------------
+def test_groups_of_one_route_as_pathfinders_order():
+    lay = random_layout(96, 96, density=0.25, nets=80, pins=2, seed=4, span=30)
+    plain = route(lay, backend="cpu", mode="negotiate")
+    ones = route(lay, backend="cpu", mode="negotiate",
+                 options=PathFinderOptions(group_nets=1))
+    assert plain.iterations and len(plain.iterations) > 1      # the groups had work
+    assert [n.cells for n in ones.nets] == [n.cells for n in plain.nets]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_groups_route_validly_and_never_join_nets_that_share_cells(seed):
+    lay = random_layout(80, 80, density=0.3, nets=70, pins=2 + seed % 2, seed=seed,
+                        span=24)
+    res = route(lay, backend="cpu", mode="negotiate",
+                options=PathFinderOptions(group_nets=8))
+    assert check_routes(lay, res.to_json()) == []
+    assert res.routed >= route(lay, backend="cpu", mode="sequential").routed
+    ng = Negotiator(lay, "cpu", PathFinderOptions(group_nets=8))
+    ng.reroute(np.arange(len(lay.nets)))
+    nets = np.arange(len(lay.nets))
+    runs = ng._groups(nets, 8)
+    assert sum(len(r) for r in runs) == len(nets) and max(len(r) for r in runs) <= 8
+    for run in runs:
+        cells = [ng.routes[i] for i in nets[run] if ng.routes[i] is not None]
+        every = np.concatenate(cells) if cells else np.zeros(0, np.int64)
+        assert len(np.unique(every)) == len(every)          # no cell shared in a run
+
+
+def test_cost_without_a_net_is_the_cost_once_it_is_removed():
+    rng = np.random.default_rng(2)
+    free = np.ones((12, 12), bool)
+    state = Congestion(free, nets=3)
+    wires = [rng.choice(144, 30, replace=False).astype(np.int64) for _ in range(3)]
+    for i, w in enumerate(wires):
+        state.add(i, w)
+    state.end_iteration(np.array([0, 2]))      # history and weights above their start
+    state.set_pres_fac(2.5)
+    without = state.cost_without(1, wires[1])
+    present = state.costs()[0].ravel()[wires[1]].copy()
+    state.remove(1)
+    cost, _ = state.costs()
+    np.testing.assert_array_equal(without, cost.ravel()[wires[1]])
+    assert (without < present).any() and (without <= present).all()

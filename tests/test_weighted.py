@@ -271,3 +271,51 @@ def test_the_cost_contract_is_one_module_that_the_kernel_reads():
         assert found[name] == value
     # the pricing arithmetic is the router's, not the search engine's
     assert not hasattr(weighted, "price_cells") and not hasattr(weighted, "colour_order")
+
+
+def _with_own(case: WeightedCase, rng: np.random.Generator) -> WeightedCase:
+    """``case`` with each request pricing some cells of the grid (inside its box or not)
+    at costs of its own, some below every cost of the grid."""
+    h, w = case.free.shape
+    reqs = []
+    for req in case.requests:
+        own = rng.choice(h * w, size=int(rng.integers(0, max(2, h * w // 4))), replace=False)
+        own_cost = rng.integers(1, 60, own.size)
+        reqs.append(req._replace(own=own, own_cost=own_cost))
+    return WeightedCase(case.id + "-own", case.free, case.owner,
+                        np.maximum(case.cost, 2).astype(COST_DTYPE), tuple(reqs))
+
+
+@pytest.mark.parametrize("case", random_weighted_cases(60, 24, seed=3), ids=lambda c: c.id)
+def test_own_cells_equal_the_oracle_on_their_costs(case):
+    _check(_with_own(case, np.random.default_rng(len(case.requests))))
+
+
+def test_own_cells_in_parallel_calls_equal_the_oracle():
+    """Overlapping boxes on all cores, each request with cells of its own."""
+    rng = np.random.default_rng(8)
+    free = rng.random((50, 70)) >= 0.2
+    owner = np.full(free.shape, -1, np.int32)
+    cost = rng.integers(2, 30, free.shape).astype(COST_DTYPE)
+    reqs = []
+    for k in range(24):
+        x0, y0 = int(rng.integers(0, 50)), int(rng.integers(0, 30))
+        cells = np.argwhere(free[y0:y0 + 20, x0:x0 + 20] & (owner[y0:y0 + 20, x0:x0 + 20] < 0))
+        pins = cells[rng.choice(len(cells), 2 + k % 3, replace=False)][:, ::-1] + (x0, y0)
+        owner[pins[:, 1], pins[:, 0]] = k
+        reqs.append(NetRequest(k, pins, (x0, y0, x0 + 19, y0 + 19)))
+    case = _with_own(WeightedCase("overlapping", free, owner, cost, tuple(reqs)), rng)
+    _check(case, parallel=True)
+    search = CPUNetSearch(case.free, case.owner)
+    plain = search.route(case.cost, [r._replace(own=None, own_cost=None)
+                                     for r in case.requests])
+    assert any(not np.array_equal(a, b) for a, b in
+               zip(plain, search.route(case.cost, list(case.requests)))
+               if a is not None and b is not None)     # the own costs did change routes
+
+
+def test_own_costs_below_one_are_refused():
+    case = weighted_hand_cases()[0]
+    req = case.requests[0]._replace(own=np.array([0]), own_cost=np.array([0]))
+    with pytest.raises(ValueError, match="at least 1"):
+        CPUNetSearch(case.free, case.owner).route(case.cost, [req])

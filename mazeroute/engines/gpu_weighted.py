@@ -238,6 +238,9 @@ class GPUNetSearch(NetSearch):
         another engine is the caller's choice: :mod:`mazeroute.router.dispatch`).
 
         A call with no requests still brings the device's costs up to ``cost``."""
+        if any(r.own is not None for r in requests):
+            raise NotImplementedError("a request's own cells are priced by the CPU engine "
+                                      "only")
         return self._timed_device(cost, requests, changed)
 
     # -- chains (kernels/weighted.cu chain_uses) -----------------------------------------

@@ -43,7 +43,7 @@ from collections.abc import Sequence
 import numba
 import numpy as np
 
-from ..engines.costs import COST_DTYPE, COST_SCALE, Pricing
+from ..engines.costs import COST_DTYPE, COST_MAX, COST_SCALE, Pricing
 from .negotiation.options import (
     MAX_OPTION_FLOAT,
     MAX_OPTION_INT,
@@ -260,6 +260,13 @@ class Congestion:
         else:
             price_cells(changed, self.base, self.history, self.load, self._pres, self.cost)
         return self.cost.reshape(self.shape), changed
+
+    def cost_without(self, net: int, cells: np.ndarray) -> np.ndarray:
+        """What ``cells`` (flat, each once, on ``net``'s wire) would cost were that wire
+        gone: the pricing rule on their load less the net's weight."""
+        load = self.load[cells] - self.weight[net]
+        value = (self.base[cells] + self.history[cells]) * (COST_SCALE + self._pres * load)
+        return np.clip(value // COST_SCALE, 1, COST_MAX)
 
     def pricing(self) -> Pricing:
         """The cost rule and its state as arrays (this state's own, not copies), for an

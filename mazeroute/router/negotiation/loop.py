@@ -54,15 +54,21 @@ class Loop:
         areas = bw * bh
         clock = self.clock             # stamps follow the order, not the batches
         failed = []
-        groups = ([np.arange(pending.size)] if free_order
-                  else schedule.batches(boxes, self.shape, self.options.snapshot_nets))
+        size = self.options.group_nets
+        grouped = size > 0 and not free_order
+        if free_order:
+            groups = [np.arange(pending.size)]
+        elif grouped:
+            groups = self._groups(pending, size)
+        else:
+            groups = schedule.batches(boxes, self.shape, self.options.snapshot_nets)
         requests = [[NetRequest(i, self.pins[i], tuple(b))
                      for i, b in zip(pending[batch].tolist(), boxes[batch].tolist())]
                     for batch in groups]
         # a run of two batches or more that the engine chains goes in one chain (not
         # for a watched net: a chain prices its batches on the device, unseen)
         chains = (self.options.device_chains and len(groups) > 1
-                  and self.watch.net is None)
+                  and self.watch.net is None and not grouped)
         chain = [chains and self.search.chainable(r) for r in requests]
         k = 0
         while k < len(groups):
@@ -80,11 +86,15 @@ class Loop:
                     [[self.routes[i] for i in group] for group in nets])
                 self._rip([i for group in nets for i in group])
             else:
-                self._rip(nets[0])
+                reqs = self._own(requests[k]) if grouped else requests[k]
+                if not grouped:
+                    self._rip(nets[0])
                 cost, changed = self.state.costs()
-                self.watch.look(self.search, cost, requests[k],
+                self.watch.look(self.search, cost, reqs,
                                 f"iteration {len(self.iterations) + 1}")
-                found_all = [self.search.route(cost, requests[k], changed)]
+                found_all = [self.search.route(cost, reqs, changed)]
+                if grouped:              # the group's old wires go once all have searched
+                    self._rip(nets[0])
             done, made, when = [], [], []
             for batch, group, found in zip(part, nets, found_all):
                 searches += len(group)
@@ -115,6 +125,36 @@ class Loop:
                 self._grow(i)
                 retry.append(i)
         return np.asarray(retry, np.int64), searches, cells
+
+    def _groups(self, pending: np.ndarray, size: int) -> list[np.ndarray]:
+        """``pending``'s positions in runs of consecutive nets, at most ``size`` a run,
+        no two of a run whose current wires share a cell: two such nets would each see
+        the other's old wire and step aside together, iteration after iteration."""
+        taken = np.zeros(self.free.size, bool)
+        groups, run, wires = [], [], []
+        for k, i in enumerate(pending.tolist()):
+            wire = self.routes[i]
+            if run and (len(run) == size or (wire is not None and taken[wire].any())):
+                groups.append(np.array(run, np.int64))
+                for w in wires:
+                    taken[w] = False
+                run, wires = [], []
+            run.append(k)
+            if wire is not None:
+                taken[wire] = True
+                wires.append(wire)
+        if run:
+            groups.append(np.array(run, np.int64))
+        return groups
+
+    def _own(self, requests: list[NetRequest]) -> list[NetRequest]:
+        """``requests`` each pricing its net's current wire as if it were gone."""
+        out = []
+        for r in requests:
+            wire = self.routes[r.net]
+            out.append(r if wire is None else r._replace(
+                own=wire, own_cost=self.state.cost_without(r.net, wire)))
+        return out
 
     def _order(self, boxes: np.ndarray) -> np.ndarray:
         """The routing order of ``reroute_order`` (:class:`~.congestion.PathFinderOptions`)

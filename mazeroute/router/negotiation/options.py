@@ -135,6 +135,12 @@ class PathFinderOptions:
         conflict of the next iteration, and congested layouts end with fewer nets
         routed (benchmarks/RESULTS.md, "Quality and speed", measures both; not in VPR,
         whose parallel router also routes nets at once on stale costs)
+    group_nets : from iteration 2 on, the nets rerouted are taken in groups of this many
+        in routing order; a group's nets search in one call on the costs of every net's
+        current wire, each pricing the cells of its own as if it were gone, and then the
+        group's new wires replace the old ones (0, the default: PathFinder's order). A
+        net misses only the new wires of its group, not their old ones, so fewer calls
+        cost less quality than ``snapshot_nets``'s; the CPU engine only, for now
     reroute_order : the order of the nets rerouted in an iteration (from iteration 2 on) and
         tidied at the end: ``colour`` (the default) takes them by first-fit colour of
         their boxes' overlap in ``hpwl`` order, then in ``hpwl`` order
@@ -187,6 +193,7 @@ class PathFinderOptions:
     crowd_share: float = 0.9
     fill_steps: int = 400_000_000
     snapshot_nets: int = 1
+    group_nets: int = 0
     reroute_order: str = "colour"
     shorten_group: int = 3
     device_chains: bool = False
@@ -241,6 +248,7 @@ class PathFinderOptions:
                   ("crowd_share", 0 <= self.crowd_share <= 1),
                   ("fill_steps", self.fill_steps >= 0),
                   ("snapshot_nets", self.snapshot_nets >= 1),
+                  ("group_nets", self.group_nets >= 0),
                   ("reroute_order", self.reroute_order in REROUTE_ORDERS),
                   ("shorten_group", self.shorten_group >= 0),
                   ("window_work", self.window_work >= 0),
