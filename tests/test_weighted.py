@@ -121,20 +121,23 @@ def test_parallel_calls_equal_the_oracle():
 def test_parallel_calls_with_overlapping_boxes_equal_the_oracle():
     """Overlapping boxes in one parallel call: each request sees the same costs (the
     engine splits them into groups of disjoint boxes, run one group after another)."""
-    rng = np.random.default_rng(5)
+    _check(_overlapping(np.random.default_rng(5), 30, 1), parallel=True)
+
+
+def _overlapping(rng: np.random.Generator, nets: int, least_cost: int) -> WeightedCase:
+    """``nets`` requests in boxes of 20 x 20 that overlap, on a 70 x 50 grid."""
     free = rng.random((50, 70)) >= 0.2
     owner = np.full(free.shape, -1, np.int32)
-    cost = rng.integers(1, 30, free.shape).astype(COST_DTYPE)
+    cost = rng.integers(least_cost, 30, free.shape).astype(COST_DTYPE)
     reqs = []
-    for k in range(30):
+    for k in range(nets):
         x0, y0 = int(rng.integers(0, 50)), int(rng.integers(0, 30))
         box = (x0, y0, x0 + 19, y0 + 19)
         cells = np.argwhere(free[y0:y0 + 20, x0:x0 + 20] & (owner[y0:y0 + 20, x0:x0 + 20] < 0))
         pins = cells[rng.choice(len(cells), 2 + k % 3, replace=False)][:, ::-1] + (x0, y0)
         owner[pins[:, 1], pins[:, 0]] = k
         reqs.append(NetRequest(k, pins, box))
-    case = WeightedCase("overlapping", free, owner, cost, tuple(reqs))
-    _check(case, parallel=True)
+    return WeightedCase("overlapping", free, owner, cost, tuple(reqs))
 
 
 @pytest.mark.parametrize("case", random_weighted_cases(12, 200, seed=11, whole=True),
@@ -294,17 +297,7 @@ def test_own_cells_equal_the_oracle_on_their_costs(case):
 def test_own_cells_in_parallel_calls_equal_the_oracle():
     """Overlapping boxes on all cores, each request with cells of its own."""
     rng = np.random.default_rng(8)
-    free = rng.random((50, 70)) >= 0.2
-    owner = np.full(free.shape, -1, np.int32)
-    cost = rng.integers(2, 30, free.shape).astype(COST_DTYPE)
-    reqs = []
-    for k in range(24):
-        x0, y0 = int(rng.integers(0, 50)), int(rng.integers(0, 30))
-        cells = np.argwhere(free[y0:y0 + 20, x0:x0 + 20] & (owner[y0:y0 + 20, x0:x0 + 20] < 0))
-        pins = cells[rng.choice(len(cells), 2 + k % 3, replace=False)][:, ::-1] + (x0, y0)
-        owner[pins[:, 1], pins[:, 0]] = k
-        reqs.append(NetRequest(k, pins, (x0, y0, x0 + 19, y0 + 19)))
-    case = _with_own(WeightedCase("overlapping", free, owner, cost, tuple(reqs)), rng)
+    case = _with_own(_overlapping(rng, 24, 2), rng)
     _check(case, parallel=True)
     search = CPUNetSearch(case.free, case.owner)
     plain = search.route(case.cost, [r._replace(own=None, own_cost=None)

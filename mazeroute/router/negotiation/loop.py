@@ -54,14 +54,7 @@ class Loop:
         areas = bw * bh
         clock = self.clock             # stamps follow the order, not the batches
         failed = []
-        size = self.options.group_nets
-        grouped = size > 0 and not free_order
-        if free_order:
-            groups = [np.arange(pending.size)]
-        elif grouped:
-            groups = self._groups(pending, size)
-        else:
-            groups = schedule.batches(boxes, self.shape, self.options.snapshot_nets)
+        groups, grouped = self._calls(pending, boxes, free_order)
         requests = [[NetRequest(i, self.pins[i], tuple(b))
                      for i, b in zip(pending[batch].tolist(), boxes[batch].tolist())]
                     for batch in groups]
@@ -125,6 +118,16 @@ class Loop:
                 self._grow(i)
                 retry.append(i)
         return np.asarray(retry, np.int64), searches, cells
+
+    def _calls(self, pending: np.ndarray, boxes: np.ndarray, free_order: bool
+               ) -> tuple[list[np.ndarray], bool]:
+        """The positions of ``pending`` that each call searches, and whether they are
+        ``group_nets``'s runs (searched before their old wires go)."""
+        if free_order:
+            return [np.arange(pending.size)], False
+        if self.options.group_nets > 0:
+            return self._groups(pending, self.options.group_nets), True
+        return schedule.batches(boxes, self.shape, self.options.snapshot_nets), False
 
     def _groups(self, pending: np.ndarray, size: int) -> list[np.ndarray]:
         """``pending``'s positions in runs of consecutive nets, at most ``size`` a run,
