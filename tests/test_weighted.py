@@ -298,7 +298,9 @@ def test_own_cells_in_parallel_calls_equal_the_oracle():
     """Overlapping boxes on all cores, each request with cells of its own."""
     rng = np.random.default_rng(8)
     case = _with_own(_overlapping(rng, 24, 2), rng)
+    before = case.cost.copy()
     _check(case, parallel=True)
+    np.testing.assert_array_equal(case.cost, before)    # the own costs swapped back
     search = CPUNetSearch(case.free, case.owner)
     plain = search.route(case.cost, [r._replace(own=None, own_cost=None)
                                      for r in case.requests])
@@ -310,5 +312,5 @@ def test_own_cells_in_parallel_calls_equal_the_oracle():
 def test_own_costs_below_one_are_refused():
     case = weighted_hand_cases()[0]
     req = case.requests[0]._replace(own=np.array([0]), own_cost=np.array([0]))
-    with pytest.raises(ValueError, match="at least 1"):
+    with pytest.raises(ValueError, match="own cells' costs must be 1"):
         CPUNetSearch(case.free, case.owner).route(case.cost, [req])

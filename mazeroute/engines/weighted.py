@@ -290,9 +290,6 @@ class CPUNetSearch(NetSearch):
         self._scratch = np.empty((2, n), np.int32)  # touched cells and backtraces
         self._queues = np.empty((2, 0), np.int32)  # reachability floods, made when needed
         self._floor = 0                            # a lower bound of every cost; 0: unknown
-        self._own_mark = np.zeros(1, np.int32)     # own-cell stamps, grid-sized when used
-        self._own_val = np.zeros(1, np.int64)
-        self._ostamp = 1
 
     def set_owner(self, cells: np.ndarray, owner: int | np.ndarray) -> None:
         c = np.asarray(cells, dtype=np.int64).reshape(-1, 2)
@@ -335,32 +332,22 @@ class CPUNetSearch(NetSearch):
                                                            _NO_CELLS)):
                     found[k] = xy
             return found
-        own = pack_own(requests, packed.boxes, w)
-        floor, ostamp0 = self._floor, -1
-        if own[1].size:
-            if own[2].min() < 1:
-                raise ValueError("own cells' costs must be at least 1")
-            floor = min(floor, int(own[2].min()))     # the A* bound stays a lower bound
-            ostamp0 = self._own_stamps(len(requests))
+        own_ptr, own_cells, own_costs = pack_own(requests, packed.boxes, w)
+        floor = self._floor
+        if own_cells.size:
+            if own_costs.min() < 1 or own_costs.max() > COST_MAX:
+                raise ValueError(f"own cells' costs must be 1 .. {COST_MAX}")
+            floor = min(floor, int(own_costs.min()))   # the A* bound stays a lower bound
+            if not flat.flags.writeable:
+                flat = flat.copy()          # the own costs are swapped in and back
         out, start, count, used = (_route_parallel if parallel else _route_serial)(
             self.free.reshape(-1), self.owner.reshape(-1), flat, h, w, packed.nets,
             packed.pin_ptr, packed.pins, packed.boxes, big, floor, self._dist,
-            self._mark, self._stamp + 1, self._scratch, self._queues, *own, self._own_mark,
-            self._own_val, ostamp0)
+            self._mark, self._stamp + 1, self._scratch, self._queues, own_ptr, own_cells,
+            own_costs.astype(flat.dtype))
         self._stamp += int(used) + 1
         xy, at = _as_xy(out, start, count, w)
         return [None if count[r] < 0 else xy[at[r]:at[r + 1]] for r in range(len(requests))]
-
-
-    def _own_stamps(self, n: int) -> int:
-        """The first of ``n`` fresh own-cell stamps (the grid-sized marks made first)."""
-        if self._own_mark.size != self.free.size or self._ostamp + n >= 2**31 - 1:
-            self._own_mark = np.zeros(self.free.size, np.int32)
-            self._own_val = np.zeros(self.free.size, np.int64)
-            self._ostamp = 1
-        first = self._ostamp
-        self._ostamp += n
-        return first
 
 
 @numba.njit(cache=True, nogil=True)
@@ -512,23 +499,14 @@ def _h(x, y, floor, tx0, ty0, tx1, ty1):
     return floor * (dx + dy)
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
-def _cost(cost, own_mark, own_val, ostamp, u):
-    """Cell ``u``'s cost to the request of own stamp ``ostamp`` (-1: none)."""
-    if ostamp >= 0 and own_mark[u] == ostamp:
-        return own_val[u]
-    return np.int64(cost[u])
-
-
 @numba.njit(cache=True, nogil=True)
 def _route_one(free, owner, cost, h, w, net, pins, box, check, floor, dist, touched, mark,
-               stamp0, out, path, queues, own_mark, own_val, ostamp):
+               stamp0, out, path, queues):
     """One request: its tree into ``out`` (root first); returns the cells written, or -1
     when a pin cannot be reached. ``touched``, ``out``, ``path`` and the two ``queues``
     hold at least the box's cells; ``dist`` and ``mark`` are the grid's, and only cells
     of the box are written (so requests with disjoint boxes may run at once). Stamps
-    ``stamp0 .. stamp0 + 3 * len(pins)`` mark this request's targets and floods; cells
-    whose ``own_mark`` is ``ostamp`` (>= 0) cost it ``own_val``."""
+    ``stamp0 .. stamp0 + 3 * len(pins)`` mark this request's targets and floods."""
     x0, y0, x1, y1 = box[0], box[1], box[2], box[3]
     rem = pins[1:].copy()
     nrem = rem.size
@@ -594,7 +572,7 @@ def _route_one(free, owner, cost, h, w, net, pins, box, check, floor, dist, touc
                     u, ux, uy = v + w, vx, vy + 1
                 if not _passable(free, owner, u, net):
                     continue
-                nd = g + _cost(cost, own_mark, own_val, ostamp, u)
+                nd = g + cost[u]
                 if nd < dist[u] and nd <= DIST_MAX:
                     if dist[u] == _INF:
                         touched[ntouched] = u
@@ -619,7 +597,7 @@ def _route_one(free, owner, cost, h, w, net, pins, box, check, floor, dist, touc
                 plen += 1
                 if dist[cur] == 0:
                     break
-                want = dist[cur] - _cost(cost, own_mark, own_val, ostamp, cur)
+                want = dist[cur] - cost[cur]
                 moved = False
                 for k in range(5):
                     d = heading if k == 0 else k - 1
@@ -668,24 +646,24 @@ def _stamps(pin_ptr):
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _own(own_ptr, own_cells, own_costs, own_mark, own_val, ostamp0, r):
-    """Mark request ``r``'s own cells with its own stamp; the stamp (-1: none has any)."""
-    if ostamp0 < 0:
-        return -1
+def _swap_own(cost, own_ptr, own_cells, own_costs, r):
+    """Swap request ``r``'s own cells' costs into ``cost`` and the grid's out (a second
+    swap puts them back): its cells lie in its box, which no request of the same
+    parallel call shares, so each request reads its own costs and no other's."""
     for k in range(own_ptr[r], own_ptr[r + 1]):
-        own_mark[own_cells[k]] = ostamp0 + r
-        own_val[own_cells[k]] = own_costs[k]
-    return ostamp0 + r
+        c = own_cells[k]
+        mine = own_costs[k]
+        own_costs[k] = cost[c]
+        cost[c] = mine
 
 
 @numba.njit(cache=True, nogil=True)
 def _route_serial(free, owner, cost, h, w, nets, pin_ptr, pins, boxes, check, floor, dist,
-                  mark, stamp0, scratch, queues, own_ptr, own_cells, own_costs, own_mark,
-                  own_val, ostamp0):
+                  mark, stamp0, scratch, queues, own_ptr, own_cells, own_costs):
     """Every request, one after another (boxes may overlap). Returns the cells (request
     ``r``'s at ``start[r]``, ``count[r]`` of them; -1: no route) and the stamps used.
-    Request ``r``'s own cells (``own_ptr``) cost it ``own_costs``, under the stamp
-    ``ostamp0 + r`` (``ostamp0`` -1: no request has any)."""
+    Request ``r``'s own cells (``own_ptr``) cost it ``own_costs`` (swapped into ``cost``
+    for its search)."""
     n = nets.size
     stamps = _stamps(pin_ptr)
     start = np.zeros(n, np.int64)
@@ -698,12 +676,12 @@ def _route_serial(free, owner, cost, h, w, nets, pin_ptr, pins, boxes, check, fl
             grown = np.empty(max(2 * cells.size, used + a), np.int32)
             grown[:used] = cells[:used]
             cells = grown
-        ostamp = _own(own_ptr, own_cells, own_costs, own_mark, own_val, ostamp0, r)
+        _swap_own(cost, own_ptr, own_cells, own_costs, r)
         count[r] = _route_one(free, owner, cost, h, w, nets[r],
                               pins[pin_ptr[r]:pin_ptr[r + 1]], boxes[r], check[r], floor,
                               dist, scratch[0, :a], mark, stamp0 + stamps[r],
-                              cells[used:used + a], scratch[1, :a], queues[:, :a],
-                              own_mark, own_val, ostamp)
+                              cells[used:used + a], scratch[1, :a], queues[:, :a])
+        _swap_own(cost, own_ptr, own_cells, own_costs, r)
         start[r] = used
         used += max(count[r], 0)
     return cells[:used], start, count, stamps[n]
@@ -711,8 +689,7 @@ def _route_serial(free, owner, cost, h, w, nets, pin_ptr, pins, boxes, check, fl
 
 @numba.njit(cache=True, nogil=True, parallel=True)
 def _route_parallel(free, owner, cost, h, w, nets, pin_ptr, pins, boxes, check, floor, dist,
-                    mark, stamp0, scratch, queues, own_ptr, own_cells, own_costs, own_mark,
-                    own_val, ostamp0):
+                    mark, stamp0, scratch, queues, own_ptr, own_cells, own_costs):
     """Every request on all cores; the boxes must be disjoint (each request owns the
     slice of ``scratch`` and ``queues`` at its box's offset). Returns as
     :func:`_route_serial` does."""
@@ -726,9 +703,10 @@ def _route_parallel(free, owner, cost, h, w, nets, pin_ptr, pins, boxes, check, 
     count = np.full(n, -1, np.int64)
     for r in numba.prange(n):
         a, b = start[r], start[r] + area[r]
-        ostamp = _own(own_ptr, own_cells, own_costs, own_mark, own_val, ostamp0, r)
+        _swap_own(cost, own_ptr, own_cells, own_costs, r)
         count[r] = _route_one(free, owner, cost, h, w, nets[r],
                               pins[pin_ptr[r]:pin_ptr[r + 1]], boxes[r], check[r], floor,
                               dist, scratch[0, a:b], mark, stamp0 + stamps[r], cells[a:b],
-                              scratch[1, a:b], queues[:, a:b], own_mark, own_val, ostamp)
+                              scratch[1, a:b], queues[:, a:b])
+        _swap_own(cost, own_ptr, own_cells, own_costs, r)
     return cells, start, count, stamps[n]
