@@ -16,6 +16,10 @@ from . import schedule
 
 __all__ = ["Loop"]
 
+#: Colours that group the nets of ``group_nets`` by the cells their wires share (bits of
+#: an int64 a cell); a net that finds every one taken is searched alone.
+_COLOURS = 62
+
 
 class Loop:
     """The loop (see :class:`~mazeroute.router.negotiate.Negotiator`)."""
@@ -130,24 +134,29 @@ class Loop:
         return schedule.batches(boxes, self.shape, self.options.snapshot_nets), False
 
     def _groups(self, pending: np.ndarray, size: int) -> list[np.ndarray]:
-        """``pending``'s positions in runs of consecutive nets, at most ``size`` a run,
-        no two of a run whose current wires share a cell: two such nets would each see
-        the other's old wire and step aside together, iteration after iteration."""
-        taken = np.zeros(self.free.size, bool)
-        groups, run, wires = [], [], []
+        """``pending``'s positions in groups of at most ``size``: the classes of a greedy
+        colouring, in routing order, of the nets whose current wires share a cell (two
+        such nets would each see the other's old wire and step aside together,
+        iteration after iteration), each class in routing order; ``size`` 1 is
+        PathFinder's order itself."""
+        if size == 1:
+            return [np.array([k], np.int64) for k in range(pending.size)]
+        used_by = np.zeros(self.free.size, np.int64)     # a bit per colour on each cell
+        colour = np.zeros(pending.size, np.int64)
         for k, i in enumerate(pending.tolist()):
             wire = self.routes[i]
-            if run and (len(run) == size or (wire is not None and taken[wire].any())):
-                groups.append(np.array(run, np.int64))
-                for w in wires:
-                    taken[w] = False
-                run, wires = [], []
-            run.append(k)
-            if wire is not None:
-                taken[wire] = True
-                wires.append(wire)
-        if run:
-            groups.append(np.array(run, np.int64))
+            if wire is None or not wire.size:
+                continue
+            used = int(np.bitwise_or.reduce(used_by[wire]))
+            c = (~used & (used + 1)).bit_length() - 1     # the lowest colour free here
+            colour[k] = min(c, _COLOURS)
+            if c < _COLOURS:
+                used_by[wire] |= np.int64(1) << c
+        groups = []
+        for c in np.unique(colour).tolist():
+            members = np.flatnonzero(colour == c)
+            step = size if c < _COLOURS else 1            # past the bits: one at a time
+            groups += [members[s:s + step] for s in range(0, members.size, step)]
         return groups
 
     def _own(self, requests: list[NetRequest]) -> list[NetRequest]:

@@ -135,12 +135,14 @@ class PathFinderOptions:
         conflict of the next iteration, and congested layouts end with fewer nets
         routed (benchmarks/RESULTS.md, "Quality and speed", measures both; not in VPR,
         whose parallel router also routes nets at once on stale costs)
-    group_nets : from iteration 2 on, the nets rerouted are taken in groups of this many
-        in routing order; a group's nets search in one call on the costs of every net's
-        current wire, each pricing the cells of its own as if it were gone, and then the
-        group's new wires replace the old ones (0, the default: PathFinder's order). A
-        net misses only the new wires of its group, not their old ones, so fewer calls
-        cost less quality than ``snapshot_nets``'s; the CPU engine only, for now
+    group_nets : from iteration 2 on, the nets rerouted are taken in groups of at most
+        this many, no two of a group whose current wires share a cell (the classes of a
+        greedy colouring of that relation, in routing order); a group's nets search in
+        one call on the costs of every net's current wire, each pricing the cells of its
+        own as if it were gone, and then the group's new wires replace the old ones (0,
+        the default, and 1: PathFinder's order). A net misses only the new wires of its
+        group, not their old ones, so fewer calls cost less quality than
+        ``snapshot_nets``'s; the CPU engine only, for now
     reroute_order : the order of the nets rerouted in an iteration (from iteration 2 on) and
         tidied at the end: ``colour`` (the default) takes them by first-fit colour of
         their boxes' overlap in ``hpwl`` order, then in ``hpwl`` order
