@@ -26,15 +26,16 @@ Each layout is routed sequentially and negotiated (default options, or those of
 ``--option``, e.g. ``--option snapshot_nets=4``) on one backend. One line of JSON a
 layout (nets, nets routed by each mode, iterations, the negotiation's seconds, the
 weighted engine's calls during it, which a device waits on one after another, and of
-those the PathFinder loop's, and the contract checker's findings), then a table a
-family: layouts, nets, routed by each mode, calls and seconds summed. Comparing two
-schedules: run this twice with their options and set the families' routed nets side
-by side.
+those the PathFinder loop's, the contract checker's findings and a digest of the
+wires), then a table a family: layouts, nets, routed by each mode, calls and seconds
+summed. Comparing two schedules: run this twice with their options and set the
+families' routed nets side by side.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 import time
@@ -150,10 +151,14 @@ def measure(lay: Layout, backend: str, options: PathFinderOptions) -> dict:
     finally:
         undo()
         Negotiator.negotiate = plain
+    wires = hashlib.sha256()
+    for n in res.nets:
+        wires.update(np.asarray(n.cells if n.routed else [], np.int64).tobytes() + b"|")
     return dict(layout=lay.name, nets=len(lay.nets), sequential=seq.routed,
                 negotiated=res.routed, iterations=len(res.iterations or []),
                 seconds=round(seconds, 3), calls=calls[0], loop_calls=in_loop[0],
-                contract=len(check_routes(lay, res.to_json())))
+                contract=len(check_routes(lay, res.to_json())),
+                digest=wires.hexdigest()[:16])
 
 
 def _option(text: str) -> tuple[str, object]:

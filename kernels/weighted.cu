@@ -99,6 +99,24 @@ __device__ __forceinline__ bool passable(int code, int net) {
     return code == -1 || code == net;
 }
 
+// A cell's cost to a net: 0 where the net may not enter it; under the group schedule
+// (mazeroute/router/negotiation/loop.py), where ownNet names the net (a cell of the net's
+// current wire), ownCost, the price of the cell were that wire gone. A call's nets own
+// disjoint cells (the host splits calls where they do not), so one overlay serves every
+// net of a launch; without one (ownNet null) every cell costs its `cost`.
+struct CellCosts {
+    const int* code;
+    const unsigned short* cost;
+    const int* ownNet;
+    const unsigned short* ownCost;
+
+    __device__ __forceinline__ unsigned at(long long g, int net) const {
+        if (!passable(__ldg(code + g), net)) return 0u;
+        if (ownNet != nullptr && __ldg(ownNet + g) == net) return __ldg(ownCost + g);
+        return __ldg(cost + g);
+    }
+};
+
 __device__ __forceinline__ int gap(int v, int a, int b) {
     return v < a ? a - v : (v > b ? v - b : 0);
 }
@@ -232,12 +250,12 @@ struct SharedBox {
     __device__ __forceinline__ unsigned* at(int x, int y) const { return d + y * pitch + x; }
     __device__ __forceinline__ unsigned cost(int x, int y) const { return c[y * pitch + x]; }
 
-    __device__ void init(const int* code, const unsigned short* cost, long long base,
-                         int width, int net, int bw, int bh) const {
+    __device__ void init(const CellCosts& cc, long long base, int width, int net, int bw,
+                         int bh) const {
         for (int i = threadIdx.x; i < bw * bh; i += blockDim.x) {
             const int y = i / bw, x = i - y * bw;
             const long long g = base + (long long)y * width + x;
-            c[y * pitch + x] = passable(__ldg(code + g), net) ? __ldg(cost + g) : 0;
+            c[y * pitch + x] = (unsigned short)cc.at(g, net);
             d[y * pitch + x] = INF;
         }
     }
@@ -247,8 +265,7 @@ struct SharedBox {
 // codes read from the grid's arrays (the tiled search's connect()).
 struct GlobalBox {
     unsigned* d;
-    const unsigned short* c;
-    const int* code;
+    CellCosts cc;
     long long base;
     int width, pitch, net;
 
@@ -257,16 +274,15 @@ struct GlobalBox {
     }
     __device__ __forceinline__ unsigned cost(int x, int y) const {
         const long long g = base + (long long)y * width + x;
-        return passable(__ldg(code + g), net) ? __ldg(c + g) : 0u;
+        return cc.at(g, net);
     }
 
     // The box of request r: its distances at gdist[R_SEG ..], rows as wide as the box.
-    __device__ static GlobalBox of(const long long* r, const int* code,
-                                   const unsigned short* cost, unsigned* gdist, int width) {
+    __device__ static GlobalBox of(const long long* r, const CellCosts& cc, unsigned* gdist,
+                                   int width) {
         GlobalBox b;
         b.d = gdist + r[R_SEG];
-        b.c = cost;
-        b.code = code;
+        b.cc = cc;
         b.base = r[R_Y0] * width + r[R_X0];
         b.width = width;
         b.pitch = (int)(r[R_X1] - r[R_X0]) + 1;
@@ -446,8 +462,8 @@ __device__ void writeResult(const long long* r, int status, int cells, const int
 }
 
 template <class Box>
-__device__ void routeNet(const Box& b, const long long* r, const int* code,
-                         const unsigned short* cost, const int* pins, int width,
+__device__ void routeNet(const Box& b, const long long* r, const CellCosts& cc,
+                         const int* pins, int width,
                          unsigned least, int* seg, int* out, int* hdr, int* used) {
     const int net = (int)r[R_NET];
     const int x0 = (int)r[R_X0], y0 = (int)r[R_Y0];
@@ -457,7 +473,7 @@ __device__ void routeNet(const Box& b, const long long* r, const int* code,
 #ifdef PROBE
     const long long t0 = clock64();
 #endif
-    b.init(code, cost, (long long)y0 * width + x0, width, net, bw, bh);
+    b.init(cc, (long long)y0 * width + x0, width, net, bw, bh);
     __syncthreads();
     if (threadIdx.x == 0) {
         const int root = pins[p0];
@@ -481,13 +497,23 @@ __device__ void routeNet(const Box& b, const long long* r, const int* code,
     writeResult(r, s_status, s_cells, tree, out, hdr, used);
 }
 
+// The CellCosts of a kernel's arguments (owns 0: no overlay; its arrays are not read).
+__device__ __forceinline__ CellCosts cellCosts(const int* code, const unsigned short* cost,
+                                               const int* ownNet,
+                                               const unsigned short* ownCost, int owns) {
+    return CellCosts{code, cost, owns ? ownNet : nullptr, owns ? ownCost : nullptr};
+}
+
 // rec: count records; code: per cell BLOCKED_CODE or its owner (-1: nobody); cost: per
-// cell; pins: vertex ids; least: a lower bound of every cost (0: none); dynamic shared
-// memory: the largest box's distances and costs.
+// cell; ownNet, ownCost, owns: the overlay of CellCosts; pins: vertex ids; least: a lower
+// bound of every cost, the overlay's included (0: none); dynamic shared memory: the
+// largest box's distances and costs.
 extern "C" __global__ void __launch_bounds__(1024)
 weighted_route(const long long* rec, int count, const int* __restrict__ code,
-               const unsigned short* __restrict__ cost, const int* __restrict__ pins,
-               int width, int least, int* seg, int* out, int* hdr, int* used) {
+               const unsigned short* __restrict__ cost, const int* __restrict__ ownNet,
+               const unsigned short* __restrict__ ownCost, int owns,
+               const int* __restrict__ pins, int width, int least, int* seg, int* out,
+               int* hdr, int* used) {
     if ((int)blockIdx.x >= count) return;
     const long long* r = rec + (long long)blockIdx.x * REC;
     extern __shared__ unsigned smem[];
@@ -496,7 +522,8 @@ weighted_route(const long long* rec, int count, const int* __restrict__ code,
     b.pitch = bw | 1;
     b.d = smem;
     b.c = (unsigned short*)(smem + bh * b.pitch);
-    routeNet(b, r, code, cost, pins, width, (unsigned)least, seg, out, hdr, used);
+    routeNet(b, r, cellCosts(code, cost, ownNet, ownCost, owns), pins, width,
+             (unsigned)least, seg, out, hdr, used);
 }
 
 extern "C" __global__ void set_costs(const int* __restrict__ idx, const int* __restrict__ val,
@@ -634,9 +661,8 @@ tiled_init(const long long* rec, const int* tiles, int ntiles, const int* __rest
 // *moved counts the tiles where one did; the request's u takes what its pins in the tile
 // hold. Every thread of the block calls it.
 __device__ void relaxTile(int t, const long long* rec, const int* tiles,
-                          const int* __restrict__ pins, const int* __restrict__ code,
-                          const unsigned short* __restrict__ cost, unsigned* gdist, int width,
-                          Bound* bnd, const int* prev, int* cur, int* moved) {
+                          const int* __restrict__ pins, const CellCosts& cc, unsigned* gdist,
+                          int width, Bound* bnd, const int* prev, int* cur, int* moved) {
     unsigned* sd = s_tileD;
     unsigned short* sc = s_tileC;
     const TileAt a = tileAt(rec, tiles, t);
@@ -674,7 +700,7 @@ __device__ void relaxTile(int t, const long long* rec, const int* tiles,
         if (inside || halo) v = __ldcg(d + (long long)y * a.bw + x);
         if (inside) {
             const long long g = base + (long long)y * width + x;
-            cv = passable(__ldg(code + g), net) ? __ldg(cost + g) : 0u;
+            cv = cc.at(g, net);
         }
         sd[ly * TILE_PITCH + lx] = v;
         sc[ly * TILE_PITCH + lx] = (unsigned short)cv;
@@ -718,7 +744,10 @@ __device__ void relaxTile(int t, const long long* rec, const int* tiles,
 extern "C" __global__ void __launch_bounds__(TILE_LINES)
 tiled_rounds(const long long* rec, const int* tiles, int ntiles, const int* __restrict__ pins,
              const int* __restrict__ code, const unsigned short* __restrict__ cost,
-             unsigned* gdist, int width, int* bnd, int* flagsA, int* flagsB, int* moved) {
+             const int* __restrict__ ownNet, const unsigned short* __restrict__ ownCost,
+             int owns, unsigned* gdist, int width, int* bnd, int* flagsA, int* flagsB,
+             int* moved) {
+    const CellCosts cc = cellCosts(code, cost, ownNet, ownCost, owns);
     cooperative_groups::grid_group grid = cooperative_groups::this_grid();
     const bool lead = blockIdx.x == 0 && threadIdx.x == 0;
     int* prev = flagsA;
@@ -727,8 +756,7 @@ tiled_rounds(const long long* rec, const int* tiles, int ntiles, const int* __re
         int* count = moved + k % MAX_ROUNDS;
         if (lead) moved[(k + 2) % MAX_ROUNDS] = 0;
         for (int t = blockIdx.x; t < ntiles; t += gridDim.x)
-            relaxTile(t, rec, tiles, pins, code, cost, gdist, width, (Bound*)bnd, prev, cur,
-                      count);
+            relaxTile(t, rec, tiles, pins, cc, gdist, width, (Bound*)bnd, prev, cur, count);
         grid.sync();
         const bool still = __ldcg(count) != 0;
         int* swap = prev;
@@ -750,7 +778,8 @@ tiled_rounds(const long long* rec, const int* tiles, int ntiles, const int* __re
 extern "C" __global__ void __launch_bounds__(TILE_LINES)
 tiled_connect(const long long* rec, int count, const int* __restrict__ pins, int width,
               const int* __restrict__ code, const unsigned short* __restrict__ cost,
-              unsigned* gdist, int* seg, int* state, int* bnd, const int* tfirst, int* prev,
+              const int* __restrict__ ownNet, const unsigned short* __restrict__ ownCost,
+              int owns, unsigned* gdist, int* seg, int* state, int* bnd, const int* tfirst, int* prev,
               int* growing) {
     const int k = blockIdx.x;
     if (k >= count) return;
@@ -760,7 +789,8 @@ tiled_connect(const long long* rec, int count, const int* __restrict__ pins, int
     const long long* r = rec + (long long)k * REC;
     const int x0 = (int)r[R_X0], y0 = (int)r[R_Y0];
     const int bw = (int)r[R_X1] - x0 + 1, bh = (int)r[R_Y1] - y0 + 1;
-    const GlobalBox b = GlobalBox::of(r, code, cost, gdist, width);
+    const GlobalBox b = GlobalBox::of(r, cellCosts(code, cost, ownNet, ownCost, owns), gdist,
+                                      width);
     if (threadIdx.x == 0) {
         s_cells = state[2 * k + 1];
         Bound g = ((Bound*)bnd)[k];

@@ -141,7 +141,8 @@ class WeightedCase:
             cost = self.cost
             if getattr(req, "own", None) is not None:   # its own cells at their own costs
                 cost = cost.astype(np.int64)
-                cost.flat[np.asarray(req.own, np.int64)] = req.own_cost
+                for c, v in zip(np.ravel(req.own).tolist(), np.ravel(req.own_cost).tolist()):
+                    cost.flat[c] = v                # a cell listed twice: its last cost
             r = oracle_net_route(self.free, self.owner, cost, req.net,
                                  [tuple(int(v) for v in p) for p in req.pins], req.box)
             out.append(None if r is None else np.array(r, dtype=np.int64).reshape(-1, 2))
@@ -261,6 +262,36 @@ def two_net_case(rng: np.random.Generator) -> WeightedCase:
     reqs = (NetRequest(0, np.array(pins[0]), (0, 0, 13, 19)),
             NetRequest(1, np.array(pins[1]), (15, 0, 29, 19)))
     return WeightedCase("two-nets", free, owner, cost, reqs)
+
+
+def overlapping_case(rng: np.random.Generator, nets: int, least_cost: int) -> WeightedCase:
+    """``nets`` requests in boxes of 20 x 20 that overlap, on a 70 x 50 grid."""
+    free = rng.random((50, 70)) >= 0.2
+    owner = np.full(free.shape, -1, np.int32)
+    cost = rng.integers(least_cost, 30, free.shape).astype(COST_DTYPE)
+    reqs = []
+    for k in range(nets):
+        x0, y0 = int(rng.integers(0, 50)), int(rng.integers(0, 30))
+        box = (x0, y0, x0 + 19, y0 + 19)
+        cells = np.argwhere(free[y0:y0 + 20, x0:x0 + 20] & (owner[y0:y0 + 20, x0:x0 + 20] < 0))
+        pins = cells[rng.choice(len(cells), 2 + k % 3, replace=False)][:, ::-1] + (x0, y0)
+        owner[pins[:, 1], pins[:, 0]] = k
+        reqs.append(NetRequest(k, pins, box))
+    return WeightedCase("overlapping", free, owner, cost, tuple(reqs))
+
+
+def with_own_cells(case: WeightedCase, rng: np.random.Generator) -> WeightedCase:
+    """``case`` with each request pricing some cells of the grid (inside its box or not)
+    at costs of its own, some below every cost of the grid."""
+    h, w = case.free.shape
+    reqs = []
+    for req in case.requests:
+        own = rng.choice(h * w, size=int(rng.integers(0, max(2, h * w // 4))), replace=False)
+        own = np.concatenate([own, own[:own.size // 8]])     # a few listed twice
+        own_cost = rng.integers(1, 60, own.size)
+        reqs.append(req._replace(own=own, own_cost=own_cost))
+    return WeightedCase(case.id + "-own", case.free, case.owner,
+                        np.maximum(case.cost, 2).astype(COST_DTYPE), tuple(reqs))
 
 
 def grid_of_boxes_case(rng: np.random.Generator, h: int, w: int, bh: int,

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from mazeroute.engines.weighted import COST_DTYPE, COST_MAX, CPUNetSearch, NetRequest
 from mazeroute.generate import random_layout
 from mazeroute.router import PathFinderOptions
+from mazeroute.router.negotiate import Negotiator
 from tests.corpus import (
     WeightedCase,
     chain_layouts,
@@ -33,6 +34,8 @@ from tests.test_gpu_weighted_host import (
     check_long_wires,
     check_many_requests,
     check_overlapping_boxes,
+    check_overlapping_own,
+    check_own_cells,
     check_tree_grows_within_reach,
     check_uploads_and_owners,
     same_wires,
@@ -291,3 +294,26 @@ def test_a_chain_refuses_what_it_cannot_take():
     from mazeroute.router.dispatch import SearchDispatch
     check_chain_refusals(lambda free, owner, limit, cells: SearchDispatch(GPUNetSearch(
         free, owner, smem_limit=limit), cpu_box_cells=cells))
+
+
+@pytest.mark.parametrize("limit", LIMITS)
+@pytest.mark.parametrize("case", random_weighted_cases(12, 60, seed=3), ids=lambda c: c.id)
+def test_own_cells_equal_the_oracle(case, limit):
+    check_own_cells(lambda free, owner: _gpu(free, owner, smem_limit=limit), case)
+
+
+def test_own_cells_of_overlapping_boxes():
+    check_overlapping_own(_gpu)
+
+
+@pytest.mark.parametrize("lay", chain_layouts(), ids=lambda lay: lay.name)
+def test_groups_negotiate_as_the_cpu_does(lay):
+    """The group schedule (own cells on every call) routes the CPU run's wires, every
+    call on the device."""
+    opt = PathFinderOptions(group_nets=8, wait_factor=0)
+    want = Negotiator(lay, "cpu", opt).run()
+    ng = Negotiator(lay, "gpu", opt)
+    ng.search.adaptive = False
+    got = ng.run()
+    assert [n.cells for n in got.nets] == [n.cells for n in want.nets]
+    assert ng.search.device.spent["device calls"][0] > 0

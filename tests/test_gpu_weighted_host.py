@@ -37,9 +37,11 @@ from tests.corpus import (
     _weighted,
     chain_layouts,
     grid_of_boxes_case,
+    overlapping_case,
     random_weighted_cases,
     two_net_case,
     weighted_hand_cases,
+    with_own_cells,
 )
 from tests.test_weighted import _check
 
@@ -105,6 +107,31 @@ def test_plan_launches_runs_every_request_once_and_apart(seed):
     assert sorted(big.tolist()) == np.flatnonzero(need > limit).tolist()
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_own_parts_keep_own_cells_apart(seed):
+    """Every request in one part; within a part no own cell of two requests, no net with own
+    cells beside another request of its net; disjoint own cells make one part."""
+    from mazeroute.engines.weighted_launch import own_parts
+    rng = np.random.default_rng(seed)
+    n = 30
+    nets = rng.integers(0, 12, n)
+    sizes = rng.integers(0, 4, n) * (rng.random(n) < 0.7)
+    own_ptr = np.concatenate([[0], np.cumsum(sizes)])
+    cells = rng.integers(0, 40, int(own_ptr[-1]))
+    reqs = [NetRequest(int(k), np.zeros((1, 2)), (0, 0, 0, 0)) for k in nets]
+    parts = own_parts(reqs, own_ptr, cells)
+    assert sorted(r for p in parts for r in p) == list(range(n))
+    for part in parts:
+        mine = np.concatenate([np.unique(cells[own_ptr[r]:own_ptr[r + 1]]) for r in part])
+        assert np.unique(mine).size == mine.size
+        owning = [int(nets[r]) for r in part if sizes[r]]
+        assert len(set(owning)) == len(owning)
+        assert not set(owning) & {int(nets[r]) for r in part if not sizes[r]}
+    apart = np.arange(int(own_ptr[-1]))
+    assert len(own_parts(reqs[:1] + [NetRequest(100 + k, np.zeros((1, 2)), (0, 0, 0, 0))
+                                      for k in range(n - 1)], own_ptr, apart)) == 1
+
+
 def test_chunks_bound_the_scratch():
     rng = np.random.default_rng(3)
     areas = rng.integers(1, 100, 500)
@@ -153,8 +180,8 @@ def emu_small_tiles(tmp_path_factory):
 
 
 _KEEP: list = []
-_ARG_TYPES = [np.int64, None, np.int32, np.uint16, np.int32, None, None, np.int32, np.int32,
-              np.int32, np.int32]
+_ARG_TYPES = [np.int64, None, np.int32, np.uint16, np.int32, np.uint16, None, np.int32, None,
+              None, np.int32, np.int32, np.int32, np.int32]
 
 
 def _c_args(args, types) -> list:
@@ -212,10 +239,11 @@ class _EmuSetCosts:
 _TILED_ARGS = {
     "tiled_init": [np.int64, np.int32, None, np.int32, None, None, np.uint32, np.int32,
                    np.int32, np.int32, np.int32],
-    "tiled_rounds": [np.int64, np.int32, None, np.int32, np.int32, np.uint16, np.uint32, None,
-                     np.int32, np.int32, np.int32, np.int32],
-    "tiled_connect": [np.int64, None, np.int32, None, np.int32, np.uint16, np.uint32,
-                      np.int32, np.int32, np.int32, np.int32, np.int32, np.int32],
+    "tiled_rounds": [np.int64, np.int32, None, np.int32, np.int32, np.uint16, np.int32,
+                     np.uint16, None, np.uint32, None, np.int32, np.int32, np.int32, np.int32],
+    "tiled_connect": [np.int64, None, np.int32, None, np.int32, np.uint16, np.int32,
+                      np.uint16, None, np.uint32, np.int32, np.int32, np.int32, np.int32,
+                      np.int32, np.int32],
     "tiled_finish": [np.int64, None, np.int32, np.int32, np.int32, np.int32, np.int32],
 }
 
@@ -892,3 +920,69 @@ def test_negotiation_with_calls_split_between_device_and_cpu_routes_as_the_cpu(
     got = [n.cells for n in neg.run().nets]
     assert neg.search._cpu is not None and len(neg.iterations) > 3
     assert got == want
+
+
+# -- own cells (the group schedule's prices of a net's own wire) -----------------------
+@pytest.mark.parametrize("case", random_weighted_cases(40, 24, seed=3), ids=lambda c: c.id)
+def test_emulated_own_cells_equal_the_oracle(emu_lib, case):
+    """Own cells anywhere, overlapping between requests (the call runs in parts), in
+    shared memory, in global memory and a mix."""
+    limit = [None, 0, 600][len(case.id) % 3]
+    check_own_cells(lambda f, o: EmuNetSearch(f, o, emu_lib, 3, limit), case)
+
+
+def test_emulated_own_cells_in_small_tiles(emu_small_tiles):
+    case = random_weighted_cases(1, 60, seed=6, whole=True)[0]
+    search = check_own_cells(
+        lambda f, o: EmuNetSearch(f, o, emu_small_tiles, 3, 0, tile=SMALL_TILE), case)
+    assert search._emu_tiled[1].calls > 0
+
+
+def test_emulated_own_cells_of_overlapping_boxes(emu_lib):
+    check_overlapping_own(lambda f, o: EmuNetSearch(f, o, emu_lib, 4))
+
+
+def check_own_cells(make, case: WeightedCase, seed: int = 0):
+    """``case`` with own cells against the oracle on their costs; the overlay is cleared
+    after the call: the same requests without own cells then route as the oracle's."""
+    own = with_own_cells(case, np.random.default_rng(len(case.requests) + seed))
+    search = make(own.free, own.owner)
+    _check(own, search)
+    plain = WeightedCase(own.id, own.free, own.owner, own.cost,
+                         tuple(r._replace(own=None, own_cost=None) for r in own.requests))
+    _check(plain, search)
+    return search
+
+
+def check_overlapping_own(make) -> None:
+    """Overlapping boxes whose own cells are disjoint (one part, as the group schedule's
+    calls are) against the oracle, and the own costs changed some wire."""
+    rng = np.random.default_rng(8)
+    case = overlapping_case(rng, 24, 2)
+    h, w = case.free.shape
+    cells = rng.permutation(h * w)
+    reqs = tuple(r._replace(own=cells[k * 60:(k + 1) * 60],
+                            own_cost=rng.integers(1, 4, 60))
+                 for k, r in enumerate(case.requests))
+    own = WeightedCase("overlapping-own", case.free, case.owner, case.cost, reqs)
+    search = make(own.free, own.owner)
+    _check(own, search)
+    plain = search.route(own.cost, [r._replace(own=None, own_cost=None) for r in reqs])
+    assert any(not np.array_equal(a, b) for a, b in zip(plain, own.expected())
+               if a is not None and b is not None)      # the own costs changed a wire
+
+
+@pytest.mark.parametrize("k", range(2))
+def test_emulated_groups_negotiate_as_the_cpu_does(emu_lib, k):
+    """The group schedule with every call on the kernel's code (own cells each time)
+    routes every net as the CPU engine's run of the same schedule."""
+    from mazeroute.router import PathFinderOptions
+    from mazeroute.router.negotiate import Negotiator
+    lay = chain_layouts()[k]
+    opt = PathFinderOptions(group_nets=8, window_work=0, wait_factor=0)
+    want = Negotiator(lay, "cpu", opt).run()
+    ng = Negotiator(lay, "cpu", opt)
+    ng.search = EmuNetSearch(ng.free, ng.owner, emu_lib)
+    got = ng.run()
+    assert [n.cells for n in got.nets] == [n.cells for n in want.nets]
+    assert ng.search._own_net is not None and (ng.search._own_net == -1).all()

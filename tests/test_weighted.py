@@ -19,9 +19,11 @@ from mazeroute.generate import random_layout
 from mazeroute.router import route
 from tests.corpus import (
     WeightedCase,
+    overlapping_case,
     random_weighted_case,
     random_weighted_cases,
     weighted_hand_cases,
+    with_own_cells,
 )
 
 _STEPS = {(0, 1), (1, 0), (0, -1), (-1, 0)}
@@ -121,23 +123,7 @@ def test_parallel_calls_equal_the_oracle():
 def test_parallel_calls_with_overlapping_boxes_equal_the_oracle():
     """Overlapping boxes in one parallel call: each request sees the same costs (the
     engine splits them into groups of disjoint boxes, run one group after another)."""
-    _check(_overlapping(np.random.default_rng(5), 30, 1), parallel=True)
-
-
-def _overlapping(rng: np.random.Generator, nets: int, least_cost: int) -> WeightedCase:
-    """``nets`` requests in boxes of 20 x 20 that overlap, on a 70 x 50 grid."""
-    free = rng.random((50, 70)) >= 0.2
-    owner = np.full(free.shape, -1, np.int32)
-    cost = rng.integers(least_cost, 30, free.shape).astype(COST_DTYPE)
-    reqs = []
-    for k in range(nets):
-        x0, y0 = int(rng.integers(0, 50)), int(rng.integers(0, 30))
-        box = (x0, y0, x0 + 19, y0 + 19)
-        cells = np.argwhere(free[y0:y0 + 20, x0:x0 + 20] & (owner[y0:y0 + 20, x0:x0 + 20] < 0))
-        pins = cells[rng.choice(len(cells), 2 + k % 3, replace=False)][:, ::-1] + (x0, y0)
-        owner[pins[:, 1], pins[:, 0]] = k
-        reqs.append(NetRequest(k, pins, box))
-    return WeightedCase("overlapping", free, owner, cost, tuple(reqs))
+    _check(overlapping_case(np.random.default_rng(5), 30, 1), parallel=True)
 
 
 @pytest.mark.parametrize("case", random_weighted_cases(12, 200, seed=11, whole=True),
@@ -276,28 +262,15 @@ def test_the_cost_contract_is_one_module_that_the_kernel_reads():
     assert not hasattr(weighted, "price_cells") and not hasattr(weighted, "colour_order")
 
 
-def _with_own(case: WeightedCase, rng: np.random.Generator) -> WeightedCase:
-    """``case`` with each request pricing some cells of the grid (inside its box or not)
-    at costs of its own, some below every cost of the grid."""
-    h, w = case.free.shape
-    reqs = []
-    for req in case.requests:
-        own = rng.choice(h * w, size=int(rng.integers(0, max(2, h * w // 4))), replace=False)
-        own_cost = rng.integers(1, 60, own.size)
-        reqs.append(req._replace(own=own, own_cost=own_cost))
-    return WeightedCase(case.id + "-own", case.free, case.owner,
-                        np.maximum(case.cost, 2).astype(COST_DTYPE), tuple(reqs))
-
-
 @pytest.mark.parametrize("case", random_weighted_cases(60, 24, seed=3), ids=lambda c: c.id)
 def test_own_cells_equal_the_oracle_on_their_costs(case):
-    _check(_with_own(case, np.random.default_rng(len(case.requests))))
+    _check(with_own_cells(case, np.random.default_rng(len(case.requests))))
 
 
 def test_own_cells_in_parallel_calls_equal_the_oracle():
     """Overlapping boxes on all cores, each request with cells of its own."""
     rng = np.random.default_rng(8)
-    case = _with_own(_overlapping(rng, 24, 2), rng)
+    case = with_own_cells(overlapping_case(rng, 24, 2), rng)
     before = case.cost.copy()
     _check(case, parallel=True)
     np.testing.assert_array_equal(case.cost, before)    # the own costs swapped back

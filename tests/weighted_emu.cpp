@@ -90,11 +90,13 @@ static int runBlocks(int threads, int blocks, F kernel) {
 
 extern "C" int emulate(int threads, int blocks, int smemBytes, const long long* rec,
                        int count, const int* code, const unsigned short* cost,
+                       const int* ownNet, const unsigned short* ownCost, int owns,
                        const int* pins, int width, int least, int* seg, int* out, int* hdr,
                        int* used) {
     if (smemBytes > (int)sizeof(smem)) return -1;
     return runBlocks(threads, blocks, [=] {
-        weighted_route(rec, count, code, cost, pins, width, least, seg, out, hdr, used);
+        weighted_route(rec, count, code, cost, ownNet, ownCost, owns, pins, width, least,
+                       seg, out, hdr, used);
     });
 }
 
@@ -113,8 +115,10 @@ extern "C" int emulate_tiled_init(int threads, int blocks, const long long* rec,
 extern "C" int emulate_tiled_rounds(int threads, int blocks, const long long* rec,
                                     const int* tiles, int ntiles, const int* pins,
                                     const int* code, const unsigned short* cost,
-                                    unsigned* gdist, int width, int* bnd, int* flagsA,
-                                    int* flagsB, int* moved) {
+                                    const int* ownNet, const unsigned short* ownCost,
+                                    int owns, unsigned* gdist, int width, int* bnd,
+                                    int* flagsA, int* flagsB, int* moved) {
+    const CellCosts cc = cellCosts(code, cost, ownNet, ownCost, owns);
     int* prev = flagsA;
     int* cur = flagsB;
     for (int k = 0;; ++k) {
@@ -122,8 +126,8 @@ extern "C" int emulate_tiled_rounds(int threads, int blocks, const long long* re
         moved[(k + 2) % MAX_ROUNDS] = 0;
         const int rc = runBlocks(threads, blocks, [=] {
             for (int t = blockIdx.x; t < ntiles; t += gridDim.x)
-                relaxTile(t, rec, tiles, pins, code, cost, gdist, width, (Bound*)bnd, prev,
-                          cur, count);
+                relaxTile(t, rec, tiles, pins, cc, gdist, width, (Bound*)bnd, prev, cur,
+                          count);
         });
         if (rc) return rc;
         const bool still = *count != 0;
@@ -138,12 +142,13 @@ extern "C" int emulate_tiled_rounds(int threads, int blocks, const long long* re
 
 extern "C" int emulate_tiled_connect(int threads, int blocks, const long long* rec, int count,
                                      const int* pins, int width, const int* code,
-                                     const unsigned short* cost, unsigned* gdist, int* seg,
-                                     int* state, int* bnd, const int* tfirst, int* prev,
-                                     int* growing) {
+                                     const unsigned short* cost, const int* ownNet,
+                                     const unsigned short* ownCost, int owns,
+                                     unsigned* gdist, int* seg, int* state, int* bnd,
+                                     const int* tfirst, int* prev, int* growing) {
     return runBlocks(threads, blocks, [=] {
-        tiled_connect(rec, count, pins, width, code, cost, gdist, seg, state, bnd, tfirst,
-                      prev, growing);
+        tiled_connect(rec, count, pins, width, code, cost, ownNet, ownCost, owns, gdist, seg,
+                      state, bnd, tfirst, prev, growing);
     });
 }
 

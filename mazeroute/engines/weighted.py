@@ -646,11 +646,15 @@ def _stamps(pin_ptr):
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _swap_own(cost, own_ptr, own_cells, own_costs, r):
+def _swap_own(cost, own_ptr, own_cells, own_costs, r, back):
     """Swap request ``r``'s own cells' costs into ``cost`` and the grid's out (a second
-    swap puts them back): its cells lie in its box, which no request of the same
-    parallel call shares, so each request reads its own costs and no other's."""
-    for k in range(own_ptr[r], own_ptr[r + 1]):
+    swap, ``back``, puts them back, in the reverse order, so that a cell listed twice
+    costs its last cost and gets its own back): its cells lie in its box, which no
+    request of the same parallel call shares, so each request reads its own costs and no
+    other's."""
+    n = own_ptr[r + 1] - own_ptr[r]
+    for i in range(n):
+        k = own_ptr[r + 1] - 1 - i if back else own_ptr[r] + i
         c = own_cells[k]
         mine = own_costs[k]
         own_costs[k] = cost[c]
@@ -676,12 +680,12 @@ def _route_serial(free, owner, cost, h, w, nets, pin_ptr, pins, boxes, check, fl
             grown = np.empty(max(2 * cells.size, used + a), np.int32)
             grown[:used] = cells[:used]
             cells = grown
-        _swap_own(cost, own_ptr, own_cells, own_costs, r)
+        _swap_own(cost, own_ptr, own_cells, own_costs, r, False)
         count[r] = _route_one(free, owner, cost, h, w, nets[r],
                               pins[pin_ptr[r]:pin_ptr[r + 1]], boxes[r], check[r], floor,
                               dist, scratch[0, :a], mark, stamp0 + stamps[r],
                               cells[used:used + a], scratch[1, :a], queues[:, :a])
-        _swap_own(cost, own_ptr, own_cells, own_costs, r)
+        _swap_own(cost, own_ptr, own_cells, own_costs, r, True)
         start[r] = used
         used += max(count[r], 0)
     return cells[:used], start, count, stamps[n]
@@ -703,10 +707,10 @@ def _route_parallel(free, owner, cost, h, w, nets, pin_ptr, pins, boxes, check, 
     count = np.full(n, -1, np.int64)
     for r in numba.prange(n):
         a, b = start[r], start[r] + area[r]
-        _swap_own(cost, own_ptr, own_cells, own_costs, r)
+        _swap_own(cost, own_ptr, own_cells, own_costs, r, False)
         count[r] = _route_one(free, owner, cost, h, w, nets[r],
                               pins[pin_ptr[r]:pin_ptr[r + 1]], boxes[r], check[r], floor,
                               dist, scratch[0, a:b], mark, stamp0 + stamps[r], cells[a:b],
                               scratch[1, a:b], queues[:, a:b])
-        _swap_own(cost, own_ptr, own_cells, own_costs, r)
+        _swap_own(cost, own_ptr, own_cells, own_costs, r, True)
     return cells, start, count, stamps[n]

@@ -14,9 +14,10 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from .weighted import box_sides
+from .weighted import NetRequest, box_sides
 
-__all__ = ["plan_launches", "chunks", "records", "shared_bytes", "REC", "CELL_BYTES",
+__all__ = ["plan_launches", "chunks", "records", "shared_bytes", "own_parts", "REC",
+           "CELL_BYTES",
            "SMEM_CLASSES", "MAX_BLOCKS", "R_ROW", "R_NET", "R_X0", "R_Y0", "R_X1", "R_Y1",
            "R_PIN0", "R_PIN1", "R_SEG"]
 
@@ -135,3 +136,43 @@ def records(order, nets, pin_ptr, boxes, seg):
         rec[k, R_PIN1] = pin_ptr[i + 1]
         rec[k, R_SEG] = seg[i]
     return rec
+
+
+def own_parts(requests: list[NetRequest], own_ptr: np.ndarray, cells: np.ndarray
+              ) -> list[list[int]]:
+    """The requests of one call in parts whose own cells (``cells[own_ptr[r]:own_ptr[r +
+    1]]``, each request's inside its box: :func:`~.weighted.pack_own`) are disjoint and
+    whose nets with own cells appear once, in request order: the device prices a part's
+    own cells with one overlay for the whole launch (kernels/weighted.cu ``CellCosts``),
+    where the CPU engine swaps each request's costs in for its own search. The requests of
+    a call search on the same costs, so running its parts one after another gives the
+    same wires.
+
+    Examples
+    --------
+    >>> reqs = [NetRequest(n, np.zeros((1, 2)), (0, 0, 0, 0)) for n in (0, 1, 2)]
+    >>> own_parts(reqs, np.array([0, 2, 3, 4]), np.array([5, 6, 7, 5]))
+    [[0, 1], [2]]
+    """
+    n = len(requests)
+    sizes = np.diff(own_ptr)
+    nets = np.fromiter((r.net for r in requests), np.int64, n)
+    owning = nets[sizes > 0]
+    if (np.unique(cells).size == cells.size and np.unique(owning).size == owning.size
+            and not np.isin(nets[sizes == 0], owning).any()):
+        return [list(range(n))]                 # the group schedule's calls: one part
+    parts: list[list[int]] = []
+    taken: list[tuple[set, tuple[set, set]]] = []   # a part's own cells; its nets
+    for r in range(n):
+        mine = set(cells[own_ptr[r]:own_ptr[r + 1]].tolist())
+        net, owns = int(nets[r]), bool(sizes[r])
+        k = next((k for k, (used, (bare, owning)) in enumerate(taken)
+                  if used.isdisjoint(mine) and net not in owning
+                  and not (owns and net in bare)), len(parts))
+        if k == len(parts):
+            parts.append([])
+            taken.append((set(), (set(), set())))
+        parts[k].append(r)
+        taken[k][0].update(mine)
+        taken[k][1][owns].add(net)
+    return parts
