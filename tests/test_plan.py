@@ -688,9 +688,10 @@ def test_sequential_plans_ask_the_routing_rule_with_the_nets_pins_and_spans(
 
 # -- negotiated routing ------------------------------------------------------------------
 def test_auto_negotiates_small_grids_on_the_cpus_search(with_gpu):
-    """Under ``auto`` with a device present, a grid under min_gpu_cells cells gets the
-    CPU's weighted search and a bigger one the GPU's."""
-    side = int(np.sqrt(R.min_gpu_cells))
+    """Under ``auto`` with a device present, a grid under min_gpu_negotiate_cells cells
+    gets the CPU's weighted search and a bigger one the GPU's."""
+    side = int(np.sqrt(R.min_gpu_negotiate_cells))
+    assert R.min_gpu_negotiate_cells >= R.min_gpu_cells
     for h, w, want in ((side - 1, side, "cpu"), (side, side, "gpu"), (40, 20, "cpu")):
         got = make_plan(np.ones((h, w), bool), "auto", mode="negotiate")
         assert (got.negotiation, got.floor) == (want, "gpu"), (h, w)

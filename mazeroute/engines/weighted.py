@@ -169,26 +169,23 @@ def pack_own(requests: Sequence[NetRequest], boxes: np.ndarray, w: int
              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every request's own cells inside its box and their costs, flat: request ``r``'s
     at ``own_ptr[r]:own_ptr[r + 1]`` (a cell outside the box is never read)."""
-    cells, costs, sizes = [], [], []
-    for r, req in enumerate(requests):
-        if req.own is None:
-            sizes.append(0)
-            continue
-        c = np.asarray(req.own, np.int64).ravel()
-        v = np.asarray(req.own_cost, np.int64).ravel()
+    n = len(requests)
+    owning = [r for r, req in enumerate(requests) if req.own is not None]
+    if not owning:
+        return np.zeros(n + 1, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
+    cells = [np.asarray(requests[r].own, np.int64).ravel() for r in owning]
+    costs = [np.asarray(requests[r].own_cost, np.int64).ravel() for r in owning]
+    for r, c, v in zip(owning, cells, costs):
         if v.shape != c.shape:
             raise ValueError(f"request {r}: own_cost needs one cost an own cell")
-        x, y = c % w, c // w
-        x0, y0, x1, y1 = boxes[r]
-        inside = (x >= x0) & (x <= x1) & (y >= y0) & (y <= y1)
-        cells.append(c[inside])
-        costs.append(v[inside])
-        sizes.append(int(inside.sum()))
-    own_ptr = np.zeros(len(requests) + 1, np.int64)
-    np.cumsum(sizes, out=own_ptr[1:])
-    if not cells:
-        return own_ptr, np.zeros(0, np.int64), np.zeros(0, np.int64)
-    return own_ptr, np.concatenate(cells), np.concatenate(costs)
+    at = np.repeat(np.array(owning, np.int64), [c.size for c in cells])
+    c, v = np.concatenate(cells), np.concatenate(costs)
+    x, y = c % w, c // w
+    box = boxes[at]
+    inside = (x >= box[:, 0]) & (x <= box[:, 2]) & (y >= box[:, 1]) & (y <= box[:, 3])
+    own_ptr = np.zeros(n + 1, np.int64)
+    np.cumsum(np.bincount(at[inside], minlength=n), out=own_ptr[1:])
+    return own_ptr, c[inside], v[inside]
 
 
 class NetSearch(ABC):

@@ -95,9 +95,10 @@ def wavefront_prefers_cpu(m: Measure) -> tuple[bool, dict | None]:
 
 def negotiation_prefers_cpu(m: Measure) -> bool:
     """Whether negotiated routing is expected to be faster on the CPU's weighted search:
-    on small grids, on mazes and winding corridors (boxes grow round the detours), and on
-    grids under ``span_cells`` free cells with at least ``min_cpu_wall`` of them beside a
-    wall (paths that bend at every turn, a round of the device's sweeps per bend).
+    on grids under ``min_gpu_negotiate_cells`` cells, on mazes and winding corridors
+    (boxes grow round the detours), and on grids under ``span_cells`` free cells with at
+    least ``min_cpu_wall`` of them beside a wall (paths that bend at every turn, a round
+    of the device's sweeps per bend).
 
     >>> negotiation_prefers_cpu(Measure(np.ones((50, 50), bool)))
     True
@@ -105,7 +106,7 @@ def negotiation_prefers_cpu(m: Measure) -> bool:
     False
     """
     r = m.rules
-    if m.free.size < r.min_gpu_cells:
+    if m.free.size < max(r.min_gpu_cells, r.min_gpu_negotiate_cells):
         return True
     _, f = wavefront_prefers_cpu(m)
     return f is not None and (maze_like(m) or f.get("run", 0) >= r.min_lines_run

@@ -24,6 +24,7 @@ _WAVE = "docs/auto.md#whole-wavefronts"
 _ROUTE = "docs/auto.md#sequential-routing"
 _SAMPLE = "docs/auto.md#features"
 _STACK = "docs/auto.md#multi-layer-layouts"
+_NEGOTIATE = "docs/auto.md#negotiated-routing"
 
 
 def _rule(value, why: str, evidence: str):
@@ -105,6 +106,11 @@ class Rules:
         0.3, "a field of blockages with this share of free cells beside one is dense", _ROUTE)
     gpu_cells_per_span_dense: float = _rule(
         600, "gpu_cells_per_span on a dense field of blockages", _ROUTE)
+
+    # -- negotiated routing ----------------------------------------------------------------
+    min_gpu_negotiate_cells: int = _rule(
+        1 << 18, "negotiated routing takes the CPU's weighted search on grids of fewer cells: "
+        "a device call's fixed cost outweighs the small boxes' searches", _NEGOTIATE)
 
     # -- multi-layer layouts ---------------------------------------------------------------
     min_gpu_stack_cells: int = _rule(

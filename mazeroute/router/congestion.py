@@ -261,9 +261,10 @@ class Congestion:
             price_cells(changed, self.base, self.history, self.load, self._pres, self.cost)
         return self.cost.reshape(self.shape), changed
 
-    def cost_without(self, net: int, cells: np.ndarray) -> np.ndarray:
-        """What ``cells`` (flat, each once, on ``net``'s wire) would cost were that wire
-        gone: the pricing rule on their load less the net's weight."""
+    def cost_without(self, net: int | np.ndarray, cells: np.ndarray) -> np.ndarray:
+        """What ``cells`` (flat, each once on a wire of ``net``, one net for all or one
+        a cell) would cost were that wire gone: the pricing rule on their load less the
+        net's weight."""
         load = self.load[cells] - self.weight[net]
         value = (self.base[cells] + self.history[cells]) * (COST_SCALE + self._pres * load)
         return np.clip(value // COST_SCALE, 1, COST_MAX)

@@ -16,10 +16,6 @@ from . import schedule
 
 __all__ = ["Loop"]
 
-#: Colours that group the nets of ``group_nets`` by the cells their wires share (bits of
-#: an int64 a cell); a net that finds every one taken is searched alone.
-_COLOURS = 62
-
 
 class Loop:
     """The loop (see :class:`~mazeroute.router.negotiate.Negotiator`)."""
@@ -137,35 +133,24 @@ class Loop:
         """``pending``'s positions in groups of at most ``size``: the classes of a greedy
         colouring, in routing order, of the nets whose current wires share a cell (two
         such nets would each see the other's old wire and step aside together,
-        iteration after iteration), each class in routing order; ``size`` 1 is
+        iteration after iteration; :func:`~.schedule.wire_groups`); ``size`` 1 is
         PathFinder's order itself."""
-        if size == 1:
-            return [np.array([k], np.int64) for k in range(pending.size)]
-        used_by = np.zeros(self.free.size, np.int64)     # a bit per colour on each cell
-        colour = np.zeros(pending.size, np.int64)
-        for k, i in enumerate(pending.tolist()):
-            wire = self.routes[i]
-            if wire is None or not wire.size:
-                continue
-            used = int(np.bitwise_or.reduce(used_by[wire]))
-            c = (~used & (used + 1)).bit_length() - 1     # the lowest colour free here
-            colour[k] = min(c, _COLOURS)
-            if c < _COLOURS:
-                used_by[wire] |= np.int64(1) << c
-        groups = []
-        for c in np.unique(colour).tolist():
-            members = np.flatnonzero(colour == c)
-            step = size if c < _COLOURS else 1            # past the bits: one at a time
-            groups += [members[s:s + step] for s in range(0, members.size, step)]
-        return groups
+        return schedule.wire_groups([self.routes[i] for i in pending.tolist()],
+                                    self.free.size, size)
 
     def _own(self, requests: list[NetRequest]) -> list[NetRequest]:
         """``requests`` each pricing its net's current wire as if it were gone."""
-        out = []
-        for r in requests:
-            wire = self.routes[r.net]
-            out.append(r if wire is None else r._replace(
-                own=wire, own_cost=self.state.cost_without(r.net, wire)))
+        wires = [self.routes[r.net] for r in requests]
+        have = [k for k, w in enumerate(wires) if w is not None]
+        if not have:
+            return requests
+        sizes = np.array([wires[k].size for k in have], np.int64)
+        cells = np.concatenate([wires[k] for k in have])
+        nets = np.repeat(np.array([requests[k].net for k in have], np.int64), sizes)
+        costs = np.split(self.state.cost_without(nets, cells), np.cumsum(sizes)[:-1])
+        out = list(requests)
+        for k, c in zip(have, costs):
+            out[k] = requests[k]._replace(own=wires[k], own_cost=c)
         return out
 
     def _order(self, boxes: np.ndarray) -> np.ndarray:

@@ -18,11 +18,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numba
 import numpy as np
 
 from ...engines.weighted import box_colours, box_levels
 
-__all__ = ["batches", "colour_order", "as_short_as_can_be", "hpwl_order", "reroute_order"]
+__all__ = ["batches", "colour_order", "as_short_as_can_be", "hpwl_order", "reroute_order",
+           "wire_groups", "WIRE_COLOURS"]
+
+#: Colours that :func:`wire_groups` gives (bits of an int64 a cell); a net that finds
+#: every one taken on its wire is a group of its own.
+WIRE_COLOURS = 62
 
 
 def hpwl_order(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
@@ -119,3 +125,60 @@ def as_short_as_can_be(pins: Sequence[np.ndarray], wires: Sequence[np.ndarray]) 
     cells = np.fromiter((len(c) for c in wires), np.int64, n)
     span = np.fromiter((int(np.abs(p[0] - p[-1]).sum()) for p in pins), np.int64, n)
     return two & (cells == span + 1)
+
+
+def wire_groups(wires: Sequence[np.ndarray | None], cells: int, size: int
+                ) -> list[np.ndarray]:
+    """Positions of ``wires`` (flat cells, or None for a net without one) in groups of at
+    most ``size``, no two of a group sharing a cell: the classes of a greedy colouring
+    in order (each net takes the lowest colour no earlier net on its cells has), each
+    class cut into runs of ``size``, classes in colour order; ``size`` 1 keeps the order
+    itself.
+
+    Examples
+    --------
+    >>> w = [np.array([0, 1]), np.array([1, 2]), np.array([3]), None, np.array([2, 4])]
+    >>> [g.tolist() for g in wire_groups(w, 5, 8)]
+    [[0, 2, 3, 4], [1]]
+    >>> [g.tolist() for g in wire_groups(w, 5, 2)]
+    [[0, 2], [3, 4], [1]]
+    """
+    n = len(wires)
+    if size == 1:
+        return [np.array([k], np.int64) for k in range(n)]
+    sizes = np.fromiter((0 if w is None else w.size for w in wires), np.int64, n)
+    ptr = np.zeros(n + 1, np.int64)
+    np.cumsum(sizes, out=ptr[1:])
+    flat = (np.concatenate([w for w in wires if w is not None and w.size])
+            if ptr[-1] else np.zeros(0, np.int64))
+    colour = _colours(ptr, flat.astype(np.int64), cells, WIRE_COLOURS)
+    order = np.argsort(colour, kind="stable")
+    bounds = np.flatnonzero(np.diff(colour[order])) + 1
+    groups = []
+    for members in np.split(order, bounds):
+        step = size if colour[members[0]] < WIRE_COLOURS else 1     # past the bits
+        groups += [members[s:s + step] for s in range(0, members.size, step)]
+    return groups
+
+
+@numba.njit(cache=True)
+def _colours(ptr, flat, cells, colours):
+    """Each wire's lowest colour not taken on its cells by an earlier wire (``colours``
+    if none is free; such a wire marks no cell)."""
+    used_by = np.zeros(cells, np.int64)
+    out = np.zeros(ptr.size - 1, np.int64)
+    for k in range(ptr.size - 1):
+        if ptr[k + 1] == ptr[k]:
+            continue
+        used = np.int64(0)
+        for j in range(ptr[k], ptr[k + 1]):
+            used |= used_by[flat[j]]
+        c = 0
+        while c < colours and (used >> c) & 1:
+            c += 1
+        out[k] = c
+        if c < colours:
+            bit = np.int64(1) << c
+            for j in range(ptr[k], ptr[k + 1]):
+                used_by[flat[j]] |= bit
+    return out
