@@ -275,8 +275,8 @@ def route_layout(layout: Layout, folder: Path, args, picture: Picture, *,
 
 
 #: Options of negotiated routing that the command line passes to PathFinderOptions.
-PATHFINDER_FLAGS = ("fill_steps", "window_work", "snapshot_nets", "reroute_order",
-                    "wait_factor", "min_wait")
+PATHFINDER_FLAGS = ("fill_steps", "window_work", "snapshot_nets", "group_nets",
+                    "reroute_order", "wait_factor", "min_wait")
 #: Options that may change the routes of a mode (engines and strategies give the same
 #: routes; they change only the time).
 ROUTING_OPTIONS = {"negotiate": ("max_iterations", "time_limit", *PATHFINDER_FLAGS),
@@ -335,6 +335,7 @@ class BatchOptions:
     fill_steps: int | None = None
     window_work: int | None = None
     snapshot_nets: int | None = None
+    group_nets: int | None = None
     reroute_order: str | None = None
     wait_factor: float | None = None
     min_wait: float | None = None

@@ -125,6 +125,8 @@ def _check_engine(args) -> str | None:
              f"0 .. {MAX_OPTION_INT}"),
             ("snapshot_nets", "--snapshot-nets", lambda v: 1 <= v <= MAX_OPTION_INT,
              f"1 .. {MAX_OPTION_INT}"),
+            ("group_nets", "--group-nets", lambda v: 0 <= v <= MAX_OPTION_INT,
+             f"0 .. {MAX_OPTION_INT}"),
             ("reroute_order", "--reroute-order", lambda v: v in REROUTE_ORDERS,
              " or ".join(REROUTE_ORDERS))):
         value = getattr(args, option, None)

@@ -92,6 +92,11 @@ def mode_options(p: argparse.ArgumentParser) -> None:
                         "places before it; nearer ones are searched together on the same "
                         "costs: sooner on a GPU, but congested layouts may end with fewer "
                         "nets routed (default 1: PathFinder's order)")
+    g.add_argument("--group-nets", type=int, metavar="N",
+                   help="negotiate: from iteration 2 on, search the nets rerouted in groups "
+                        "of up to N whose current wires share no cell, each on the costs of "
+                        "every other net's current wire with its own taken off, then commit "
+                        "the group (0, the default, and 1: PathFinder's order)")
     g.add_argument("--reroute-order", choices=REROUTE_ORDERS, metavar="ORDER",
                    help="negotiate: the order of the nets rerouted in an iteration: colour "
                         "(by first-fit colour of their search boxes' overlap, then hpwl: "

@@ -1311,6 +1311,8 @@ def test_mode_negotiate_connects_what_sequential_walls_off(tmp_path, capsys):
     (["--fill-steps", "5", *SEQ], "--fill-steps"),
     (["--snapshot-nets", "0", "--mode", "negotiate"], "--snapshot-nets"),
     (["--snapshot-nets", "4", *SEQ], "--snapshot-nets"),
+    (["--group-nets", "-1", "--mode", "negotiate"], "--group-nets"),
+    (["--group-nets", "8", *SEQ], "--group-nets"),
     (["--reroute-order", "hpwl", *SEQ], "--reroute-order"),
     (["--congestion", "c.png", *SEQ], "--congestion"),
     (["--order", "hpwl"], "--order"),                          # sequential only
@@ -1373,6 +1375,7 @@ def test_default_mode_is_negotiate_and_sequential_is_unchanged(tmp_path):
 
 @pytest.mark.parametrize("flag, field, value, default", [
     ("--snapshot-nets", "snapshot_nets", 8, 1),
+    ("--group-nets", "group_nets", 8, 0),
     ("--reroute-order", "reroute_order", "hpwl", "colour"),
 ])
 def test_pathfinder_options_reach_the_negotiation_of_route_and_batch(tmp_path, flag, field,

@@ -142,7 +142,11 @@ class PathFinderOptions:
         own as if it were gone, and then the group's new wires replace the old ones (0,
         the default, and 1: PathFinder's order). A net misses only the new wires of its
         group, not their old ones, so fewer calls cost less quality than
-        ``snapshot_nets``'s; the CPU engine only, for now
+        ``snapshot_nets``'s. Both engines price a net's own cells
+        (:attr:`~mazeroute.engines.weighted.NetRequest.own`) and route the same wires. Off
+        by default: PathFinder's order already searches the nets of disjoint boxes in
+        one call, and on the largest layouts measured the groups took longer on a GPU
+        (benchmarks/RESULTS.md, "Negotiation's schedules")
     reroute_order : the order of the nets rerouted in an iteration (from iteration 2 on) and
         tidied at the end: ``colour`` (the default) takes them by first-fit colour of
         their boxes' overlap in ``hpwl`` order, then in ``hpwl`` order
