@@ -55,7 +55,8 @@ import numpy as np
 
 from .base import allow_shared
 from .costs import COST_MAX, Pricing, kernel_defines
-from .weighted import NetRequest, NetSearch, box_sides, pack_own, pack_requests
+from .gpu_own import OwnOverlay
+from .weighted import NetRequest, NetSearch, box_sides, pack_requests
 from .weighted_launch import (
     CELL_BYTES,
     MAX_BLOCKS,
@@ -71,7 +72,6 @@ from .weighted_launch import (
     REC,
     SMEM_CLASSES,
     chunks,
-    own_parts,
     plan_launches,
     records,
     shared_bytes,
@@ -126,7 +126,7 @@ def cell_codes(free: np.ndarray, owner: np.ndarray) -> np.ndarray:
     return np.where(free, owner, BLOCKED_CODE).astype(np.int32)
 
 
-class GPUNetSearch(NetSearch):
+class GPUNetSearch(OwnOverlay, NetSearch):
     """The GPU engine of :class:`~mazeroute.engines.weighted.NetSearch` (see the module
     notes): returns the very wires of :class:`~mazeroute.engines.weighted.CPUNetSearch`.
 
@@ -176,11 +176,7 @@ class GPUNetSearch(NetSearch):
         self._loaded = False
         #: A lower bound of every cost on the device (the kernels' A* bound).
         self._least = 0
-        # own cells' costs (NetRequest.own): per cell the net whose own it is (-1: none)
-        # and its cost, made at the first request with own cells; whether a call has
-        # them on, and their least cost
-        self._own_net = self._own_cost = None
-        self._owns, self._own_least = False, COST_MAX
+        self._own_init()
         self._dist = xp.empty(1, dtype=xp.uint32)  # distances of global-memory boxes
         self._tws = xp.empty(1, dtype=xp.int32)    # the tiled search's tables and flags
         self._ctl = xp.empty(1 + MAX_ROUNDS, dtype=xp.int32)   # growing; moved by round
@@ -246,57 +242,7 @@ class GPUNetSearch(NetSearch):
         A call with no requests still brings the device's costs up to ``cost``."""
         if all(r.own is None for r in requests):
             return self._timed_device(cost, requests, changed)
-        boxes = _request_boxes(requests)
-        own_ptr, cells, costs = pack_own(requests, boxes, self.shape[2])
-        if costs.size and (costs.min() < 1 or costs.max() > COST_MAX):
-            raise ValueError(f"own cells' costs must be 1 .. {COST_MAX}")
-        results: list[np.ndarray | None] = [None] * len(requests)
-        for k, part in enumerate(own_parts(requests, own_ptr, cells)):
-            mine = np.concatenate([np.arange(own_ptr[r], own_ptr[r + 1]) for r in part])
-            nets = np.concatenate([np.full(own_ptr[r + 1] - own_ptr[r], requests[r].net,
-                                           np.int32) for r in part])
-            # a cell a request lists twice costs its last cost, as on the CPU
-            _, last = np.unique(cells[mine][::-1], return_index=True)
-            keep = mine[mine.size - 1 - last]
-            found = self._own_call(cost, [requests[r] for r in part],
-                                   changed if k == 0 else _NO_CELLS, cells[keep],
-                                   nets[mine.size - 1 - last], costs[keep])
-            for r, f in zip(part, found):
-                results[r] = f
-        return results
-
-    def _own_call(self, cost: np.ndarray, requests: Sequence[NetRequest],
-                  changed: np.ndarray | None, cells: np.ndarray, nets: np.ndarray,
-                  costs: np.ndarray) -> list[np.ndarray | None]:
-        """:meth:`_timed_device` with ``cells`` (flat, disjoint) costing ``costs`` to
-        ``nets`` (kernels/weighted.cu ``CellCosts``); the overlay is cleared after."""
-        if not cells.size:
-            return self._timed_device(cost, requests, changed)
-        xp = self._xp
-        if self._own_net is None:
-            self._own_net = xp.empty(self.free.size, dtype=xp.int32)
-            self._own_net.fill(-1)
-            self._own_cost = xp.empty(self.free.size, dtype=xp.uint16)
-        at = xp.asarray(cells.astype(np.int64))
-        self._own_net[at] = xp.asarray(nets)
-        self._own_cost[at] = xp.asarray(costs.astype(np.uint16))
-        self._owns, self._own_least = True, int(costs.min())
-        try:
-            return self._timed_device(cost, requests, changed)
-        finally:
-            self._own_net[at] = -1
-            self._owns, self._own_least = False, COST_MAX
-
-    def _own_args(self) -> tuple:
-        """The kernels' ``ownNet, ownCost, owns`` (their costs and codes stand in for the
-        arrays when no overlay is on: the kernels read none of them then)."""
-        if self._owns:
-            return self._own_net, self._own_cost, np.int32(1)
-        return self._code, self._cost, np.int32(0)
-
-    def _launch_least(self) -> np.int32:
-        """The kernels' ``least``: a lower bound of every cost they read, own cells too."""
-        return np.int32(min(self._least, self._own_least))
+        return self._route_own(cost, requests, changed)
 
     # -- chains (kernels/weighted.cu chain_uses) -----------------------------------------
     def chainable(self, requests: Sequence[NetRequest]) -> bool:
