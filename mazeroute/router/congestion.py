@@ -43,7 +43,7 @@ from collections.abc import Sequence
 import numba
 import numpy as np
 
-from ..engines.costs import COST_DTYPE, COST_MAX, COST_SCALE, Pricing
+from ..engines.costs import COST_DTYPE, COST_SCALE, Pricing
 from .negotiation.options import (
     MAX_OPTION_FLOAT,
     MAX_OPTION_INT,
@@ -265,9 +265,10 @@ class Congestion:
         """What ``cells`` (flat, each once on a wire of ``net``, one net for all or one
         a cell) would cost were that wire gone: the pricing rule on their load less the
         net's weight."""
-        load = self.load[cells] - self.weight[net]
-        value = (self.base[cells] + self.history[cells]) * (COST_SCALE + self._pres * load)
-        return np.clip(value // COST_SCALE, 1, COST_MAX)
+        out = np.empty(len(cells), COST_DTYPE)
+        price_cells(np.arange(len(cells)), self.base[cells], self.history[cells],
+                    self.load[cells] - self.weight[net], self._pres, out)
+        return out
 
     def pricing(self) -> Pricing:
         """The cost rule and its state as arrays (this state's own, not copies), for an

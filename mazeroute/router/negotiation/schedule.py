@@ -144,7 +144,7 @@ def wire_groups(wires: Sequence[np.ndarray | None], cells: int, size: int
     [[0, 2], [3, 4], [1]]
     """
     n = len(wires)
-    if size == 1:
+    if size == 1 or n == 0:
         return [np.array([k], np.int64) for k in range(n)]
     sizes = np.fromiter((0 if w is None else w.size for w in wires), np.int64, n)
     ptr = np.zeros(n + 1, np.int64)
