@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import statistics
 import time
 from collections.abc import Callable, Sequence
@@ -41,7 +42,7 @@ from .. import engines
 from ..errors import InputError
 from ..generate3d import random_layout3d
 from ..layout import Layout
-from .measure import DEFAULT_REPEATS, NA, error_note, median, release, sync
+from .measure import DEFAULT_REPEATS, NA, error_note, median, release, time_runs
 
 #: Seeds of each part when ``--seeds`` is not given.
 LAYERS_SEEDS = 3
@@ -217,13 +218,9 @@ def measure_wave(part: LayersPart, seed: int, scale: float, repeats: int, gpu: b
     from ..engines import gpu_grid3d
 
     gpu_grid3d.bfs3d(free, src, directions=dirs)     # kernels compiled, memory taken
-    times = []
-    for _ in range(max(1, repeats)):
-        sync("gpu")
-        start = time.perf_counter()
-        got = gpu_grid3d.bfs3d(free, src, directions=dirs)
-        times.append(time.perf_counter() - start)
-    row.gpu_s = statistics.median(times)
+    times, got = time_runs(lambda: gpu_grid3d.bfs3d(free, src, directions=dirs),
+                           max(1, repeats), math.inf, device=True)
+    row.gpu_s = median(times)
     row.ratio = row.cpu_s / row.gpu_s
     row.check = "ok" if np.array_equal(got, cpu) else "WRONG"
 

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .costs import COST_MAX
-from .weighted import NetRequest, pack_own
+from .weighted import NetRequest, pack_own, request_boxes
 from .weighted_launch import own_parts
 
 __all__ = ["OwnOverlay"]
@@ -41,10 +41,7 @@ class OwnOverlay:
     def _route_own(self, cost: np.ndarray, requests: Sequence[NetRequest],
                    changed: np.ndarray | None) -> list[np.ndarray | None]:
         """:meth:`route` of ``requests`` some of which have own cells."""
-        boxes = np.array([tuple(r.box) for r in requests], np.int64).reshape(-1, 4)
-        own_ptr, cells, costs = pack_own(requests, boxes, self.shape[2])
-        if costs.size and (costs.min() < 1 or costs.max() > COST_MAX):
-            raise ValueError(f"own cells' costs must be 1 .. {COST_MAX}")
+        own_ptr, cells, costs = pack_own(requests, request_boxes(requests), self.shape[2])
         results: list[np.ndarray | None] = [None] * len(requests)
         for k, part in enumerate(own_parts(requests, own_ptr, cells)):
             mine = np.concatenate([np.arange(own_ptr[r], own_ptr[r + 1]) for r in part])

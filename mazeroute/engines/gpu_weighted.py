@@ -56,7 +56,7 @@ import numpy as np
 from .base import allow_shared
 from .costs import COST_MAX, Pricing, kernel_defines
 from .gpu_own import OwnOverlay
-from .weighted import NetRequest, NetSearch, box_sides, pack_requests
+from .weighted import NetRequest, NetSearch, box_sides, pack_requests, request_boxes
 from .weighted_launch import (
     CELL_BYTES,
     MAX_BLOCKS,
@@ -252,7 +252,7 @@ class GPUNetSearch(OwnOverlay, NetSearch):
         n = len(requests)
         if not n:
             return True
-        return self._fits_boxes(_request_boxes(requests),
+        return self._fits_boxes(request_boxes(requests),
                                 np.fromiter((len(r.pins) for r in requests), np.int64, n))
 
     def _fits_boxes(self, boxes: np.ndarray, pins: np.ndarray) -> bool:
@@ -713,11 +713,6 @@ class GPUNetSearch(OwnOverlay, NetSearch):
 
 _NONE = np.zeros(0, np.int32)
 _NO_CELLS = np.zeros(0, np.int64)
-
-
-def _request_boxes(requests: Sequence[NetRequest]) -> np.ndarray:
-    """The ``(n, 4)`` boxes ``(x0, y0, x1, y1)`` of ``requests``."""
-    return np.array([tuple(r.box) for r in requests], np.int64).reshape(len(requests), 4)
 
 
 def _check_owner_value(owner: np.ndarray | int) -> None:

@@ -85,7 +85,7 @@ _NO_CELLS = np.zeros(0, np.int64)
 __all__ = ["NetSearch", "CPUNetSearch", "NetRequest", "PackedRequests", "pack_requests",
            "as_layers", "box_sides", "box_levels", "box_colours", "COST_MAX", "COST_DTYPE",
            "COST_SCALE", "DIST_MAX", "Pricing", "LEVEL_TILE", "REACH_CHECK_CELLS",
-           "PARALLEL_REQUESTS", "pack_own"]
+           "PARALLEL_REQUESTS", "pack_own", "request_boxes"]
 
 def box_sides(boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Widths and heights of ``(n, 4)`` boxes ``(x0, y0, x1, y1)``, inclusive.
@@ -165,10 +165,16 @@ def pack_requests(requests: Sequence[NetRequest], shape: tuple[int, int, int]) -
     return PackedRequests(nets, pin_ptr, (xy[:, 1] * w + xy[:, 0]).astype(np.int32), boxes)
 
 
+def request_boxes(requests: Sequence[NetRequest]) -> np.ndarray:
+    """The ``(n, 4)`` boxes ``(x0, y0, x1, y1)`` of ``requests``."""
+    return np.array([tuple(r.box) for r in requests], np.int64).reshape(len(requests), 4)
+
+
 def pack_own(requests: Sequence[NetRequest], boxes: np.ndarray, w: int
              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every request's own cells inside its box and their costs, flat: request ``r``'s
-    at ``own_ptr[r]:own_ptr[r + 1]`` (a cell outside the box is never read)."""
+    at ``own_ptr[r]:own_ptr[r + 1]`` (a cell outside the box is never read); a cost
+    read outside ``1 .. COST_MAX`` is refused."""
     n = len(requests)
     owning = [r for r, req in enumerate(requests) if req.own is not None]
     if not owning:
@@ -185,7 +191,10 @@ def pack_own(requests: Sequence[NetRequest], boxes: np.ndarray, w: int
     inside = (x >= box[:, 0]) & (x <= box[:, 2]) & (y >= box[:, 1]) & (y <= box[:, 3])
     own_ptr = np.zeros(n + 1, np.int64)
     np.cumsum(np.bincount(at[inside], minlength=n), out=own_ptr[1:])
-    return own_ptr, c[inside], v[inside]
+    v = v[inside]
+    if v.size and (v.min() < 1 or v.max() > COST_MAX):
+        raise ValueError(f"own cells' costs must be 1 .. {COST_MAX}")
+    return own_ptr, c[inside], v
 
 
 class NetSearch(ABC):
@@ -332,8 +341,6 @@ class CPUNetSearch(NetSearch):
         own_ptr, own_cells, own_costs = pack_own(requests, packed.boxes, w)
         floor = self._floor
         if own_cells.size:
-            if own_costs.min() < 1 or own_costs.max() > COST_MAX:
-                raise ValueError(f"own cells' costs must be 1 .. {COST_MAX}")
             floor = min(floor, int(own_costs.min()))   # the A* bound stays a lower bound
             if not flat.flags.writeable:
                 flat = flat.copy()          # the own costs are swapped in and back

@@ -37,7 +37,14 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..engines import make_net_search
-from ..engines.weighted import CPUNetSearch, NetRequest, NetSearch, Pricing, box_sides
+from ..engines.weighted import (
+    CPUNetSearch,
+    NetRequest,
+    NetSearch,
+    Pricing,
+    box_sides,
+    request_boxes,
+)
 
 __all__ = ["SearchDispatch", "net_search", "size_class", "CPU_BOX_CELLS", "PROBE_NETS",
            "REFRESH_CALLS", "TIME_WEIGHT"]
@@ -70,10 +77,6 @@ def size_class(nets: int) -> int:
     [1, 2, 2, 3, 7, 7, 8]
     """
     return int(nets).bit_length()
-
-
-def _boxes(requests: Sequence[NetRequest]) -> np.ndarray:
-    return np.array([tuple(r.box) for r in requests], np.int64).reshape(len(requests), 4)
 
 
 def net_search(backend: str, free: np.ndarray, owner: np.ndarray, adaptive: bool = False,
@@ -190,7 +193,7 @@ class SearchDispatch:
         self._note_changed(changed)
         big = []
         if self.cpu_box_cells is not None and requests:
-            bw, bh = box_sides(_boxes(requests))
+            bw, bh = box_sides(request_boxes(requests))
             big = np.flatnonzero(bw * bh > self.cpu_box_cells).tolist()
         small = sorted(set(range(len(requests))) - set(big))
         on_cpu = bool(small) and self._cpu_sooner(len(small))
@@ -230,7 +233,7 @@ class SearchDispatch:
         """Whether every box of ``requests`` is the device's (``cpu_box_cells``)."""
         if self.cpu_box_cells is None or not requests:
             return True
-        bw, bh = box_sides(_boxes(requests))
+        bw, bh = box_sides(request_boxes(requests))
         return not (bw * bh > self.cpu_box_cells).any()
 
     def chainable(self, requests: Sequence[NetRequest]) -> bool:
