@@ -24,9 +24,11 @@ seed draws the layout where the family has one, and always the nets):
 
 Each layout is routed sequentially and negotiated (default options, or those of
 ``--option``, e.g. ``--option snapshot_nets=4``) on one backend. One line of JSON a
-layout (nets, nets routed by each mode, iterations, the negotiation's seconds, the
-weighted engine's calls during it, which a device waits on one after another, and of
-those the PathFinder loop's, the contract checker's findings and a digest of the
+layout (nets, nets routed by each mode, iterations, the negotiation's seconds, of
+them the loop's and each phase's after it, the weighted engine's calls during it, which
+a device waits on one after another, and of those the PathFinder loop's (a batch of a
+pass with the loop's state on the device counts as one), the contract checker's
+findings and a digest of the
 wires), then a table a family: layouts, nets, routed by each mode, calls and seconds
 summed. Comparing two schedules: run this twice with their options and set the
 families' routed nets side by side.
@@ -111,7 +113,8 @@ FAMILIES: dict[str, Callable[[int], Layout]] = {
 
 
 def _counted(calls: list[int]) -> Callable[[], None]:
-    """Count the weighted engines' calls (CPU and GPU) until the returned undo runs."""
+    """Count the weighted engines' calls (CPU and GPU; a batch of a pass with the
+    state on the device counts as one) until the returned undo runs."""
     saved = []
     for cls in weighted.NetSearch.__subclasses__():
         plain = cls.route
@@ -119,12 +122,20 @@ def _counted(calls: list[int]) -> Callable[[], None]:
         def counting(self, *a, _plain=plain, **k):
             calls[0] += 1
             return _plain(self, *a, **k)
-        saved.append((cls, plain))
+        saved.append((cls, "route", plain))
         cls.route = counting
+        if hasattr(cls, "state_pass"):
+            plain_pass = cls.state_pass
+
+            def passing(self, batches, *a, _plain=plain_pass, **k):
+                calls[0] += sum(1 for b in batches if len(b))
+                return _plain(self, batches, *a, **k)
+            saved.append((cls, "state_pass", plain_pass))
+            cls.state_pass = passing
 
     def undo() -> None:
-        for cls, plain in saved:
-            cls.route = plain
+        for cls, name, plain in saved:
+            setattr(cls, name, plain)
     return undo
 
 
@@ -156,13 +167,18 @@ def measure(lay: Layout, backend: str, options: PathFinderOptions) -> dict:
         wires.update(np.asarray(n.cells if n.routed else [], np.int64).tobytes() + b"|")
     return dict(layout=lay.name, nets=len(lay.nets), sequential=seq.routed,
                 negotiated=res.routed, iterations=len(res.iterations or []),
-                seconds=round(seconds, 3), calls=calls[0], loop_calls=in_loop[0],
+                seconds=round(seconds, 3),
+                loop=round(sum(s.seconds for s in res.iterations or []), 3),
+                phases={p.phase: round(p.seconds, 3) for p in res.phases or []},
+                calls=calls[0], loop_calls=in_loop[0],
                 contract=len(check_routes(lay, res.to_json())),
                 digest=wires.hexdigest()[:16])
 
 
 def _option(text: str) -> tuple[str, object]:
     name, _, value = text.partition("=")
+    if value.lower() in ("true", "false"):
+        return name, value.lower() == "true"
     for kind in (int, float):
         try:
             return name, kind(value)

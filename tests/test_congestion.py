@@ -224,3 +224,19 @@ def test_add_many_with_the_routes_laid_flat_equals_without():
         np.testing.assert_array_equal(getattr(a, field), getattr(b, field))
     np.testing.assert_array_equal(a.overused(), b.overused())
     np.testing.assert_array_equal(a.costs()[0], b.costs()[0])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_history_map_is_the_history_over_the_scale(seed):
+    # the map is made from the cells whose history grew; every cell is compared
+    rng = np.random.default_rng(seed)
+    state = Congestion(np.ones((6, 7), bool), nets=4, acc_fac=1.5)
+    for it in range(5):
+        state.set_pres_fac(0.5 * it)
+        for net in range(4):
+            state.remove(net)
+            state.add(net, rng.choice(42, size=rng.integers(1, 12), replace=False))
+        state.end_iteration([0, 1, 2, 3])
+        assert state.history_cost().tolist() == (state.history / COST_SCALE).reshape(
+            6, 7).tolist()
+    assert state.history.any()

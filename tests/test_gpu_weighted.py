@@ -239,7 +239,8 @@ def test_negotiation_with_the_adaptive_split_routes_as_the_cpu_does():
     from mazeroute.generate import random_layout
     from mazeroute.router.negotiate import Negotiator
     lay = random_layout(256, 256, nets=400, span=32, seed=4)
-    gpu = Negotiator(lay, "gpu", UNBOUNDED)
+    # the loop on the host (with its state on the device, every call is the device's)
+    gpu = Negotiator(lay, "gpu", PathFinderOptions(wait_factor=0, device_state=False))
     res = gpu.run()
     assert gpu.search.adaptive and gpu.search._device_call is not None
     assert gpu.search._cpu_net is not None
@@ -277,7 +278,8 @@ def test_chains_negotiate_as_the_cpu_does(lay):
     from mazeroute.router import PathFinderOptions
     from mazeroute.router.negotiate import Negotiator
     want = Negotiator(lay, "cpu", UNBOUNDED).run()
-    ng = Negotiator(lay, "gpu", PathFinderOptions(device_chains=True, wait_factor=0))
+    ng = Negotiator(lay, "gpu", PathFinderOptions(device_chains=True, wait_factor=0,
+                                                  device_state=False))
     ng.search.adaptive = False       # every batch on the device (its own test: adaptive)
     got = ng.run()
     assert [n.cells for n in got.nets] == [n.cells for n in want.nets]

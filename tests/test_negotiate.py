@@ -10,13 +10,16 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import mazeroute.router.negotiate as neg
+import mazeroute.router.negotiation.device as device_loop
+import mazeroute.router.negotiation.legal as legal
 import mazeroute.router.negotiation.schedule as schedule
 from mazeroute.contract import check_routes
 from mazeroute.engines.weighted import LEVEL_TILE, box_colours, box_levels
 from mazeroute.generate import random_layout
 from mazeroute.router import PathFinderOptions, Router, route
-from mazeroute.router.congestion import Congestion
+from mazeroute.router.congestion import COST_SCALE, Congestion
 from mazeroute.router.negotiate import Negotiator, sequential_routes
+from mazeroute.router.negotiation.phases import run_phases
 from mazeroute.router.negotiation.schedule import colour_order
 from tests.corpus import (
     bfs_connected,
@@ -346,7 +349,8 @@ def test_nets_go_in_reroute_order(monkeypatch, reroute_order):
 
     def batched(boxes, shape, lag=1):
         out = real_batches(boxes, shape, lag)
-        counts.append((boxes.copy(), len(out)))
+        if len(counts) < len(seen):     # the cut of an order (legalise keeps its own)
+            counts.append((boxes.copy(), len(out)))
         return out
 
     ng._order = ordered
@@ -354,7 +358,7 @@ def test_nets_go_in_reroute_order(monkeypatch, reroute_order):
     res = ng.run()
     assert check_routes(lay, res.to_json()) == []
     assert res.routed >= route(lay, backend="cpu", mode="sequential").routed
-    assert len(seen) > 3 and len(counts) >= len(seen)
+    assert len(seen) > 3 and len(counts) == len(seen)
     reordered = False
     for (asked, perm), (boxes, count) in zip(seen, counts):
         colours = box_colours(asked, ng.shape)
@@ -1141,3 +1145,256 @@ def test_cost_without_a_net_is_the_cost_once_it_is_removed():
     cost, _ = state.costs()
     np.testing.assert_array_equal(without, cost.ravel()[wires[1]])
     assert (without < present).any() and (without <= present).all()
+
+
+def _cover_by_scan(graph, sizes):
+    """The greedy cover as a scan of every net left at each step (the oracle)."""
+    graph = {i: set(p) for i, p in graph.items()}
+    taken = []
+    while graph:
+        i = max(graph, key=lambda j: (len(graph[j]), sizes[j], j))
+        for j in graph.pop(i):
+            graph[j].discard(i)
+            if not graph[j]:
+                del graph[j]
+        taken.append(i)
+    return taken
+
+
+@given(st.integers(1, 40), st.integers(0, 2**16), st.sampled_from([0.05, 0.2, 0.6]))
+@settings(max_examples=150, deadline=None)
+def test_cover_takes_the_nets_a_scan_takes(n, seed, p):
+    rng = np.random.default_rng(seed)
+    edges = np.triu(rng.random((n, n)) < p, 1)
+    graph = {i: set() for i in range(n)}
+    for a, b in zip(*np.nonzero(edges)):
+        graph[int(a)].add(int(b))
+        graph[int(b)].add(int(a))
+    graph = {i: s for i, s in graph.items() if s or rng.random() < 0.2}
+    sizes = {i: int(rng.integers(1, 4)) for i in graph}     # ties are common
+    got = legal.cover(graph, sizes)
+    assert got == _cover_by_scan(graph, sizes)
+    chosen = set(got)
+    assert all(i in chosen or j in chosen for i in graph for j in graph[i])
+
+
+def _dropped_and_legalised(lay, one_a_call, monkeypatch):
+    ng = Negotiator(lay, "cpu", PathFinderOptions(max_iterations=3, wait_factor=0))
+    ng.negotiate()
+    calls = []
+    real = ng.search.route
+
+    def route(cost, requests, changed=None):
+        calls.append([(r.net, r.box) for r in requests])
+        return real(cost, requests, changed)
+
+    ng.search.route = route
+    with monkeypatch.context() as m:
+        if one_a_call:
+            m.setattr(schedule, "batches",
+                      lambda boxes, shape, lag=1: [np.array([k]) for k in range(len(boxes))])
+        ng.legalise()
+    return ng, calls
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_legalise_in_batches_routes_as_one_net_a_call(monkeypatch, seed):
+    """Dropped nets go again in calls of disjoint boxes, in routing order, then those
+    that found no way in their box on the whole grid: the routes of one net a call."""
+    lay = random_layout(64, 64, density=0.3, nets=120, pins=2 + seed % 2, seed=seed,
+                        span=24)
+    batched, calls = _dropped_and_legalised(lay, False, monkeypatch)
+    alone, single = _dropped_and_legalised(lay, True, monkeypatch)
+    assert [None if c is None else c.tolist() for c in batched.cells] == \
+        [None if c is None else c.tolist() for c in alone.cells]
+    assert batched.conflicts == alone.conflicts
+    assert check_routes(lay, batched._result().to_json()) == []
+    assert all(len(c) == 1 for c in single)
+    assert len(calls) < len(single) or len(single) <= 1
+    for call in calls:
+        boxes = [b for _, b in call]
+        for k, p in enumerate(boxes):
+            for q in boxes[k + 1:]:
+                assert p[2] < q[0] or q[2] < p[0] or p[3] < q[1] or q[3] < p[1]
+
+
+def test_legalise_tries_the_whole_grid_after_the_boxes(monkeypatch):
+    """A net with no way in its box goes again on the whole grid once every box was
+    searched."""
+    found = []
+    for seed in range(12):
+        lay = random_layout(40, 40, density=0.2, nets=120, pins=2, seed=seed, span=30)
+        ng, calls = _dropped_and_legalised(lay, False, monkeypatch)
+        kinds = [[b == ng.box(i) for i, b in call] for call in calls]
+        retries = [k for k, call in enumerate(kinds) if not all(call)]
+        if retries:
+            found.append(seed)
+            assert all(len(calls[k]) == 1 and calls[k][0][1] == (0, 0, 39, 39)
+                       for k in retries)
+            assert retries == list(range(retries[0], len(calls)))
+        assert check_routes(lay, ng._result().to_json()) == []
+    assert found
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_repair_searches_a_pass_in_one_call_and_again_where_a_wire_was_laid(seed):
+    """A repair pass searches every unrouted net's way across the wires in one call;
+    a net searches again only when a wire was laid on its way since; repair never
+    loses a net and stays legal."""
+    lay = random_layout(48, 48, density=0.3, nets=110, pins=2, seed=seed, span=16)
+    ng = Negotiator(lay, "cpu", PathFinderOptions(max_iterations=4, wait_factor=0))
+    ng.negotiate()
+    ng.legalise()
+    push = ng._pin_search()
+    calls, again, first = [], [], {}
+    real = push.route
+
+    def route(cost, requests, changed=None):
+        calls.append([r.net for r in requests])
+        out = real(cost, requests, changed)
+        if not first:
+            first.update({r.net: xy for r, xy in zip(requests, out)})
+        elif len(requests) == 1:
+            again.append(requests[0].net)
+        return out
+
+    push.route = route
+    before = ng.routed
+    unrouted = sorted(i for i, c in enumerate(ng.cells) if c is None and i not in ng.enclosed)
+    gained = ng.repair()
+    assert ng.routed == before + gained
+    assert check_routes(lay, ng._result().to_json()) == []
+    if unrouted:
+        assert sorted(calls[0]) == unrouted
+        # a net searches again only when it had a way, and never the pass's first net
+        assert all(first[u] is not None for u in again)
+
+
+class _HostState:
+    """The engine side of negotiation's device state (engines.gpu_state.DeviceState's
+    methods) made of the host's Congestion and the CPU engine: a stand-in that lets the
+    router's side of the device loop (router.negotiation.device) run without a device.
+    The device's own kernels are held to the host's state in tests/test_gpu_state.py."""
+
+    def __init__(self, search):
+        self.inner = search
+        self.passes = 0
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+    def state_open(self, pricing, nets):
+        self.cg = Congestion(self.inner.free.reshape(-1).reshape(self.inner.shape[1:]), nets)
+        self.cg.base[:] = pricing.base
+        self.cg.history[:] = pricing.history
+        self.cg.weight[:] = pricing.weight
+        self.state_pres(pricing.pres)
+        self.box = np.zeros((nets, 4), np.int64)
+
+    def state_pres(self, pres):
+        self.cg.set_pres_fac(pres / COST_SCALE)
+
+    def state_pass(self, batches):
+        self.passes += 1
+        w = self.inner.shape[2]
+        out = []
+        for reqs in batches:
+            self.cg.remove_many([r.net for r in reqs])
+            cost, changed = self.cg.costs()
+            found = self.inner.route(cost, reqs, changed)
+            done = [(r.net, xy) for r, xy in zip(reqs, found) if xy is not None]
+            self.cg.add_many([i for i, _ in done],
+                             [xy[:, 1] * w + xy[:, 0] for _, xy in done])
+            for i, xy in done:
+                self.box[i] = [*xy.min(axis=0), *xy.max(axis=0)]
+            out.append(np.array([xy is not None for xy in found], bool))
+        return out
+
+    def state_overused(self):
+        over = self.cg.overused()
+        cells, nets = [], []
+        for i, r in enumerate(self.cg.routes):
+            if r is not None:
+                hit = np.intersect1d(r, over)
+                cells += hit.tolist()
+                nets += [i] * hit.size
+        return np.array(cells, np.int64), np.array(nets, np.int64)
+
+    def state_end_iteration(self, over, conflicts, acc, net_acc):
+        assert np.array_equal(over, self.cg.overused())
+        assert (acc, net_acc) == (self.cg.acc, self.cg.net_acc)
+        self.cg.end_iteration(conflicts)
+
+    def state_boxes(self, nets):
+        return self.box[nets]
+
+    def state_close(self):
+        from mazeroute.engines.gpu_state import DeviceRoutes
+        cg = self.cg
+        cells = np.flatnonzero(cg.load | cg.history)
+        return DeviceRoutes(cg.routes, self.box, cells, cg.occupancy[cells], cg.load[cells],
+                            cg.id_sum[cells], cg.history[cells], cg.weight)
+
+
+@pytest.mark.parametrize("after", [0, 1, 6])
+def test_a_pass_too_big_for_the_device_hands_the_loop_to_the_host(monkeypatch, after):
+    """A pass whose boxes hold more cells than the device's pool takes (here every pass
+    after the first ``after``) brings the state back, and the loop goes on on the host
+    from that pass: the host loop's routes."""
+    lay = random_layout(56, 48, density=0.25, nets=70, pins=2, seed=3, span=20)
+    opt = PathFinderOptions(wait_factor=0, max_iterations=30)
+    host = Negotiator(lay, "cpu", opt)
+    host.negotiate()
+    dev = Negotiator(lay, "cpu", PathFinderOptions(wait_factor=0, max_iterations=30,
+                                                   device_state=True))
+    dev.search = stand_in = _HostState(dev.search)
+    real = stand_in.state_pass
+
+    def passing(batches):
+        out = real(batches)
+        if stand_in.passes >= after:
+            monkeypatch.setattr(device_loop, "DEVICE_PASS_CELLS", 0)
+        return out
+    stand_in.state_pass = passing
+    if after == 0:
+        monkeypatch.setattr(device_loop, "DEVICE_PASS_CELLS", 0)
+    dev.negotiate()
+    assert not dev.on_device and stand_in.passes == after < len(host.iterations)
+    assert [None if r is None else r.tolist() for r in dev.routes] == \
+        [None if r is None else r.tolist() for r in host.routes]
+    assert [(s.overused, s.conflicts) for s in dev.iterations] == \
+        [(s.overused, s.conflicts) for s in host.iterations]
+    for name in ("occupancy", "load", "history", "weight"):
+        assert np.array_equal(getattr(dev.state, name), getattr(host.state, name)), name
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_device_loop_keeps_the_host_loops_routes(seed):
+    """The loop with its state kept by the engine (router.negotiation.device, here with
+    a host stand-in for the device) routes as the loop that keeps it itself: the same
+    routes, iterations, boxes, stamps and final state, and the phases after it run on
+    what comes back."""
+    lay = random_layout(56, 48, density=0.25, nets=70, pins=2 + seed % 2, seed=seed, span=20)
+    opt = PathFinderOptions(wait_factor=0, max_iterations=30)
+    host = Negotiator(lay, "cpu", opt)
+    host.negotiate()
+    dev = Negotiator(lay, "cpu", PathFinderOptions(wait_factor=0, max_iterations=30,
+                                                   device_state=True))
+    dev.search = stand_in = _HostState(dev.search)
+    dev.negotiate()
+    assert stand_in.passes >= len(dev.iterations) > 1 and not dev.on_device
+    assert [None if r is None else r.tolist() for r in dev.routes] == \
+        [None if r is None else r.tolist() for r in host.routes]
+    assert [None if c is None else c.tolist() for c in dev.cells] == \
+        [None if c is None else c.tolist() for c in host.cells]
+    assert [(s.overused, s.conflicts, s.rerouted, s.pres_fac) for s in dev.iterations] == \
+        [(s.overused, s.conflicts, s.rerouted, s.pres_fac) for s in host.iterations]
+    routed = [i for i, r in enumerate(host.routes) if r is not None]
+    for name in ("rlo", "rhi", "stamp", "margin", "fights"):
+        assert np.array_equal(getattr(dev, name)[routed], getattr(host, name)[routed]), name
+    for name in ("occupancy", "load", "id_sum", "history", "weight"):
+        assert np.array_equal(getattr(dev.state, name), getattr(host.state, name)), name
+    assert np.array_equal(dev.state.costs()[0], host.state.costs()[0])
+    assert np.array_equal(dev.state.history_cost(), host.state.history_cost())
+    dev.search = stand_in.inner
+    assert check_routes(lay, run_phases(dev, len(dev.iterations)).to_json()) == []

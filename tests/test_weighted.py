@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -124,6 +126,19 @@ def test_parallel_calls_with_overlapping_boxes_equal_the_oracle():
     """Overlapping boxes in one parallel call: each request sees the same costs (the
     engine splits them into groups of disjoint boxes, run one group after another)."""
     _check(overlapping_case(np.random.default_rng(5), 30, 1), parallel=True)
+
+
+def test_parallel_calls_with_huge_boxes_among_small_ones_equal_the_oracle():
+    """Boxes of a quarter of the grid or more among small overlapping ones in one
+    parallel call (the huge ones go alone, the others in colours)."""
+    case = overlapping_case(np.random.default_rng(9), 24, 1)
+    h, w = case.free.shape
+    reqs = [r._replace(box=(0, 0, w - 1, h - 1)) if k % 3 == 0 else
+            r._replace(box=(0, 0, w // 2 + 5, h // 2 + 5)) if k % 3 == 1 and
+            (r.pins <= (w // 2 + 5, h // 2 + 5)).all() else r
+            for k, r in enumerate(case.requests)]
+    assert sum(r.box == (0, 0, w - 1, h - 1) for r in reqs) >= 8
+    _check(dataclasses.replace(case, requests=tuple(reqs)), parallel=True)
 
 
 @pytest.mark.parametrize("case", random_weighted_cases(12, 200, seed=11, whole=True),

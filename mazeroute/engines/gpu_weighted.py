@@ -56,6 +56,7 @@ import numpy as np
 from .base import allow_shared
 from .costs import COST_MAX, Pricing, kernel_defines
 from .gpu_own import OwnOverlay
+from .gpu_state import DeviceState
 from .weighted import NetRequest, NetSearch, box_sides, pack_requests, request_boxes
 from .weighted_launch import (
     CELL_BYTES,
@@ -126,7 +127,7 @@ def cell_codes(free: np.ndarray, owner: np.ndarray) -> np.ndarray:
     return np.where(free, owner, BLOCKED_CODE).astype(np.int32)
 
 
-class GPUNetSearch(OwnOverlay, NetSearch):
+class GPUNetSearch(OwnOverlay, DeviceState, NetSearch):
     """The GPU engine of :class:`~mazeroute.engines.weighted.NetSearch` (see the module
     notes): returns the very wires of :class:`~mazeroute.engines.weighted.CPUNetSearch`.
 
@@ -190,11 +191,12 @@ class GPUNetSearch(OwnOverlay, NetSearch):
         #: The last chain's batches: each one's nets and the device's seconds for it
         #: (CUDA events; none off the device), for a caller that weighs the device.
         self.chain_batches: list[tuple[int, float]] = []
-        #: Work done so far: per kind (``device calls``, ``chained batches``) the calls
-        #: (batches), their nets, wall seconds (of the whole chain for chained batches)
-        #: and the device's seconds from the first launch to the last (CUDA events; 0
-        #: off the device).
-        self.spent = {k: [0, 0, 0.0, 0.0] for k in ("device calls", "chained batches")}
+        #: Work done so far: per kind (``device calls``, ``chained batches``, ``device
+        #: passes``' batches) the calls (batches), their nets, wall seconds (of the whole
+        #: chain or pass for their batches) and the device's seconds from the first
+        #: launch to the last (CUDA events; 0 off the device).
+        self.spent = {k: [0, 0, 0.0, 0.0]
+                      for k in ("device calls", "chained batches", "device passes")}
         self._span = 0.0            # device seconds of the call under way (events)
         self.smem_limit = int(smem_limit) if smem_limit is not None else optin - 1024
         self._static = self._kernel.shared_size_bytes

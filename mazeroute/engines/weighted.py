@@ -329,8 +329,14 @@ class CPUNetSearch(NetSearch):
         if parallel and not _disjoint(packed.boxes):
             # every request sees the same costs, so any split into groups of disjoint
             # boxes gives the same routes; the groups run on all cores one after another
-            # (no cost changed since the checks above: each group passes no cells)
-            level = box_colours(packed.boxes, (h, w))
+            # (no cost changed since the checks above: each group passes no cells). A box
+            # of a quarter of the grid or more goes alone: it overlaps nearly every other,
+            # and colouring many such boxes costs more than their searches
+            huge = bw * bh * 4 >= h * w
+            level = np.empty(len(requests), np.int64)
+            level[~huge] = box_colours(packed.boxes[~huge], (h, w))
+            level[huge] = (level[~huge].max() + 1 if (~huge).any() else 0) \
+                + np.arange(int(huge.sum()))
             found: list[np.ndarray | None] = [None] * len(requests)
             for lv in np.unique(level):
                 part = np.flatnonzero(level == lv)

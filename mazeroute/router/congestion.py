@@ -115,6 +115,9 @@ class Congestion:
         # fell back), so no query scans the grid and a remove has nothing to do.
         self._over = np.zeros(0, np.int64)
         self._over_new: list[np.ndarray] = []
+        # cells whose history ever grew (history only grows, on overused cells): a
+        # report's history map is made from these, not from a pass over the grid
+        self._storied: list[np.ndarray] = []
         self.routes: list[np.ndarray | None] = [None] * nets
         self.pres_fac = 0.0
         self._pres = 0
@@ -189,6 +192,42 @@ class Congestion:
             used = [r for r in self.routes if r is not None]
             self._dirty.append(np.concatenate(used) if used else np.zeros(0, np.int64))
 
+    @property
+    def pres(self) -> int:
+        """The present factor in units of ``1 / COST_SCALE`` (what the costs use)."""
+        return self._pres
+
+    @property
+    def acc(self) -> int:
+        """``acc_fac`` in units of ``1 / COST_SCALE``."""
+        return self._acc
+
+    @property
+    def net_acc(self) -> int:
+        """The weight a net gains for each iteration it ends in conflict."""
+        return self._net_acc
+
+    def adopt(self, routes: Sequence[np.ndarray | None], cells: np.ndarray,
+              occupancy: np.ndarray, load: np.ndarray, id_sum: np.ndarray,
+              history: np.ndarray, weight: np.ndarray) -> None:
+        """Take the state another keeper made with the same rules from this one's, with
+        no route then (a device's,
+        :meth:`~mazeroute.engines.gpu_state.DeviceState.state_close`): every route, the
+        nets' weights, and occupancy, load, id sum and history at ``cells`` (flat, each
+        once: every cell whose state changed); those cells are priced again."""
+        if any(r is not None for r in self.routes):
+            raise ValueError("a state is adopted only in place of one with no route")
+        self.routes = list(routes)
+        for mine, theirs in ((self.occupancy, occupancy), (self.load, load),
+                             (self.id_sum, id_sum), (self.history, history)):
+            mine[cells] = theirs
+        self.weight[:] = weight
+        self._over = cells[occupancy > 1]
+        self._over_new = []
+        self._storied.append(cells[history > 0])
+        self._touch(cells)
+        self._priced = None         # a chain's engine takes every cell again
+
     def order_free(self) -> bool:
         """Whether costs ignore who uses a cell (``pres_fac`` 0): then the order in which
         nets are routed cannot change their routes."""
@@ -199,6 +238,7 @@ class Congestion:
         ``net_acc`` more weight for each net of ``conflicts``."""
         over = self.overused()
         self.history[over] += self._acc * (self.occupancy[over].astype(np.int64) - 1)
+        self._storied.append(over)
         self._touch(over)
         if self._net_acc:
             nets = np.unique(np.asarray(list(conflicts), np.int64))
@@ -289,4 +329,10 @@ class Congestion:
 
     def history_cost(self) -> np.ndarray:
         """History cost of every cell, ``(H, W)``, in units of a base cost."""
-        return (self.history / COST_SCALE).reshape(self.shape)
+        # zeros are mapped lazily: only the cells that have a history are written
+        out = np.zeros(self.history.size)
+        if self._storied:
+            cells = np.unique(np.concatenate(self._storied))
+            self._storied = [cells]
+            out[cells] = self.history[cells] / COST_SCALE
+        return out.reshape(self.shape)

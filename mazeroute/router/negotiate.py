@@ -95,8 +95,9 @@ from ..layout import Layout
 from ..plan import Plan, device_errors, first_line, make_plan
 from .congestion import COST_SCALE, Congestion, PathFinderOptions
 from .dispatch import net_search
-from .floor import sequential_routes
+from .floor import FloorBeside, sequential_routes
 from .negotiation.conflicts import Conflicts, _independent
+from .negotiation.device import DeviceLoop
 from .negotiation.explain import Explain
 from .negotiation.explain import names as _names
 from .negotiation.fillers import Fillers
@@ -109,7 +110,7 @@ from .result import IterationStats, RouteResult
 from .watch import Watch
 
 
-class Negotiator(RouteBook, Conflicts, Loop, Legalise, Fillers, Explain):
+class Negotiator(RouteBook, Conflicts, Loop, DeviceLoop, Legalise, Fillers, Explain):
     """One layout's negotiated routing: the search engine, the congestion state, every
     net's current route and box.
 
@@ -182,6 +183,10 @@ class Negotiator(RouteBook, Conflicts, Loop, Legalise, Fillers, Explain):
         #: phase keeps it, whatever the clock says; see _bound).
         self.floor_first: RouteResult | None = None
         self.floor_watch: Watch | None = None
+        #: Sequential routing routed beside the loop (see _floor_beside), and when the
+        #: wait bound began counting while it runs (its deadline set once it is done).
+        self.floor_beside: FloorBeside | None = None
+        self.bound_from: float | None = None
         #: Steps the time limit stopped part way ("cut short") or before they began
         #: ("skipped"), in order.
         self.cut: dict[str, str] = {}
@@ -201,9 +206,16 @@ class Negotiator(RouteBook, Conflicts, Loop, Legalise, Fillers, Explain):
         legal, and the result's phases and notice say what the limit cut short or
         skipped."""
         start = time.perf_counter()
-        self._bound()
-        iterations = self.negotiate(progress)
-        result = run_phases(self, iterations)
+        self._floor_beside()
+        try:
+            self._bound()
+            iterations = self.negotiate(progress)
+            result = run_phases(self, iterations)
+        finally:
+            # a floor still routing is let finish (it is far sooner than negotiation
+            # on every layout it runs beside), so that no thread outlives the run
+            if self.floor_beside is not None:
+                self.floor_beside.join()
         result.seconds = time.perf_counter() - start
         if self.cut:
             limit = (f"the {self.limit_words} "
@@ -223,6 +235,9 @@ class Negotiator(RouteBook, Conflicts, Loop, Legalise, Fillers, Explain):
             return
         if opt.wait_factor == 0 or not self.layout.nets:
             return
+        if self.floor_beside is not None:
+            self.bound_from = self.now()        # the deadline follows its time (settle)
+            return
         # the floor is routed first rather than at the end: its time is what the bound
         # is measured against, and it costs a small share of negotiation's on the
         # layouts that need a bound (the same engine, already compiled, on unit costs)
@@ -230,10 +245,42 @@ class Negotiator(RouteBook, Conflicts, Loop, Legalise, Fillers, Explain):
         self.floor_watch = Watch(self.watch.net)
         self.floor_first = sequential_routes(self.layout, self.plan.floor,
                                              watch=self.floor_watch)
-        limit = opt.bound(self.now() - t0)
+        self._bound_by(t0, self.now() - t0)
+
+    def _bound_by(self, t0: float, seconds: float) -> None:
+        """The wait bound's deadline, counted from ``t0``, for a floor of ``seconds``."""
+        opt = self.options
+        limit = opt.bound(seconds)
         self.limit_words = (f"wait bound ({limit:.3g} s: {opt.wait_factor:g} times "
                             f"sequential routing's time, at least {opt.min_wait:g} s)")
         self.deadline = t0 + limit
+
+    def _floor_beside(self) -> None:
+        """Start sequential routing, the floor, in a thread beside the loop, when the
+        loop keeps its state on the device (:mod:`.negotiation.device`): its host thread
+        mostly waits for the device then, and the floor's time is taken off the run's
+        (not without a time limit, which the floor phase heeds net by net; beside the
+        loop on the host, the two threads' host work would take turns)."""
+        if (self.backend == "gpu" and self.options.time_limit is None
+                and self._device_applies() and self.layout.nets):
+            self.floor_beside = FloorBeside(self.layout, self.plan.floor)
+            self.floor_beside.start()
+
+    def settle(self) -> None:
+        """Set the wait bound's deadline once the floor routed beside the loop is done."""
+        beside = self.floor_beside
+        if self.bound_from is not None and self.deadline is None and beside.seconds is not None:
+            self._bound_by(self.bound_from, beside.seconds)
+
+    def floor_routes(self) -> RouteResult | None:
+        """The floor routed beside the loop, waited for (None: none was, or it failed:
+        the floor phase routes it then)."""
+        beside = self.floor_beside
+        if beside is None:
+            return None
+        beside.join()
+        self.settle()
+        return beside.result if beside.error is None else None
 
 
 def negotiate(layout: Layout, backend: str = "auto", *, max_iterations: int | None = None,

@@ -4,6 +4,7 @@ tidy: :class:`Legalise`, a part of :class:`~mazeroute.router.negotiate.Negotiato
 
 from __future__ import annotations
 
+import heapq
 import time
 
 import numpy as np
@@ -13,30 +14,55 @@ from ...engines.weighted import NetRequest
 from ..dispatch import net_search
 from . import schedule
 
-__all__ = ["Legalise", "WIRE_COST"]
+__all__ = ["Legalise", "WIRE_COST", "cover"]
 
 #: Base costs to cross another net's wire in :meth:`Legalise.repair`'s search.
 WIRE_COST = 64
+
+
+def cover(graph: dict[int, set[int]], sizes: dict[int, int]) -> list[int]:
+    """A greedy vertex cover of the conflict graph ``graph`` (each net with the nets it
+    shares cells with), in the order taken: the net in the most conflicts first; among
+    equals the longer wire (``sizes``: it frees the most room), then the later net.
+
+    A heap of the nets' current keys, each popped key checked against the net's degree
+    now, so the work grows with the edges, not with the nets times the cover.
+
+    Examples
+    --------
+    >>> cover({0: {1, 2}, 1: {0}, 2: {0}, 3: {4}, 4: {3}}, {0: 5, 1: 5, 2: 5, 3: 2, 4: 9})
+    [0, 4]
+    """
+    left = {i: set(p) for i, p in graph.items()}
+    heap = [(-len(p), -sizes[i], -i) for i, p in left.items()]
+    heapq.heapify(heap)
+    taken = []
+    while heap:
+        degree, _, i = heapq.heappop(heap)
+        i = -i
+        if i not in left or len(left[i]) != -degree:
+            continue        # a key that was true when pushed, since lowered
+        for j in left.pop(i):
+            left[j].discard(i)
+            if left[j]:
+                heapq.heappush(heap, (-len(left[j]), -sizes[j], -j))
+            else:
+                del left[j]
+        taken.append(i)
+    return taken
 
 
 class Legalise:
     """Legalise, repair, tidy (see :class:`~mazeroute.router.negotiate.Negotiator`)."""
 
     def legalise(self) -> None:
-        """Drop the fewest nets that keep conflicts, then route them again one at a
-        time on the cells no other net uses (shortest first)."""
+        """Drop the fewest nets that keep conflicts (:func:`cover`), then route them again
+        on the cells no other net uses, in routing order: each in its box first, in
+        order-keeping batches of disjoint boxes (:func:`~.schedule.batches`: the routes
+        of routing them one at a time, in a call a batch), then those that found no way
+        in their box on the whole grid, one at a time."""
         conflicts = self.in_conflict()
-        graph = {i: set(p) for i, p in conflicts.items()}
-        dropped = []
-        while graph:
-            # greedy vertex cover: the net in the most conflicts goes first; among
-            # equals the longer wire (it frees the most room), then the later net
-            i = max(graph, key=lambda j: (len(graph[j]), self.routes[j].size, j))
-            for j in graph.pop(i):
-                graph[j].discard(i)
-                if not graph[j]:
-                    del graph[j]
-            dropped.append(i)
+        dropped = cover(conflicts, {i: self.routes[i].size for i in conflicts})
         for i in dropped:
             self.conflicts[i] = conflicts[i]
             self._set_route(i, None)
@@ -45,26 +71,44 @@ class Legalise:
         self._reserve_wires()
         self.state.set_pres_fac(0.0)
         rank = {int(i): k for k, i in enumerate(self.order)}
-        for i in sorted(dropped, key=rank.__getitem__):
+        nets = sorted(dropped, key=rank.__getitem__)
+        boxes = self.boxes(np.asarray(nets, np.int64))
+        failed = []
+        for batch in schedule.batches(boxes, self.shape):
             if self._late("legalise"):
-                break           # the nets left stay dropped: the routing stays legal
-            start = time.perf_counter()
-            cost, changed = self.state.costs()
-            request = NetRequest(i, self.pins[i], self.box(i))
-            self.watch.look(self.search, cost, [request], "legalise")
-            xy = self.search.route(cost, [request], changed)[0]
-            if xy is None and not self._whole(i):
-                h, w = self.shape
-                cost, changed = self.state.costs()
-                request = NetRequest(i, self.pins[i], (0, 0, w - 1, h - 1))
-                self.watch.look(self.search, cost, [request], "legalise")
-                xy = self.search.route(cost, [request], changed)[0]
-            if xy is not None:
-                self.watch.took(i)
-                self._set_route(i, xy)
-                self.search.set_owner(xy, i)
+                return          # the nets left stay dropped: the routing stays legal
+            group = [nets[k] for k in batch]
+            failed += self._legal_call(group, [tuple(boxes[k].tolist()) for k in batch])
+        h, w = self.shape
+        for i in sorted(failed, key=rank.__getitem__):
+            if self._late("legalise"):
+                return
+            self._legal_call([i], [(0, 0, w - 1, h - 1)])
+
+    def _legal_call(self, nets: list[int], boxes: list[tuple[int, int, int, int]]
+                    ) -> list[int]:
+        """:meth:`legalise`'s search of ``nets`` in ``boxes`` (disjoint), in one call:
+        each net found a way keeps it; returns those that found none in a box smaller
+        than the grid."""
+        start = time.perf_counter()
+        cost, changed = self.state.costs()
+        requests = [NetRequest(i, self.pins[i], b) for i, b in zip(nets, boxes)]
+        self.watch.look(self.search, cost, requests, "legalise")
+        found = self.search.route(cost, requests, changed)
+        done = [(i, xy) for i, xy in zip(nets, found) if xy is not None]
+        if done:
+            ids = [i for i, _ in done]
+            if self.watch.net in ids:
+                self.watch.took(self.watch.net)
+            self._commit(ids, [xy for _, xy in done],
+                         list(range(self.clock, self.clock + len(done))))
+            self._reserve(ids, [xy for _, xy in done])
+            for i in ids:
                 del self.conflicts[i]
-            self.seconds[i] += time.perf_counter() - start
+        self.seconds[nets] += (time.perf_counter() - start) / len(nets)
+        h, w = self.shape
+        return [i for i, xy in zip(nets, found)
+                if xy is None and tuple(self.box(i)) != (0, 0, w - 1, h - 1)]
 
     def _pin_search(self):
         """A second search engine whose cells belong only to the nets' pins (wires pass,
@@ -88,7 +132,12 @@ class Legalise:
         to cross); if it crosses at most ``max_victims`` nets, those are ripped up, the
         net is committed, and each victim is routed again on the free cells; if one of
         them finds no way, everything goes back as it was. Passes over the unrouted nets
-        repeat while one gains a net. Never loses a net; returns the nets gained."""
+        repeat while one gains a net. Never loses a net; returns the nets gained.
+
+        A pass searches every net's way across the wires in one call, on the wires as
+        they lie when it starts, then takes the nets in routing order: a net whose way
+        had a wire laid on it since (by an earlier net's repair) searches again then
+        (a way with no new wire on it crosses no net the search did not price)."""
         if all(c is not None or i in self.enclosed for i, c in enumerate(self.cells)):
             return 0            # nothing to repair: spare the grid-sized set-up below
         board = _Board(self)
@@ -101,30 +150,51 @@ class Legalise:
             before = gained
             todo = sorted((i for i, c in enumerate(self.cells)
                            if c is None and i not in self.enclosed), key=rank.__getitem__)
-            for u in todo:
+            if self._late("repair"):
+                return gained
+            ways = self._push(todo, board, push)
+            board.laid = np.zeros(board.own.size, bool)
+            for u, xy in zip(todo, ways):
                 if self._late("repair"):
                     return gained
-                gained += self._repair_net(u, board, push, max_victims)
+                gained += self._repair_net(u, board, push, max_victims, xy)
             if gained == before:
                 break
         return gained
 
-    def _repair_net(self, u: int, board: _Board, push, max_victims: int) -> int:
-        """:meth:`repair`'s attempt at net ``u`` (``push``: the search across wires):
-        1 when it gained the net, else 0 (everything as it was)."""
+    def _push(self, nets: list[int], board: _Board, push) -> list[np.ndarray | None]:
+        """Every net of ``nets``' way across the wires as they lie now, in one call."""
+        if not nets:
+            return []
+        start = time.perf_counter()
+        requests = [NetRequest(u, self.pins[u], board.whole) for u in nets]
+        ways = push.route(board.dear.reshape(self.shape), requests, board.changes())
+        self.seconds[nets] += (time.perf_counter() - start) / len(nets)
+        return ways
+
+    def _repair_net(self, u: int, board: _Board, push, max_victims: int,
+                    xy: np.ndarray | None) -> int:
+        """:meth:`repair`'s attempt at net ``u`` (``push``: the search across wires;
+        ``xy``: its way found at the pass's start, searched again if a wire was laid
+        on it since): 1 when it gained the net, else 0 (everything as it was)."""
         w = self.shape[1]
         start = time.perf_counter()
-        changed = board.changes()
+        # pins are all that block a way across wires, and they never move: a net
+        # with no way at the pass's start has none now
+        if xy is None:
+            return 0
         request = NetRequest(u, self.pins[u], board.whole)
         self.watch.look(push, board.dear.reshape(self.shape), [request], "repair")
         looked = self.watch.last
-        xy = push.route(board.dear.reshape(self.shape), [request], changed)[0]
+        if board.laid[xy[:, 1] * w + xy[:, 0]].any():
+            xy = push.route(board.dear.reshape(self.shape), [request], board.changes())[0]
         if xy is None:
             return 0
         victims = sorted(set(board.own[xy[:, 1] * w + xy[:, 0]].tolist()) - {-1, u})
         if len(victims) > max_victims:
             return 0
         old = {v: self.cells[v] for v in victims}
+        board.fresh = []
         for v in victims:
             board.lift(v)
         board.commit(u, xy)
@@ -146,6 +216,8 @@ class Legalise:
             board.lift(u)
             for v in victims:
                 board.commit(v, old[v])
+            for cells in board.fresh:           # no wire is new where all is as it was
+                board.laid[cells] = False
         self.seconds[u] += time.perf_counter() - start
         return gained
 
@@ -225,6 +297,10 @@ class _Board:
                                         [ng.routes[i].size for i in nets])
             self.dear[wires] = WIRE_COST * COST_SCALE
         self.uniform: np.ndarray | None = None      # unit costs of the victims' searches
+        #: Cells a wire was laid on since a repair pass searched its nets' ways.
+        self.laid = np.zeros(h * w, bool)
+        #: The cells an attempt marked laid, unmarked when it puts everything back.
+        self.fresh: list[np.ndarray] = []
         self.dirty: list[np.ndarray] | None = None  # cells of dear changed; None: all
         self.legal_changed: np.ndarray | None = None
 
@@ -242,6 +318,9 @@ class _Board:
         ng.search.set_owner(xy, i)
         self.own[ng.routes[i]] = i
         self.dear[ng.routes[i]] = WIRE_COST * COST_SCALE
+        wire = ng.routes[i]
+        self.fresh.append(wire[~self.laid[wire]])
+        self.laid[wire] = True
         if self.dirty is not None:
             self.dirty.append(ng.routes[i])
 

@@ -42,7 +42,6 @@ class Loop:
     def _reroute_pass(self, pending: np.ndarray) -> tuple[np.ndarray, int, int]:
         """One pass of :meth:`reroute` over ``pending``: the nets to search again (their
         boxes grown), the searches made and the cells of their boxes."""
-        searches = cells = 0
         boxes = self.boxes(pending)
         free_order = self.state.order_free()
         if not free_order:
@@ -50,11 +49,38 @@ class Loop:
             pending, boxes = pending[perm], boxes[perm]
         rank = np.empty(len(self.layout.nets), np.int64)
         rank[pending] = np.arange(pending.size)
+        clock = self.clock             # stamps follow the order, not the batches
+        groups, grouped = self._calls(pending, boxes, free_order)
+        got = None
+        if self.on_device and self.iterations and self._late("negotiation"):
+            got = [], 0, 0              # the nets keep their routes
+        elif self.on_device:
+            got = self._device_pass(pending, boxes, groups)
+            if got is not None:
+                got = pending[got[0]].tolist(), got[1], got[2]
+        failed, searches, cells = (got if got is not None else
+                                   self._host_pass(pending, boxes, groups, grouped))
+        self.clock = clock + pending.size
+        retry = []
+        if self.iterations and self._late("negotiation"):
+            failed = []     # no more searches: the failed nets stay unrouted
+        for i in sorted(failed, key=rank.__getitem__):
+            if self._whole(i) or self._cut_off(i):
+                self.enclosed.add(i)
+            else:
+                self._grow(i)
+                retry.append(i)
+        return np.asarray(retry, np.int64), searches, cells
+
+    def _host_pass(self, pending: np.ndarray, boxes: np.ndarray, groups: list[np.ndarray],
+                   grouped: bool) -> tuple[list[int], int, int]:
+        """:meth:`_reroute_pass`'s searches, call by call, with the state on the host: the
+        nets that found no route, the searches made and the cells of their boxes."""
+        searches = cells = 0
+        clock = self.clock
+        failed = []
         bw, bh = box_sides(boxes)
         areas = bw * bh
-        clock = self.clock             # stamps follow the order, not the batches
-        failed = []
-        groups, grouped = self._calls(pending, boxes, free_order)
         requests = [[NetRequest(i, self.pins[i], tuple(b))
                      for i, b in zip(pending[batch].tolist(), boxes[batch].tolist())]
                     for batch in groups]
@@ -107,17 +133,7 @@ class Loop:
             every = np.concatenate(part)
             self.seconds[pending[every]] += (time.perf_counter() - start) / every.size
             k += run
-        self.clock = clock + pending.size
-        retry = []
-        if self.iterations and self._late("negotiation"):
-            failed = []     # no more searches: the failed nets stay unrouted
-        for i in sorted(failed, key=rank.__getitem__):
-            if self._whole(i) or self._cut_off(i):
-                self.enclosed.add(i)
-            else:
-                self._grow(i)
-                retry.append(i)
-        return np.asarray(retry, np.int64), searches, cells
+        return failed, searches, cells
 
     def _calls(self, pending: np.ndarray, boxes: np.ndarray, free_order: bool
                ) -> tuple[list[np.ndarray], bool]:
@@ -195,16 +211,24 @@ class Loop:
         rank = np.empty(len(todo), np.int64)
         rank[todo] = np.arange(len(todo))
         iteration = 0
+        if self._device_applies():
+            self._device_open()
         while True:
             iteration += 1
             t0 = time.perf_counter()
             self.state.set_pres_fac(opt.pres_fac(iteration))
+            if self.on_device:
+                self.search.state_pres(self.state.pres)
             before = self.cells_searched
             self.reroute(todo)
             self.searched.append(self.cells_searched - before)
-            uses = self.overused_uses(todo.tolist())
+            if self.on_device:
+                uses, overused = self._device_iteration()
+            else:
+                uses = self.overused_uses(todo.tolist())
+                overused = int(self.state.overused().size)
             conflicts = self.conflicting(uses=uses)
-            stats = IterationStats(iteration, int(self.state.overused().size), len(conflicts),
+            stats = IterationStats(iteration, overused, len(conflicts),
                                    len(todo), time.perf_counter() - t0, self.state.pres_fac,
                                    left=self._left())
             self.iterations.append(stats)
@@ -218,7 +242,10 @@ class Loop:
             self.stop = self._stop(iteration)
             if self.stop is not None:
                 break
-            self.state.end_iteration(conflicts)
+            if self.on_device:
+                self._device_end_iteration(uses, conflicts)
+            else:
+                self.state.end_iteration(conflicts)
             self.fights[conflicts] += 1
             # boxes grow after bb_patience iterations in conflict or when the route ran
             # along the box's edge, up to bb_grow_limit times the pins' span
@@ -228,6 +255,7 @@ class Loop:
             chosen = conflicts[grow]
             self.margin[chosen] = np.maximum(1, self.margin[chosen]) * opt.bb_grow
             todo = conflicts[np.argsort(rank[conflicts], kind="stable")]
+        self._device_close()
         return iteration
 
     def _stop(self, iteration: int) -> str | None:
@@ -261,11 +289,13 @@ class Loop:
 
     def _left(self) -> float | None:
         """Seconds left before the deadline (None: no limit)."""
+        self.settle()
         return None if self.deadline is None else max(0.0, self.deadline - self.now())
 
     def _late(self, step: str | None = None) -> bool:
         """Whether the time limit has run out (:attr:`deadline`); if so, ``step`` (a
         phase that stops part way for it) is recorded as cut short."""
+        self.settle()
         if self.deadline is None or self.now() < self.deadline:
             return False
         if step is not None:

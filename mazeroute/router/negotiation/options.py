@@ -161,6 +161,12 @@ class PathFinderOptions:
         (:meth:`~mazeroute.engines.weighted.NetSearch.route_chain`); the routes are the
         same. Off by default: sooner on some large layouts, later on the largest
         (benchmarks/RESULTS.md, "Negotiation's engine")
+    device_state : on an engine that keeps negotiation's state itself (the GPU's), the
+        loop's rip-ups, commits, pricing and overuse count run on the device beside the
+        searches, each pass of reroutes one upload and one read back, the routes back on
+        the host once the loop ends (:mod:`.device`); the routes are the same (on by
+        default; benchmarks/RESULTS.md, "Negotiation's state on the device"). Not with
+        ``group_nets`` or a watched net (those go on the host)
     window_work : when nets still stay unrouted after the space-filling search and every
         net has two pins, windows round each one's pins are re-solved exactly with the
         wires crossing them (:mod:`.windows`, a SAT solver), within this much work in
@@ -203,6 +209,7 @@ class PathFinderOptions:
     reroute_order: str = "colour"
     shorten_group: int = 3
     device_chains: bool = False
+    device_state: bool = True
     window_work: int = 50_000
 
     def __post_init__(self):
@@ -258,7 +265,8 @@ class PathFinderOptions:
                   ("reroute_order", self.reroute_order in REROUTE_ORDERS),
                   ("shorten_group", self.shorten_group >= 0),
                   ("window_work", self.window_work >= 0),
-                  ("device_chains", isinstance(self.device_chains, bool))]
+                  ("device_chains", isinstance(self.device_chains, bool)),
+                  ("device_state", isinstance(self.device_state, bool))]
         for name, ok in checks:
             if not ok:
                 raise ValueError(f"{name} = {getattr(self, name)!r} is out of range")

@@ -19,6 +19,8 @@ class RouteBook:
     @property
     def routed(self) -> int:
         """The nets that have a route now."""
+        if self.on_device:
+            return int(self.has_route.sum())
         return sum(c is not None for c in self.cells)
 
     def box(self, i: int) -> tuple[int, int, int, int]:
