@@ -19,7 +19,15 @@ from mazeroute.engines import gpu_state
 from mazeroute.router import PathFinderOptions
 from mazeroute.router.negotiate import Negotiator
 from tests.corpus import chain_layouts
-from tests.test_gpu_weighted_host import ROOT, EmuNetSearch, _build_emu, _DeviceArray
+from tests.test_gpu_weighted_host import (
+    I64,
+    ROOT,
+    EmuNetSearch,
+    _build_emu,
+    _c_args,
+    _DeviceArray,
+)
+from tests.test_negotiate import same_loops
 
 
 def check_device_loop(make) -> None:
@@ -28,13 +36,7 @@ def check_device_loop(make) -> None:
     host, dev = make(False), make(True)
     host.negotiate()
     dev.negotiate()
-    assert not dev.on_device
-    assert [None if r is None else r.tolist() for r in dev.routes] == \
-        [None if r is None else r.tolist() for r in host.routes]
-    assert [(s.overused, s.conflicts, s.rerouted, s.pres_fac) for s in dev.iterations] == \
-        [(s.overused, s.conflicts, s.rerouted, s.pres_fac) for s in host.iterations]
-    for name in ("occupancy", "load", "id_sum", "history", "weight"):
-        assert np.array_equal(getattr(dev.state, name), getattr(host.state, name)), name
+    same_loops(dev, host)
     assert np.array_equal(dev.state.overused(), host.state.overused())
     routed = [i for i, r in enumerate(host.routes) if r is not None]
     for name in ("rlo", "rhi", "stamp"):
@@ -44,7 +46,7 @@ def check_device_loop(make) -> None:
 
 
 # -- kernels/congestion.cu on the CPU ---------------------------------------------------
-I32, I64 = "i32", "i64"          # scalars; arrays by their dtype
+I32 = None                       # an int32 scalar; arrays by their dtype
 _ARGS = {
     "route_keep": [np.int32, I32, np.int32, np.int32, I32, np.int32, np.int32, np.int32,
                    np.int32, np.int32, np.int32],
@@ -60,21 +62,6 @@ _ARGS = {
 }
 
 
-def _c(args, kinds) -> list:
-    out = []
-    for a, kind in zip(args, kinds, strict=True):
-        if kind == I32:
-            assert isinstance(a, np.int32)
-            out.append(ctypes.c_int(int(a)))
-        elif kind == I64:
-            assert isinstance(a, np.int64)
-            out.append(ctypes.c_longlong(int(a)))
-        else:
-            assert isinstance(a, np.ndarray) and a.dtype == kind and a.flags.c_contiguous
-            out.append(ctypes.c_void_p(a.ctypes.data))
-    return out
-
-
 class _EmuStateKernel:
     """One kernel of kernels/congestion.cu run by tests/congestion_emu.cpp."""
 
@@ -86,7 +73,7 @@ class _EmuStateKernel:
         assert 1 <= block[0] <= 1024 and 1 <= grid[0] <= 2**31 - 1
         self.calls += 1
         # few threads a block: the kernels stride by blockDim, any count is theirs
-        assert self.fn(min(3, block[0]), grid[0], *_c(args, _ARGS[self.name])) == 0
+        assert self.fn(min(3, block[0]), grid[0], *_c_args(args, _ARGS[self.name])) == 0
 
 
 def _device_array(a) -> _DeviceArray:

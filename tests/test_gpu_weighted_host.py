@@ -186,14 +186,21 @@ _ARG_TYPES = [np.int64, None, np.int32, np.uint16, np.int32, np.uint16, None, np
               None, np.int32, np.int32, np.int32, np.int32]
 
 
+#: An int64 scalar among a kernel's arguments (:func:`_c_args`).
+I64 = "i64"
+
+
 def _c_args(args, types) -> list:
     """A kernel's arguments for ctypes, each checked against ``types`` (an array's
-    dtype, contiguous; None: an int32 scalar)."""
+    dtype, contiguous; None: an int32 scalar; :data:`I64`: an int64 one)."""
     out = []
     for a, want in zip(args, types, strict=True):
         if want is None:
             assert isinstance(a, np.int32)
             out.append(ctypes.c_int(int(a)))
+        elif want is I64:
+            assert isinstance(a, np.int64)
+            out.append(ctypes.c_longlong(int(a)))
         else:
             assert isinstance(a, np.ndarray) and a.dtype == want and a.flags.c_contiguous
             out.append(ctypes.c_void_p(a.ctypes.data))

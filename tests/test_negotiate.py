@@ -1336,18 +1336,39 @@ class _HostState:
                             cg.id_sum[cells], cg.history[cells], cg.weight)
 
 
+def _stand_in_pair(lay, **options):
+    """The host loop negotiated, and a negotiator whose loop keeps its state in a host
+    stand-in of the device (not negotiated yet), with its stand-in."""
+    host = Negotiator(lay, "cpu", PathFinderOptions(wait_factor=0, max_iterations=30,
+                                                    device_state=False, **options))
+    host.negotiate()
+    dev = Negotiator(lay, "cpu", PathFinderOptions(wait_factor=0, max_iterations=30,
+                                                   device_state=True, **options))
+    dev.search = stand_in = _HostState(dev.search)
+    return host, dev, stand_in
+
+
+def same_loops(dev, host) -> None:
+    """The two loops' routes, iterations and final state are the same (also the check
+    of the device's loops, tests/test_gpu_state_host.py)."""
+    assert not dev.on_device
+    assert [None if r is None else r.tolist() for r in dev.routes] == \
+        [None if r is None else r.tolist() for r in host.routes]
+    assert [None if c is None else c.tolist() for c in dev.cells] == \
+        [None if c is None else c.tolist() for c in host.cells]
+    assert [(s.overused, s.conflicts, s.rerouted, s.pres_fac) for s in dev.iterations] == \
+        [(s.overused, s.conflicts, s.rerouted, s.pres_fac) for s in host.iterations]
+    for name in ("occupancy", "load", "id_sum", "history", "weight"):
+        assert np.array_equal(getattr(dev.state, name), getattr(host.state, name)), name
+
+
 @pytest.mark.parametrize("after", [0, 1, 6])
 def test_a_pass_too_big_for_the_device_hands_the_loop_to_the_host(monkeypatch, after):
     """A pass whose boxes hold more cells than the device's pool takes (here every pass
     after the first ``after``) brings the state back, and the loop goes on on the host
     from that pass: the host loop's routes."""
     lay = random_layout(56, 48, density=0.25, nets=70, pins=2, seed=3, span=20)
-    opt = PathFinderOptions(wait_factor=0, max_iterations=30)
-    host = Negotiator(lay, "cpu", opt)
-    host.negotiate()
-    dev = Negotiator(lay, "cpu", PathFinderOptions(wait_factor=0, max_iterations=30,
-                                                   device_state=True))
-    dev.search = stand_in = _HostState(dev.search)
+    host, dev, stand_in = _stand_in_pair(lay)
     real = stand_in.state_pass
 
     def passing(batches):
@@ -1359,13 +1380,8 @@ def test_a_pass_too_big_for_the_device_hands_the_loop_to_the_host(monkeypatch, a
     if after == 0:
         monkeypatch.setattr(device_loop, "DEVICE_PASS_CELLS", 0)
     dev.negotiate()
-    assert not dev.on_device and stand_in.passes == after < len(host.iterations)
-    assert [None if r is None else r.tolist() for r in dev.routes] == \
-        [None if r is None else r.tolist() for r in host.routes]
-    assert [(s.overused, s.conflicts) for s in dev.iterations] == \
-        [(s.overused, s.conflicts) for s in host.iterations]
-    for name in ("occupancy", "load", "history", "weight"):
-        assert np.array_equal(getattr(dev.state, name), getattr(host.state, name)), name
+    assert stand_in.passes == after < len(host.iterations)
+    same_loops(dev, host)
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -1375,25 +1391,13 @@ def test_the_device_loop_keeps_the_host_loops_routes(seed):
     routes, iterations, boxes, stamps and final state, and the phases after it run on
     what comes back."""
     lay = random_layout(56, 48, density=0.25, nets=70, pins=2 + seed % 2, seed=seed, span=20)
-    opt = PathFinderOptions(wait_factor=0, max_iterations=30)
-    host = Negotiator(lay, "cpu", opt)
-    host.negotiate()
-    dev = Negotiator(lay, "cpu", PathFinderOptions(wait_factor=0, max_iterations=30,
-                                                   device_state=True))
-    dev.search = stand_in = _HostState(dev.search)
+    host, dev, stand_in = _stand_in_pair(lay)
     dev.negotiate()
-    assert stand_in.passes >= len(dev.iterations) > 1 and not dev.on_device
-    assert [None if r is None else r.tolist() for r in dev.routes] == \
-        [None if r is None else r.tolist() for r in host.routes]
-    assert [None if c is None else c.tolist() for c in dev.cells] == \
-        [None if c is None else c.tolist() for c in host.cells]
-    assert [(s.overused, s.conflicts, s.rerouted, s.pres_fac) for s in dev.iterations] == \
-        [(s.overused, s.conflicts, s.rerouted, s.pres_fac) for s in host.iterations]
+    assert stand_in.passes >= len(dev.iterations) > 1
+    same_loops(dev, host)
     routed = [i for i, r in enumerate(host.routes) if r is not None]
     for name in ("rlo", "rhi", "stamp", "margin", "fights"):
         assert np.array_equal(getattr(dev, name)[routed], getattr(host, name)[routed]), name
-    for name in ("occupancy", "load", "id_sum", "history", "weight"):
-        assert np.array_equal(getattr(dev.state, name), getattr(host.state, name)), name
     assert np.array_equal(dev.state.costs()[0], host.state.costs()[0])
     assert np.array_equal(dev.state.history_cost(), host.state.history_cost())
     dev.search = stand_in.inner
