@@ -68,12 +68,13 @@ class DeviceLoop:
     def _device_pass(self, pending: np.ndarray, boxes: np.ndarray, groups: list[np.ndarray]
                      ) -> tuple[list[int], int, int] | None:
         """:meth:`Loop._reroute_pass`'s searches on the device: the nets that found no
-        route (positions of ``pending``), the searches and the cells of their boxes; None
-        when its boxes hold more than :data:`DEVICE_PASS_CELLS` cells (the state then
-        comes back to the host, and the loop goes on there)."""
+        route, the searches and the cells of their boxes; None when its boxes hold more
+        than :data:`DEVICE_PASS_CELLS` cells (the state then comes back to the host, and
+        the loop goes on there)."""
         start = time.perf_counter()
         bw, bh = box_sides(boxes)
-        if int((bw * bh).sum()) > DEVICE_PASS_CELLS:
+        cells = int((bw * bh).sum())
+        if cells > DEVICE_PASS_CELLS:
             self._device_close()
             return None
         requests = [[NetRequest(i, self.pins[i], tuple(b))
@@ -85,19 +86,18 @@ class DeviceLoop:
         self.has_route[pending] = found
         self.stamp[pending[found]] = self.clock + np.flatnonzero(found)
         self.seconds[pending] += (time.perf_counter() - start) / pending.size
-        return np.flatnonzero(~found).tolist(), pending.size, int((bw * bh).sum())
+        return pending[~found].tolist(), pending.size, cells
 
-    def _device_iteration(self) -> tuple[tuple[np.ndarray, np.ndarray], int]:
-        """The uses of overused cells now and how many cells are overused."""
+    def _device_iteration(self) -> tuple[tuple[np.ndarray, np.ndarray], np.ndarray]:
+        """The uses of overused cells now, and those cells (ascending, each once)."""
         uses = self.search.state_overused()
-        return uses, int(np.unique(uses[0]).size)
+        return uses, np.unique(uses[0])
 
-    def _device_end_iteration(self, uses: tuple[np.ndarray, np.ndarray],
-                              conflicts: np.ndarray) -> None:
-        """History and weights on the device (:meth:`~.congestion.Congestion.end_iteration`'s
-        rule) and the boxes of the routes in conflict brought to the host."""
-        self.search.state_end_iteration(np.unique(uses[0]), conflicts, self.state.acc,
-                                        self.state.net_acc)
+    def _device_end_iteration(self, over: np.ndarray, conflicts: np.ndarray) -> None:
+        """History on the overused cells ``over`` and weights of the nets ``conflicts``
+        on the device (:meth:`~.congestion.Congestion.end_iteration`'s rule), and the
+        boxes of the routes in conflict brought to the host."""
+        self.search.state_end_iteration(over, conflicts, self.state.acc, self.state.net_acc)
         if conflicts.size:
             b = self.search.state_boxes(conflicts)
             self.rlo[conflicts], self.rhi[conflicts] = b[:, :2], b[:, 2:]

@@ -106,9 +106,7 @@ class Legalise:
             for i in ids:
                 del self.conflicts[i]
         self.seconds[nets] += (time.perf_counter() - start) / len(nets)
-        h, w = self.shape
-        return [i for i, xy in zip(nets, found)
-                if xy is None and tuple(self.box(i)) != (0, 0, w - 1, h - 1)]
+        return [i for i, xy in zip(nets, found) if xy is None and not self._whole(i)]
 
     def _pin_search(self):
         """A second search engine whose cells belong only to the nets' pins (wires pass,

@@ -56,8 +56,6 @@ class Loop:
             got = [], 0, 0              # the nets keep their routes
         elif self.on_device:
             got = self._device_pass(pending, boxes, groups)
-            if got is not None:
-                got = pending[got[0]].tolist(), got[1], got[2]
         failed, searches, cells = (got if got is not None else
                                    self._host_pass(pending, boxes, groups, grouped))
         self.clock = clock + pending.size
@@ -223,7 +221,8 @@ class Loop:
             self.reroute(todo)
             self.searched.append(self.cells_searched - before)
             if self.on_device:
-                uses, overused = self._device_iteration()
+                uses, over = self._device_iteration()
+                overused = over.size
             else:
                 uses = self.overused_uses(todo.tolist())
                 overused = int(self.state.overused().size)
@@ -243,7 +242,7 @@ class Loop:
             if self.stop is not None:
                 break
             if self.on_device:
-                self._device_end_iteration(uses, conflicts)
+                self._device_end_iteration(over, conflicts)
             else:
                 self.state.end_iteration(conflicts)
             self.fights[conflicts] += 1
