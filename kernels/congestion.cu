@@ -7,8 +7,7 @@
 // Routes live in a pool of cells: net k's route is pool[rstart[k] .. + rlen[k]) (rlen 0:
 // no route), its bounding box rbox[4k ..] (x0, y0, x1, y1). Per cell: occupancy (nets
 // using it), load (their weights, summed), idSum (their ids, summed), history and bh (base
-// plus history), cost (what the searches read):
-//   cost = clamp(bh * (COST_SCALE + pres * load) / COST_SCALE, 1, COST_MAX).
+// plus history), cost (what the searches read: pricing.cuh priceOf).
 // Kernels over routes run a block a route.
 //
 // route_keep: the results of `count` requests of nets[j] (their headers hdr[j * HDR ..]:
@@ -18,24 +17,19 @@
 // route_uses: sign * (1, weight, id) added to each cell of the routes of nets[0 .. count)
 //   (occupancy, load, idSum); with bump, `bump` is added to the load alone.
 // route_price: the cells of those routes priced (launched after route_uses).
+// route_own: the own overlay of weighted.cu's CellCosts from the routes of nets[0 ..
+//   count) (the group schedule: a net searches pricing its own route as if it were gone):
+//   with on, each cell of net k's route gets ownNet = k and ownCost its price with k's
+//   weight taken off its load; without, ownNet = -1. The routes share no cell.
 // price_cells: the cells listed priced; price_grid: every cell.
 // overused_uses: every (cell, net) use of a cell of occupancy above 1, over all routes,
 //   at slots taken by atomicAdd on *count (at most cap of them written).
 // history_add: history and bh grow by acc * (occupancy - 1) on the cells listed (each
 //   once).
-#ifndef COST_SCALE
-#define COST_SCALE 16
-#endif
-#ifndef COST_MAX
-#define COST_MAX 65535
-#endif
+#include "pricing.cuh"
+
 #define HDR 3
 #define ST_OK 1
-
-__device__ __forceinline__ unsigned short priceOf(long long bh, long long load, int pres) {
-    const long long v = bh * (COST_SCALE + (long long)pres * load) / COST_SCALE;
-    return (unsigned short)(v < 1 ? 1 : (v > COST_MAX ? COST_MAX : v));
-}
 
 extern "C" __global__ void route_keep(const int* __restrict__ hdr, int count,
                                       const int* __restrict__ out,
@@ -109,6 +103,25 @@ extern "C" __global__ void route_price(const int* __restrict__ pool,
         for (int i = threadIdx.x; i < n; i += blockDim.x) {
             const int c = pool[s + i];
             cost[c] = priceOf(bh[c], load[c], pres);
+        }
+    }
+}
+
+extern "C" __global__ void route_own(const int* __restrict__ pool,
+                                     const int* __restrict__ rstart,
+                                     const int* __restrict__ rlen,
+                                     const int* __restrict__ nets, int count, int on,
+                                     const long long* __restrict__ weight,
+                                     const long long* __restrict__ bh,
+                                     const long long* __restrict__ load, int pres,
+                                     int* ownNet, unsigned short* ownCost) {
+    for (int j = blockIdx.x; j < count; j += gridDim.x) {
+        const int net = nets[j];
+        const int s = rstart[net], n = rlen[net];
+        for (int i = threadIdx.x; i < n; i += blockDim.x) {
+            const int c = pool[s + i];
+            ownNet[c] = on ? net : -1;
+            if (on) ownCost[c] = priceOf(bh[c], load[c] - weight[net], pres);
         }
     }
 }

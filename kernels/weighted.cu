@@ -537,18 +537,13 @@ extern "C" __global__ void set_costs(const int* __restrict__ idx, const int* __r
 // (gpu_weighted.py route_chain): before a batch, its nets' old routes leave the cells'
 // loads; after it, the routes it found join them; each time the cells touched are
 // repriced by negotiated congestion's rule (PathFinder: McMurchie and Ebeling, FPGA
-// 1995; mazeroute/engines/costs.py Pricing and mazeroute/router/pricing.py, the host's
-// form of the same rule):
-//   cost = clamp(bh * (COST_SCALE + pres * load) / COST_SCALE, 1, COST_MAX)
-// with bh a cell's base plus history cost. chain_uses runs over `count` routes, a block
+// 1995; pricing.cuh priceOf). chain_uses runs over `count` routes, a block
 // a route: route j is cells[start[j] .. start[j + 1]) of net nets[j], or with from_hdr
 // the result of request row0 + j (hdr: status, cells, offset in cells), passed over
 // unless ST_OK. price 0 adds sign * weight[net] to each cell's load (atomically: boxes
 // of one batch may overlap when the caller lets them); price 1, launched after, prices
 // the same cells.
-#ifndef COST_SCALE
-#define COST_SCALE 16
-#endif
+#include "pricing.cuh"
 
 extern "C" __global__ void chain_uses(const int* __restrict__ cells,
                                       const int* __restrict__ start, const int* hdr,
@@ -572,9 +567,7 @@ extern "C" __global__ void chain_uses(const int* __restrict__ cells,
         for (int i = threadIdx.x; i < n; i += blockDim.x) {
             const int c = cells[s + i];
             if (price) {
-                const long long v = bh[c] * (COST_SCALE + (long long)pres * load[c])
-                                    / COST_SCALE;
-                cost[c] = (unsigned short)(v < 1 ? 1 : (v > COST_MAX ? COST_MAX : v));
+                cost[c] = priceOf(bh[c], load[c], pres);
             } else {
                 atomicAdd((unsigned long long*)(load + c), (unsigned long long)add);
             }

@@ -34,6 +34,16 @@ extern "C" int emulate_route_price(int threads, int blocks, const int* pool, con
     });
 }
 
+extern "C" int emulate_route_own(int threads, int blocks, const int* pool, const int* rstart,
+                                 const int* rlen, const int* nets, int count, int on,
+                                 const long long* weight, const long long* bh,
+                                 const long long* load, int pres, int* ownNet,
+                                 unsigned short* ownCost) {
+    return runSerial(threads, blocks, [=] {
+        route_own(pool, rstart, rlen, nets, count, on, weight, bh, load, pres, ownNet, ownCost);
+    });
+}
+
 extern "C" int emulate_price_cells(int threads, int blocks, const int* cells, int n,
                                    const long long* bh, const long long* load, int pres,
                                    unsigned short* cost) {

@@ -27,9 +27,10 @@ def _layouts():
     ]
 
 
-def _make(lay, smem_limit=None):
+def _make(lay, smem_limit=None, group_nets=0):
     def make(device: bool) -> Negotiator:
-        ng = Negotiator(lay, "gpu", PathFinderOptions(wait_factor=0, device_state=device))
+        ng = Negotiator(lay, "gpu", PathFinderOptions(wait_factor=0, device_state=device,
+                                                      group_nets=group_nets))
         ng.search.adaptive = False
         if smem_limit is not None:
             ng.search.device.smem_limit = smem_limit
@@ -41,6 +42,13 @@ def _make(lay, smem_limit=None):
 @pytest.mark.parametrize("lay", _layouts(), ids=lambda lay: lay.name)
 def test_the_device_loop_is_the_host_loop(lay, smem_limit):
     check_device_loop(_make(lay, smem_limit))
+
+
+@pytest.mark.parametrize("smem_limit", [None, 0])
+@pytest.mark.parametrize("lay", _layouts()[1::2], ids=lambda lay: lay.name)
+def test_the_device_loop_routes_groups_as_the_host_loop(lay, smem_limit):
+    """The group schedule on the device: own routes priced as gone (route_own)."""
+    check_device_loop(_make(lay, smem_limit, group_nets=8))
 
 
 def test_the_device_passes_are_counted():

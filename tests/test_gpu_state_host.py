@@ -54,6 +54,8 @@ _ARGS = {
                    np.int32, np.int64, np.int64],
     "route_price": [np.int32, np.int32, np.int32, np.int32, I32, np.int64, np.int64, I32,
                     np.uint16],
+    "route_own": [np.int32, np.int32, np.int32, np.int32, I32, I32, np.int64, np.int64,
+                  np.int64, I32, np.int32, np.uint16],
     "price_cells": [np.int32, I32, np.int64, np.int64, I32, np.uint16],
     "price_grid": [I64, np.int64, np.int64, I32, np.uint16],
     "overused_uses": [np.int32, np.int32, np.int32, I32, np.int32, np.int32, np.int32,
@@ -119,12 +121,13 @@ def state_lib(tmp_path_factory):
     return ctypes.CDLL(str(so))
 
 
-def _emulated(lay, emu_lib, state_lib, smem_limit=None):
+def _emulated(lay, emu_lib, state_lib, smem_limit=None, group_nets=0):
     """The device loop on the emulated engine; the host loop on the CPU engine (whose
     searches the device's equal: tests/test_gpu_weighted_host.py)."""
     def make(device: bool) -> Negotiator:
         ng = Negotiator(lay, "cpu", PathFinderOptions(wait_factor=0, window_work=0,
-                                                      device_state=device))
+                                                      device_state=device,
+                                                      group_nets=group_nets))
         if device:
             ng.search = EmuStateSearch(ng.free, ng.owner, emu_lib, state_lib,
                                        smem_limit=smem_limit)
@@ -136,6 +139,19 @@ def _emulated(lay, emu_lib, state_lib, smem_limit=None):
 def test_the_emulated_device_loop_is_the_host_loop(emu_lib, state_lib, k, smem_limit):
     """Shared memory and tiles (every box in global memory), two-pin and three-pin nets."""
     check_device_loop(_emulated(chain_layouts()[k], emu_lib, state_lib, smem_limit))
+
+
+@pytest.mark.parametrize("k, smem_limit", [(0, None), (1, 0)])
+def test_the_emulated_device_loop_routes_groups_as_the_host_loop(emu_lib, state_lib, k,
+                                                                 smem_limit):
+    """The group schedule: own routes priced as gone by route_own, the old routes ripped
+    up after the group's searches; the overlay cleared after every group."""
+    make = _emulated(chain_layouts()[k], emu_lib, state_lib, smem_limit, group_nets=8)
+    check_device_loop(make)
+    dev = make(True)
+    dev.negotiate()
+    assert dev.search._own_net is not None and (np.array(dev.search._own_net) == -1).all()
+    assert dev.search._sk["route_own"].calls > 0
 
 
 def test_the_emulated_pool_moves_routes_together_when_it_fills(emu_lib, state_lib,
@@ -170,8 +186,8 @@ def test_the_emulated_state_is_priced_as_the_host_prices(emu_lib, state_lib):
     real = search.state_pass
     seen = []
 
-    def checked(batches):
-        out = real(batches)
+    def checked(batches, own=False):
+        out = real(batches, own)
         bh, load = np.array(search._st_bh), np.array(search._st_load)
         want = np.empty(bh.size, np.uint16)
         price_all(bh, np.zeros_like(bh), load, int(search._st_pres), want)

@@ -312,7 +312,7 @@ def test_own_cells_of_overlapping_boxes():
 def test_groups_negotiate_as_the_cpu_does(lay):
     """The group schedule (own cells on every call) routes the CPU run's wires, every
     call on the device."""
-    opt = PathFinderOptions(group_nets=8, wait_factor=0)
+    opt = PathFinderOptions(group_nets=8, wait_factor=0, device_state=False)
     want = Negotiator(lay, "cpu", opt).run()
     ng = Negotiator(lay, "gpu", opt)
     ng.search.adaptive = False

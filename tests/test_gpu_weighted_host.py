@@ -988,7 +988,7 @@ def test_emulated_groups_negotiate_as_the_cpu_does(emu_lib, k):
     from mazeroute.router import PathFinderOptions
     from mazeroute.router.negotiate import Negotiator
     lay = chain_layouts()[k]
-    opt = PathFinderOptions(group_nets=8, window_work=0, wait_factor=0)
+    opt = PathFinderOptions(group_nets=8, window_work=0, wait_factor=0, device_state=False)
     want = Negotiator(lay, "cpu", opt).run()
     ng = Negotiator(lay, "cpu", opt)
     ng.search = EmuNetSearch(ng.free, ng.owner, emu_lib)

@@ -1294,14 +1294,22 @@ class _HostState:
     def state_pres(self, pres):
         self.cg.set_pres_fac(pres / COST_SCALE)
 
-    def state_pass(self, batches):
+    def state_pass(self, batches, own=False):
         self.passes += 1
         w = self.inner.shape[2]
         out = []
         for reqs in batches:
-            self.cg.remove_many([r.net for r in reqs])
-            cost, changed = self.cg.costs()
-            found = self.inner.route(cost, reqs, changed)
+            if own:         # the group schedule: searched before the old routes go
+                reqs = [r._replace(own=self.cg.routes[r.net],
+                                   own_cost=self.cg.cost_without(r.net, self.cg.routes[r.net]))
+                        if self.cg.routes[r.net] is not None else r for r in reqs]
+                cost, changed = self.cg.costs()
+                found = self.inner.route(cost, reqs, changed)
+                self.cg.remove_many([r.net for r in reqs])
+            else:
+                self.cg.remove_many([r.net for r in reqs])
+                cost, changed = self.cg.costs()
+                found = self.inner.route(cost, reqs, changed)
             done = [(r.net, xy) for r, xy in zip(reqs, found) if xy is not None]
             self.cg.add_many([i for i, _ in done],
                              [xy[:, 1] * w + xy[:, 0] for _, xy in done])
@@ -1327,6 +1335,9 @@ class _HostState:
 
     def state_boxes(self, nets):
         return self.box[nets]
+
+    def state_routes(self, nets):
+        return [self.cg.routes[i] for i in nets.tolist()]
 
     def state_close(self):
         from mazeroute.engines.gpu_state import DeviceRoutes
@@ -1371,8 +1382,8 @@ def test_a_pass_too_big_for_the_device_hands_the_loop_to_the_host(monkeypatch, a
     host, dev, stand_in = _stand_in_pair(lay)
     real = stand_in.state_pass
 
-    def passing(batches):
-        out = real(batches)
+    def passing(batches, own=False):
+        out = real(batches, own)
         if stand_in.passes >= after:
             monkeypatch.setattr(device_loop, "DEVICE_PASS_CELLS", 0)
         return out
@@ -1381,6 +1392,25 @@ def test_a_pass_too_big_for_the_device_hands_the_loop_to_the_host(monkeypatch, a
         monkeypatch.setattr(device_loop, "DEVICE_PASS_CELLS", 0)
     dev.negotiate()
     assert stand_in.passes == after < len(host.iterations)
+    same_loops(dev, host)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_device_loop_keeps_the_host_loops_groups(seed):
+    """The group schedule with the loop's state kept by the engine (a host stand-in):
+    each group searches with its own routes priced as gone, then its old routes go; the
+    host loop's routes and state."""
+    lay = random_layout(56, 48, density=0.3, nets=80, pins=2 + seed % 2, seed=seed, span=24)
+    host, dev, stand_in = _stand_in_pair(lay, group_nets=8)
+    grouped = []
+    real = stand_in.state_pass
+
+    def passing(batches, own=False):
+        grouped.append(own and max(len(b) for b in batches) > 1)
+        return real(batches, own)
+    stand_in.state_pass = passing
+    dev.negotiate()
+    assert any(grouped) and len(dev.iterations) > 1
     same_loops(dev, host)
 
 

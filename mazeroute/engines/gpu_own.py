@@ -29,7 +29,8 @@ _NO_CELLS = np.zeros(0, np.int64)
 class OwnOverlay:
     """The own-cell overlay of a device search: its state (:meth:`_own_init`), the route
     of requests with own cells (:meth:`_route_own`) and the kernels' arguments for it
-    (:meth:`_own_args`, :meth:`_launch_least`). The host class supplies ``_xp``,
+    (:meth:`_own_args`, :meth:`_launch_least`); :meth:`_own_arrays` makes the arrays
+    that :class:`~.gpu_state.DeviceState` also writes. The host class supplies ``_xp``,
     ``free``, ``shape``, ``_code``, ``_cost``, ``_least`` and ``_timed_device``."""
 
     def _own_init(self) -> None:
@@ -65,10 +66,7 @@ class OwnOverlay:
         if not cells.size:
             return self._timed_device(cost, requests, changed)
         xp = self._xp
-        if self._own_net is None:
-            self._own_net = xp.empty(self.free.size, dtype=xp.int32)
-            self._own_net.fill(-1)
-            self._own_cost = xp.empty(self.free.size, dtype=xp.uint16)
+        self._own_arrays()
         at = xp.asarray(cells.astype(np.int64))
         self._own_net[at] = xp.asarray(nets)
         self._own_cost[at] = xp.asarray(costs.astype(np.uint16))
@@ -78,6 +76,15 @@ class OwnOverlay:
         finally:
             self._own_net[at] = -1
             self._owns, self._own_least = False, COST_MAX
+
+    def _own_arrays(self) -> None:
+        """The overlay's arrays on the device, made at their first use (every cell
+        no net's own)."""
+        if self._own_net is None:
+            xp = self._xp
+            self._own_net = xp.empty(self.free.size, dtype=xp.int32)
+            self._own_net.fill(-1)
+            self._own_cost = xp.empty(self.free.size, dtype=xp.uint16)
 
     def _own_args(self) -> tuple:
         """The kernels' ``ownNet, ownCost, owns`` (their costs and codes stand in for the

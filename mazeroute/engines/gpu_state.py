@@ -30,8 +30,8 @@ from .weighted_launch import R_ROW, REC, chunks, plan_launches, records
 __all__ = ["DeviceState", "DeviceRoutes", "STATE_KERNELS"]
 
 #: The kernels of ``kernels/congestion.cu``.
-STATE_KERNELS = ("route_keep", "route_uses", "route_price", "price_cells", "price_grid",
-                 "overused_uses", "history_add")
+STATE_KERNELS = ("route_keep", "route_uses", "route_price", "route_own", "price_cells",
+                 "price_grid", "overused_uses", "history_add")
 #: Header words of a request's result (``kernels/weighted.cu`` HDR).
 _HDR = 3
 _THREADS = 128
@@ -56,7 +56,88 @@ class DeviceRoutes(NamedTuple):
     weight: np.ndarray
 
 
-class DeviceState:
+class _PassViews(NamedTuple):
+    """A pass's plan on the device (:meth:`DeviceState._pass_plan`): per batch its
+    calls ``(lo, hi, record at, launches, tiles, first pin)``, the batches' bounds in the
+    requests, and views of the workspace: records, pins, nets, tile tables, headers, the
+    output counter, which requests found a route, the output cells, and the buffers of
+    distances (scratch; tiled: dist) and tile work."""
+
+    calls: list
+    bounds: np.ndarray
+    rec: object
+    pins: object
+    nets: object
+    tables: object
+    hdr: object
+    used: object
+    found: object
+    out: object
+    scratch: object
+    dist: object
+    work: object
+
+
+class _DeviceIteration:
+    """What an iteration's end asks of the device's state (a part of
+    :class:`DeviceState`, whose arrays it reads)."""
+
+    def state_overused(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every ``(cell, net)`` use of a cell used by more than one net, as two int64
+        arrays sorted by net, then cell."""
+        xp = self._xp
+        while True:
+            cap = self._st_uses.size // 2
+            count = xp.zeros(1, xp.int32)
+            self._sk["overused_uses"](self._blocks(self._st_nets), (_THREADS,), (
+                self._st_pool, self._st_start, self._st_len, np.int32(self._st_nets),
+                self._st_occ, self._st_uses[:cap], self._st_uses[cap:], count,
+                np.int32(cap)))
+            k = int(count.get()[0])
+            if k <= cap:
+                break
+            self._st_uses = xp.empty(4 * k, xp.int32)
+        got = self._st_uses[:cap][:k].get().astype(np.int64), \
+            self._st_uses[cap:cap + k].get().astype(np.int64)
+        order = np.lexsort((got[0], got[1]))
+        return got[0][order], got[1][order]
+
+    def state_end_iteration(self, over: np.ndarray, conflicts: np.ndarray, acc: int,
+                            net_acc: int) -> None:
+        """History: ``acc`` per unit of overuse on the cells ``over`` (each once); the
+        nets ``conflicts`` (each once) weigh ``net_acc`` more, on their routes' loads
+        too; the cells touched repriced."""
+        xp = self._xp
+        k = int(over.size)
+        cells = xp.asarray(over.astype(np.int32))
+        if k:
+            grid = (min(-(-k // 256), 4096),)
+            self._sk["history_add"](grid, (256,), (cells, np.int32(k), self._st_occ,
+                                                   np.int64(acc), self._st_history,
+                                                   self._st_bh))
+        if net_acc and conflicts.size:
+            nets = xp.asarray(conflicts.astype(np.int32))
+            self._st_weight[nets] += net_acc
+            self._uses_of(nets, int(conflicts.size), 1, bump=net_acc)
+        if k:
+            self._sk["price_cells"](grid, (256,), (cells, np.int32(k), self._st_bh,
+                                                   self._st_load, self._st_pres, self._cost))
+
+    def state_boxes(self, nets: np.ndarray) -> np.ndarray:
+        """The bounding boxes of the routes of ``nets``, ``(k, 4)`` int64."""
+        idx = self._xp.asarray(np.asarray(nets, np.int32))
+        return self._st_box.reshape(-1, 4)[idx].get().astype(np.int64)
+
+    def state_routes(self, nets: np.ndarray) -> list[np.ndarray | None]:
+        """The routes of ``nets`` now (flat cells, int64; None: no route)."""
+        idx = self._xp.asarray(np.asarray(nets, np.int32))
+        start, length = self._st_start[idx].get(), self._st_len[idx].get()
+        cells, offsets = self._gathered(start, length)
+        flat = cells.get().astype(np.int64)
+        return [flat[a:z] if z > a else None
+                for a, z in zip(offsets[:-1].tolist(), offsets[1:].tolist())]
+
+class DeviceState(_DeviceIteration):
     """Negotiation's state on the device (module notes); a mixin of the GPU engine,
     which supplies ``_xp``, ``options``, ``free``, ``shape``, ``_cost``, ``_least``,
     ``_loaded``, ``_pack``, ``_sync_owner``, ``_buffer``, ``_upload``, ``_event``, ``_spend``,
@@ -106,64 +187,96 @@ class DeviceState:
     def _blocks(self, count: int) -> tuple[int]:
         return (max(1, min(count, _MAX_BLOCKS)),)
 
-    def _uses_of(self, nets, count: int, sign: int, bump: int = 0) -> None:
-        """route_uses then route_price over the routes of the ``count`` nets ``nets``."""
+    def _uses_of(self, nets, count: int, sign: int, routes: tuple | None = None,
+                 bump: int = 0) -> None:
+        """route_uses then route_price over the routes of the ``count`` nets ``nets``
+        (``routes``: their starts and lengths, the current ones by default)."""
         if not count:
             return
+        routes = routes or (self._st_start, self._st_len)
         self._sk["route_uses"](self._blocks(count), (_THREADS,), (
-            self._st_pool, self._st_start, self._st_len, nets, np.int32(count),
-            np.int32(sign), np.int64(bump), self._st_weight, self._st_occ, self._st_load,
-            self._st_id))
+            self._st_pool, *routes, nets, np.int32(count), np.int32(sign), np.int64(bump),
+            self._st_weight, self._st_occ, self._st_load, self._st_id))
         self._sk["route_price"](self._blocks(count), (_THREADS,), (
-            self._st_pool, self._st_start, self._st_len, nets, np.int32(count), self._st_bh,
-            self._st_load, self._st_pres, self._cost))
+            self._st_pool, *routes, nets, np.int32(count), self._st_bh, self._st_load,
+            self._st_pres, self._cost))
+
+    def _gathered(self, start: np.ndarray, length: np.ndarray):
+        """The pool's cells of the routes ``start``, ``length`` (host arrays), one after
+        another on the device, and their offsets there (host, int64)."""
+        lens = length.astype(np.int64)
+        offsets = np.zeros(lens.size + 1, np.int64)
+        np.cumsum(lens, out=offsets[1:])
+        total = int(offsets[-1])
+        at = np.repeat(start.astype(np.int64) - offsets[:-1], lens) + np.arange(total)
+        cells = (self._st_pool[self._xp.asarray(at.astype(np.int32))] if total
+                 else self._xp.zeros(0, self._xp.int32))
+        return cells, offsets
 
     def _room(self, need: int) -> None:
         """Room in the pool for ``need`` more cells: the live routes moved together
         (and the pool grown) when the cells taken so far leave too little."""
-        xp = self._xp
         if self._st_used + need <= self._st_pool.size:
             return
         start, length = self._st_start.get(), self._st_len.get()
         live = np.flatnonzero(length > 0)
-        lens = length[live].astype(np.int64)
-        offsets = np.zeros(live.size + 1, np.int64)
-        np.cumsum(lens, out=offsets[1:])
+        cells, offsets = self._gathered(start[live], length[live])
         total = int(offsets[-1])
-        gather = (np.repeat(start[live].astype(np.int64) - offsets[:-1], lens)
-                  + np.arange(total))
         size = max(self._st_pool.size, 1 << 20)
         while total + need > size:
             size *= 2
-        pool = xp.empty(size, xp.int32)
-        if total:
-            pool[:total] = self._st_pool[xp.asarray(gather.astype(np.int32))]
+        pool = self._xp.empty(size, self._xp.int32)
+        pool[:total] = cells
         new_start = start.copy()
         new_start[live] = offsets[:-1]
         self._st_start.set(new_start.astype(np.int32))
         self._st_pool = pool
         self._st_used = total
 
-    def state_pass(self, batches: Sequence[Sequence[NetRequest]]) -> list[np.ndarray]:
+    def state_pass(self, batches: Sequence[Sequence[NetRequest]], own: bool = False
+                   ) -> list[np.ndarray]:
         """Route ``batches`` in turn on the device: a batch's old routes ripped up and
         repriced, its requests searched (in calls of at most the grid's cells of boxes,
         all on the costs as they stood after the rip-up), the routes found kept,
-        committed and priced. Returns per batch whether each request found a route."""
-        xp = self._xp
+        committed and priced. With ``own`` (the group schedule) a batch searches before
+        its old routes go, each request pricing its own net's route as if it were gone
+        (:attr:`~.weighted.NetRequest.own`; the routes of a batch share no cell), and
+        they are ripped up after. Returns per batch whether each request found a
+        route."""
         started = time.perf_counter()
         flat = [r for reqs in batches for r in reqs]
-        m = len(flat)
         bounds = np.zeros(len(batches) + 1, np.int64)
         np.cumsum([len(reqs) for reqs in batches], out=bounds[1:])
-        if not m:
+        if not flat:
             return [np.zeros(0, bool) for _ in batches]
+        views = self._pass_plan(flat, bounds)
+        self._st_count.fill(self._st_used)
+        first = self._event()
+        for b in range(len(batches)):
+            self._pass_batch(views, b, own)
+        last = self._event()
+        m = len(flat)
+        back = self._xp.concatenate([views.found, self._st_count]).get()
+        self._st_used = int(back[-1])
+        device = 0.0 if first is None else self._xp.cuda.get_elapsed_time(first, last) / 1e3
+        self._spend("device passes", m, time.perf_counter() - started, device,
+                    calls=sum(1 for reqs in batches if len(reqs)))
+        ok = back[:m].astype(bool)
+        return [ok[a:z] for a, z in zip(bounds[:-1].tolist(), bounds[1:].tolist())]
+
+    def _pass_plan(self, flat: list[NetRequest], bounds: np.ndarray) -> _PassViews:
+        """The launches of a pass of the requests ``flat`` (batches ``bounds``), planned
+        and uploaded at once: each batch's calls of at most the grid's cells of boxes."""
+        xp = self._xp
+        m = len(flat)
         packed = self._pack(flat)
         bw, bh = box_sides(packed.boxes)
         areas = bw * bh
         self._room(int(areas.sum()))
         self._sync_owner()
         _, h, w = self.shape
-        calls, recs, tables = [], [], []
+        calls: list[list] = [[] for _ in range(bounds.size - 1)]
+        recs, tables = [], []
         rec_at = table_at = need = work_need = 0
         for b, (a, z) in enumerate(zip(bounds[:-1].tolist(), bounds[1:].tolist())):
             cuts = chunks(areas[a:z], h * w) + a
@@ -190,103 +303,73 @@ class DeviceState:
                     tables.append(table)
                     table_at += table.size
                     work_need = max(work_need, self._tile_work(count, ntiles))
-                calls.append((b, lo, hi, rec_at, launches, tiled, int(packed.pin_ptr[lo])))
+                calls[b].append((lo, hi, rec_at, launches, tiled, int(packed.pin_ptr[lo])))
                 recs.append(rec)
                 rec_at += len(rec)
         parts = [np.concatenate(recs).view(np.int32).ravel(), packed.pins, packed.nets,
                  np.concatenate(tables) if tables else np.zeros(0, np.int32),
                  np.zeros(m * _HDR + 1 + m, np.int32)]
         ws, off = self._upload(parts, need)
-        rec_d = ws[:off[1]].view(xp.int64)
-        pins, nets_d, tables_d = ws[off[1]:off[2]], ws[off[2]:off[3]], ws[off[3]:off[4]]
-        hdr = ws[off[4]:off[4] + m * _HDR]
-        used = ws[off[4] + m * _HDR:off[4] + m * _HDR + 1]
-        found = ws[off[4] + m * _HDR + 1:off[5]]
-        out = ws[off[5]:off[5] + need]
-        scratch = self._buffer("_seg", need, xp.int32)
-        dist = self._buffer("_dist", need, xp.uint32) if tables else None
-        work = self._buffer("_tws", work_need, xp.int32) if tables else None
-        self._st_count.fill(self._st_used)
-        first = self._event()
-        batch = -1
-        for b, lo, hi, at, launches, tiled, p0 in calls:
-            if b != batch:
-                if batch >= 0:
-                    a, z = int(bounds[batch]), int(bounds[batch + 1])
-                    self._uses_of(nets_d[a:], z - a, 1)
-                batch = b
-                a, z = int(bounds[b]), int(bounds[b + 1])
-                self._uses_of(nets_d[a:], z - a, -1)
-            used.fill(0)
-            for (start, count, smem, threads), t in zip(launches.tolist(), tiled):
-                r = rec_d[(at + start) * REC:]
-                if t is None:
-                    self._shared_launch(r, count, smem, threads, pins[p0:], scratch, out, hdr,
-                                        used)
-                else:
-                    t_at, ntiles, trees = t
-                    self._tiled_launch(r, count, ntiles, tables_d[t_at:], work, pins[p0:],
-                                       dist, scratch, out, hdr, used, trees)
-            self._sk["route_keep"](self._blocks(hi - lo), (_THREADS,), (
-                hdr[lo * _HDR:], np.int32(hi - lo), out, nets_d[lo:], np.int32(w),
-                self._st_pool, self._st_count, self._st_start, self._st_len, self._st_box,
-                found[lo:]))
-        a, z = int(bounds[batch]), int(bounds[batch + 1])
-        self._uses_of(nets_d[a:], z - a, 1)
-        last = self._event()
-        back = xp.concatenate([found, self._st_count]).get()
-        self._st_used = int(back[-1])
-        device = 0.0 if first is None else xp.cuda.get_elapsed_time(first, last) / 1e3
-        self._spend("device passes", m, time.perf_counter() - started, device,
-                    calls=sum(1 for reqs in batches if len(reqs)))
-        ok = back[:m].astype(bool)
-        return [ok[a:z] for a, z in zip(bounds[:-1].tolist(), bounds[1:].tolist())]
+        hdr_end = off[4] + m * _HDR
+        return _PassViews(
+            calls, bounds, ws[:off[1]].view(xp.int64), ws[off[1]:off[2]],
+            ws[off[2]:off[3]], ws[off[3]:off[4]], ws[off[4]:hdr_end],
+            ws[hdr_end:hdr_end + 1], ws[hdr_end + 1:off[5]], ws[off[5]:off[5] + need],
+            self._buffer("_seg", need, xp.int32),
+            self._buffer("_dist", need, xp.uint32) if tables else None,
+            self._buffer("_tws", work_need, xp.int32) if tables else None)
 
-    def state_overused(self) -> tuple[np.ndarray, np.ndarray]:
-        """Every ``(cell, net)`` use of a cell used by more than one net, as two int64
-        arrays sorted by net, then cell."""
-        xp = self._xp
-        while True:
-            cap = self._st_uses.size // 2
-            count = xp.zeros(1, xp.int32)
-            self._sk["overused_uses"](self._blocks(self._st_nets), (_THREADS,), (
-                self._st_pool, self._st_start, self._st_len, np.int32(self._st_nets),
-                self._st_occ, self._st_uses[:cap], self._st_uses[cap:], count,
-                np.int32(cap)))
-            k = int(count.get()[0])
-            if k <= cap:
-                break
-            self._st_uses = xp.empty(4 * k, xp.int32)
-        got = self._st_uses[:cap][:k].get().astype(np.int64), \
-            self._st_uses[cap:cap + k].get().astype(np.int64)
-        order = np.lexsort((got[0], got[1]))
-        return got[0][order], got[1][order]
+    def _pass_batch(self, v: _PassViews, b: int, own: bool) -> None:
+        """Batch ``b`` of a pass (:meth:`state_pass`)."""
+        a, z = int(v.bounds[b]), int(v.bounds[b + 1])
+        nets, count = v.nets[a:], z - a
+        if not count:
+            return
+        if not own:
+            self._uses_of(nets, count, -1)
+            for call in v.calls[b]:
+                self._pass_call(v, call)
+            self._uses_of(nets, count, 1)
+            return
+        # the old routes' places in the pool, kept: route_keep writes the new ones
+        old = self._st_start.copy(), self._st_len.copy()
+        self._own_arrays()
+        self._overlay(nets, count, old, True)
+        self._owns, self._own_least = True, self._least     # no own cost below bh
+        try:
+            for call in v.calls[b]:
+                self._pass_call(v, call)
+        finally:
+            self._overlay(nets, count, old, False)
+            self._owns, self._own_least = False, COST_MAX
+        self._uses_of(nets, count, -1, old)
+        self._uses_of(nets, count, 1)
 
-    def state_end_iteration(self, over: np.ndarray, conflicts: np.ndarray, acc: int,
-                            net_acc: int) -> None:
-        """History: ``acc`` per unit of overuse on the cells ``over`` (each once); the
-        nets ``conflicts`` (each once) weigh ``net_acc`` more, on their routes' loads
-        too; the cells touched repriced."""
-        xp = self._xp
-        k = int(over.size)
-        cells = xp.asarray(over.astype(np.int32))
-        if k:
-            grid = (min(-(-k // 256), 4096),)
-            self._sk["history_add"](grid, (256,), (cells, np.int32(k), self._st_occ,
-                                                   np.int64(acc), self._st_history,
-                                                   self._st_bh))
-        if net_acc and conflicts.size:
-            nets = xp.asarray(conflicts.astype(np.int32))
-            self._st_weight[nets] += net_acc
-            self._uses_of(nets, int(conflicts.size), 1, bump=net_acc)
-        if k:
-            self._sk["price_cells"](grid, (256,), (cells, np.int32(k), self._st_bh,
-                                                   self._st_load, self._st_pres, self._cost))
+    def _pass_call(self, v: _PassViews, call: tuple) -> None:
+        """One call of a batch: its launches, then its routes kept."""
+        lo, hi, at, launches, tiled, p0 = call
+        v.used.fill(0)
+        for (start, count, smem, threads), t in zip(launches.tolist(), tiled):
+            r = v.rec[(at + start) * REC:]
+            if t is None:
+                self._shared_launch(r, count, smem, threads, v.pins[p0:], v.scratch, v.out,
+                                    v.hdr, v.used)
+            else:
+                t_at, ntiles, trees = t
+                self._tiled_launch(r, count, ntiles, v.tables[t_at:], v.work, v.pins[p0:],
+                                   v.dist, v.scratch, v.out, v.hdr, v.used, trees)
+        self._sk["route_keep"](self._blocks(hi - lo), (_THREADS,), (
+            v.hdr[lo * _HDR:], np.int32(hi - lo), v.out, v.nets[lo:], np.int32(self.shape[2]),
+            self._st_pool, self._st_count, self._st_start, self._st_len, self._st_box,
+            v.found[lo:]))
 
-    def state_boxes(self, nets: np.ndarray) -> np.ndarray:
-        """The bounding boxes of the routes of ``nets``, ``(k, 4)`` int64."""
-        idx = self._xp.asarray(np.asarray(nets, np.int32))
-        return self._st_box.reshape(-1, 4)[idx].get().astype(np.int64)
+    def _overlay(self, nets, count: int, routes: tuple, on: bool) -> None:
+        """The own overlay (:class:`~.gpu_own.OwnOverlay`) of the routes ``routes``
+        (starts, lengths) of the ``count`` nets ``nets`` set (each cell its route's net
+        and its price without that net's weight) or cleared."""
+        self._sk["route_own"](self._blocks(count), (_THREADS,), (
+            self._st_pool, *routes, nets, np.int32(count), np.int32(on), self._st_weight,
+            self._st_bh, self._st_load, self._st_pres, self._own_net, self._own_cost))
 
     def state_close(self) -> DeviceRoutes:
         """Everything back to the host, once; the device's state is let go (the next

@@ -7,7 +7,8 @@ loop's rip-ups, commits, pricing and overuse count run where the searches run
 is one upload and one read back (which nets found a route), an iteration's end reads
 back the uses of overused cells and the boxes of the nets in conflict, and the routes
 and the state come back once, when the loop ends, for the phases after it. The order,
-the batches and every cost are the host loop's, so the routes are the same. The time
+the batches (the group schedule's too, its own routes priced on the device) and every
+cost are the host loop's, so the routes are the same. The time
 limit is looked at between passes (the host loop looks between batches).
 """
 
@@ -36,13 +37,11 @@ class DeviceLoop:
 
     def _device_applies(self) -> bool:
         """Whether this loop keeps its state on the device: asked for, a search that
-        can, no net watched (a watched net's searches are looked at on the host), PathFinder's
-        order (the group schedule prices own wires from the host's state) and no net routed
-        yet."""
+        can, no net watched (a watched net's searches are looked at on the host) and no
+        net routed yet."""
         opt = self.options
         return (opt.device_state and hasattr(self.search, "state_open")
-                and self.watch.net is None and opt.group_nets == 0
-                and all(r is None for r in self.routes))
+                and self.watch.net is None and all(r is None for r in self.routes))
 
     def _device_open(self) -> None:
         self.search.state_open(self.state.pricing(), len(self.layout.nets))
@@ -65,9 +64,10 @@ class DeviceLoop:
         self.state.adopt(got.routes, got.cells, got.occupancy, got.load, got.id_sum,
                          got.history, got.weight)
 
-    def _device_pass(self, pending: np.ndarray, boxes: np.ndarray, groups: list[np.ndarray]
-                     ) -> tuple[list[int], int, int] | None:
-        """:meth:`Loop._reroute_pass`'s searches on the device: the nets that found no
+    def _device_pass(self, pending: np.ndarray, boxes: np.ndarray, groups: list[np.ndarray],
+                     grouped: bool) -> tuple[list[int], int, int] | None:
+        """:meth:`Loop._reroute_pass`'s searches on the device (``grouped``: the group
+        schedule's, each net pricing its own route as gone): the nets that found no
         route, the searches and the cells of their boxes; None when its boxes hold more
         than :data:`DEVICE_PASS_CELLS` cells (the state then comes back to the host, and
         the loop goes on there)."""
@@ -81,7 +81,7 @@ class DeviceLoop:
                      for i, b in zip(pending[batch].tolist(), boxes[batch].tolist())]
                     for batch in groups]
         found = np.zeros(pending.size, bool)
-        for batch, ok in zip(groups, self.search.state_pass(requests)):
+        for batch, ok in zip(groups, self.search.state_pass(requests, own=grouped)):
             found[batch] = ok
         self.has_route[pending] = found
         self.stamp[pending[found]] = self.clock + np.flatnonzero(found)

@@ -55,7 +55,7 @@ class Loop:
         if self.on_device and self.iterations and self._late("negotiation"):
             got = [], 0, 0              # the nets keep their routes
         elif self.on_device:
-            got = self._device_pass(pending, boxes, groups)
+            got = self._device_pass(pending, boxes, groups, grouped)
         failed, searches, cells = (got if got is not None else
                                    self._host_pass(pending, boxes, groups, grouped))
         self.clock = clock + pending.size
@@ -149,8 +149,9 @@ class Loop:
         such nets would each see the other's old wire and step aside together,
         iteration after iteration; :func:`~.schedule.wire_groups`); ``size`` 1 is
         PathFinder's order itself."""
-        return schedule.wire_groups([self.routes[i] for i in pending.tolist()],
-                                    self.free.size, size)
+        wires = (self.search.state_routes(pending) if self.on_device
+                 else [self.routes[i] for i in pending.tolist()])
+        return schedule.wire_groups(wires, self.free.size, size)
 
     def _own(self, requests: list[NetRequest]) -> list[NetRequest]:
         """``requests`` each pricing its net's current wire as if it were gone."""

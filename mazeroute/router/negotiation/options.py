@@ -165,8 +165,8 @@ class PathFinderOptions:
         loop's rip-ups, commits, pricing and overuse count run on the device beside the
         searches, each pass of reroutes one upload and one read back, the routes back on
         the host once the loop ends (:mod:`.device`); the routes are the same (on by
-        default; benchmarks/RESULTS.md, "Negotiation's state on the device"). Not with
-        ``group_nets`` or a watched net (those go on the host)
+        default; benchmarks/RESULTS.md, "Negotiation's state on the device"), the
+        group schedule's too. Not with a watched net (that loop goes on the host)
     window_work : when nets still stay unrouted after the space-filling search and every
         net has two pins, windows round each one's pins are re-solved exactly with the
         wires crossing them (:mod:`.windows`, a SAT solver), within this much work in
