@@ -51,6 +51,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+from mazeroute import engines  # noqa: E402
 from mazeroute.contract import check_routes  # noqa: E402
 from mazeroute.engines import weighted  # noqa: E402
 from mazeroute.generate import class_mask, kruskal_maze_mask, random_nets  # noqa: E402
@@ -200,7 +201,13 @@ def main() -> None:
     unknown = [f for f in names if f not in FAMILIES]
     if unknown:
         ap.error(f"unknown family {unknown[0]}; choose from {', '.join(FAMILIES)}")
-    route(FAMILIES["puzzles"](0), backend=args.backend)         # compile first
+    # compile first, on every engine the backend may take and on the planner's
+    # features (auto's first layout paid the GPU's and the features' compiles before)
+    warm = [args.backend] if args.backend != "auto" else ["cpu", "auto"] + (
+        ["gpu"] if engines.gpu_available() else [])
+    for b in warm:
+        route(FAMILIES["puzzles"](0), backend=b)
+        route(FAMILIES["wired"](args.seeds), backend=b, mode="negotiate")
     rows: dict[str, list[dict]] = {f: [] for f in names}
     for family in names:
         for seed in range(args.seeds):

@@ -24,8 +24,9 @@ device with no read back between them) and without (a call a batch), in turn.
 Every GPU run prints its searches' work (``SearchDispatch.spent``): calls, nets, wall
 seconds and the device's seconds by CUDA events, for calls on the device, calls on the
 CPU engine and chained batches.
-``--sizes SIDE ... [--puzzles FILE ...]``: whole routes of SIDE x
-SIDE layouts (and of numberlink files) on the CPU, the GPU and ``auto``, per seed.
+``--sizes SIDE ... [--mask CLASS] [--puzzles FILE ...]``: whole routes of SIDE x
+SIDE layouts (of a layout class with ``--mask``; and of numberlink files) on the CPU,
+the GPU and ``auto``, per seed.
 """
 
 from __future__ import annotations
@@ -40,7 +41,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from mazeroute.generate import random_layout  # noqa: E402
+import numpy as np  # noqa: E402
+import scipy.ndimage  # noqa: E402
+
+from mazeroute.generate import class_mask, random_layout, random_nets  # noqa: E402
+from mazeroute.layout import Layout  # noqa: E402
 from mazeroute.router import PathFinderOptions, route  # noqa: E402
 
 
@@ -71,6 +76,9 @@ def main() -> None:
     ap.add_argument("--sizes", type=int, nargs="+", metavar="SIDE",
                     help="whole negotiated routes on SIDE x SIDE layouts (one net per 512 "
                          "cells, span 32) on each backend, per seed")
+    ap.add_argument("--mask", metavar="CLASS",
+                    help="with --sizes: layouts of this class (generate.class_mask, e.g. "
+                         "dense:0.3) instead of 25 %% rectangles")
     ap.add_argument("--puzzles", metavar="FILE", nargs="*", default=[],
                     help="with --sizes: numberlink files too, every puzzle of each")
     ap.add_argument("--cpu-box-cells", type=int, metavar="N",
@@ -104,7 +112,7 @@ def main() -> None:
             calls(args.seeds[0], k, options)
         return
     if args.sizes:
-        sizes(args.sizes, args.seeds, args.puzzles)
+        sizes(args.sizes, args.seeds, args.puzzles, args.mask)
         return
     if args.profile and not args.big:
         profile_small(args.seeds[0], args.nets, schedules[0][1])
@@ -180,16 +188,28 @@ def profile_small(seed: int, nets: int, options=None) -> None:
           f"routed, {len(res.iterations)} its, loop {loop:.2f} s", flush=True)
 
 
-def sizes(sides: list[int], seeds: list[int], puzzles: list[str]) -> None:
+def _sized(side: int, seed: int, mask: str | None) -> Layout:
+    """A SIDE x SIDE layout of one two-pin net per 512 cells of span 32: 25 % rectangles,
+    or the layout class ``mask`` (``generate.class_mask``) with each net's pins in one
+    connected region."""
+    nets = max(2, side * side // 512)
+    if mask is None:
+        return random_layout(side, side, density=0.25, nets=nets, pins=2, seed=seed, span=32)
+    blocked = class_mask(mask, side, seed=seed)
+    label = scipy.ndimage.label(~blocked)[0]
+    got = random_nets(blocked, nets, 2, np.random.default_rng(seed), span=32, regions=label)
+    return Layout(f"{mask}-{side}-s{seed}", side, side, nets=got, blocked=blocked)
+
+
+def sizes(sides: list[int], seeds: list[int], puzzles: list[str],
+          mask: str | None = None) -> None:
     """Whole negotiated routes of small to middling layouts on both backends (and on
     ``auto``): where the device's cost a call outweighs its searches."""
     from mazeroute.readers import load_layouts
     warm = random_layout(128, 128, density=0.25, nets=30, span=32, seed=9)
     for backend in ("cpu", "gpu", "auto"):
         route(warm, backend=backend, mode="negotiate")
-    cases = [(f"{side}^2 s{seed}", [random_layout(side, side, density=0.25,
-                                                  nets=max(2, side * side // 512), pins=2,
-                                                  seed=seed, span=32)])
+    cases = [(f"{mask or 'rects'} {side}^2 s{seed}", [_sized(side, seed, mask)])
              for side in sides for seed in seeds]
     cases += [(Path(f).name, load_layouts(f)) for f in puzzles]
     for name, lays in cases:

@@ -16,7 +16,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import mazeroute.plan as plan
-from mazeroute.generate import class_mask, kruskal_maze_mask, maze_mask, serpentine_mask
+from mazeroute.generate import (
+    class_mask,
+    kruskal_maze_mask,
+    maze_mask,
+    random_nets,
+    serpentine_mask,
+)
 from mazeroute.layout import Layout, Net
 from mazeroute.plan import DEFAULT_RULES, Measure, Rules, device, features, make_plan
 from mazeroute.plan.decide import (
@@ -702,19 +708,36 @@ def test_auto_negotiates_small_grids_on_the_cpus_search(with_gpu):
                                         ("serpentine:4", "cpu"), ("spiral:3", "cpu"),
                                         ("serpentine:1", "cpu"), ("open:0.25", "gpu"),
                                         ("dense:0.3", "walls"), ("wired:2", "walls")])
-@pytest.mark.parametrize("side", [512, 1024])
+@pytest.mark.parametrize("side", [256, 512, 1024])
 def test_auto_negotiates_mazes_and_winding_corridors_on_the_cpus_search(name, want, side,
                                                                          with_gpu):
     """Under ``auto`` with a device present, mazes and winding corridors get the CPU's
-    weighted search (as sequential routing does), open fields of blockages the GPU's;
-    fields where many free cells lie beside a wall ("walls") the CPU's on a grid of
-    fewer than span_cells free cells, the GPU's on a bigger one."""
+    weighted search (as sequential routing does), from the smallest grid the GPU
+    negotiates on; open fields of blockages and fields where many free cells lie beside
+    a wall ("walls") the GPU's."""
     free = ~class_mask(name, side, seed=5)
     if want == "walls":
         assert sampled_features(free)["wall"] >= R.min_cpu_wall
-        want = "cpu" if free.sum() < R.span_cells else "gpu"
-        assert want == ("cpu" if side == 512 else "gpu")
+        want = "gpu"
     assert make_plan(free, "auto", mode="negotiate").negotiation == want
+
+
+@pytest.mark.parametrize("name", ["spiral:4", "maze:0.05", "open:0.25", "wired:2"])
+@pytest.mark.parametrize("backend", ["auto", "gpu"])
+def test_negotiations_floor_is_sequential_routings_choice(name, backend, with_gpu):
+    """The floor is sequential routing: under ``auto`` it goes where ``auto`` routes the
+    layout sequentially, even where negotiation goes elsewhere; a backend asked for by
+    name is the floor's too."""
+    free = ~class_mask(name, 256, seed=2)
+    lay = Layout("floor", 256, 256, nets=random_nets(~free, 40, 2, np.random.default_rng(2),
+                                                     span=40), blocked=~free)
+    seq = make_plan(lay, backend, mode="sequential").backend
+    got = make_plan(lay, backend, mode="negotiate")
+    assert got.floor == seq
+    if backend == "gpu":
+        assert got.floor == "gpu"
+    elif name == "spiral:4":        # winding corridors, also on a grid this small
+        assert got.floor == "cpu"
 
 
 def test_auto_negotiation_without_a_device_never_weighs_the_layout(monkeypatch):

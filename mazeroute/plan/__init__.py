@@ -52,7 +52,8 @@ class Plan:
     mode : what the plan is for (:data:`MODES`).
     backend, strategy : the wavefront engine (sequential routing's too).
     negotiation : the weighted search's backend (negotiate plans; else None).
-    floor : the backend of negotiation's sequential floor (negotiate plans; else None).
+    floor : the backend of negotiation's sequential floor (negotiate plans; else None):
+        under ``auto``, sequential routing's choice for the layout.
     grid_mode, host_targets : how ``gpu/grid`` runs a whole wavefront, and whether its
         searches with targets run on the host's grid (None unless the engine is
         ``gpu/grid``).
@@ -253,10 +254,12 @@ def make_plan(subject, backend: str = "auto", strategy: str | None = None,
     strategy = _offered(chosen, strategy or DEFAULT_STRATEGY[(chosen, kind)], kind)
     negotiation = floor = None
     if mode == "negotiate":
+        # the floor is sequential routing: under auto, sequential routing's choice
+        floor = "gpu" if has_gpu and not (backend == "auto" and nets and routing_prefers_cpu(
+            measure, *_spans(layout))) else "cpu"
         negotiation = backend if backend != "auto" else (
             "gpu" if has_gpu and "gpu" in NET_SEARCHES and not negotiation_prefers_cpu(measure)
             else "cpu")
-        floor = "gpu" if has_gpu else "cpu"
     gmode = host = None
     if (chosen, strategy) == ("gpu", "grid") and measure is not None:
         gmode, host = grid_mode(measure)

@@ -95,10 +95,10 @@ def wavefront_prefers_cpu(m: Measure) -> tuple[bool, dict | None]:
 
 def negotiation_prefers_cpu(m: Measure) -> bool:
     """Whether negotiated routing is expected to be faster on the CPU's weighted search:
-    on grids under ``min_gpu_negotiate_cells`` cells, on mazes and winding corridors
-    (boxes grow round the detours), and on grids under ``span_cells`` free cells with at
-    least ``min_cpu_wall`` of them beside a wall (paths that bend at every turn, a round
-    of the device's sweeps per bend).
+    on grids under ``min_gpu_negotiate_cells`` cells, and on mazes and winding corridors
+    (boxes grow round the detours, and each pass is many small calls that wait on each
+    other). Fields of walls go to the GPU: with the loop's state on the device its
+    passes cost little more there than in the open.
 
     >>> negotiation_prefers_cpu(Measure(np.ones((50, 50), bool)))
     True
@@ -108,9 +108,9 @@ def negotiation_prefers_cpu(m: Measure) -> bool:
     r = m.rules
     if m.free.size < max(r.min_gpu_cells, r.min_gpu_negotiate_cells):
         return True
-    _, f = wavefront_prefers_cpu(m)
-    return f is not None and (maze_like(m) or f.get("run", 0) >= r.min_lines_run
-                              or (f["wall"] >= r.min_cpu_wall and f["cells"] < r.span_cells))
+    # measured here, not through the wavefront's rule, which weighs no feature of a
+    # grid with fewer free cells than it sends to the GPU
+    return maze_like(m) or winding(m)
 
 
 def _branch(pin_counts: np.ndarray, spans: np.ndarray) -> float:
@@ -170,7 +170,7 @@ def routing_prefers_cpu(m: Measure, pin_counts: np.ndarray, spans: np.ndarray) -
     cells = f["cells"] if f is not None else m.count()
     if cpu and cells >= r.span_cells:
         return True
-    if f is not None and f.get("run", 0) >= r.min_lines_run:
+    if f is not None and winding(m):
         return True          # winding corridors: the router's windows walk them by tiles
     pins, spans = np.asarray(pin_counts), np.asarray(spans)
     groups = pins > r.max_pins

@@ -54,7 +54,7 @@ class Rules:
         "cell have walls running across them (corridors)", _WAVE)
     min_cpu_wall: float = _rule(
         0.2, "with at least this share of free cells beside a wall, corridors may be wider "
-        "than a cell (and negotiation's paths bend at every turn)", _WAVE)
+        "than a cell", _WAVE)
     max_cpu_width: float = _rule(
         14, "corridors whose probes visit fewer cells than this per level go to the CPU",
         _WAVE)
@@ -97,8 +97,8 @@ class Rules:
         128, "nets of more than max_pins pins route on the GPU only with a median span of at "
         "most this", _ROUTE)
     span_cells: int = _rule(
-        300_000, "below this many free cells the nets' span decides routing both ways (and "
-        "negotiation's wall rule applies)", _ROUTE)
+        300_000, "below this many free cells the nets' span decides routing both ways",
+        _ROUTE)
     gpu_cells_per_span: float = _rule(
         1300, "the GPU routes only where the grid has more free cells than this per cell of "
         "the median branch's span", _ROUTE)
@@ -109,7 +109,7 @@ class Rules:
 
     # -- negotiated routing ----------------------------------------------------------------
     min_gpu_negotiate_cells: int = _rule(
-        1 << 18, "negotiated routing takes the CPU's weighted search on grids of fewer cells: "
+        1 << 16, "negotiated routing takes the CPU's weighted search on grids of fewer cells: "
         "a device call's fixed cost outweighs the small boxes' searches", _NEGOTIATE)
 
     # -- multi-layer layouts ---------------------------------------------------------------
