@@ -55,7 +55,10 @@ UNBOUNDED = PathFinderOptions(wait_factor=0, device_state=False)
 
 
 def _defines() -> dict[str, str]:
+    """kernels/weighted.cu's defines, with those of the headers it includes."""
     text = (ROOT / "kernels" / "weighted.cu").read_text()
+    for name in re.findall(r'^#include "(\w+\.cuh)"', text, re.M):
+        text += (ROOT / "kernels" / name).read_text()
     return dict(re.findall(r"^#define (\w+) (.+?)(?:\s+//.*)?$", text, re.M))
 
 

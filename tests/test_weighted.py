@@ -268,11 +268,17 @@ def test_the_cost_contract_is_one_module_that_the_kernel_reads():
     assert weighted.COST_MAX is costs.COST_MAX and weighted.DIST_MAX is costs.DIST_MAX
     assert weighted.Pricing is costs.Pricing
     assert set(costs.kernel_defines()) <= set(gpu_weighted.kernel_options())
-    text = (Path(__file__).resolve().parent.parent / "kernels" / "weighted.cu").read_text()
-    found = dict(re.findall(r"^#define (\w+) (\S+)", text, re.M))
-    for flag in costs.kernel_defines():
-        name, value = flag[2:].split("=", 1)
-        assert found[name] == value
+    kernels = Path(__file__).resolve().parent.parent / "kernels"
+    # each with the headers it includes; congestion.cu prices, and needs no DIST_MAX
+    for source, names in (("weighted.cu", {"COST_MAX", "COST_SCALE", "DIST_MAX"}),
+                          ("congestion.cu", {"COST_MAX", "COST_SCALE"})):
+        text = (kernels / source).read_text()
+        for header in re.findall(r'^#include "(\w+\.cuh)"', text, re.M):
+            text += (kernels / header).read_text()
+        found = dict(re.findall(r"^#define (\w+) (\S+)", text, re.M))
+        want = dict(flag[2:].split("=", 1) for flag in costs.kernel_defines())
+        assert names <= set(want)
+        assert {n: found.get(n) for n in names} == {n: want[n] for n in names}, source
     # the pricing arithmetic is the router's, not the search engine's
     assert not hasattr(weighted, "price_cells") and not hasattr(weighted, "colour_order")
 

@@ -539,57 +539,9 @@ def _route_one(free, owner, cost, h, w, net, pins, box, check, floor, dist, touc
             ty, tx = divmod(rem[i], w)
             tx0, ty0 = min(tx0, tx), min(ty0, ty)
             tx1, ty1 = max(tx1, tx), max(ty1, ty)
-        ntouched = 0
-        size = 0
-        keys, vals = _reserve(keys, vals, 0, nout)
-        for i in range(nout):
-            s = out[i]
-            if dist[s] == _INF:
-                touched[ntouched] = s
-                ntouched += 1
-            dist[s] = 0
-            sy = s // w
-            size = _push(keys, vals, size, _h(s - sy * w, sy, floor, tx0, ty0, tx1, ty1), s)
-        best = _INF
-        while size > 0:
-            f, v, size = _pop(keys, vals, size)
-            if f > best:
-                break
-            g = dist[v]
-            vy = v // w
-            vx = v - vy * w
-            if f != g + _h(vx, vy, floor, tx0, ty0, tx1, ty1):
-                continue                           # a stale heap entry
-            if mark[v] == tmark and best == _INF:
-                best = g
-            keys, vals = _reserve(keys, vals, size, 4)
-            for d in range(4):               # up, left, right, down, inside the box
-                if d == 0:
-                    if vy <= y0:
-                        continue
-                    u, ux, uy = v - w, vx, vy - 1
-                elif d == 1:
-                    if vx <= x0:
-                        continue
-                    u, ux, uy = v - 1, vx - 1, vy
-                elif d == 2:
-                    if vx >= x1:
-                        continue
-                    u, ux, uy = v + 1, vx + 1, vy
-                else:
-                    if vy >= y1:
-                        continue
-                    u, ux, uy = v + w, vx, vy + 1
-                if not _passable(free, owner, u, net):
-                    continue
-                nd = g + cost[u]
-                if nd < dist[u] and nd <= DIST_MAX:
-                    if dist[u] == _INF:
-                        touched[ntouched] = u
-                        ntouched += 1
-                    dist[u] = nd
-                    size = _push(keys, vals, size,
-                                 nd + _h(ux, uy, floor, tx0, ty0, tx1, ty1), u)
+        best, ntouched, keys, vals = _flood(free, owner, cost, w, net, box, floor, dist,
+                                            touched, mark, tmark, out, nout,
+                                            (tx0, ty0, tx1, ty1), keys, vals)
         if best != _INF:
             j = 0
             while dist[rem[j]] != best:
@@ -598,27 +550,7 @@ def _route_one(free, owner, cost, h, w, net, pins, box, check, floor, dist, touc
             for i in range(j, nrem - 1):
                 rem[i] = rem[i + 1]
             nrem -= 1
-            # backtrace: t back to the tree, keeping direction, else up/left/right/down
-            plen = 0
-            cur = t
-            heading = -1
-            while True:
-                path[plen] = cur
-                plen += 1
-                if dist[cur] == 0:
-                    break
-                want = dist[cur] - cost[cur]
-                moved = False
-                for k in range(5):
-                    d = heading if k == 0 else k - 1
-                    if d < 0 or (k > 0 and d == heading):
-                        continue
-                    u = _neighbour(cur, d, w, 0, 0, w - 1, h - 1)
-                    if u >= 0 and dist[u] == want:
-                        cur, heading, moved = u, d, True
-                        break
-                if not moved:
-                    raise RuntimeError("weighted backtrace found no predecessor")
+            plen = _trace(cost, dist, h, w, t, path)
             for i in range(plen - 2, -1, -1):   # the last cell is already in the tree
                 out[nout] = path[i]
                 nout += 1
@@ -627,6 +559,94 @@ def _route_one(free, owner, cost, h, w, net, pins, box, check, floor, dist, touc
         if best == _INF:
             return -1
     return nout
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _flood(free, owner, cost, w, net, box, floor, dist, touched, mark, tmark, out, nout,
+           targets, keys, vals):
+    """A* in ``box`` from the tree ``out[:nout]`` (distance 0) to the nearest cell marked
+    ``tmark`` (the targets, within the box ``targets``): the least distance to a target
+    (``_INF``: none reached), the cells whose distance was set (in ``touched``), and the
+    heap's arrays (grown as needed)."""
+    x0, y0, x1, y1 = box[0], box[1], box[2], box[3]
+    tx0, ty0, tx1, ty1 = targets
+    ntouched = 0
+    size = 0
+    keys, vals = _reserve(keys, vals, 0, nout)
+    for i in range(nout):
+        s = out[i]
+        if dist[s] == _INF:
+            touched[ntouched] = s
+            ntouched += 1
+        dist[s] = 0
+        sy = s // w
+        size = _push(keys, vals, size, _h(s - sy * w, sy, floor, tx0, ty0, tx1, ty1), s)
+    best = _INF
+    while size > 0:
+        f, v, size = _pop(keys, vals, size)
+        if f > best:
+            break
+        g = dist[v]
+        vy = v // w
+        vx = v - vy * w
+        if f != g + _h(vx, vy, floor, tx0, ty0, tx1, ty1):
+            continue                           # a stale heap entry
+        if mark[v] == tmark and best == _INF:
+            best = g
+        keys, vals = _reserve(keys, vals, size, 4)
+        for d in range(4):               # up, left, right, down, inside the box
+            if d == 0:
+                if vy <= y0:
+                    continue
+                u, ux, uy = v - w, vx, vy - 1
+            elif d == 1:
+                if vx <= x0:
+                    continue
+                u, ux, uy = v - 1, vx - 1, vy
+            elif d == 2:
+                if vx >= x1:
+                    continue
+                u, ux, uy = v + 1, vx + 1, vy
+            else:
+                if vy >= y1:
+                    continue
+                u, ux, uy = v + w, vx, vy + 1
+            if not _passable(free, owner, u, net):
+                continue
+            nd = g + cost[u]
+            if nd < dist[u] and nd <= DIST_MAX:
+                if dist[u] == _INF:
+                    touched[ntouched] = u
+                    ntouched += 1
+                dist[u] = nd
+                size = _push(keys, vals, size, nd + _h(ux, uy, floor, tx0, ty0, tx1, ty1), u)
+    return best, ntouched, keys, vals
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _trace(cost, dist, h, w, t, path):
+    """The backtrace from ``t`` to the tree (distance 0) into ``path`` (``t`` first),
+    keeping its direction, else up, left, right, down; returns its cells."""
+    plen = 0
+    cur = t
+    heading = -1
+    while True:
+        path[plen] = cur
+        plen += 1
+        if dist[cur] == 0:
+            return plen
+        want = dist[cur] - cost[cur]
+        moved = False
+        for k in range(5):
+            d = heading if k == 0 else k - 1
+            if d < 0 or (k > 0 and d == heading):
+                continue
+            u = _neighbour(cur, d, w, 0, 0, w - 1, h - 1)
+            if u >= 0 and dist[u] == want:
+                cur, heading, moved = u, d, True
+                break
+        if not moved:
+            raise RuntimeError("weighted backtrace found no predecessor")
 
 
 @numba.njit(cache=True, nogil=True)
