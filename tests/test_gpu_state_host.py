@@ -135,9 +135,11 @@ def _emulated(lay, emu_lib, state_lib, smem_limit=None, group_nets=0):
     return make
 
 
-@pytest.mark.parametrize("k, smem_limit", [(0, None), (1, 0), (2, 0), (3, None)])
+@pytest.mark.parametrize("k, smem_limit", [(0, None), (1, 0), (3, None)])
 def test_the_emulated_device_loop_is_the_host_loop(emu_lib, state_lib, k, smem_limit):
-    """Shared memory and tiles (every box in global memory), two-pin and three-pin nets."""
+    """Shared memory and tiles (every box in global memory), two-pin and three-pin nets
+    (every layout in both on a device, tests/test_gpu_state.py; the tiled launch of
+    two-pin boxes alone, tests/test_gpu_weighted_host.py)."""
     check_device_loop(_emulated(chain_layouts()[k], emu_lib, state_lib, smem_limit))
 
 
