@@ -1103,7 +1103,7 @@ def test_the_gpu_search_hands_no_call_to_the_cpu():
 
 # -- groups of nets searched on the same costs (group_nets) --------------------------------
 def test_groups_of_one_route_as_pathfinders_order():
-    lay = random_layout(96, 96, density=0.25, nets=80, pins=2, seed=4, span=30)
+    lay = random_layout(64, 64, density=0.25, nets=60, pins=2, seed=4, span=24)
     plain = route(lay, backend="cpu", mode="negotiate")
     ones = route(lay, backend="cpu", mode="negotiate",
                  options=PathFinderOptions(group_nets=1))
