@@ -10,7 +10,6 @@ against the Dijkstra oracle. The device's own run is tests/test_gpu_weighted.py.
 from __future__ import annotations
 
 import ctypes
-import re
 import shutil
 import subprocess
 import types
@@ -43,7 +42,7 @@ from tests.corpus import (
     weighted_hand_cases,
     with_own_cells,
 )
-from tests.test_weighted import _check
+from tests.test_weighted import _check, kernel_defines_of
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -54,16 +53,8 @@ ROOT = Path(__file__).resolve().parent.parent
 UNBOUNDED = PathFinderOptions(wait_factor=0, device_state=False)
 
 
-def _defines() -> dict[str, str]:
-    """kernels/weighted.cu's defines, with those of the headers it includes."""
-    text = (ROOT / "kernels" / "weighted.cu").read_text()
-    for name in re.findall(r'^#include "(\w+\.cuh)"', text, re.M):
-        text += (ROOT / "kernels" / name).read_text()
-    return dict(re.findall(r"^#define (\w+) (.+?)(?:\s+//.*)?$", text, re.M))
-
-
 def test_kernel_constants_are_the_hosts():
-    d = _defines()
+    d = kernel_defines_of("weighted.cu")
     assert int(d["COST_MAX"]) == weighted.COST_MAX
     assert int(d["DIST_MAX"].rstrip("u")) == weighted.DIST_MAX
     assert eval(d["BLOCKED_CODE"]) == gw.BLOCKED_CODE

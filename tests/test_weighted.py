@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -255,12 +257,19 @@ def test_pricing_on_every_core_equals_pricing_on_one(monkeypatch):
     assert np.array_equal(every[c], want)
 
 
+def kernel_defines_of(source: str) -> dict[str, str]:
+    """The ``#define`` names and values of ``kernels/<source>``, with those of the
+    headers it includes."""
+    kernels = Path(__file__).resolve().parent.parent / "kernels"
+    text = (kernels / source).read_text()
+    for header in re.findall(r'^#include "(\w+\.cuh)"', text, re.M):
+        text += (kernels / header).read_text()
+    return dict(re.findall(r"^#define (\w+) (.+?)(?:\s+//.*)?$", text, re.M))
+
+
 def test_the_cost_contract_is_one_module_that_the_kernel_reads():
     """The engines, the router's pricing and the GPU host wrapper read one cost contract
     (engines/costs.py), the kernel gets it as defines, and its fallback defines agree."""
-    import re
-    from pathlib import Path
-
     from mazeroute.engines import costs, gpu_weighted, weighted
     from mazeroute.router import congestion, pricing
     for module in (weighted, pricing, congestion):
@@ -268,14 +277,10 @@ def test_the_cost_contract_is_one_module_that_the_kernel_reads():
     assert weighted.COST_MAX is costs.COST_MAX and weighted.DIST_MAX is costs.DIST_MAX
     assert weighted.Pricing is costs.Pricing
     assert set(costs.kernel_defines()) <= set(gpu_weighted.kernel_options())
-    kernels = Path(__file__).resolve().parent.parent / "kernels"
-    # each with the headers it includes; congestion.cu prices, and needs no DIST_MAX
+    # congestion.cu prices, and needs no DIST_MAX
     for source, names in (("weighted.cu", {"COST_MAX", "COST_SCALE", "DIST_MAX"}),
                           ("congestion.cu", {"COST_MAX", "COST_SCALE"})):
-        text = (kernels / source).read_text()
-        for header in re.findall(r'^#include "(\w+\.cuh)"', text, re.M):
-            text += (kernels / header).read_text()
-        found = dict(re.findall(r"^#define (\w+) (\S+)", text, re.M))
+        found = kernel_defines_of(source)
         want = dict(flag[2:].split("=", 1) for flag in costs.kernel_defines())
         assert names <= set(want)
         assert {n: found.get(n) for n in names} == {n: want[n] for n in names}, source
