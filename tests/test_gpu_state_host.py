@@ -143,11 +143,13 @@ def test_the_emulated_device_loop_is_the_host_loop(emu_lib, state_lib, k, smem_l
     check_device_loop(_emulated(chain_layouts()[k], emu_lib, state_lib, smem_limit))
 
 
-@pytest.mark.parametrize("k, smem_limit", [(0, None), (1, 0)])
+@pytest.mark.parametrize("k, smem_limit", [(1, 0)])
 def test_the_emulated_device_loop_routes_groups_as_the_host_loop(emu_lib, state_lib, k,
                                                                  smem_limit):
     """The group schedule: own routes priced as gone by route_own, the old routes ripped
-    up after the group's searches; the overlay cleared after every group."""
+    up after the group's searches; the overlay cleared after every group (own cells in
+    shared memory: tests/test_gpu_weighted_host.py; both on a device,
+    tests/test_gpu_state.py)."""
     make = _emulated(chain_layouts()[k], emu_lib, state_lib, smem_limit, group_nets=8)
     check_device_loop(make)
     dev = make(True)
