@@ -420,6 +420,12 @@ def oversubscribed_layout():
     return lay
 
 
+#: The loop's iterations for an emulated kernel's run of :func:`chain_layouts` (CPU
+#: time): their negotiation goes on for hundreds of cheap iterations, and its batches,
+#: chains, groups and grown boxes all come in the first few dozen.
+EMULATED_ITERATIONS = 40
+
+
 def chain_layouts() -> list:
     """Crowded layouts whose negotiation reroutes nets in chains of several batches
     (router.negotiate, engines.gpu_weighted route_chain): two-pin and three-pin nets,

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import pytest
 
-import mazeroute.router.floor as floor_module
 import mazeroute.router.negotiate as neg
 from mazeroute.batch import iteration_line
 from mazeroute.cli import main
@@ -15,7 +14,6 @@ from mazeroute.contract import check_routes
 from mazeroute.generate import random_layout
 from mazeroute.report import format_report
 from mazeroute.router import PathFinderOptions, route
-from mazeroute.router.floor import FloorBeside
 from mazeroute.router.negotiate import Negotiator, sequential_routes
 from mazeroute.router.result import IterationStats
 from tests.corpus import oversubscribed_layout, puzzle_layout
@@ -203,71 +201,3 @@ def test_help_names_the_bound(capsys):
         main(["route", "--help"])
     out = capsys.readouterr().out
     assert "--wait-factor" in out and "--min-wait" in out
-
-
-def _beside(ng, wait: bool):
-    """Route ``ng``'s floor beside its loop on the CPU (as a negotiation on the device
-    does), waited for at once when ``wait`` (so that a fake clock sees it done)."""
-    def start():
-        ng.floor_beside = FloorBeside(ng.layout, "cpu")
-        ng.floor_beside.start()
-        if wait:
-            ng.floor_beside.join()
-    ng._floor_beside = start
-
-
-def test_a_floor_routed_beside_the_loop_sets_the_bound_and_is_kept():
-    """The floor routed in a thread beside the loop: the wait bound counts from the
-    loop's start and is set once the floor is done; when the bound stops the loop, the
-    floor's routes are kept as those routed before it would be."""
-    lay = oversubscribed_layout()
-    clock = [0.0]
-    ng = _negotiator(lay, clock)
-    _beside(ng, wait=True)
-
-    def progress(stats):
-        clock[0] = 1000.0
-    res = ng.run(progress)
-    seq = sequential_routes(lay, "cpu")
-    assert ng.floor_first is None and ng.bound_from == 0.0
-    assert ng.deadline == pytest.approx(10.0)       # min_wait: the floor took far less
-    assert len(res.iterations) == 1 and res.stop.startswith("wait bound (10 s")
-    assert res.routed == seq.routed and _cells(res) == _cells(seq)
-    assert "its routes are kept" in res.notice
-    assert check_routes(lay, res.to_json()) == []
-
-
-@pytest.mark.parametrize("lay", [oversubscribed_layout(), puzzle_layout()],
-                         ids=["oversubscribed", "puzzle"])
-def test_the_floor_beside_the_loop_gives_the_routes_of_the_floor_after_it(lay):
-    """Without a bound, the floor routed beside the loop (a real thread, whenever it
-    ends) gives the routes of the floor routed after the loop; the thread has ended
-    when the run returns."""
-    want = Negotiator(lay, "cpu", PathFinderOptions(wait_factor=0)).run()
-    ng = Negotiator(lay, "cpu", PathFinderOptions(wait_factor=0))
-    _beside(ng, wait=False)
-    got = ng.run()
-    assert not ng.floor_beside.is_alive() and ng.floor_beside.error is None
-    assert ng.floor_beside.result is not None
-    assert _cells(got) == _cells(want) and got.notice == want.notice
-
-
-def test_a_floor_that_fails_beside_the_loop_is_routed_after_it(monkeypatch):
-    """A floor whose thread failed is routed in the floor phase as without one."""
-    lay = oversubscribed_layout()
-    want = Negotiator(lay, "cpu", PathFinderOptions(wait_factor=0)).run()
-
-    def broken(*args, **kw):
-        raise RuntimeError("device lost")
-    with monkeypatch.context() as m:
-        m.setattr(floor_module, "sequential_routes", broken)
-        beside = FloorBeside(lay, "cpu")
-        beside.start()
-        beside.join()
-    assert isinstance(beside.error, RuntimeError) and beside.result is None
-    ng = Negotiator(lay, "cpu", PathFinderOptions(wait_factor=0))
-    ng._floor_beside = lambda: setattr(ng, "floor_beside", beside)
-    got = ng.run()
-    assert _cells(got) == _cells(want) and got.notice == want.notice
-    assert [p.phase for p in got.phases] == [p.phase for p in want.phases]
-    assert "sequential floor" in [p.phase for p in got.phases]

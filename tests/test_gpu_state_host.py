@@ -18,7 +18,7 @@ import pytest
 from mazeroute.engines import gpu_state
 from mazeroute.router import PathFinderOptions
 from mazeroute.router.negotiate import Negotiator
-from tests.corpus import chain_layouts
+from tests.corpus import EMULATED_ITERATIONS, chain_layouts
 from tests.test_gpu_weighted_host import (
     I64,
     ROOT,
@@ -125,9 +125,9 @@ def _emulated(lay, emu_lib, state_lib, smem_limit=None, group_nets=0):
     """The device loop on the emulated engine; the host loop on the CPU engine (whose
     searches the device's equal: tests/test_gpu_weighted_host.py)."""
     def make(device: bool) -> Negotiator:
-        ng = Negotiator(lay, "cpu", PathFinderOptions(wait_factor=0, window_work=0,
-                                                      device_state=device,
-                                                      group_nets=group_nets))
+        ng = Negotiator(lay, "cpu", PathFinderOptions(
+            wait_factor=0, window_work=0, device_state=device, group_nets=group_nets,
+            max_iterations=EMULATED_ITERATIONS))
         if device:
             ng.search = EmuStateSearch(ng.free, ng.owner, emu_lib, state_lib,
                                        smem_limit=smem_limit)
@@ -135,15 +135,14 @@ def _emulated(lay, emu_lib, state_lib, smem_limit=None, group_nets=0):
     return make
 
 
-@pytest.mark.parametrize("k, smem_limit", [(0, None), (1, 0), (3, None)])
+@pytest.mark.parametrize("k, smem_limit", [(0, None), (1, 0), (2, 0), (3, None)])
 def test_the_emulated_device_loop_is_the_host_loop(emu_lib, state_lib, k, smem_limit):
     """Shared memory and tiles (every box in global memory), two-pin and three-pin nets
-    (every layout in both on a device, tests/test_gpu_state.py; the tiled launch of
-    two-pin boxes alone, tests/test_gpu_weighted_host.py)."""
+    in each (every layout both ways on a device, tests/test_gpu_state.py)."""
     check_device_loop(_emulated(chain_layouts()[k], emu_lib, state_lib, smem_limit))
 
 
-@pytest.mark.parametrize("k, smem_limit", [(1, 0)])
+@pytest.mark.parametrize("k, smem_limit", [(0, None), (1, 0)])
 def test_the_emulated_device_loop_routes_groups_as_the_host_loop(emu_lib, state_lib, k,
                                                                  smem_limit):
     """The group schedule: own routes priced as gone by route_own, the old routes ripped
@@ -190,8 +189,8 @@ def test_the_emulated_state_is_priced_as_the_host_prices(emu_lib, state_lib):
     real = search.state_pass
     seen = []
 
-    def checked(batches, own=False):
-        out = real(batches, own)
+    def checked(packed, bounds, own=False):
+        out = real(packed, bounds, own)
         bh, load = np.array(search._st_bh), np.array(search._st_load)
         want = np.empty(bh.size, np.uint16)
         price_all(bh, np.zeros_like(bh), load, int(search._st_pres), want)
@@ -201,7 +200,7 @@ def test_the_emulated_state_is_priced_as_the_host_prices(emu_lib, state_lib):
             k = int(search._st_len[net])
             np.add.at(occ, np.array(search._st_pool[search._st_start[net]:][:k]), 1)
         assert np.array_equal(occ, np.array(search._st_occ))
-        seen.append(len(batches))
+        seen.append(len(bounds) - 1)
         return out
     search.state_pass = checked
     ng.negotiate()

@@ -33,6 +33,7 @@ from mazeroute.engines.weighted import (
 from mazeroute.generate import maze_mask
 from mazeroute.router import PathFinderOptions
 from tests.corpus import (
+    EMULATED_ITERATIONS,
     WeightedCase,
     _weighted,
     chain_layouts,
@@ -765,11 +766,10 @@ def test_a_chain_refuses_what_it_cannot_take(emu_lib):
         free, owner, emu_lib, smem_limit=limit), cpu_box_cells=cells))
 
 
-# each limit once, two-pin and three-pin nets each twice (every layout with every
-# limit took a fifth of CI's time for no more kinds of case; chains are opt-in, and
-# tests/test_gpu_weighted.py runs them on a device; three-pin trees in tiles are the
-# device loop's case of tests/test_gpu_state_host.py)
-_CHAIN_CASES = [(1, None), (0, 0), (2, 3000), (3, "adaptive")]
+# every layout in shared memory and in tiles, a limit between and the adaptive split once
+# each (their loops capped at EMULATED_ITERATIONS: the kernel's code on the CPU is slow)
+_CHAIN_CASES = ([(k, limit) for k in range(4) for limit in (None, 0)]
+                + [(2, 3000), (3, "adaptive")])
 
 
 @pytest.mark.parametrize("k, limit", _CHAIN_CASES,
@@ -783,9 +783,12 @@ def test_emulated_chains_negotiate_as_the_cpu_does(emu_lib, k, limit):
     from mazeroute.router.negotiate import Negotiator
     # the exact windows after the loop (router/windows.py) search no costs: they are left
     # out of both runs, which they would only lengthen
-    want = Negotiator(lay, "cpu", PathFinderOptions(window_work=0, wait_factor=0)).run()
+    cap = EMULATED_ITERATIONS
+    want = Negotiator(lay, "cpu", PathFinderOptions(window_work=0, wait_factor=0,
+                                                    max_iterations=cap)).run()
     ng = Negotiator(lay, "cpu", PathFinderOptions(device_chains=True, window_work=0,
-                                                  wait_factor=0, device_state=False))
+                                                  wait_factor=0, device_state=False,
+                                                  max_iterations=cap))
     ng.search = dp.SearchDispatch(EmuNetSearch(
         ng.free, ng.owner, emu_lib, smem_limit=None if limit == "adaptive" else limit),
         cpu_box_cells=None)
@@ -807,7 +810,8 @@ def test_negotiation_chains_only_when_asked(emu_lib):
     """``device_chains`` is off by default: the same negotiation then makes no chain."""
     from mazeroute.router.negotiate import Negotiator
     lay = chain_layouts()[0]
-    ng = Negotiator(lay, "cpu", UNBOUNDED)
+    ng = Negotiator(lay, "cpu", dataclasses.replace(UNBOUNDED,
+                                                    max_iterations=EMULATED_ITERATIONS))
     ng.search = EmuNetSearch(ng.free, ng.owner, emu_lib)
     ng.negotiate()          # the loop alone: the phases after it never chain
     assert len(ng.iterations) > 1
@@ -987,7 +991,8 @@ def test_emulated_groups_negotiate_as_the_cpu_does(emu_lib, k):
     from mazeroute.router import PathFinderOptions
     from mazeroute.router.negotiate import Negotiator
     lay = chain_layouts()[k]
-    opt = PathFinderOptions(group_nets=8, window_work=0, wait_factor=0, device_state=False)
+    opt = PathFinderOptions(group_nets=8, window_work=0, wait_factor=0, device_state=False,
+                            max_iterations=EMULATED_ITERATIONS)
     want = Negotiator(lay, "cpu", opt).run()
     ng = Negotiator(lay, "cpu", opt)
     ng.search = EmuNetSearch(ng.free, ng.owner, emu_lib)

@@ -14,7 +14,7 @@ import mazeroute.router.negotiation.device as device_loop
 import mazeroute.router.negotiation.legal as legal
 import mazeroute.router.negotiation.schedule as schedule
 from mazeroute.contract import check_routes
-from mazeroute.engines.weighted import LEVEL_TILE, box_colours, box_levels
+from mazeroute.engines.weighted import LEVEL_TILE, NetRequest, box_colours, box_levels
 from mazeroute.generate import random_layout
 from mazeroute.router import PathFinderOptions, Router, route
 from mazeroute.router.congestion import COST_SCALE, Congestion
@@ -1294,11 +1294,11 @@ class _HostState:
     def state_pres(self, pres):
         self.cg.set_pres_fac(pres / COST_SCALE)
 
-    def state_pass(self, batches, own=False):
+    def state_pass(self, packed, bounds, own=False):
         self.passes += 1
         w = self.inner.shape[2]
         out = []
-        for reqs in batches:
+        for reqs in _unpacked(packed, bounds, w):
             if own:         # the group schedule: searched before the old routes go
                 reqs = [r._replace(own=self.cg.routes[r.net],
                                    own_cost=self.cg.cost_without(r.net, self.cg.routes[r.net]))
@@ -1316,7 +1316,7 @@ class _HostState:
             for i, xy in done:
                 self.box[i] = [*xy.min(axis=0), *xy.max(axis=0)]
             out.append(np.array([xy is not None for xy in found], bool))
-        return out
+        return np.concatenate(out) if out else np.zeros(0, bool)
 
     def state_overused(self):
         over = self.cg.overused()
@@ -1345,6 +1345,15 @@ class _HostState:
         cells = np.flatnonzero(cg.load | cg.history)
         return DeviceRoutes(cg.routes, self.box, cells, cg.occupancy[cells], cg.load[cells],
                             cg.id_sum[cells], cg.history[cells], cg.weight)
+
+
+def _unpacked(packed, bounds, w):
+    """The batches of a packed pass (engines.weighted.pack_nets) as request lists."""
+    xy = np.stack([packed.pins % w, packed.pins // w], axis=1).astype(np.int64)
+    reqs = [NetRequest(int(n), xy[a:z], tuple(b)) for n, a, z, b in zip(
+        packed.nets.tolist(), packed.pin_ptr[:-1].tolist(), packed.pin_ptr[1:].tolist(),
+        packed.boxes.tolist())]
+    return [reqs[a:z] for a, z in zip(bounds[:-1].tolist(), bounds[1:].tolist())]
 
 
 def _stand_in_pair(lay, **options):
@@ -1382,8 +1391,8 @@ def test_a_pass_too_big_for_the_device_hands_the_loop_to_the_host(monkeypatch, a
     host, dev, stand_in = _stand_in_pair(lay)
     real = stand_in.state_pass
 
-    def passing(batches, own=False):
-        out = real(batches, own)
+    def passing(packed, bounds, own=False):
+        out = real(packed, bounds, own)
         if stand_in.passes >= after:
             monkeypatch.setattr(device_loop, "DEVICE_PASS_CELLS", 0)
         return out
@@ -1405,9 +1414,9 @@ def test_the_device_loop_keeps_the_host_loops_groups(seed):
     grouped = []
     real = stand_in.state_pass
 
-    def passing(batches, own=False):
-        grouped.append(own and max(len(b) for b in batches) > 1)
-        return real(batches, own)
+    def passing(packed, bounds, own=False):
+        grouped.append(own and np.diff(bounds).max() > 1)
+        return real(packed, bounds, own)
     stand_in.state_pass = passing
     dev.negotiate()
     assert any(grouped) and len(dev.iterations) > 1

@@ -13,7 +13,8 @@ own cells meet runs in parts, one after another, on the same costs.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -28,10 +29,11 @@ _NO_CELLS = np.zeros(0, np.int64)
 
 class OwnOverlay:
     """The own-cell overlay of a device search: its state (:meth:`_own_init`), the route
-    of requests with own cells (:meth:`_route_own`) and the kernels' arguments for it
-    (:meth:`_own_args`, :meth:`_launch_least`); :meth:`_own_arrays` makes the arrays
-    that :class:`~.gpu_state.DeviceState` also writes. The host class supplies ``_xp``,
-    ``free``, ``shape``, ``_code``, ``_cost``, ``_least`` and ``_timed_device``."""
+    of requests with own cells (:meth:`_route_own`), the kernels' arguments for it
+    (:meth:`_own_args`, :meth:`_launch_least`; on while :meth:`_overlay_on` holds);
+    :meth:`_own_arrays` makes the arrays that :class:`~.gpu_state.DeviceState` also
+    writes. The host class supplies ``_xp``, ``free``, ``shape``, ``_code``, ``_cost``,
+    ``_least`` and ``_timed_device``."""
 
     def _own_init(self) -> None:
         # per cell the net whose own it is (-1: none) and its cost, made at the first
@@ -70,11 +72,20 @@ class OwnOverlay:
         at = xp.asarray(cells.astype(np.int64))
         self._own_net[at] = xp.asarray(nets)
         self._own_cost[at] = xp.asarray(costs.astype(np.uint16))
-        self._owns, self._own_least = True, int(costs.min())
         try:
-            return self._timed_device(cost, requests, changed)
+            with self._overlay_on(int(costs.min())):
+                return self._timed_device(cost, requests, changed)
         finally:
             self._own_net[at] = -1
+
+    @contextmanager
+    def _overlay_on(self, least: int) -> Iterator[None]:
+        """The overlay read by the launches made inside, its least cost ``least``; off
+        after (the kernels then read none of it)."""
+        self._owns, self._own_least = True, least
+        try:
+            yield
+        finally:
             self._owns, self._own_least = False, COST_MAX
 
     def _own_arrays(self) -> None:

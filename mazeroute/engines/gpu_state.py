@@ -18,13 +18,12 @@ host's, so the routes are the host loop's.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
 
 from .costs import COST_MAX, Pricing, kernel_defines
-from .weighted import NetRequest, box_sides
+from .weighted import PackedRequests, box_sides
 from .weighted_launch import R_ROW, REC, chunks, plan_launches, records
 
 __all__ = ["DeviceState", "DeviceRoutes", "STATE_KERNELS"]
@@ -233,43 +232,39 @@ class DeviceState(_DeviceIteration):
         self._st_pool = pool
         self._st_used = total
 
-    def state_pass(self, batches: Sequence[Sequence[NetRequest]], own: bool = False
-                   ) -> list[np.ndarray]:
-        """Route ``batches`` in turn on the device: a batch's old routes ripped up and
-        repriced, its requests searched (in calls of at most the grid's cells of boxes,
-        all on the costs as they stood after the rip-up), the routes found kept,
-        committed and priced. With ``own`` (the group schedule) a batch searches before
-        its old routes go, each request pricing its own net's route as if it were gone
-        (:attr:`~.weighted.NetRequest.own`; the routes of a batch share no cell), and
-        they are ripped up after. Returns per batch whether each request found a
-        route."""
+    def state_pass(self, packed: PackedRequests, bounds: np.ndarray, own: bool = False
+                   ) -> np.ndarray:
+        """Route the batches of ``packed`` in turn on the device (batch ``b`` is requests
+        ``bounds[b]:bounds[b + 1]``; :func:`~.weighted.pack_nets`): a batch's old routes
+        ripped up and repriced, its requests searched (in calls of at most the grid's
+        cells of boxes, all on the costs as they stood after the rip-up), the routes found
+        kept, committed and priced. With ``own`` (the group schedule) a batch searches
+        before its old routes go, each request pricing its own net's route as if it were
+        gone (:attr:`~.weighted.NetRequest.own`; the routes of a batch share no cell),
+        and they are ripped up after. Returns whether each request found a route."""
         started = time.perf_counter()
-        flat = [r for reqs in batches for r in reqs]
-        bounds = np.zeros(len(batches) + 1, np.int64)
-        np.cumsum([len(reqs) for reqs in batches], out=bounds[1:])
-        if not flat:
-            return [np.zeros(0, bool) for _ in batches]
-        views = self._pass_plan(flat, bounds)
+        m = packed.nets.size
+        if not m:
+            return np.zeros(0, bool)
+        bounds = np.asarray(bounds, np.int64)
+        views = self._pass_plan(self._packed(packed), bounds)
         self._st_count.fill(self._st_used)
         first = self._event()
-        for b in range(len(batches)):
+        for b in range(bounds.size - 1):
             self._pass_batch(views, b, own)
         last = self._event()
-        m = len(flat)
         back = self._xp.concatenate([views.found, self._st_count]).get()
         self._st_used = int(back[-1])
         device = 0.0 if first is None else self._xp.cuda.get_elapsed_time(first, last) / 1e3
         self._spend("device passes", m, time.perf_counter() - started, device,
-                    calls=sum(1 for reqs in batches if len(reqs)))
-        ok = back[:m].astype(bool)
-        return [ok[a:z] for a, z in zip(bounds[:-1].tolist(), bounds[1:].tolist())]
+                    calls=int(np.count_nonzero(np.diff(bounds))))
+        return back[:m].astype(bool)
 
-    def _pass_plan(self, flat: list[NetRequest], bounds: np.ndarray) -> _PassViews:
-        """The launches of a pass of the requests ``flat`` (batches ``bounds``), planned
+    def _pass_plan(self, packed: PackedRequests, bounds: np.ndarray) -> _PassViews:
+        """The launches of a pass of the requests ``packed`` (batches ``bounds``), planned
         and uploaded at once: each batch's calls of at most the grid's cells of boxes."""
         xp = self._xp
-        m = len(flat)
-        packed = self._pack(flat)
+        m = packed.nets.size
         bw, bh = box_sides(packed.boxes)
         areas = bw * bh
         self._room(int(areas.sum()))
@@ -335,13 +330,12 @@ class DeviceState(_DeviceIteration):
         old = self._st_start.copy(), self._st_len.copy()
         self._own_arrays()
         self._overlay(nets, count, old, True)
-        self._owns, self._own_least = True, self._least     # no own cost below bh
         try:
-            for call in v.calls[b]:
-                self._pass_call(v, call)
+            with self._overlay_on(self._least):     # no own cost below bh
+                for call in v.calls[b]:
+                    self._pass_call(v, call)
         finally:
             self._overlay(nets, count, old, False)
-            self._owns, self._own_least = False, COST_MAX
         self._uses_of(nets, count, -1, old)
         self._uses_of(nets, count, 1)
 

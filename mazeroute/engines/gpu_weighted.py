@@ -560,7 +560,11 @@ class GPUNetSearch(OwnOverlay, DeviceState, NetSearch):
     def _pack(self, requests: Sequence[NetRequest]):
         """:func:`pack_requests` of ``requests``, refusing the net index that codes a
         blocked cell on the device."""
-        packed = pack_requests(requests, self.shape)
+        return self._packed(pack_requests(requests, self.shape))
+
+    @staticmethod
+    def _packed(packed):
+        """``packed``, refusing the net index that codes a blocked cell on the device."""
         if (packed.nets == BLOCKED_CODE).any():
             raise ValueError(f"net index {BLOCKED_CODE} is reserved for blocked cells")
         return packed

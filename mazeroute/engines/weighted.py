@@ -83,6 +83,7 @@ _INF = np.int64(2**62)
 _NO_CELLS = np.zeros(0, np.int64)
 
 __all__ = ["NetSearch", "CPUNetSearch", "NetRequest", "PackedRequests", "pack_requests",
+           "PinTable", "pin_table", "pack_nets",
            "as_layers", "box_sides", "box_levels", "box_colours", "COST_MAX", "COST_DTYPE",
            "COST_SCALE", "DIST_MAX", "Pricing", "LEVEL_TILE", "REACH_CHECK_CELLS",
            "PARALLEL_REQUESTS", "pack_own", "request_boxes"]
@@ -144,25 +145,78 @@ def pack_requests(requests: Sequence[NetRequest], shape: tuple[int, int, int]) -
     counts = np.fromiter((len(p) for p in pins), np.int64, n)
     nets = np.fromiter((r.net for r in requests), np.int64, n).astype(np.int32)
     boxes = np.array([tuple(r.box) for r in requests], np.int64).reshape(n, 4)
-    x0, y0, x1, y1 = boxes.T
+    xy = np.concatenate(pins) if n else np.zeros((0, 2), np.int64)
+    pin_ptr = np.zeros(n + 1, np.int64)
+    np.cumsum(counts, out=pin_ptr[1:])
+    _check_packed(pin_ptr, boxes, xy, shape)
+    return PackedRequests(nets, pin_ptr, (xy[:, 1] * w + xy[:, 0]).astype(np.int32), boxes)
+
+
+def _check_packed(pin_ptr: np.ndarray, boxes: np.ndarray, xy: np.ndarray,
+                  shape: tuple[int, int, int]) -> None:
+    """Refuse a request without pins, with a box not inside the grid, or with a pin
+    outside its box (``xy``: every request's pins, ``(k, 2)``, as ``pin_ptr`` cuts)."""
+    _, h, w = shape
+    counts = np.diff(pin_ptr)
     bad = np.flatnonzero(counts < 1)
     if bad.size:
         raise ValueError(f"request {bad[0]}: a net needs at least one pin")
+    x0, y0, x1, y1 = boxes.T
     bad = np.flatnonzero(~((0 <= x0) & (x0 <= x1) & (x1 < w) & (0 <= y0) & (y0 <= y1)
                            & (y1 < h)))
     if bad.size:
-        raise ValueError(f"request {bad[0]}: box {requests[bad[0]].box} is not inside the "
-                         f"{w} x {h} grid")
-    xy = np.concatenate(pins) if n else np.zeros((0, 2), np.int64)
-    at = np.repeat(np.arange(n), counts)
+        raise ValueError(f"request {bad[0]}: box {tuple(boxes[bad[0]].tolist())} is not "
+                         f"inside the {w} x {h} grid")
+    at = np.repeat(np.arange(counts.size), counts)
     out = ((xy[:, 0] < x0[at]) | (xy[:, 0] > x1[at]) | (xy[:, 1] < y0[at])
            | (xy[:, 1] > y1[at]))
     if out.any():
         r = int(at[np.flatnonzero(out)[0]])
-        raise ValueError(f"request {r}: a pin lies outside the box {requests[r].box}")
-    pin_ptr = np.zeros(n + 1, np.int64)
+        raise ValueError(f"request {r}: a pin lies outside the box {tuple(boxes[r].tolist())}")
+
+
+class PinTable(NamedTuple):
+    """Every net's pins as vertex ids, flat: net ``i``'s are ``pins[ptr[i]:ptr[i + 1]]``,
+    the root first (what :func:`pack_nets` gathers a pass's requests from)."""
+
+    ptr: np.ndarray
+    pins: np.ndarray
+
+
+def pin_table(pins: Sequence[np.ndarray], width: int) -> PinTable:
+    """The :class:`PinTable` of every net's pins ``(k, 2)`` as ``x, y``, on a grid
+    ``width`` cells wide."""
+    counts = np.fromiter((len(p) for p in pins), np.int64, len(pins))
+    ptr = np.zeros(len(pins) + 1, np.int64)
+    np.cumsum(counts, out=ptr[1:])
+    xy = (np.concatenate([np.asarray(p, np.int64).reshape(-1, 2) for p in pins])
+          if len(pins) else np.zeros((0, 2), np.int64))
+    return PinTable(ptr, (xy[:, 1] * width + xy[:, 0]).astype(np.int32))
+
+
+def pack_nets(table: PinTable, nets: np.ndarray, boxes: np.ndarray,
+              shape: tuple[int, int, int]) -> PackedRequests:
+    """The requests of ``nets`` in ``boxes`` ``(n, 4)``, their pins from ``table``,
+    checked and packed as :func:`pack_requests` packs them, without a request object a
+    net (a pass of negotiation asks for thousands).
+
+    Examples
+    --------
+    >>> t = pin_table([np.array([[0, 0], [3, 1]]), np.array([[1, 2], [2, 2]])], 4)
+    >>> p = pack_nets(t, np.array([1, 0]), np.array([[0, 1, 3, 2], [0, 0, 3, 1]]), (1, 3, 4))
+    >>> p.nets.tolist(), p.pin_ptr.tolist(), p.pins.tolist()
+    ([1, 0], [0, 2, 4], [9, 10, 0, 7])
+    """
+    _, _, w = shape
+    nets = np.asarray(nets, np.int64)
+    counts = table.ptr[nets + 1] - table.ptr[nets]
+    pin_ptr = np.zeros(nets.size + 1, np.int64)
     np.cumsum(counts, out=pin_ptr[1:])
-    return PackedRequests(nets, pin_ptr, (xy[:, 1] * w + xy[:, 0]).astype(np.int32), boxes)
+    at = np.repeat(table.ptr[nets] - pin_ptr[:-1], counts) + np.arange(int(pin_ptr[-1]))
+    pins = table.pins[at]
+    boxes = np.asarray(boxes, np.int64).reshape(nets.size, 4)
+    _check_packed(pin_ptr, boxes, np.stack([pins % w, pins // w], axis=1), shape)
+    return PackedRequests(nets.astype(np.int32), pin_ptr, pins, boxes)
 
 
 def request_boxes(requests: Sequence[NetRequest]) -> np.ndarray:

@@ -5,7 +5,6 @@ Negotiation keeps them when they connect more nets than it did.
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable
 
@@ -83,31 +82,3 @@ def sequential_routes(layout: Layout, backend: str = "auto", beat: int | None = 
             return None
     engine = f"{getattr(search, 'backend', backend)}/weighted"
     return RouteResult(layout, nets, engine, "file", time.perf_counter() - start)
-
-
-class FloorBeside(threading.Thread):
-    """:func:`sequential_routes` of a layout routed in a thread of its own while
-    negotiation's loop runs on a device (whose thread mostly waits for the device):
-    once :attr:`seconds` is set, :attr:`result` holds the routes, or :attr:`error` what
-    stopped them.
-
-    Parameters
-    ----------
-    layout : the layout
-    backend : the floor's backend (:attr:`mazeroute.plan.Plan.floor`)
-    """
-
-    def __init__(self, layout: Layout, backend: str):
-        super().__init__(name="mazeroute-floor", daemon=True)
-        self.layout, self.backend = layout, backend
-        self.result: RouteResult | None = None
-        self.error: BaseException | None = None
-        self.seconds: float | None = None
-
-    def run(self) -> None:
-        start = time.perf_counter()
-        try:
-            self.result = sequential_routes(self.layout, self.backend)
-        except BaseException as e:      # noqa: BLE001 - handed to the thread that joins
-            self.error = e
-        self.seconds = time.perf_counter() - start

@@ -90,12 +90,13 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ..engines.weighted import pin_table
 from ..errors import EngineUnavailable
 from ..layout import Layout
 from ..plan import Plan, device_errors, first_line, make_plan
 from .congestion import COST_SCALE, Congestion, PathFinderOptions
 from .dispatch import net_search
-from .floor import FloorBeside, sequential_routes
+from .floor import sequential_routes
 from .negotiation.conflicts import Conflicts, _independent
 from .negotiation.device import DeviceLoop
 from .negotiation.explain import Explain
@@ -147,8 +148,13 @@ class Negotiator(RouteBook, Conflicts, Loop, DeviceLoop, Legalise, Fillers, Expl
         self.backend = self.plan.negotiation
         self.engine = f"{self.backend}/weighted"
         n = len(layout.nets)
-        self.lo = np.array([p.min(axis=0) for p in self.pins], np.int64).reshape(n, 2)
-        self.hi = np.array([p.max(axis=0) for p in self.pins], np.int64).reshape(n, 2)
+        #: Every net's pins, flat (:func:`~mazeroute.engines.weighted.pin_table`).
+        self.pins_flat = pin_table(self.pins, w)
+        self.lo = self.hi = np.zeros((0, 2), np.int64)
+        if n:
+            flat, starts = self.pins_flat.pins.astype(np.int64), self.pins_flat.ptr[:-1]
+            xy = np.stack([flat % w, flat // w], axis=1)
+            self.lo, self.hi = np.minimum.reduceat(xy, starts), np.maximum.reduceat(xy, starts)
         self.margin = np.full(n, self.options.bb_factor, np.int64)
         self.state = Congestion(self.free, n, self.options.acc_fac, self.options.net_acc)
         self.routes: list[np.ndarray | None] = [None] * n       # flat cell indices
@@ -183,10 +189,6 @@ class Negotiator(RouteBook, Conflicts, Loop, DeviceLoop, Legalise, Fillers, Expl
         #: phase keeps it, whatever the clock says; see _bound).
         self.floor_first: RouteResult | None = None
         self.floor_watch: Watch | None = None
-        #: Sequential routing routed beside the loop (see _floor_beside), and when the
-        #: wait bound began counting while it runs (its deadline set once it is done).
-        self.floor_beside: FloorBeside | None = None
-        self.bound_from: float | None = None
         #: Steps the time limit stopped part way ("cut short") or before they began
         #: ("skipped"), in order.
         self.cut: dict[str, str] = {}
@@ -206,16 +208,9 @@ class Negotiator(RouteBook, Conflicts, Loop, DeviceLoop, Legalise, Fillers, Expl
         legal, and the result's phases and notice say what the limit cut short or
         skipped."""
         start = time.perf_counter()
-        self._floor_beside()
-        try:
-            self._bound()
-            iterations = self.negotiate(progress)
-            result = run_phases(self, iterations)
-        finally:
-            # a floor still routing is let finish (it is far sooner than negotiation
-            # on every layout it runs beside), so that no thread outlives the run
-            if self.floor_beside is not None:
-                self.floor_beside.join()
+        self._bound()
+        iterations = self.negotiate(progress)
+        result = run_phases(self, iterations)
         result.seconds = time.perf_counter() - start
         if self.cut:
             limit = (f"the {self.limit_words} "
@@ -235,9 +230,6 @@ class Negotiator(RouteBook, Conflicts, Loop, DeviceLoop, Legalise, Fillers, Expl
             return
         if opt.wait_factor == 0 or not self.layout.nets:
             return
-        if self.floor_beside is not None:
-            self.bound_from = self.now()        # the deadline follows its time (settle)
-            return
         # the floor is routed first rather than at the end: its time is what the bound
         # is measured against, and it costs a small share of negotiation's on the
         # layouts that need a bound (the same engine, already compiled, on unit costs)
@@ -254,33 +246,6 @@ class Negotiator(RouteBook, Conflicts, Loop, DeviceLoop, Legalise, Fillers, Expl
         self.limit_words = (f"wait bound ({limit:.3g} s: {opt.wait_factor:g} times "
                             f"sequential routing's time, at least {opt.min_wait:g} s)")
         self.deadline = t0 + limit
-
-    def _floor_beside(self) -> None:
-        """Start sequential routing, the floor, in a thread beside the loop, when the
-        loop keeps its state on the device (:mod:`.negotiation.device`): its host thread
-        mostly waits for the device then, and the floor's time is taken off the run's
-        (not without a time limit, which the floor phase heeds net by net; beside the
-        loop on the host, the two threads' host work would take turns)."""
-        if (self.backend == "gpu" and self.options.time_limit is None
-                and self._device_applies() and self.layout.nets):
-            self.floor_beside = FloorBeside(self.layout, self.plan.floor)
-            self.floor_beside.start()
-
-    def settle(self) -> None:
-        """Set the wait bound's deadline once the floor routed beside the loop is done."""
-        beside = self.floor_beside
-        if self.bound_from is not None and self.deadline is None and beside.seconds is not None:
-            self._bound_by(self.bound_from, beside.seconds)
-
-    def floor_routes(self) -> RouteResult | None:
-        """The floor routed beside the loop, waited for (None: none was, or it failed:
-        the floor phase routes it then)."""
-        beside = self.floor_beside
-        if beside is None:
-            return None
-        beside.join()
-        self.settle()
-        return beside.result if beside.error is None else None
 
 
 def negotiate(layout: Layout, backend: str = "auto", *, max_iterations: int | None = None,

@@ -18,7 +18,7 @@ import time
 
 import numpy as np
 
-from ...engines.weighted import NetRequest, box_sides
+from ...engines.weighted import box_sides, pack_nets
 
 __all__ = ["DeviceLoop", "DEVICE_PASS_CELLS"]
 
@@ -55,9 +55,16 @@ class DeviceLoop:
         got = self.search.state_close()
         self.on_device = False
         w = self.shape[1]
-        for i, r in enumerate(got.routes):
-            self.routes[i] = r
-            self.cells[i] = None if r is None else np.stack([r % w, r // w], axis=1)
+        have = [i for i, r in enumerate(got.routes) if r is not None]
+        self.routes[:] = got.routes
+        self.cells[:] = [None] * len(got.routes)
+        if have:
+            # every route's (x, y) at once: a net at a time is a share of the close
+            flat = np.concatenate([got.routes[i] for i in have])
+            sizes = np.fromiter((got.routes[i].size for i in have), np.int64, len(have))
+            xy = np.split(np.stack([flat % w, flat // w], axis=1), np.cumsum(sizes)[:-1])
+            for i, c in zip(have, xy):
+                self.cells[i] = c
         routed = np.flatnonzero(self.has_route)
         self.rlo[routed] = got.boxes[routed, :2]
         self.rhi[routed] = got.boxes[routed, 2:]
@@ -77,12 +84,12 @@ class DeviceLoop:
         if cells > DEVICE_PASS_CELLS:
             self._device_close()
             return None
-        requests = [[NetRequest(i, self.pins[i], tuple(b))
-                     for i, b in zip(pending[batch].tolist(), boxes[batch].tolist())]
-                    for batch in groups]
+        order = np.concatenate(groups) if groups else np.zeros(0, np.int64)
+        bounds = np.zeros(len(groups) + 1, np.int64)
+        np.cumsum([len(g) for g in groups], out=bounds[1:])
+        packed = pack_nets(self.pins_flat, pending[order], boxes[order], (1, *self.shape))
         found = np.zeros(pending.size, bool)
-        for batch, ok in zip(groups, self.search.state_pass(requests, own=grouped)):
-            found[batch] = ok
+        found[order] = self.search.state_pass(packed, bounds, own=grouped)
         self.has_route[pending] = found
         self.stamp[pending[found]] = self.clock + np.flatnonzero(found)
         self.seconds[pending] += (time.perf_counter() - start) / pending.size

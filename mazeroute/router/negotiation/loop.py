@@ -289,13 +289,11 @@ class Loop:
 
     def _left(self) -> float | None:
         """Seconds left before the deadline (None: no limit)."""
-        self.settle()
         return None if self.deadline is None else max(0.0, self.deadline - self.now())
 
     def _late(self, step: str | None = None) -> bool:
         """Whether the time limit has run out (:attr:`deadline`); if so, ``step`` (a
         phase that stops part way for it) is recorded as cut short."""
-        self.settle()
         if self.deadline is None or self.now() < self.deadline:
             return False
         if step is not None:

@@ -143,11 +143,7 @@ def floor(ng, run: PhaseRun) -> None:
     if not result.routed < len(ng.layout.nets) - len(ng.enclosed):
         return
     t0 = time.perf_counter()
-    beside = ng.floor_routes()
-    if beside is not None:
-        # routed beside the loop: kept whatever the clock says, as below
-        got, floor_watch = beside, Watch(ng.watch.net)
-    elif ng.floor_first is not None:
+    if ng.floor_first is not None:
         # routed before the loop for the wait bound: kept whatever the clock says, so
         # that a bounded run never ends with fewer nets than sequential routing
         got, floor_watch = ng.floor_first, ng.floor_watch
