@@ -139,7 +139,7 @@ def visible_gpus() -> list[str]:
     return found()
 
 
-def main() -> int:
+def _arguments() -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--count", type=int, default=200)
     p.add_argument("--size", type=int, default=512)
@@ -163,7 +163,33 @@ def main() -> int:
                    help="folder of the generated layouts (default: in the temp folder)")
     p.add_argument("--out", type=Path, default=None,
                    help="scratch folder for the runs' outputs (default: a temporary one)")
-    args = p.parse_args()
+    return p.parse_args()
+
+
+def _print_table(times: dict[str, list], count: int, repeat: int) -> None:
+    """The best of each run's ``repeat`` timings, as a Markdown table."""
+    table = []
+    best = {label: min(runs) for label, runs in times.items()}
+    for label, (seconds, cpu, n, ref) in best.items():
+        speed = best[ref][0] / seconds
+        # --gpus K against --gpus 1 too: the same Dask overhead on both sides
+        one = best.get("--gpus 1") if label.startswith("--gpus") else None
+        table.append((label, n, seconds, cpu / seconds, count / seconds, speed,
+                      speed / n, f"{one[0] / seconds / n:.2f}" if one else ""))
+    print(f"load average after {os.getloadavg()[0]:.2f}")
+    print()
+    print(f"best of {repeat}; cores busy = CPU time of the batch and its workers / "
+          "wall time")
+    print("| run | N | seconds | cores busy | layouts/s | speed-up | speed-up / N | "
+          "speed-up / N over `--gpus 1` |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for label, n, seconds, busy, rate, speed, eff, over_one in table:
+        print(f"| `{label}` | {n} | {seconds:.1f} | {busy:.2f} | {rate:.2f} | {speed:.2f} | "
+              f"{eff:.2f} | {over_one} |")
+
+
+def main() -> int:
+    args = _arguments()
     cores = os.cpu_count() or 1
     workers = (args.workers if args.workers is not None
                else [n for n in (1, 2, 4, 8, 16, 32, 64) if n <= cores])
@@ -178,7 +204,7 @@ def main() -> int:
           f"{os.getloadavg()[0]:.2f}")
     scratch = args.out or Path(tempfile.mkdtemp(prefix="dask-batch-"))
     extra = ["--no-png"] if args.no_png else []
-    table, failed = [], False
+    failed = False
 
     def timed(label: str, n: int, argv: list[str], baseline: tuple | None,
               env: dict | None = None) -> tuple:
@@ -230,23 +256,7 @@ def main() -> int:
             if any(len(s) != 1 for s in devices.values()) or len(set(buses)) != len(buses):
                 print("    workers did NOT each report one GPU of their own")
                 failed = True
-    best = {label: min(runs) for label, runs in times.items()}
-    for label, (seconds, cpu, n, ref) in best.items():
-        speed = best[ref][0] / seconds
-        # --gpus K against --gpus 1 too: the same Dask overhead on both sides
-        one = best.get("--gpus 1") if label.startswith("--gpus") else None
-        table.append((label, n, seconds, cpu / seconds, args.count / seconds, speed,
-                      speed / n, f"{one[0] / seconds / n:.2f}" if one else ""))
-    print(f"load average after {os.getloadavg()[0]:.2f}")
-    print()
-    print(f"best of {args.repeat}; cores busy = CPU time of the batch and its workers / "
-          "wall time")
-    print("| run | N | seconds | cores busy | layouts/s | speed-up | speed-up / N | "
-          "speed-up / N over `--gpus 1` |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
-    for label, n, seconds, busy, rate, speed, eff, over_one in table:
-        print(f"| `{label}` | {n} | {seconds:.1f} | {busy:.2f} | {rate:.2f} | {speed:.2f} | "
-              f"{eff:.2f} | {over_one} |")
+    _print_table(times, args.count, args.repeat)
     if args.out is None:
         shutil.rmtree(scratch, ignore_errors=True)
     return 1 if failed else 0

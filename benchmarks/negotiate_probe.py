@@ -58,7 +58,7 @@ def timed(layout, backend, repeats, options=None):
     return statistics.median(times), res
 
 
-def main() -> None:
+def _arguments() -> argparse.Namespace:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--big", action="store_true")
@@ -90,7 +90,11 @@ def main() -> None:
     ap.add_argument("--chains", nargs="+", default=["off"], choices=["on", "off"],
                     help="PathFinderOptions.device_chains: on, off (the default), or both "
                          "in turn")
-    args = ap.parse_args()
+    return ap.parse_args()
+
+
+def main() -> None:
+    args = _arguments()
     if args.cpu_box_cells is not None or args.kernel_options:
         import functools
 
@@ -117,8 +121,15 @@ def main() -> None:
     if args.profile and not args.big:
         profile_small(args.seeds[0], args.nets, schedules[0][1])
         return
-    for seed, (k, options) in [] if args.profile else [
-            (s, o) for s in args.seeds for o in schedules]:
+    if not args.profile:
+        compare_1024(args, schedules)
+    if args.big:
+        big(args, schedules)
+
+
+def compare_1024(args: argparse.Namespace, schedules: list) -> None:
+    """Each seed's 1024^2 layout negotiated on both backends, per schedule."""
+    for seed, (k, options) in [(s, o) for s in args.seeds for o in schedules]:
         lay = random_layout(1024, 1024, density=0.25, nets=args.nets, pins=2, seed=seed,
                             span=64)
         route(lay, backend="gpu", mode="negotiate", max_iterations=2)     # compile, warm up
@@ -138,7 +149,12 @@ def main() -> None:
               f"{statistics.median(i.seconds for i in its) * 1e3:.1f} ms, sum "
               f"{sum(i.seconds for i in its):.3f} s of {tg:.3f} s", flush=True)
         _print_spent()
-    for k, options in schedules if args.big else []:
+
+
+def big(args: argparse.Namespace, schedules: list) -> None:
+    """The 4096^2 layout negotiated on the GPU, per schedule (``--profile``: under
+    cProfile)."""
+    for k, options in schedules:
         import cupy
         pool = cupy.get_default_memory_pool()
         lay = random_layout(4096, 4096, density=0.25, nets=32000, pins=2, seed=1, span=64)

@@ -4,7 +4,7 @@ the device and on the host, gives the same routes, the same iterations and the s
 final state, cell by cell (the checks of tests/test_gpu_state_host.py, which runs them
 with the kernels' code on the CPU). Every test needs CuPy and a CUDA device (marked
 ``gpu``); the router's side of the device loop runs on the CPU in
-tests/test_negotiate.py too."""
+tests/test_negotiation_device.py too."""
 
 from __future__ import annotations
 

@@ -27,7 +27,7 @@ from tests.test_gpu_weighted_host import (
     _c_args,
     _DeviceArray,
 )
-from tests.test_negotiate import same_loops
+from tests.test_negotiation_device import same_loops
 
 
 def check_device_loop(make) -> None:

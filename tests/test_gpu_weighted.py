@@ -26,11 +26,13 @@ from tests.corpus import (
     random_weighted_cases,
     weighted_hand_cases,
 )
-from tests.test_gpu_weighted_host import (
+from tests.test_gpu_weighted_chains_host import (
     check_chain,
     check_chain_refusals,
-    check_dist_max,
     check_long_chain,
+)
+from tests.test_gpu_weighted_host import (
+    check_dist_max,
     check_long_wires,
     check_many_requests,
     check_overlapping_boxes,

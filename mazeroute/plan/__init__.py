@@ -243,11 +243,14 @@ def make_plan(subject, backend: str = "auto", strategy: str | None = None,
     measure = Measure(free, rules) if free is not None else None
     nets = layout is not None and len(layout.nets) > 0
 
+    def routes_on_cpu() -> bool:        # sequential routing's own rule
+        return routing_prefers_cpu(measure, *_spans(layout))
+
     def prefers_cpu() -> bool:
         if measure is None:          # names only: no layout to weigh
             return False
         if mode == "sequential" and nets and strategy is None:
-            return routing_prefers_cpu(measure, *_spans(layout))
+            return routes_on_cpu()
         return wavefront_prefers_cpu(measure)[0]
 
     chosen = _pick(backend, strategy, kind, has_gpu, prefers_cpu)
@@ -255,8 +258,8 @@ def make_plan(subject, backend: str = "auto", strategy: str | None = None,
     negotiation = floor = None
     if mode == "negotiate":
         # the floor is sequential routing: under auto, sequential routing's choice
-        floor = "gpu" if has_gpu and not (backend == "auto" and nets and routing_prefers_cpu(
-            measure, *_spans(layout))) else "cpu"
+        floor = "gpu" if has_gpu and not (backend == "auto" and nets and routes_on_cpu()) \
+            else "cpu"
         negotiation = backend if backend != "auto" else (
             "gpu" if has_gpu and "gpu" in NET_SEARCHES and not negotiation_prefers_cpu(measure)
             else "cpu")

@@ -1,5 +1,6 @@
 """The options of negotiated routing (:class:`PathFinderOptions`), named as VPR names
-them, with the loop's stopping rules that read only them and the iterations' figures.
+them; the loop's stopping rules that read only them and the iterations' figures are
+its base, :class:`~.stops.StopRules`.
 
 Examples
 --------
@@ -15,6 +16,8 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
+from .stops import StopRules
+
 __all__ = ["PathFinderOptions", "REROUTE_ORDERS", "MAX_OPTION_INT", "MAX_OPTION_FLOAT"]
 
 #: Values of :attr:`PathFinderOptions.reroute_order`.
@@ -22,7 +25,7 @@ REROUTE_ORDERS = ("colour", "hpwl")
 
 
 @dataclass(frozen=True)
-class PathFinderOptions:
+class PathFinderOptions(StopRules):
     """Parameters of negotiated-congestion routing, named as VPR names them.
 
     Parameters
@@ -271,71 +274,6 @@ class PathFinderOptions:
             if not ok:
                 raise ValueError(f"{name} = {getattr(self, name)!r} is out of range")
 
-    def diverged(self, overused: list[int], conflicts: list[int]) -> bool:
-        """Whether the overuse has grown and stayed grown (see ``diverge_factor``) after
-        the iterations whose overused cells and nets in conflict are ``overused`` and
-        ``conflicts``.
-
-        >>> opt = PathFinderOptions()
-        >>> opt.diverged([1000, 1400, 1600, 1700, 1650], [90, 95, 96, 95, 95])
-        True
-        >>> opt.diverged([1000, 1400, 1600, 1400, 1650], [90, 95, 96, 95, 95])   # 1400 < 1500
-        False
-        >>> opt.diverged([1000, 20, 60, 60, 60], [900, 40, 40, 40, 40])  # a late flare-up
-        False
-        >>> opt.diverged([10, 40, 40, 40, 40], [4, 5, 5, 5, 5])          # few in conflict
-        False
-        """
-        k = self.diverge_iterations
-        if self.diverge_factor is None or len(overused) <= k:
-            return False
-        if min(conflicts[-k:]) < self.stall_min_conflicts:
-            return False
-        return min(overused[-k:]) >= self.diverge_factor * overused[0]
-
-    def settled(self, kept: list[int], conflicts: list[int]) -> bool:
-        """Whether the nets negotiation would keep (``kept``, one a iteration) reached no
-        new high over the last ``kept_iterations`` iterations while every iteration
-        (``conflicts``: nets in conflict) left at least ``stall_min_conflicts`` nets in
-        conflict (see ``kept_iterations``).
-
-        >>> opt = PathFinderOptions(kept_iterations=3)
-        >>> opt.settled([20, 30, 31, 29, 31, 30], [90, 80, 79, 80, 80, 79])
-        True
-        >>> opt.settled([20, 30, 31, 29, 31, 32], [90, 80, 79, 80, 80, 79])   # 32 > 31
-        False
-        >>> opt.settled([20, 30, 31, 29, 31, 30], [90, 80, 9, 80, 80, 79])    # few in conflict
-        False
-        """
-        k = self.kept_iterations
-        if k is None or len(kept) <= k or len(conflicts) < len(kept):
-            return False
-        if min(conflicts) < self.stall_min_conflicts:
-            return False
-        return max(kept[-k:]) <= max(kept[:-k])
-
-    def crowded(self, conflicts: list[int], nets: int) -> bool:
-        """Whether negotiation of ``nets`` nets is over-subscribed after the iterations
-        that left ``conflicts`` nets in conflict (see ``crowd_iterations``).
-
-        >>> opt = PathFinderOptions(crowd_iterations=3)
-        >>> opt.crowded([200, 199, 199, 200], 200)
-        True
-        >>> opt.crowded([200, 199, 185, 200], 200)     # 185: 5 % and more below the first
-        False
-        >>> opt.crowded([60, 40, 30, 25], 200)         # a few nets in conflict
-        False
-        >>> opt.crowded([29, 28, 29, 29], 29)          # fewer than stall_min_conflicts
-        False
-        """
-        k = self.crowd_iterations
-        if k is None or len(conflicts) < k or nets <= 0:
-            return False
-        recent = min(conflicts[-k:])
-        if recent < max(self.stall_min_conflicts, self.crowd_share * nets):
-            return False
-        return recent > (1 - self.stall_improvement) * conflicts[0]
-
     def bound(self, floor_seconds: float) -> float | None:
         """Seconds negotiation may take without a ``time_limit``, where sequential
         routing took ``floor_seconds`` (None: unbounded; see ``wait_factor``).
@@ -348,49 +286,6 @@ class PathFinderOptions:
         if self.wait_factor == 0:
             return None
         return max(self.min_wait, self.wait_factor * floor_seconds)
-
-    def stalled(self, overused: list[int], conflicts: list[int],
-                searched: list[int] | None = None) -> bool:
-        """Whether negotiation has stalled after the iterations whose overused cells and
-        nets in conflict are ``overused`` and ``conflicts``, and which searched
-        ``searched`` cells (see ``stall_iterations``).
-
-        >>> opt = PathFinderOptions(stall_iterations=3, stall_improvement=0.1,
-        ...                         stall_min_conflicts=0)
-        >>> opt.stalled([50, 40, 41, 40, 39], [90, 80, 79, 78, 77])   # 39 > 0.9 * 40
-        True
-        >>> opt.stalled([50, 40, 41, 40, 35], [90, 80, 79, 78, 77])   # 35 <= 0.9 * 40
-        False
-        >>> opt = PathFinderOptions(stall_iterations=3, stall_min_cells=1000)
-        >>> opt.stalled([2, 1, 1, 1, 1], [3, 2, 2, 2, 2], [9000, 3000, 3000, 3000, 3000])
-        True
-        >>> opt.stalled([2, 1, 1, 1, 1], [3, 2, 2, 2, 2], [9000, 3000, 3000, 3000, 300])
-        False
-        """
-        k = self.stall_iterations
-        if k is None or len(overused) <= k:
-            return False
-        dear = (self.stall_min_cells is not None and searched is not None
-                and min(searched[-k:]) >= self.stall_min_cells)
-        if min(conflicts) < self.stall_min_conflicts and not dear:
-            return False
-
-        def fell(seq):
-            before, recent = min(seq[:-k]), min(seq[-k:])
-            return recent < before and recent <= (1 - self.stall_improvement) * before
-        return not (fell(overused) or fell(conflicts))
-
-    def over_budget(self, iteration: int, searched: int) -> bool:
-        """Whether negotiation stops after ``iteration`` for its budget: past
-        ``budget_after`` iterations, its searches covered ``searched`` cells, at least
-        ``budget_cells``.
-
-        >>> opt = PathFinderOptions(budget_after=50, budget_cells=1000)
-        >>> opt.over_budget(50, 10**6), opt.over_budget(51, 999), opt.over_budget(51, 1000)
-        (False, False, True)
-        """
-        return (iteration > self.budget_after and self.budget_cells is not None
-                and searched >= self.budget_cells)
 
     def pres_fac(self, iteration: int) -> float:
         """``pres_fac`` during ``iteration`` (1, 2, ...)."""

@@ -1,0 +1,259 @@
+"""The phases after negotiation's loop that keep it legal and short
+(router.negotiation.legal): legalise, repair, tidy, and the cover of conflicts."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import mazeroute.router.negotiate as neg
+import mazeroute.router.negotiation.legal as legal
+import mazeroute.router.negotiation.schedule as schedule
+from mazeroute.contract import check_routes
+from mazeroute.generate import random_layout
+from mazeroute.router import PathFinderOptions
+from mazeroute.router.negotiate import Negotiator, sequential_routes
+from tests.corpus import (
+    corridor_layout,
+    unroutable_layout,
+)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_tidy_never_lengthens_a_wire_and_shortens_detours(seed):
+    lay = random_layout(60, 60, density=0.2, nets=80, pins=2 + seed % 2, seed=seed, span=20)
+    ng = Negotiator(lay, "cpu")
+    ng.negotiate()
+    ng.legalise()
+    before = [None if c is None else len(c) for c in ng.cells]
+    ng.tidy()
+    after = [None if c is None else len(c) for c in ng.cells]
+    assert [b is None for b in before] == [a is None for a in after]
+    assert all(a <= b for a, b in zip(after, before) if a is not None)
+    assert sum(a for a in after if a) < sum(b for b in before if b)
+    res = ng._result()
+    assert check_routes(lay, res.to_json()) == []
+
+
+def test_repair_rips_up_a_net_that_has_another_way():
+    """From sequential mode's routes of the corridor case (a in the corridor, c walled
+    off), repair routes c through the corridor and sends a round its private lane."""
+    lay = corridor_layout()
+    ng = Negotiator(lay, "cpu")
+    for i, net in enumerate(sequential_routes(lay, "cpu").nets):
+        if net.routed:
+            ng._set_route(i, np.array(net.cells))
+    assert ng.cells[2] is None
+    assert ng.repair() == 1
+    a, _, c = ng.cells
+    assert (6, 4) in map(tuple, c.tolist()) and (6, 0) in map(tuple, a.tolist())
+    assert check_routes(lay, ng._result().to_json()) == []
+
+
+def test_repair_puts_everything_back_when_a_victim_finds_no_way():
+    """x and y both need (10, 1): y may rip x up, but x then has no way; nothing
+    changes."""
+    lay = unroutable_layout()
+    ng = Negotiator(lay, "cpu")
+    for i, net in enumerate(sequential_routes(lay, "cpu").nets):
+        if net.routed:
+            ng._set_route(i, np.array(net.cells))
+    before = [None if c is None else c.tolist() for c in ng.cells]
+    assert ng.repair() == 0
+    assert [None if c is None else c.tolist() for c in ng.cells] == before
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_tidy_in_batches_equals_one_net_at_a_time(monkeypatch, seed):
+    """Tidying in batches gives the wires of one net a call, and legal ones, even where
+    wires run outside their nets' boxes (here every box is cut down to its pins' after
+    repair): a batch's regions, box and wire, are disjoint."""
+    lay = random_layout(64, 64, density=0.25, nets=90, pins=2, seed=seed, span=24)
+
+    def tidied():
+        ng = Negotiator(lay, "cpu")
+        ng.negotiate()
+        ng.legalise()
+        ng.repair()
+        ng.margin[:] = 0
+        outside = sum(c is not None and bool(((c < ng.lo[i]) | (c > ng.hi[i])).any())
+                      for i, c in enumerate(ng.cells))
+        ng.tidy()
+        return ng, outside
+
+    batched, outside = tidied()
+    assert outside > 10
+    assert check_routes(lay, batched._result().to_json()) == []
+    monkeypatch.setattr(schedule, "batches",
+                        lambda boxes, shape, lag=1: [np.array([k]) for k in range(len(boxes))])
+    alone, _ = tidied()
+    assert [None if c is None else c.tolist() for c in batched.cells] == \
+        [None if c is None else c.tolist() for c in alone.cells]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_tidy_passes_over_wires_as_short_as_their_pins_allow_and_no_route_changes(
+        monkeypatch, seed):
+    """Tidy searches no wire of two pins whose cells are one more than the pins'
+    Manhattan distance; the routes are those of tidying every net."""
+    lay = random_layout(64, 64, density=0.25, nets=90, pins=2 + (seed % 3 == 2), seed=seed,
+                        span=24)
+
+    def tidied():
+        ng = Negotiator(lay, "cpu")
+        ng.negotiate()
+        ng.legalise()
+        ng.repair()
+        short = {i for i, c in enumerate(ng.cells) if c is not None and len(ng.pins[i]) == 2
+                 and len(c) == int(np.abs(ng.pins[i][0] - ng.pins[i][1]).sum()) + 1}
+        searched, route = [], ng.search.route
+
+        def spy(cost, requests, changed=None):
+            searched.extend(r.net for r in requests)
+            return route(cost, requests, changed)
+        monkeypatch.setattr(ng.search, "route", spy)
+        ng.tidy()
+        return ng, searched, short
+
+    skipping, asked, short = tidied()
+    monkeypatch.setattr(schedule, "as_short_as_can_be",
+                        lambda pins, wires: np.zeros(len(wires), bool))
+    every, all_asked, _ = tidied()
+    assert [None if c is None else c.tolist() for c in skipping.cells] == \
+        [None if c is None else c.tolist() for c in every.cells]
+    assert bool(short) == (seed % 3 != 2)        # trees are always searched
+    assert set(asked).isdisjoint(short)
+    assert sorted(asked) == sorted(set(all_asked) - short)
+    assert check_routes(lay, skipping._result().to_json()) == []
+
+
+def test_as_short_as_can_be():
+    pins = [np.array([[0, 0], [3, 1]]), np.array([[0, 0], [3, 1]]),
+            np.array([[0, 0], [2, 0], [1, 1]])]
+    wires = [np.zeros((5, 2)), np.zeros((7, 2)), np.zeros((4, 2))]
+    assert neg.as_short_as_can_be(pins, wires).tolist() == [True, False, False]
+
+
+def _cover_by_scan(graph, sizes):
+    """The greedy cover as a scan of every net left at each step (the oracle)."""
+    graph = {i: set(p) for i, p in graph.items()}
+    taken = []
+    while graph:
+        i = max(graph, key=lambda j: (len(graph[j]), sizes[j], j))
+        for j in graph.pop(i):
+            graph[j].discard(i)
+            if not graph[j]:
+                del graph[j]
+        taken.append(i)
+    return taken
+
+
+@given(st.integers(1, 40), st.integers(0, 2**16), st.sampled_from([0.05, 0.2, 0.6]))
+@settings(max_examples=150, deadline=None)
+def test_cover_takes_the_nets_a_scan_takes(n, seed, p):
+    rng = np.random.default_rng(seed)
+    edges = np.triu(rng.random((n, n)) < p, 1)
+    graph = {i: set() for i in range(n)}
+    for a, b in zip(*np.nonzero(edges)):
+        graph[int(a)].add(int(b))
+        graph[int(b)].add(int(a))
+    graph = {i: s for i, s in graph.items() if s or rng.random() < 0.2}
+    sizes = {i: int(rng.integers(1, 4)) for i in graph}     # ties are common
+    got = legal.cover(graph, sizes)
+    assert got == _cover_by_scan(graph, sizes)
+    chosen = set(got)
+    assert all(i in chosen or j in chosen for i in graph for j in graph[i])
+
+
+def _dropped_and_legalised(lay, one_a_call, monkeypatch):
+    ng = Negotiator(lay, "cpu", PathFinderOptions(max_iterations=3, wait_factor=0))
+    ng.negotiate()
+    calls = []
+    real = ng.search.route
+
+    def route(cost, requests, changed=None):
+        calls.append([(r.net, r.box) for r in requests])
+        return real(cost, requests, changed)
+
+    ng.search.route = route
+    with monkeypatch.context() as m:
+        if one_a_call:
+            m.setattr(schedule, "batches",
+                      lambda boxes, shape, lag=1: [np.array([k]) for k in range(len(boxes))])
+        ng.legalise()
+    return ng, calls
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_legalise_in_batches_routes_as_one_net_a_call(monkeypatch, seed):
+    """Dropped nets go again in calls of disjoint boxes, in routing order, then those
+    that found no way in their box on the whole grid: the routes of one net a call."""
+    lay = random_layout(64, 64, density=0.3, nets=120, pins=2 + seed % 2, seed=seed,
+                        span=24)
+    batched, calls = _dropped_and_legalised(lay, False, monkeypatch)
+    alone, single = _dropped_and_legalised(lay, True, monkeypatch)
+    assert [None if c is None else c.tolist() for c in batched.cells] == \
+        [None if c is None else c.tolist() for c in alone.cells]
+    assert batched.conflicts == alone.conflicts
+    assert check_routes(lay, batched._result().to_json()) == []
+    assert all(len(c) == 1 for c in single)
+    assert len(calls) < len(single) or len(single) <= 1
+    for call in calls:
+        boxes = [b for _, b in call]
+        for k, p in enumerate(boxes):
+            for q in boxes[k + 1:]:
+                assert p[2] < q[0] or q[2] < p[0] or p[3] < q[1] or q[3] < p[1]
+
+
+def test_legalise_tries_the_whole_grid_after_the_boxes(monkeypatch):
+    """A net with no way in its box goes again on the whole grid once every box was
+    searched."""
+    found = []
+    for seed in range(12):
+        lay = random_layout(40, 40, density=0.2, nets=120, pins=2, seed=seed, span=30)
+        ng, calls = _dropped_and_legalised(lay, False, monkeypatch)
+        kinds = [[b == ng.box(i) for i, b in call] for call in calls]
+        retries = [k for k, call in enumerate(kinds) if not all(call)]
+        if retries:
+            found.append(seed)
+            assert all(len(calls[k]) == 1 and calls[k][0][1] == (0, 0, 39, 39)
+                       for k in retries)
+            assert retries == list(range(retries[0], len(calls)))
+        assert check_routes(lay, ng._result().to_json()) == []
+    assert found
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_repair_searches_a_pass_in_one_call_and_again_where_a_wire_was_laid(seed):
+    """A repair pass searches every unrouted net's way across the wires in one call;
+    a net searches again only when a wire was laid on its way since; repair never
+    loses a net and stays legal."""
+    lay = random_layout(48, 48, density=0.3, nets=110, pins=2, seed=seed, span=16)
+    ng = Negotiator(lay, "cpu", PathFinderOptions(max_iterations=4, wait_factor=0))
+    ng.negotiate()
+    ng.legalise()
+    push = ng._pin_search()
+    calls, again, first = [], [], {}
+    real = push.route
+
+    def route(cost, requests, changed=None):
+        calls.append([r.net for r in requests])
+        out = real(cost, requests, changed)
+        if not first:
+            first.update({r.net: xy for r, xy in zip(requests, out)})
+        elif len(requests) == 1:
+            again.append(requests[0].net)
+        return out
+
+    push.route = route
+    before = ng.routed
+    unrouted = sorted(i for i, c in enumerate(ng.cells) if c is None and i not in ng.enclosed)
+    gained = ng.repair()
+    assert ng.routed == before + gained
+    assert check_routes(lay, ng._result().to_json()) == []
+    if unrouted:
+        assert sorted(calls[0]) == unrouted
+        # a net searches again only when it had a way, and never the pass's first net
+        assert all(first[u] is not None for u in again)
