@@ -107,14 +107,10 @@ class RouteBook:
         rank = {i: k for k, i in enumerate(sorted(routed, key=lambda i: self.stamp[i]))}
         turns = dict(zip(routed, wires_bends([self.cells[i] for i in routed],
                                              [self.pins[i] for i in routed])))
+        seconds = self.seconds.tolist()
         for i, net in enumerate(self.layout.nets):
-            r = NetRoute(net.name, list(net.pins), seconds=float(self.seconds[i]))
-            xy = self.cells[i]
-            if xy is not None:
-                r.routed, r.order, r.length = True, rank[i], len(xy) - 1
-                r.bends = turns[i]
-                r.set_cells(xy)
-            nets.append(r)
+            nets.append(NetRoute.of_wire(net.name, list(net.pins), self.cells[i], rank.get(i),
+                                         turns.get(i, 0), seconds[i]))
         return RouteResult(self.layout, nets, self.engine, "hpwl", 0.0,
                            mode="negotiate", iterations=list(self.iterations),
                            history=self.state.history_cost(), stop=self.stop)
