@@ -15,7 +15,9 @@ and the engine's ``device passes``: calls, nets, wall seconds and device seconds
 events from a pass's first launch to its last). With ``--calls`` a CUDA event pair
 brackets every call of a pass (no synchronisation added), and the device's milliseconds
 are summed by the call's largest box and by whether the call searched boxes in tiles
-(too big for a block's shared memory).
+(too big for a block's shared memory). ``--tile T --blocks-per-sm K`` set the GPU
+engine's tile side and its tiled launches' blocks a multiprocessor (``K`` blocks of
+``T + 2`` threads must all be resident at once).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ import numpy as np  # noqa: E402
 from negotiate_schedule import layout, schedule  # noqa: E402
 
 from mazeroute.engines import gpu_state  # noqa: E402
+from mazeroute.engines import gpu_weighted as gw  # noqa: E402
 from mazeroute.generate import random_layout  # noqa: E402
 from mazeroute.router import PathFinderOptions, route  # noqa: E402
 from mazeroute.router.negotiate import Negotiator  # noqa: E402
@@ -120,7 +123,15 @@ def main() -> None:
     ap.add_argument("--schedules", default="pf,g256")
     ap.add_argument("--repeats", type=int, default=2)
     ap.add_argument("--calls", action="store_true", help="time every call of the loop")
+    ap.add_argument("--tile", type=int, help="the tiled search's tile side")
+    ap.add_argument("--blocks-per-sm", type=int, help="blocks a multiprocessor of its rounds")
     args = ap.parse_args()
+    if args.tile is not None:
+        import functools
+        gw.GPUNetSearch.__init__ = functools.partialmethod(gw.GPUNetSearch.__init__,
+                                                           tile=args.tile)
+    if args.blocks_per_sm is not None:
+        gw.ROUND_BLOCKS_PER_SM = args.blocks_per_sm
     warm = [random_layout(64, 64, density=0.25, nets=40, pins=2, seed=0, span=16),
             random_layout(256, 256, density=0.25, nets=300, pins=2, seed=0, span=48)]
     for s in args.schedules.split(","):
