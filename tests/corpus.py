@@ -420,6 +420,13 @@ def oversubscribed_layout():
     return lay
 
 
+def multi_pin_benchmark_layout(seed: int):
+    """The multi-pin benchmark's layout (benchmarks/multipin_probe.py): 1024^2, 15 %
+    rectangles, 300 four-pin nets of span 64."""
+    from mazeroute.generate import random_layout
+    return random_layout(1024, 1024, density=0.15, nets=300, pins=4, seed=seed, span=64)
+
+
 #: The loop's iterations for an emulated kernel's run of :func:`chain_layouts` (CPU
 #: time): their negotiation goes on for hundreds of cheap iterations, and its batches,
 #: chains, groups and grown boxes all come in the first few dozen.

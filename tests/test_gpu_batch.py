@@ -10,9 +10,10 @@ import pytest
 
 from mazeroute.bench import route_layout
 from mazeroute.engines import gpu_batch as gb
-from mazeroute.generate import random_layout, random_nets, random_rects
+from mazeroute.generate import random_nets, random_rects
 from mazeroute.layout import Layout, Net
 from mazeroute.router import Router
+from tests.corpus import multi_pin_benchmark_layout
 from tests.test_router_batch import (
     _apart_by_labels,
     _gave_up_or_same,
@@ -85,7 +86,7 @@ def test_gpu_trees_counted_or_alone(make, margin):
 @pytest.mark.gpu
 @pytest.mark.parametrize("seed", range(2))
 def test_gpu_trees_on_the_multi_pin_benchmark_layout(seed):
-    lay = random_layout(1024, 1024, density=0.15, nets=300, pins=4, seed=seed, span=64)
+    lay = multi_pin_benchmark_layout(seed)
     r = Router(lay, "gpu")
     _same(r.run(), Router(lay, "cpu").run())
     assert r.batches > 0 and r.grouped == 0

@@ -11,6 +11,7 @@ from mazeroute.generate import random_layout, random_nets, random_rects
 from mazeroute.layout import Layout
 from mazeroute.readers import parse_layout
 from mazeroute.router import Router, grouped
+from tests.corpus import multi_pin_benchmark_layout
 from tests.test_router_batch import EmuBatch, _same
 
 
@@ -142,7 +143,7 @@ def test_gpu_grouped_multi_pin_routing_equals_cpu(seed, monkeypatch):
 @pytest.mark.gpu
 @pytest.mark.parametrize("seed", range(2))
 def test_gpu_grouped_routing_on_the_multi_pin_benchmark_layout(seed):
-    lay = random_layout(1024, 1024, density=0.15, nets=300, pins=4, seed=seed, span=64)
+    lay = multi_pin_benchmark_layout(seed)
     r = Router(lay, "gpu")
     r.batch_trees = False
     _same(r.run(), Router(lay, "cpu").run())

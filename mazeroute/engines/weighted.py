@@ -141,13 +141,9 @@ def pack_requests(requests: Sequence[NetRequest], shape: tuple[int, int, int]) -
     """Check ``requests`` against a ``(layers, H, W)`` grid and pack them."""
     _, h, w = shape
     n = len(requests)
-    pins = [np.asarray(r.pins, dtype=np.int64).reshape(-1, 2) for r in requests]
-    counts = np.fromiter((len(p) for p in pins), np.int64, n)
     nets = np.fromiter((r.net for r in requests), np.int64, n).astype(np.int32)
     boxes = np.array([tuple(r.box) for r in requests], np.int64).reshape(n, 4)
-    xy = np.concatenate(pins) if n else np.zeros((0, 2), np.int64)
-    pin_ptr = np.zeros(n + 1, np.int64)
-    np.cumsum(counts, out=pin_ptr[1:])
+    pin_ptr, xy = _flat_pins([r.pins for r in requests])
     _check_packed(pin_ptr, boxes, xy, shape)
     return PackedRequests(nets, pin_ptr, (xy[:, 1] * w + xy[:, 0]).astype(np.int32), boxes)
 
@@ -186,12 +182,17 @@ class PinTable(NamedTuple):
 def pin_table(pins: Sequence[np.ndarray], width: int) -> PinTable:
     """The :class:`PinTable` of every net's pins ``(k, 2)`` as ``x, y``, on a grid
     ``width`` cells wide."""
-    counts = np.fromiter((len(p) for p in pins), np.int64, len(pins))
-    ptr = np.zeros(len(pins) + 1, np.int64)
-    np.cumsum(counts, out=ptr[1:])
-    xy = (np.concatenate([np.asarray(p, np.int64).reshape(-1, 2) for p in pins])
-          if len(pins) else np.zeros((0, 2), np.int64))
+    ptr, xy = _flat_pins(pins)
     return PinTable(ptr, (xy[:, 1] * width + xy[:, 0]).astype(np.int32))
+
+
+def _flat_pins(pins: Sequence) -> tuple[np.ndarray, np.ndarray]:
+    """Every net's pins ``(k, 2)`` (x, y) one after another: where each net's begin
+    (``ptr``, one more entry than nets) and the ``(total, 2)`` int64 x, y."""
+    xy = [np.asarray(p, np.int64).reshape(-1, 2) for p in pins]
+    ptr = np.zeros(len(xy) + 1, np.int64)
+    np.cumsum(np.fromiter((len(p) for p in xy), np.int64, len(xy)), out=ptr[1:])
+    return ptr, np.concatenate(xy) if xy else np.zeros((0, 2), np.int64)
 
 
 def pack_nets(table: PinTable, nets: np.ndarray, boxes: np.ndarray,
