@@ -16,8 +16,8 @@ events from a pass's first launch to its last). With ``--calls`` a CUDA event pa
 brackets every call of a pass (no synchronisation added), and the device's milliseconds
 are summed by the call's largest box and by whether the call searched boxes in tiles
 (too big for a block's shared memory). ``--tile T --blocks-per-sm K`` set the GPU
-engine's tile side and its tiled launches' blocks a multiprocessor (``K`` blocks of
-``T + 2`` threads must all be resident at once).
+engine's tile side and the most blocks a multiprocessor of its tiled launches (fewer
+where the device's occupancy for ``T + 2`` threads a block allows fewer).
 """
 
 from __future__ import annotations
@@ -124,7 +124,7 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=2)
     ap.add_argument("--calls", action="store_true", help="time every call of the loop")
     ap.add_argument("--tile", type=int, help="the tiled search's tile side")
-    ap.add_argument("--blocks-per-sm", type=int, help="blocks a multiprocessor of its rounds")
+    ap.add_argument("--blocks-per-sm", type=int, help="most blocks a multiprocessor of its rounds")
     args = ap.parse_args()
     if args.tile is not None:
         import functools

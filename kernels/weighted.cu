@@ -583,7 +583,7 @@ extern "C" __global__ void chain_uses(const int* __restrict__ cells,
 #define BND 10
 static_assert(sizeof(Bound) == BND * sizeof(int), "gpu_weighted.py sizes bnd by BND");
 #ifndef TILE
-#define TILE 62                 // cells of a tile's side; with the halo, a thread a line
+#define TILE 30                 // cells of a tile's side; with the halo, a thread a line
 #endif
 #define TILE_LINES (TILE + 2)
 #ifndef MAX_ROUNDS

@@ -98,8 +98,8 @@ class EmuStateSearch(EmuNetSearch):
         super().__init__(free, owner, lib, **kw)
 
     def _device(self):
-        _, kernels, optin, sms = super()._device()
-        return _STATE_NUMPY, kernels, optin, sms
+        _, kernels, optin, blocks = super()._device()
+        return _STATE_NUMPY, kernels, optin, blocks
 
     def _state_kernels(self):
         return {k: _EmuStateKernel(self._state_lib, k) for k in gpu_state.STATE_KERNELS}

@@ -97,14 +97,29 @@ def test_large_random_cases_equal_cpu_and_oracle(case, limit):
     _compare(case, _gpu(case.free, case.owner, limit))
 
 
-@pytest.mark.parametrize("tile", [3, 16])
+@pytest.mark.parametrize("tile", [3, 16, 62])
 @pytest.mark.parametrize("case", random_weighted_cases(40, 40, seed=13)
                          + random_weighted_cases(6, 200, seed=12, whole=True),
                          ids=lambda c: c.id)
 def test_small_tiles_equal_cpu_and_oracle(case, tile):
     """Every box searched in tiles of a few cells: paths cross many tiles, whose blocks
-    run at once on the device (their halos read while neighbours write)."""
+    run at once on the device (their halos read while neighbours write); and in the
+    largest tiles the kernel takes."""
     _compare(case, _gpu(case.free, case.owner, 0, tile))
+
+
+@pytest.mark.parametrize("tile", [3, 30, 62])
+def test_round_blocks_are_resident_at_once(tile):
+    """A cooperative launch fails unless all its blocks are resident: the tiled rounds'
+    grid never holds more than the driver's occupancy allows on every multiprocessor."""
+    from mazeroute.engines.cuda import device_attributes, resident_blocks
+    from mazeroute.engines.gpu_weighted import KERNELS
+    search = _gpu(np.ones((8, 8), bool), np.full((8, 8), -1, np.int32), 0, tile)
+    rounds = search._device()[1][KERNELS.index("tiled_rounds")]
+    resident = resident_blocks(rounds, tile + 2)
+    sms = device_attributes()["MultiProcessorCount"]
+    assert resident >= 1
+    assert sms <= search._round_blocks <= sms * resident
 
 
 @given(seed=st.integers(0, 2**32 - 1), index=st.integers(0, 8),

@@ -312,9 +312,9 @@ class EmuNetSearch(gw.GPUNetSearch):
         super().__init__(free, owner, smem_limit=smem_limit, tile=tile)
 
     def _device(self):
-        # 2 multiprocessors: a tiled_rounds launch of 8 blocks strides over the tiles
+        # a tiled_rounds launch of 8 blocks strides over the tiles
         return (_NUMPY, (self._emu, self._emu_set, *self._emu_tiled, self._emu_chain),
-                227 << 10, 2)
+                227 << 10, 8)
 
 
 # shared memory as the device allows, all in global memory, a mix
@@ -444,7 +444,7 @@ def test_calls_split_by_box_size_equal_the_oracle(emu_lib, case):
 def test_tile_sides_past_the_kernels_bound_are_refused(emu_lib):
     free = np.ones((8, 8), bool)
     owner = np.full((8, 8), -1, np.int32)
-    for tile in (0, gw.TILE + 1):
+    for tile in (0, gw.TILE_MAX + 1):
         with pytest.raises(ValueError, match="tile"):
             EmuNetSearch(free, owner, emu_lib, tile=tile)
 
@@ -710,3 +710,10 @@ def check_overlapping_own(make) -> None:
                if a is not None and b is not None)      # the own costs changed a wire
 
 
+
+
+def test_round_blocks_follow_the_occupancy():
+    assert gw.round_blocks(4, 64) == 4 * gw.ROUND_BLOCKS_PER_SM
+    assert gw.round_blocks(4, 2) == 8
+    with pytest.raises(RuntimeError, match="fits"):
+        gw.round_blocks(4, 0)

@@ -56,3 +56,12 @@ def device_attributes() -> dict:
     a router would otherwise pay each time it is built.
     """
     return dict(cupy.cuda.Device().attributes)
+
+
+def resident_blocks(kernel: cupy.RawKernel, threads: int, dynamic_smem: int = 0) -> int:
+    """How many blocks of ``kernel`` (``threads`` each, ``dynamic_smem`` bytes of dynamic
+    shared memory) one multiprocessor of the current device holds at once: the driver's
+    occupancy answer, which a cooperative launch's grid must not exceed."""
+    from cupy.cuda import driver
+    return int(driver.occupancyMaxActiveBlocksPerMultiprocessor(
+        kernel.kernel.ptr, threads, dynamic_smem))

@@ -92,14 +92,18 @@ KERNELS = ("weighted_route", "set_costs", "tiled_init", "tiled_rounds", "tiled_c
 COOPERATIVE = ("tiled_rounds",)
 #: Cells of a tile's side in the tiled search of boxes too big for shared memory
 #: (kernels/weighted.cu TILE, passed to it); a tile's block has a thread per line of the
-#: tile and its halo (64 in all: two warps).
-TILE = 62
+#: tile and its halo (one warp). Smaller tiles than :data:`TILE_MAX` let more blocks
+#: share a multiprocessor, and a round's work is spread over more of them.
+TILE = 30
+#: Largest tile side: a block of at most two warps, its tile and halo in shared memory.
+TILE_MAX = 62
 #: Round counters of the tiled search (kernels/weighted.cu's ``moved``, a ring).
 MAX_ROUNDS = 1 << 14
-#: Blocks of a tiled_rounds launch per multiprocessor: all of its blocks must be resident
-#: at once (a block of TILE + 2 threads and about 25 kB of shared memory; four fit on
-#: any multiprocessor whatever its registers), and they stride over the tiles.
-ROUND_BLOCKS_PER_SM = 4
+#: Most blocks of a tiled_rounds launch per multiprocessor. All of a cooperative launch's
+#: blocks must be resident at once, so the device's occupancy for the kernel caps it
+#: too (:func:`round_blocks`); more blocks than this make each grid barrier dearer than
+#: the tiles they add to a round.
+ROUND_BLOCKS_PER_SM = 12
 #: Most cells of boxes in one chain's read back (route_chain): the output holds each
 #: request's box area; a longer chain is cut into several, each read back once.
 CHAIN_ROOM = 1 << 26
@@ -114,6 +118,18 @@ def fits(height: int, width: int) -> bool:
     (True, False)
     """
     return height * width <= MAX_CELLS
+
+
+def round_blocks(multiprocessors: int, resident: int) -> int:
+    """Blocks of a tiled_rounds launch: :data:`ROUND_BLOCKS_PER_SM` on each
+    multiprocessor, or as many as can be resident there (``resident``) when fewer.
+
+    >>> round_blocks(132, 32), round_blocks(132, 5)
+    (1584, 660)
+    """
+    if resident < 1:
+        raise RuntimeError("no block of the tiled search fits on a multiprocessor")
+    return multiprocessors * min(ROUND_BLOCKS_PER_SM, resident)
 
 
 def kernel_options(tile: int = TILE) -> tuple[str, ...]:
@@ -136,7 +152,7 @@ class GPUNetSearch(OwnOverlay, DeviceState, NetSearch):
     free, owner, via_cost : as :class:`~mazeroute.engines.weighted.NetSearch`
     smem_limit : bytes of shared memory a block may use for its box (default: what the
         device allows, less a little); bigger boxes are searched in tiles
-    tile : side of those tiles (at most :data:`TILE`; smaller ones serve tests)
+    tile : side of those tiles (at most :data:`TILE_MAX`; smaller ones serve tests)
     options : extra NVRTC flags (``("-DPROBE",)``: counters for
         benchmarks/weighted_probe.py)
 
@@ -156,8 +172,8 @@ class GPUNetSearch(OwnOverlay, DeviceState, NetSearch):
                  smem_limit: int | None = None, options: tuple[str, ...] = (),
                  tile: int = TILE):
         super().__init__(free, owner, via_cost)
-        if not 1 <= tile <= TILE:
-            raise ValueError(f"tile = {tile} is out of range (1 to {TILE})")
+        if not 1 <= tile <= TILE_MAX:
+            raise ValueError(f"tile = {tile} is out of range (1 to {TILE_MAX})")
         self.tile = tile
         self.options = (*kernel_options(tile), *options)
         _, h, w = self.shape
@@ -165,8 +181,7 @@ class GPUNetSearch(OwnOverlay, DeviceState, NetSearch):
             raise ValueError(f"a {h} x {w} grid has more cells than the weighted kernel's "
                              f"int32 indices reach ({MAX_CELLS})")
         _check_owner_value(self.owner)
-        xp, kernels, optin, sms = self._device()
-        self._round_blocks = sms * ROUND_BLOCKS_PER_SM
+        xp, kernels, optin, self._round_blocks = self._device()
         (self._kernel, self._set_costs, self._tiled_init, self._tiled_rounds,
          self._tiled_connect, self._tiled_finish, self._chain_uses) = kernels
         self._xp = xp
@@ -204,16 +219,19 @@ class GPUNetSearch(OwnOverlay, DeviceState, NetSearch):
 
     def _device(self):
         """The array module (CuPy), the kernels (:data:`KERNELS`), the shared memory a
-        block may opt in to and the multiprocessors: the seam where
+        block may opt in to and the blocks of a tiled_rounds launch: the seam where
         tests/test_gpu_weighted_host.py runs the kernels' code on the CPU."""
         import cupy
 
-        from .cuda import device_attributes, get_kernel
+        from .cuda import device_attributes, get_kernel, resident_blocks
         attributes = device_attributes()
         optin = attributes.get("MaxSharedMemoryPerBlockOptin", 48 << 10)
         kernels = tuple(get_kernel("weighted", k, self.options, k in COOPERATIVE)
                         for k in KERNELS)
-        return cupy, kernels, optin, attributes["MultiProcessorCount"]
+        rounds = kernels[KERNELS.index("tiled_rounds")]
+        resident = resident_blocks(rounds, self.tile + 2)
+        return cupy, kernels, optin, round_blocks(attributes["MultiProcessorCount"],
+                                                  resident)
 
     def set_owner(self, cells: np.ndarray, owner: int | np.ndarray) -> None:
         c = np.asarray(cells, dtype=np.int64).reshape(-1, 2)
