@@ -83,9 +83,10 @@ static_assert((unsigned long long)DIST_MAX <= 0xFFFFFFFEull,
 #define ST_ERROR 3   // the backtrace found no predecessor (distances not exact: a bug)
 
 // -DPROBE: counters in g_probe (searches, sweeps, backtrace steps, clock cycles of the
-// blocks, cells swept, tiles relaxed), read by benchmarks/weighted_probe.py
+// blocks, cells swept, tiles relaxed, rounds of the tiled search), read by
+// benchmarks/weighted_probe.py
 #ifdef PROBE
-__device__ unsigned long long g_probe[6];
+__device__ unsigned long long g_probe[7];
 #define PROBE_ADD(k, x) atomicAdd(g_probe + (k), (unsigned long long)(x))
 #else
 #define PROBE_ADD(k, x)
@@ -110,10 +111,17 @@ struct CellCosts {
     const int* ownNet;
     const unsigned short* ownCost;
 
+    // every load issued before any is used: one memory latency a cell, not a chain of
+    // three (a tile's block of one warp has nothing else to hide them behind)
     __device__ __forceinline__ unsigned at(long long g, int net) const {
-        if (!passable(__ldg(code + g), net)) return 0u;
-        if (ownNet != nullptr && __ldg(ownNet + g) == net) return __ldg(ownCost + g);
-        return __ldg(cost + g);
+        const int k = __ldg(code + g);
+        const unsigned c = __ldg(cost + g);
+        if (ownNet != nullptr) {
+            const int o = __ldg(ownNet + g);
+            const unsigned oc = __ldg(ownCost + g);
+            return !passable(k, net) ? 0u : (o == net ? oc : c);
+        }
+        return passable(k, net) ? c : 0u;
     }
 };
 
@@ -592,11 +600,14 @@ static_assert(sizeof(Bound) == BND * sizeof(int), "gpu_weighted.py sizes bnd by 
 static_assert(MAX_ROUNDS >= 4, "tiled_rounds clears a counter two rounds ahead of its use, "
               "while the one of the round before may still be read");
 #define TILE_PITCH (TILE_LINES | 1)
+#define TILE_CHUNK 4            // cells a thread loads at once into a tile (relaxTile)
 
 // a tile's distances with their halo, and its costs (0: not to be entered), in the shared
-// memory of its block
+// memory of its block; s_tileO: the distances as loaded (only the tile's block writes its
+// cells in a launch, so they are still the global ones when the tile writes back)
 __shared__ unsigned s_tileD[TILE_LINES * TILE_PITCH];
 __shared__ unsigned short s_tileC[TILE_LINES * TILE_PITCH];
+__shared__ unsigned s_tileO[TILE_LINES * TILE_PITCH];
 
 struct TileAt {
     int k, bw, bh, x, y, w, h, ntx, nty;    // its box's size; its origin and size in it
@@ -683,20 +694,32 @@ __device__ void relaxTile(int t, const long long* rec, const int* tiles,
     unsigned* d = gdist + r[R_SEG];
     const long long base = r[R_Y0] * width + r[R_X0];
     const int lw = a.w + 2, lh = a.h + 2;
-    for (int c = threadIdx.x; c < lw * lh; c += blockDim.x) {
-        const int lx = c % lw, ly = c / lw;
-        const int x = a.x + lx - 1, y = a.y + ly - 1;
-        const bool inside = lx > 0 && lx <= a.w && ly > 0 && ly <= a.h;
-        const bool halo = !inside && (lx > 0 && lx <= a.w) != (ly > 0 && ly <= a.h)
-                          && x >= 0 && x < a.bw && y >= 0 && y < a.bh;
-        unsigned v = INF, cv = 0;
-        if (inside || halo) v = __ldcg(d + (long long)y * a.bw + x);
-        if (inside) {
-            const long long g = base + (long long)y * width + x;
-            cv = cc.at(g, net);
+    // TILE_CHUNK cells a thread at a time, their loads issued together: a block of one
+    // warp waits on memory once a chunk rather than once a cell
+    for (int c0 = threadIdx.x; c0 < lw * lh; c0 += TILE_CHUNK * blockDim.x) {
+        unsigned v[TILE_CHUNK], cv[TILE_CHUNK];
+#pragma unroll
+        for (int q = 0; q < TILE_CHUNK; ++q) {
+            const int c = c0 + q * blockDim.x;
+            const int lx = c % lw, ly = c / lw;
+            const int x = a.x + lx - 1, y = a.y + ly - 1;
+            const bool inside = lx > 0 && lx <= a.w && ly > 0 && ly <= a.h;
+            const bool halo = !inside && (lx > 0 && lx <= a.w) != (ly > 0 && ly <= a.h)
+                              && x >= 0 && x < a.bw && y >= 0 && y < a.bh;
+            v[q] = INF;
+            cv[q] = 0;
+            if (c < lw * lh && (inside || halo)) v[q] = __ldcg(d + (long long)y * a.bw + x);
+            if (c < lw * lh && inside) cv[q] = cc.at(base + (long long)y * width + x, net);
         }
-        sd[ly * TILE_PITCH + lx] = v;
-        sc[ly * TILE_PITCH + lx] = (unsigned short)cv;
+#pragma unroll
+        for (int q = 0; q < TILE_CHUNK; ++q) {
+            const int c = c0 + q * blockDim.x;
+            if (c < lw * lh) {
+                const int at = (c / lw) * TILE_PITCH + c % lw;
+                sd[at] = s_tileO[at] = v[q];
+                sc[at] = (unsigned short)cv[q];
+            }
+        }
     }
     __syncthreads();
     SharedBox b;
@@ -711,7 +734,7 @@ __device__ void relaxTile(int t, const long long* rec, const int* tiles,
         const int lx = 1 + c % a.w, ly = 1 + c / a.w;
         unsigned* g = d + (long long)(a.y + ly - 1) * a.bw + a.x + lx - 1;
         const unsigned v = sd[ly * TILE_PITCH + lx];
-        if (v < *g) {
+        if (v < s_tileO[ly * TILE_PITCH + lx]) {
             *g = v;
             fell |= s_bound.keeps(v, lx, ly);
         }
@@ -747,7 +770,10 @@ tiled_rounds(const long long* rec, const int* tiles, int ntiles, const int* __re
     int* cur = flagsB;
     for (int k = 0;; ++k) {
         int* count = moved + k % MAX_ROUNDS;
-        if (lead) moved[(k + 2) % MAX_ROUNDS] = 0;
+        if (lead) {
+            moved[(k + 2) % MAX_ROUNDS] = 0;
+            PROBE_ADD(6, 1);
+        }
         for (int t = blockIdx.x; t < ntiles; t += gridDim.x)
             relaxTile(t, rec, tiles, pins, cc, gdist, width, (Bound*)bnd, prev, cur, count);
         grid.sync();
