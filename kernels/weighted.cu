@@ -600,7 +600,9 @@ static_assert(sizeof(Bound) == BND * sizeof(int), "gpu_weighted.py sizes bnd by 
 static_assert(MAX_ROUNDS >= 4, "tiled_rounds clears a counter two rounds ahead of its use, "
               "while the one of the round before may still be read");
 #define TILE_PITCH (TILE_LINES | 1)
+#ifndef TILE_CHUNK
 #define TILE_CHUNK 4            // cells a thread loads at once into a tile (relaxTile)
+#endif
 
 // a tile's distances with their halo, and its costs (0: not to be entered), in the shared
 // memory of its block; s_tileO: the distances as loaded (only the tile's block writes its
