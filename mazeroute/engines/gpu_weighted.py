@@ -91,13 +91,13 @@ KERNELS = ("weighted_route", "set_costs", "tiled_init", "tiled_rounds", "tiled_c
 #: The kernels launched as cooperative grids (their blocks meet at grid barriers).
 COOPERATIVE = ("tiled_rounds",)
 #: Cells of a tile's side in the tiled search of boxes too big for shared memory
-#: (kernels/weighted.cu TILE, passed to it); a tile's block has a thread per line of the
-#: tile and its halo (one warp). Smaller tiles than :data:`TILE_MAX` let more blocks
+#: (kernels/weighted_tiles.cuh TILE, passed to it); a tile's block has a thread per line
+#: of the tile and its halo (one warp). Smaller tiles than :data:`TILE_MAX` let more blocks
 #: share a multiprocessor, and a round's work is spread over more of them.
 TILE = 30
 #: Largest tile side: a block of at most two warps, its tile and halo in shared memory.
 TILE_MAX = 62
-#: Round counters of the tiled search (kernels/weighted.cu's ``moved``, a ring).
+#: Round counters of the tiled search (kernels/weighted_tiles.cuh's ``moved``, a ring).
 MAX_ROUNDS = 1 << 14
 #: Most blocks of a tiled_rounds launch per multiprocessor. All of a cooperative launch's
 #: blocks must be resident at once, so the device's occupancy for the kernel caps it
@@ -689,7 +689,7 @@ class GPUNetSearch(OwnOverlay, DeviceState, NetSearch):
     def _tiled(self, rec, boxes: np.ndarray, pins, dist, scratch, out, hdr, used,
                trees: bool = True) -> None:
         """The requests of records ``rec`` (boxes ``boxes``, too big for shared memory)
-        searched in tiles (kernels/weighted.cu's tiled_*): rounds until one changes
+        searched in tiles (kernels/weighted_tiles.cuh's tiled_*): rounds until one changes
         nothing (one cooperative launch), a pin joined to each tree by tiled_connect,
         again while a tree has pins left; the results written as weighted_route writes
         them. Without ``trees`` (every request has two pins) one join ends every search,

@@ -1,0 +1,261 @@
+// GAMER's sweeps (Lin et al., "GAMER: GPU-Accelerated Maze Routing", IEEE TCAD 2023) on
+// boxes too big for a block's shared memory, tile by tile: each round relaxes every awake
+// tile (it or a neighbour fell in the round before) to its own fixpoint in shared memory,
+// its halo read from its neighbours, and the blocks meet at a grid barrier (a cooperative
+// launch) until a round changes nothing; then each request joins its next pin as
+// weighted_route does. Part of kernels/weighted.cu (included at its end: its Bound, relax,
+// connect and CellCosts); host side: mazeroute/engines/gpu_weighted.py _tiled.
+//
+// tiles: (k, i, j) int32 triples, tile column i and row j of request k (its record at
+// rec + k * REC); a request's tiles are consecutive, row by row, from tfirst[k].
+// state: per request (status: 0 while its tree grows, then ST_*; cells in its tree).
+// bnd: per request its Bound (BND int32 words, box coordinates; u lowered by the tiles).
+#define BND 10
+static_assert(sizeof(Bound) == BND * sizeof(int), "gpu_weighted.py sizes bnd by BND");
+#ifndef TILE
+#define TILE 30                 // cells of a tile's side; with the halo, a thread a line
+#endif
+#define TILE_LINES (TILE + 2)
+#ifndef MAX_ROUNDS
+#define MAX_ROUNDS 16384        // round counters of tiled_rounds (gpu_weighted.py MAX_ROUNDS)
+#endif
+static_assert(MAX_ROUNDS >= 4, "tiled_rounds clears a counter two rounds ahead of its use, "
+              "while the one of the round before may still be read");
+#define TILE_PITCH (TILE_LINES | 1)
+#ifndef TILE_CHUNK
+#define TILE_CHUNK 4            // cells a thread loads at once into a tile (relaxTile)
+#endif
+
+// a tile's distances with their halo, and its costs (0: not to be entered), in the shared
+// memory of its block; s_tileO: the distances as loaded (only the tile's block writes its
+// cells in a launch, so they are still the global ones when the tile writes back)
+__shared__ unsigned s_tileD[TILE_LINES * TILE_PITCH];
+__shared__ unsigned short s_tileC[TILE_LINES * TILE_PITCH];
+__shared__ unsigned s_tileO[TILE_LINES * TILE_PITCH];
+
+struct TileAt {
+    int k, bw, bh, x, y, w, h, ntx, nty;    // its box's size; its origin and size in it
+};
+
+__device__ __forceinline__ TileAt tileAt(const long long* rec, const int* tiles, int t) {
+    TileAt a;
+    a.k = tiles[3 * t];
+    const long long* r = rec + (long long)a.k * REC;
+    a.bw = (int)(r[R_X1] - r[R_X0]) + 1;
+    a.bh = (int)(r[R_Y1] - r[R_Y0]) + 1;
+    a.x = tiles[3 * t + 1] * TILE;
+    a.y = tiles[3 * t + 2] * TILE;
+    a.w = min(TILE, a.bw - a.x);
+    a.h = min(TILE, a.bh - a.y);
+    a.ntx = (a.bw + TILE - 1) / TILE;
+    a.nty = (a.bh + TILE - 1) / TILE;
+    return a;
+}
+
+extern "C" __global__ void __launch_bounds__(TILE_LINES)
+tiled_init(const long long* rec, const int* tiles, int ntiles, const int* __restrict__ pins,
+           int width, int least, unsigned* gdist, int* seg, int* state, int* bnd,
+           int* prev) {
+    const int t = blockIdx.x;
+    if (t >= ntiles) return;
+    const TileAt a = tileAt(rec, tiles, t);
+    const long long* r = rec + (long long)a.k * REC;
+    unsigned* d = gdist + r[R_SEG];
+    const int root = pins[r[R_PIN0]];
+    const int rx = root % width - (int)r[R_X0], ry = root / width - (int)r[R_Y0];
+    for (int c = threadIdx.x; c < a.w * a.h; c += blockDim.x) {
+        const int x = a.x + c % a.w, y = a.y + c / a.w;
+        d[(long long)y * a.bw + x] = x == rx && y == ry ? 0u : INF;
+    }
+    if (threadIdx.x == 0) {
+        prev[t] = 1;
+        if (rx >= a.x && rx < a.x + a.w && ry >= a.y && ry < a.y + a.h) {
+            seg[r[R_SEG]] = root;
+            state[2 * a.k] = r[R_PIN1] - r[R_PIN0] > 1 ? 0 : ST_OK;
+            state[2 * a.k + 1] = 1;
+            Bound g;
+            g.begin((unsigned)least, rx, ry,
+                    [&](int x, int y) { return x == rx && y == ry ? 0u : INF; }, pins,
+                    r[R_PIN0], r[R_PIN1], width, (int)r[R_X0], (int)r[R_Y0]);
+            ((Bound*)bnd)[a.k] = g;
+        }
+    }
+}
+
+// One round's work on tile t: if it or a neighbour changed in the round before (prev) and
+// some cell of it lies within its request's bound, its distances with a one-cell halo of
+// its neighbours' are relaxed to the tile's fixpoint in shared memory under that bound
+// and what fell is written back; cur[t] tells whether a cell the bound keeps fell, and
+// *moved counts the tiles where one did; the request's u takes what its pins in the tile
+// hold. Every thread of the block calls it.
+__device__ void relaxTile(int t, const long long* rec, const int* tiles,
+                          const int* __restrict__ pins, const CellCosts& cc, unsigned* gdist,
+                          int width, Bound* bnd, const int* prev, int* cur, int* moved) {
+    unsigned* sd = s_tileD;
+    unsigned short* sc = s_tileC;
+    const TileAt a = tileAt(rec, tiles, t);
+    const int i = a.x / TILE, j = a.y / TILE;
+    const bool awake = prev[t] || (i > 0 && prev[t - 1]) || (i + 1 < a.ntx && prev[t + 1])
+                       || (j > 0 && prev[t - a.ntx]) || (j + 1 < a.nty && prev[t + a.ntx]);
+    if (!awake) {
+        if (threadIdx.x == 0) cur[t] = 0;
+        return;
+    }
+    bool skip = false;
+    if (threadIdx.x == 0) {         // the bound in the tile's coordinates (halo at 0)
+        s_bound = bnd[a.k];
+        s_bound.u = __ldcg(&bnd[a.k].u);
+        s_bound.shift(a.x - 1, a.y - 1);
+        skip = s_bound.beyond(1, 1, a.w, a.h);
+    }
+    if (__syncthreads_or(skip)) {
+        if (threadIdx.x == 0) cur[t] = 0;
+        return;
+    }
+    if (threadIdx.x == 0) PROBE_ADD(5, 1);
+    const long long* r = rec + (long long)a.k * REC;
+    const int net = (int)r[R_NET];
+    unsigned* d = gdist + r[R_SEG];
+    const long long base = r[R_Y0] * width + r[R_X0];
+    const int lw = a.w + 2, lh = a.h + 2;
+    // TILE_CHUNK cells a thread at a time, their loads issued together: a block of one
+    // warp waits on memory once a chunk rather than once a cell
+    for (int c0 = threadIdx.x; c0 < lw * lh; c0 += TILE_CHUNK * blockDim.x) {
+        unsigned v[TILE_CHUNK], cv[TILE_CHUNK];
+#pragma unroll
+        for (int q = 0; q < TILE_CHUNK; ++q) {
+            const int c = c0 + q * blockDim.x;
+            const int lx = c % lw, ly = c / lw;
+            const int x = a.x + lx - 1, y = a.y + ly - 1;
+            const bool inside = lx > 0 && lx <= a.w && ly > 0 && ly <= a.h;
+            const bool halo = !inside && (lx > 0 && lx <= a.w) != (ly > 0 && ly <= a.h)
+                              && x >= 0 && x < a.bw && y >= 0 && y < a.bh;
+            v[q] = INF;
+            cv[q] = 0;
+            if (c < lw * lh && (inside || halo)) v[q] = __ldcg(d + (long long)y * a.bw + x);
+            if (c < lw * lh && inside) cv[q] = cc.at(base + (long long)y * width + x, net);
+        }
+#pragma unroll
+        for (int q = 0; q < TILE_CHUNK; ++q) {
+            const int c = c0 + q * blockDim.x;
+            if (c < lw * lh) {
+                const int at = (c / lw) * TILE_PITCH + c % lw;
+                sd[at] = s_tileO[at] = v[q];
+                sc[at] = (unsigned short)cv[q];
+            }
+        }
+    }
+    __syncthreads();
+    SharedBox b;
+    b.d = sd;
+    b.c = sc;
+    b.pitch = TILE_PITCH;
+    const unsigned u0 = s_bound.u;
+    relax(b, lw, lh, s_bound, pins, r[R_PIN0], r[R_PIN1], width, (int)r[R_X0] + a.x - 1,
+          (int)r[R_Y0] + a.y - 1);
+    bool fell = false;
+    for (int c = threadIdx.x; c < a.w * a.h; c += blockDim.x) {
+        const int lx = 1 + c % a.w, ly = 1 + c / a.w;
+        unsigned* g = d + (long long)(a.y + ly - 1) * a.bw + a.x + lx - 1;
+        const unsigned v = sd[ly * TILE_PITCH + lx];
+        if (v < s_tileO[ly * TILE_PITCH + lx]) {
+            *g = v;
+            fell |= s_bound.keeps(v, lx, ly);
+        }
+    }
+    fell = __syncthreads_or(fell);
+    if (threadIdx.x == 0) {
+        cur[t] = fell;
+        if (fell) atomicAdd(moved, 1);
+        if (s_bound.u < u0) atomicMin(&bnd[a.k].u, s_bound.u);
+    }
+}
+
+#ifndef MAZEROUTE_EMU
+#include <cooperative_groups.h>
+
+// Rounds of relaxTile in one cooperative launch (blocks stride over the tiles and meet at
+// a grid barrier after each round) until a round changes nothing: the boxes' exact
+// fixpoint, without a look from the host between rounds. flagsA holds the tiles to wake
+// in the first round (tiled_init, tiled_connect) and is left all 0 for the next; the
+// round counters moved[k % MAX_ROUNDS] are 0 at the start and left so: the lead thread
+// clears each two rounds before its use (two barriers before anyone adds to it, long after
+// its last reader) and the first two after the last barrier.
+extern "C" __global__ void __launch_bounds__(TILE_LINES)
+tiled_rounds(const long long* rec, const int* tiles, int ntiles, const int* __restrict__ pins,
+             const int* __restrict__ code, const unsigned short* __restrict__ cost,
+             const int* __restrict__ ownNet, const unsigned short* __restrict__ ownCost,
+             int owns, unsigned* gdist, int width, int* bnd, int* flagsA, int* flagsB,
+             int* moved) {
+    const CellCosts cc = cellCosts(code, cost, ownNet, ownCost, owns);
+    cooperative_groups::grid_group grid = cooperative_groups::this_grid();
+    const bool lead = blockIdx.x == 0 && threadIdx.x == 0;
+    int* prev = flagsA;
+    int* cur = flagsB;
+    for (int k = 0;; ++k) {
+        int* count = moved + k % MAX_ROUNDS;
+        if (lead) {
+            moved[(k + 2) % MAX_ROUNDS] = 0;
+            PROBE_ADD(6, 1);
+        }
+        for (int t = blockIdx.x; t < ntiles; t += gridDim.x)
+            relaxTile(t, rec, tiles, pins, cc, gdist, width, (Bound*)bnd, prev, cur, count);
+        grid.sync();
+        const bool still = __ldcg(count) != 0;
+        int* swap = prev;
+        prev = cur;
+        cur = swap;
+        if (!still) break;
+    }
+    grid.sync();                 // every block has read the last counter and flags
+    if (prev != flagsA)          // prev: the last round's flags, all 0
+        for (int t = blockIdx.x * blockDim.x + threadIdx.x; t < ntiles;
+             t += gridDim.x * blockDim.x)
+            flagsA[t] = 0;
+    if (lead) moved[0] = moved[1] = 0;
+}
+#endif
+
+// A block a request: join the next pin (connect()); a tree with pins left, its bound aimed
+// at them, wakes its tiles and counts itself in *growing.
+extern "C" __global__ void __launch_bounds__(TILE_LINES)
+tiled_connect(const long long* rec, int count, const int* __restrict__ pins, int width,
+              const int* __restrict__ code, const unsigned short* __restrict__ cost,
+              const int* __restrict__ ownNet, const unsigned short* __restrict__ ownCost,
+              int owns, unsigned* gdist, int* seg, int* state, int* bnd, const int* tfirst, int* prev,
+              int* growing) {
+    const int k = blockIdx.x;
+    if (k >= count) return;
+    const bool growing_here = state[2 * k] == 0;
+    __syncthreads();                // every thread has read it before thread 0 writes it
+    if (!growing_here) return;
+    const long long* r = rec + (long long)k * REC;
+    const int x0 = (int)r[R_X0], y0 = (int)r[R_Y0];
+    const int bw = (int)r[R_X1] - x0 + 1, bh = (int)r[R_Y1] - y0 + 1;
+    const GlobalBox b = GlobalBox::of(r, cellCosts(code, cost, ownNet, ownCost, owns), gdist,
+                                      width);
+    if (threadIdx.x == 0) {
+        s_cells = state[2 * k + 1];
+        Bound g = ((Bound*)bnd)[k];
+        s_status = connect(b, g, pins, r[R_PIN0], r[R_PIN1], width, x0, y0, bw, bh,
+                           seg + r[R_SEG]);
+        ((Bound*)bnd)[k] = g;
+        state[2 * k] = s_status;
+        state[2 * k + 1] = s_cells;
+        if (s_status == 0) atomicAdd(growing, 1);
+    }
+    __syncthreads();
+    if (s_status == 0) {
+        const int n = ((bw + TILE - 1) / TILE) * ((bh + TILE - 1) / TILE);
+        for (int i = threadIdx.x; i < n; i += blockDim.x) prev[tfirst[k] + i] = 1;
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(TILE_LINES)
+tiled_finish(const long long* rec, int count, const int* seg, const int* state, int* out,
+             int* hdr, int* used) {
+    const int k = blockIdx.x;
+    if (k >= count) return;
+    const long long* r = rec + (long long)k * REC;
+    writeResult(r, state[2 * k], state[2 * k + 1], seg + r[R_SEG], out, hdr, used);
+}
