@@ -17,9 +17,6 @@ from mazeroute.engines.weighted import (
     COST_MAX,
     CPUNetSearch,
     NetRequest,
-    pack_nets,
-    pack_requests,
-    pin_table,
 )
 from mazeroute.generate import random_layout
 from mazeroute.router import route
@@ -224,46 +221,6 @@ def test_bad_requests_and_costs_are_refused():
     with pytest.raises(NotImplementedError, match="multi-layer"):
         CPUNetSearch(np.ones((2, 4, 4), bool), np.full((2, 4, 4), -1, np.int32))
     assert COST_MAX == np.iinfo(COST_DTYPE).max
-
-
-def test_pack_requests_layout():
-    p = pack_requests([NetRequest(3, np.array([[1, 0], [2, 1]]), (0, 0, 2, 1)),
-                       NetRequest(5, np.array([[0, 2], [1, 2], [0, 3]]), (0, 2, 1, 3))],
-                      (1, 4, 3))
-    assert p.nets.tolist() == [3, 5] and p.pin_ptr.tolist() == [0, 2, 5]
-    assert p.pins.tolist() == [1, 5, 6, 7, 9]
-    assert p.boxes.tolist() == [[0, 0, 2, 1], [0, 2, 1, 3]]
-
-
-@settings(max_examples=40, deadline=None)
-@given(st.lists(st.integers(1, 4), min_size=1, max_size=8), st.integers(0, 2**31 - 1))
-def test_packing_nets_from_a_pin_table_is_packing_their_requests(counts, seed):
-    """pack_nets (a pass's requests gathered from a pin table, in any order, a net
-    twice or not at all) packs what pack_requests packs of the same requests."""
-    rng = np.random.default_rng(seed)
-    h, w = 9, 11
-    pins = [np.stack([rng.integers(0, w, k), rng.integers(0, h, k)], axis=1) for k in counts]
-    nets = rng.integers(0, len(pins), rng.integers(0, 2 * len(pins) + 1))
-    boxes = []
-    for i in nets.tolist():
-        lo, hi = pins[i].min(axis=0), pins[i].max(axis=0)
-        grow = rng.integers(0, 3, 4)
-        boxes.append([max(0, lo[0] - grow[0]), max(0, lo[1] - grow[1]),
-                      min(w - 1, hi[0] + grow[2]), min(h - 1, hi[1] + grow[3])])
-    boxes = np.array(boxes, np.int64).reshape(-1, 4)
-    got = pack_nets(pin_table(pins, w), nets, boxes, (1, h, w))
-    want = pack_requests([NetRequest(i, pins[i], tuple(b)) for i, b in
-                          zip(nets.tolist(), boxes.tolist())], (1, h, w))
-    for a, b in zip(got, want):
-        assert a.dtype == b.dtype and np.array_equal(a, b)
-
-
-def test_packing_nets_refuses_what_packing_requests_refuses():
-    table = pin_table([np.array([[0, 0], [3, 3]]), np.array([[1, 1]])], 4)
-    with pytest.raises(ValueError, match="request 0: a pin lies outside the box"):
-        pack_nets(table, np.array([0]), np.array([[0, 0, 2, 2]]), (1, 4, 4))
-    with pytest.raises(ValueError, match=r"request 1: box \(0, 0, 4, 3\) is not inside"):
-        pack_nets(table, np.array([0, 1]), np.array([[0, 0, 3, 3], [0, 0, 4, 3]]), (1, 4, 4))
 
 
 def test_pricing_on_every_core_equals_pricing_on_one(monkeypatch):

@@ -19,6 +19,7 @@ Examples
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -190,6 +191,19 @@ def _stack_plan(backend: str, mode: str, has_gpu: bool, free_cells: int,
                 "cpu" if backend == "auto" else None, notice)
 
 
+def _negotiation_engines(backend: str, has_gpu: bool, nets: bool,
+                         routes_on_cpu: Callable[[], bool],
+                         measure: Measure | None) -> tuple[str, str]:
+    """Negotiation's engine and its floor's. The floor is sequential routing, so under
+    ``auto`` it takes sequential routing's choice (``routes_on_cpu``, asked only then)."""
+    floor = "gpu" if has_gpu and not (backend == "auto" and nets and routes_on_cpu()) \
+        else "cpu"
+    negotiation = backend if backend != "auto" else (
+        "gpu" if has_gpu and "gpu" in NET_SEARCHES and not negotiation_prefers_cpu(measure)
+        else "cpu")
+    return negotiation, floor
+
+
 def make_plan(subject, backend: str = "auto", strategy: str | None = None,
               mode: str = "wavefront", rules: Rules = DEFAULT_RULES) -> Plan:
     """Decide every engine a run needs.
@@ -257,12 +271,8 @@ def make_plan(subject, backend: str = "auto", strategy: str | None = None,
     strategy = _offered(chosen, strategy or DEFAULT_STRATEGY[(chosen, kind)], kind)
     negotiation = floor = None
     if mode == "negotiate":
-        # the floor is sequential routing: under auto, sequential routing's choice
-        floor = "gpu" if has_gpu and not (backend == "auto" and nets and routes_on_cpu()) \
-            else "cpu"
-        negotiation = backend if backend != "auto" else (
-            "gpu" if has_gpu and "gpu" in NET_SEARCHES and not negotiation_prefers_cpu(measure)
-            else "cpu")
+        negotiation, floor = _negotiation_engines(backend, has_gpu, nets, routes_on_cpu,
+                                                  measure)
     gmode = host = None
     if (chosen, strategy) == ("gpu", "grid") and measure is not None:
         gmode, host = grid_mode(measure)
