@@ -174,6 +174,12 @@ def emu_small_tiles(tmp_path_factory):
     return _build_emu(tmp_path_factory, f"-DTILE={SMALL_TILE}", f"-DMAX_ROUNDS={SMALL_RING}")
 
 
+@pytest.fixture(scope="module")
+def emu_big_tiles(tmp_path_factory):
+    """The kernel with the largest tiles it takes (:data:`gw.TILE_MAX`)."""
+    return _build_emu(tmp_path_factory, f"-DTILE={gw.TILE_MAX}")
+
+
 _KEEP: list = []
 _ARG_TYPES = [np.int64, None, np.int32, np.uint16, np.int32, np.uint16, None, np.int32, None,
               None, np.int32, np.int32, np.int32, np.int32]
@@ -637,12 +643,18 @@ def test_emulated_kernel_long_wires(emu_lib):
     check_long_wires(lambda free, owner: EmuNetSearch(free, owner, emu_lib))
 
 
-def test_emulated_kernel_paths_up_to_dist_max(emu_lib):
-    check_dist_max(lambda free, owner: EmuNetSearch(free, owner, emu_lib))
+# A strip of tens of thousands of cells: the wave crosses a tile a round, and the
+# emulator runs the rounds one block after another, so these take a kernel built with the
+# largest tiles (the device's tests take the default; tiles of other sides are tested on
+# smaller boxes).
+def test_emulated_kernel_paths_up_to_dist_max(emu_big_tiles):
+    check_dist_max(
+        lambda free, owner: EmuNetSearch(free, owner, emu_big_tiles, tile=gw.TILE_MAX))
 
 
-def test_emulated_kernel_grows_trees_within_reach(emu_lib):
-    check_tree_grows_within_reach(lambda free, owner: EmuNetSearch(free, owner, emu_lib))
+def test_emulated_kernel_grows_trees_within_reach(emu_big_tiles):
+    check_tree_grows_within_reach(
+        lambda free, owner: EmuNetSearch(free, owner, emu_big_tiles, tile=gw.TILE_MAX))
 
 
 def test_emulated_kernel_with_overlapping_boxes(emu_lib):
