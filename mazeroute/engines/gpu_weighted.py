@@ -95,7 +95,8 @@ COOPERATIVE = ("tiled_rounds",)
 #: of the tile and its halo (one warp). Smaller tiles than :data:`TILE_MAX` let more blocks
 #: share a multiprocessor, and a round's work is spread over more of them.
 TILE = 30
-#: Largest tile side: a block of at most two warps, its tile and halo in shared memory.
+#: Largest tile side the kernel is built and tested for: a block of two warps, whose
+#: tile, halo and loaded copy stay within a block's static shared memory.
 TILE_MAX = 62
 #: Round counters of the tiled search (kernels/weighted_tiles.cuh's ``moved``, a ring).
 MAX_ROUNDS = 1 << 14
