@@ -152,8 +152,7 @@ class Negotiator(RouteBook, Conflicts, Loop, DeviceLoop, Legalise, Fillers, Expl
         self.pins_flat = pin_table(self.pins, w)
         self.lo = self.hi = np.zeros((0, 2), np.int64)
         if n:
-            flat, starts = self.pins_flat.pins.astype(np.int64), self.pins_flat.ptr[:-1]
-            xy = np.stack([flat % w, flat // w], axis=1)
+            xy, starts = np.concatenate(self.pins), self.pins_flat.ptr[:-1]
             self.lo, self.hi = np.minimum.reduceat(xy, starts), np.maximum.reduceat(xy, starts)
         self.margin = np.full(n, self.options.bb_factor, np.int64)
         self.state = Congestion(self.free, n, self.options.acc_fac, self.options.net_acc)
