@@ -80,7 +80,7 @@ def pack_requests(requests: Sequence[NetRequest], shape: tuple[int, int, int]) -
     _, h, w = shape
     n = len(requests)
     nets = np.fromiter((r.net for r in requests), np.int64, n).astype(np.int32)
-    boxes = np.array([tuple(r.box) for r in requests], np.int64).reshape(n, 4)
+    boxes = request_boxes(requests)
     pin_ptr, xy = _flat_pins([r.pins for r in requests])
     _check_packed(pin_ptr, boxes, xy, shape)
     return PackedRequests(nets, pin_ptr, (xy[:, 1] * w + xy[:, 0]).astype(np.int32), boxes)
