@@ -6,6 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.sparse
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import mazeroute.router.negotiate as neg
 from mazeroute.generate import random_layout
@@ -114,6 +116,23 @@ def test_nets_kept_are_the_routed_nets_less_a_cover_of_the_conflicts(seed, monke
     monkeypatch.setattr(Negotiator, "kept", check)
     Negotiator(lay, "cpu", PathFinderOptions(max_iterations=6, stall_min_conflicts=0)).run()
     assert seen and max(seen) > 2
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 7), st.integers(0, 5)), max_size=40))
+def test_sharing_lists_each_net_that_shares_a_cell_once(uses):
+    """The compiled pairing against sets: net a is beside net b when some cell has
+    both among its users (a beside itself), each neighbour once, whatever the order
+    of the uses and however often one repeats."""
+    from mazeroute.router.negotiation.conflicts import _sharing
+    cell = np.array([c for c, _ in uses], np.int64)
+    net = np.array([n for _, n in uses], np.int64)
+    indptr, indices = _sharing(cell, net, 8, 6)
+    users = {c: {n for c2, n in uses if c2 == c} for c, _ in uses}
+    for v in range(6):
+        row = indices[indptr[v]:indptr[v + 1]].tolist()
+        want = set().union(*(u for u in users.values() if v in u))
+        assert len(row) == len(set(row)) and set(row) == want
 
 
 @pytest.mark.parametrize("seed", range(3))

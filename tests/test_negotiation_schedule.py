@@ -274,3 +274,24 @@ def test_groups_route_validly_and_never_join_nets_that_share_cells(seed):
         cells = [ng.routes[i] for i in nets[run] if ng.routes[i] is not None]
         every = np.concatenate(cells) if cells else np.zeros(0, np.int64)
         assert len(np.unique(every)) == len(every)          # no cell shared in a run
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_wire_groups_on_a_kept_scratch_equal_those_on_a_fresh_one(seed):
+    """Colouring again and again on one scratch (the loop's) gives what a fresh one
+    gives, and leaves the scratch zero for the next call; a scratch too small or of
+    another type is refused."""
+    rng = np.random.default_rng(seed)
+    cells = 400
+    scratch = np.zeros(cells, np.int64)
+    for size in (1, 3, 8, 64):
+        wires = [None if rng.random() < 0.1 else
+                 rng.choice(cells, int(rng.integers(1, 30)), replace=False)
+                 for _ in range(int(rng.integers(0, 90)))]
+        fresh = schedule.wire_groups(wires, cells, size)
+        kept = schedule.wire_groups(wires, cells, size, scratch)
+        assert [g.tolist() for g in kept] == [g.tolist() for g in fresh]
+        assert not scratch.any()
+    for bad in (np.zeros(cells - 1, np.int64), np.zeros(cells, np.int32)):
+        with pytest.raises(ValueError, match="scratch"):
+            schedule.wire_groups([np.array([0, 1])], cells, 8, bad)

@@ -165,6 +165,7 @@ class Negotiator(RouteBook, Conflicts, Loop, DeviceLoop, Legalise, Fillers, Expl
         self.seconds = np.zeros(n)
         self.enclosed: set[int] = set()          # no route even through other nets' wires
         self.pieces: np.ndarray | None = None   # see _cut_off
+        self.colour_cells: np.ndarray | None = None    # see _groups
         self.pinned = None                       # see _pin_search
         self.unit_cost: np.ndarray | None = None     # see _unit_costs
         self.filled = None                       # see _fills

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import numba
 import numpy as np
-import scipy.sparse
 
 __all__ = ["Conflicts"]
 
@@ -29,6 +28,53 @@ def _independent(indptr: np.ndarray, indices: np.ndarray) -> int:
         for u in indices[indptr[v]:indptr[v + 1]]:
             blocked[u] = True
     return taken
+
+
+@numba.njit(cache=True)
+def _csr(keys: np.ndarray, values: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """``values`` grouped by ``keys`` (each in ``[0, n)``): ``(indptr, grouped)``."""
+    indptr = np.zeros(n + 1, np.int64)
+    for k in keys:
+        indptr[k + 1] += 1
+    for k in range(n):
+        indptr[k + 1] += indptr[k]
+    at = indptr[:-1].copy()
+    grouped = np.empty(keys.size, np.int64)
+    for j in range(keys.size):
+        grouped[at[keys[j]]] = values[j]
+        at[keys[j]] += 1
+    return indptr, grouped
+
+
+@numba.njit(cache=True)
+def _sharing(cell: np.ndarray, net: np.ndarray, cells: int, nets: int
+             ) -> tuple[np.ndarray, np.ndarray]:
+    """Which of ``nets`` nets share a cell, given their uses ``(cell[k], net[k])``: a
+    symmetric CSR adjacency ``(indptr, indices)``, each net beside itself, each
+    neighbour once."""
+    cptr, users = _csr(cell, net, cells)
+    nptr, held = _csr(net, cell, nets)
+    mark = np.full(nets, -1, np.int64)
+    indptr = np.zeros(nets + 1, np.int64)
+    for v in range(nets):          # twice: count each net's neighbours, then list them
+        d = 0
+        for c in held[nptr[v]:nptr[v + 1]]:
+            for u in users[cptr[c]:cptr[c + 1]]:
+                if mark[u] != v:
+                    mark[u] = v
+                    d += 1
+        indptr[v + 1] = indptr[v] + d
+    indices = np.empty(indptr[-1], np.int64)
+    mark[:] = -1
+    for v in range(nets):
+        d = indptr[v]
+        for c in held[nptr[v]:nptr[v + 1]]:
+            for u in users[cptr[c]:cptr[c + 1]]:
+                if mark[u] != v:
+                    mark[u] = v
+                    indices[d] = u
+                    d += 1
+    return indptr, indices
 
 
 class Conflicts:
@@ -72,26 +118,27 @@ class Conflicts:
         rerouted; then the overused cells' users come from ``changed``'s routes alone
         (:meth:`~.congestion.Congestion.users`), else from every route.
         """
-        nets, pairs = self._conflict_graph(changed)
+        nets, indptr, indices = self._conflict_graph(changed)
         out: dict[int, set[int]] = {}
         for k, i in enumerate(nets.tolist()):
-            out[i] = set(nets[pairs.indices[pairs.indptr[k]:pairs.indptr[k + 1]]].tolist())
+            out[i] = set(nets[indices[indptr[k]:indptr[k + 1]]].tolist())
             out[i].discard(i)
         return out
 
-    def _conflict_graph(self, changed, uses=None) -> tuple[np.ndarray, scipy.sparse.csr_matrix]:
-        """The nets in conflict (ascending) and which of them share a cell, as a sparse
-        matrix over their positions in that list (its diagonal set)."""
+    def _conflict_graph(self, changed, uses=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The nets in conflict (ascending) and which of them share a cell, as a CSR
+        adjacency ``(indptr, indices)`` over their positions in that list (each beside
+        itself)."""
         flat, who = self.overused_uses(changed) if uses is None else uses
         if flat.size == 0:
-            return _NO_CELLS, scipy.sparse.csr_matrix((0, 0), dtype=np.int32)
-        # nets x nets sharing counts as a sparse product: on an oversubscribed layout a
-        # cell has a hundred users, and pairing them in Python took seconds
+            return _NO_CELLS, np.zeros(1, np.int64), _NO_CELLS
+        # on an oversubscribed layout a cell has a hundred users, and pairing them in
+        # Python took seconds: compiled, over the uses grouped by cell and by net
         _, cell = np.unique(flat, return_inverse=True)
         nets, net = np.unique(who, return_inverse=True)
-        use = scipy.sparse.csr_matrix((np.ones(flat.size, np.int32), (cell, net)),
-                                      shape=(int(cell.max()) + 1, nets.size))
-        return nets, (use.T @ use).tocsr()
+        indptr, indices = _sharing(cell.astype(np.int64), net.astype(np.int64),
+                                   int(cell.max()) + 1, nets.size)
+        return nets, indptr, indices
 
     def kept(self, changed: list[int] | None = None,
              uses: tuple[np.ndarray, np.ndarray] | None = None) -> int:
@@ -100,7 +147,7 @@ class Conflicts:
         in conflict less an independent set of them taken fewest conflicts first;
         :meth:`legalise` takes a like cover, most conflicts first). ``changed`` and
         ``uses`` as for :meth:`conflicting`."""
-        nets, pairs = self._conflict_graph(changed, uses)
+        nets, indptr, indices = self._conflict_graph(changed, uses)
         if not nets.size:
             return self.routed
-        return self.routed - nets.size + _independent(pairs.indptr, pairs.indices)
+        return self.routed - nets.size + _independent(indptr, indices)

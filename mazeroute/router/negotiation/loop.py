@@ -151,7 +151,9 @@ class Loop:
         PathFinder's order itself."""
         wires = (self.search.state_routes(pending) if self.on_device
                  else [self.routes[i] for i in pending.tolist()])
-        return schedule.wire_groups(wires, self.free.size, size)
+        if self.colour_cells is None:      # the colouring's cells, zero between calls
+            self.colour_cells = np.zeros(self.free.size, np.int64)
+        return schedule.wire_groups(wires, self.free.size, size, self.colour_cells)
 
     def _own(self, requests: list[NetRequest]) -> list[NetRequest]:
         """``requests`` each pricing its net's current wire as if it were gone."""

@@ -127,13 +127,17 @@ def as_short_as_can_be(pins: Sequence[np.ndarray], wires: Sequence[np.ndarray]) 
     return two & (cells == span + 1)
 
 
-def wire_groups(wires: Sequence[np.ndarray | None], cells: int, size: int
-                ) -> list[np.ndarray]:
+def wire_groups(wires: Sequence[np.ndarray | None], cells: int, size: int,
+                scratch: np.ndarray | None = None) -> list[np.ndarray]:
     """Positions of ``wires`` (flat cells, or None for a net without one) in groups of at
     most ``size``, no two of a group sharing a cell: the classes of a greedy colouring
     in order (each net takes the lowest colour no earlier net on its cells has), each
     class cut into runs of ``size``, classes in colour order; ``size`` 1 keeps the order
     itself.
+
+    ``scratch``: ``cells`` int64 zeros, left zero, for a caller that colours again and
+    again (a grid-sized array made afresh each call costs more than the colouring on a
+    large grid); None makes one.
 
     Examples
     --------
@@ -151,7 +155,11 @@ def wire_groups(wires: Sequence[np.ndarray | None], cells: int, size: int
     np.cumsum(sizes, out=ptr[1:])
     flat = (np.concatenate([w for w in wires if w is not None and w.size])
             if ptr[-1] else np.zeros(0, np.int64))
-    colour = _colours(ptr, flat.astype(np.int64), cells, WIRE_COLOURS)
+    if scratch is None:
+        scratch = np.zeros(cells, np.int64)
+    elif scratch.dtype != np.int64 or scratch.size < cells:
+        raise ValueError(f"scratch must be {cells} int64 zeros")
+    colour = _colours(ptr, flat.astype(np.int64), scratch, WIRE_COLOURS)
     order = np.argsort(colour, kind="stable")
     bounds = np.flatnonzero(np.diff(colour[order])) + 1
     groups = []
@@ -162,10 +170,10 @@ def wire_groups(wires: Sequence[np.ndarray | None], cells: int, size: int
 
 
 @numba.njit(cache=True)
-def _colours(ptr, flat, cells, colours):
+def _colours(ptr, flat, used_by, colours):
     """Each wire's lowest colour not taken on its cells by an earlier wire (``colours``
-    if none is free; such a wire marks no cell)."""
-    used_by = np.zeros(cells, np.int64)
+    if none is free; such a wire marks no cell); ``used_by``, each cell's colours taken,
+    starts and ends all zero."""
     out = np.zeros(ptr.size - 1, np.int64)
     for k in range(ptr.size - 1):
         if ptr[k + 1] == ptr[k]:
@@ -181,4 +189,6 @@ def _colours(ptr, flat, cells, colours):
             bit = np.int64(1) << c
             for j in range(ptr[k], ptr[k + 1]):
                 used_by[flat[j]] |= bit
+    for j in range(flat.size):
+        used_by[flat[j]] = 0
     return out
