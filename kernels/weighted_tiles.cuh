@@ -32,6 +32,10 @@ static_assert(MAX_ROUNDS >= 4, "tiled_rounds clears a counter two rounds ahead o
 __shared__ unsigned s_tileD[TILE_LINES * TILE_PITCH];
 __shared__ unsigned short s_tileC[TILE_LINES * TILE_PITCH];
 __shared__ unsigned s_tileO[TILE_LINES * TILE_PITCH];
+// whether the block's one tile is in the arrays above: a block that has the same tile in
+// every round of a launch (no more tiles than blocks) loads its cells and costs once and
+// then only the halo, as only it writes the cells and nothing changes the costs meanwhile
+__shared__ int s_have;
 
 struct TileAt {
     int k, bw, bh, x, y, w, h, ntx, nty;    // its box's size; its origin and size in it
@@ -82,15 +86,69 @@ tiled_init(const long long* rec, const int* tiles, int ntiles, const int* __rest
     }
 }
 
+// The tile of `a` with its halo into shared memory (s_tileD, s_tileO, s_tileC), from its
+// request's distances d: TILE_CHUNK cells a thread at a time, their loads issued together,
+// so that a block of one warp waits on memory once a chunk rather than once a cell.
+__device__ void loadTile(const TileAt& a, const unsigned* d, const CellCosts& cc,
+                         long long base, int width, int net) {
+    const int lw = a.w + 2, lh = a.h + 2;
+    for (int c0 = threadIdx.x; c0 < lw * lh; c0 += TILE_CHUNK * blockDim.x) {
+        unsigned v[TILE_CHUNK], cv[TILE_CHUNK];
+#pragma unroll
+        for (int q = 0; q < TILE_CHUNK; ++q) {
+            const int c = c0 + q * blockDim.x;
+            const int lx = c % lw, ly = c / lw;
+            const int x = a.x + lx - 1, y = a.y + ly - 1;
+            const bool inside = lx > 0 && lx <= a.w && ly > 0 && ly <= a.h;
+            const bool halo = !inside && (lx > 0 && lx <= a.w) != (ly > 0 && ly <= a.h)
+                              && x >= 0 && x < a.bw && y >= 0 && y < a.bh;
+            v[q] = INF;
+            cv[q] = 0;
+            if (c < lw * lh && (inside || halo)) v[q] = __ldcg(d + (long long)y * a.bw + x);
+            if (c < lw * lh && inside) cv[q] = cc.at(base + (long long)y * width + x, net);
+        }
+#pragma unroll
+        for (int q = 0; q < TILE_CHUNK; ++q) {
+            const int c = c0 + q * blockDim.x;
+            if (c < lw * lh) {
+                const int at = (c / lw) * TILE_PITCH + c % lw;
+                s_tileD[at] = s_tileO[at] = v[q];
+                s_tileC[at] = (unsigned short)cv[q];
+            }
+        }
+    }
+}
+
+// Only the halo of the tile of `a` into s_tileD (its cells are there from the round before:
+// only this block writes them): one cell a thread, the edges in turn.
+__device__ void loadHalo(const TileAt& a, const unsigned* d) {
+    const int n = 2 * (a.w + a.h);
+    for (int c = threadIdx.x; c < n; c += blockDim.x) {
+        int lx, ly;
+        if (c < 2 * a.w) {
+            lx = 1 + c % a.w;
+            ly = c < a.w ? 0 : a.h + 1;
+        } else {
+            lx = c < 2 * a.w + a.h ? 0 : a.w + 1;
+            ly = 1 + (c - 2 * a.w) % a.h;
+        }
+        const int x = a.x + lx - 1, y = a.y + ly - 1;
+        s_tileD[ly * TILE_PITCH + lx] = x >= 0 && x < a.bw && y >= 0 && y < a.bh
+                                        ? __ldcg(d + (long long)y * a.bw + x) : INF;
+    }
+}
+
 // One round's work on tile t: if it or a neighbour changed in the round before (prev) and
 // some cell of it lies within its request's bound, its distances with a one-cell halo of
 // its neighbours' are relaxed to the tile's fixpoint in shared memory under that bound
 // and what fell is written back; cur[t] tells whether a cell the bound keeps fell, and
 // *moved counts the tiles where one did; the request's u takes what its pins in the tile
-// hold. Every thread of the block calls it.
+// hold. Every thread of the block calls it; `keep`: the block has tile t in every round
+// of the launch (s_have, 0 at its start, says whether the tile is loaded yet).
 __device__ void relaxTile(int t, const long long* rec, const int* tiles,
                           const int* __restrict__ pins, const CellCosts& cc, unsigned* gdist,
-                          int width, Bound* bnd, const int* prev, int* cur, int* moved) {
+                          int width, Bound* bnd, const int* prev, int* cur, int* moved,
+                          bool keep) {
     unsigned* sd = s_tileD;
     unsigned short* sc = s_tileC;
     const TileAt a = tileAt(rec, tiles, t);
@@ -118,32 +176,10 @@ __device__ void relaxTile(int t, const long long* rec, const int* tiles,
     unsigned* d = gdist + r[R_SEG];
     const long long base = r[R_Y0] * width + r[R_X0];
     const int lw = a.w + 2, lh = a.h + 2;
-    // TILE_CHUNK cells a thread at a time, their loads issued together: a block of one
-    // warp waits on memory once a chunk rather than once a cell
-    for (int c0 = threadIdx.x; c0 < lw * lh; c0 += TILE_CHUNK * blockDim.x) {
-        unsigned v[TILE_CHUNK], cv[TILE_CHUNK];
-#pragma unroll
-        for (int q = 0; q < TILE_CHUNK; ++q) {
-            const int c = c0 + q * blockDim.x;
-            const int lx = c % lw, ly = c / lw;
-            const int x = a.x + lx - 1, y = a.y + ly - 1;
-            const bool inside = lx > 0 && lx <= a.w && ly > 0 && ly <= a.h;
-            const bool halo = !inside && (lx > 0 && lx <= a.w) != (ly > 0 && ly <= a.h)
-                              && x >= 0 && x < a.bw && y >= 0 && y < a.bh;
-            v[q] = INF;
-            cv[q] = 0;
-            if (c < lw * lh && (inside || halo)) v[q] = __ldcg(d + (long long)y * a.bw + x);
-            if (c < lw * lh && inside) cv[q] = cc.at(base + (long long)y * width + x, net);
-        }
-#pragma unroll
-        for (int q = 0; q < TILE_CHUNK; ++q) {
-            const int c = c0 + q * blockDim.x;
-            if (c < lw * lh) {
-                const int at = (c / lw) * TILE_PITCH + c % lw;
-                sd[at] = s_tileO[at] = v[q];
-                sc[at] = (unsigned short)cv[q];
-            }
-        }
+    if (keep && s_have) {
+        loadHalo(a, d);
+    } else {
+        loadTile(a, d, cc, base, width, net);
     }
     __syncthreads();
     SharedBox b;
@@ -159,7 +195,7 @@ __device__ void relaxTile(int t, const long long* rec, const int* tiles,
         unsigned* g = d + (long long)(a.y + ly - 1) * a.bw + a.x + lx - 1;
         const unsigned v = sd[ly * TILE_PITCH + lx];
         if (v < s_tileO[ly * TILE_PITCH + lx]) {
-            *g = v;
+            *g = s_tileO[ly * TILE_PITCH + lx] = v;
             fell |= s_bound.keeps(v, lx, ly);
         }
     }
@@ -168,6 +204,7 @@ __device__ void relaxTile(int t, const long long* rec, const int* tiles,
         cur[t] = fell;
         if (fell) atomicAdd(moved, 1);
         if (s_bound.u < u0) atomicMin(&bnd[a.k].u, s_bound.u);
+        s_have = keep;
     }
 }
 
@@ -192,6 +229,8 @@ tiled_rounds(const long long* rec, const int* tiles, int ntiles, const int* __re
     const bool lead = blockIdx.x == 0 && threadIdx.x == 0;
     int* prev = flagsA;
     int* cur = flagsB;
+    const bool keep = ntiles <= (int)gridDim.x;     // each block's tile the same all along
+    if (threadIdx.x == 0) s_have = 0;
     for (int k = 0;; ++k) {
         int* count = moved + k % MAX_ROUNDS;
         if (lead) {
@@ -199,7 +238,8 @@ tiled_rounds(const long long* rec, const int* tiles, int ntiles, const int* __re
             PROBE_ADD(6, 1);
         }
         for (int t = blockIdx.x; t < ntiles; t += gridDim.x)
-            relaxTile(t, rec, tiles, pins, cc, gdist, width, (Bound*)bnd, prev, cur, count);
+            relaxTile(t, rec, tiles, pins, cc, gdist, width, (Bound*)bnd, prev, cur, count,
+                      keep);
         grid.sync();
         const bool still = __ldcg(count) != 0;
         int* swap = prev;

@@ -53,7 +53,7 @@ extern "C" int emulate_tiled_rounds(int threads, int blocks, const long long* re
         const int rc = runBlocks(threads, blocks, [=] {
             for (int t = blockIdx.x; t < ntiles; t += gridDim.x)
                 relaxTile(t, rec, tiles, pins, cc, gdist, width, (Bound*)bnd, prev, cur,
-                          count);
+                          count, false);   // the blocks share one shared memory here
         });
         if (rc) return rc;
         const bool still = *count != 0;
