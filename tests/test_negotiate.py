@@ -573,3 +573,14 @@ def test_cost_without_a_net_is_the_cost_once_it_is_removed():
     cost, _ = state.costs()
     np.testing.assert_array_equal(without, cost.ravel()[wires[1]])
     assert (without < present).any() and (without <= present).all()
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_nets_box_is_its_row_of_boxes(seed):
+    """box(i), asked net by net by the phases, is boxes()'s row for net i, for margins
+    from none to past the grid's sides."""
+    lay = random_layout(48, 40, density=0.2, nets=30, pins=2 + seed % 2, seed=seed, span=12)
+    ng = Negotiator(lay, "cpu")
+    ng.margin[:] = np.random.default_rng(seed).integers(0, 60, len(lay.nets))
+    every = ng.boxes(np.arange(len(lay.nets)))
+    assert [ng.box(i) for i in range(len(lay.nets))] == [tuple(b) for b in every.tolist()]

@@ -134,6 +134,23 @@ def test_as_short_as_can_be():
             np.array([[0, 0], [2, 0], [1, 1]])]
     wires = [np.zeros((5, 2)), np.zeros((7, 2)), np.zeros((4, 2))]
     assert neg.as_short_as_can_be(pins, wires).tolist() == [True, False, False]
+    assert neg.as_short_as_can_be([], []).tolist() == []
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_as_short_as_can_be_is_the_rule_net_by_net(seed):
+    """The rule written plainly, a net at a time, on nets of one to four pins and wires
+    as long as their pins' distance, longer, or shorter (a tree's)."""
+    rng = np.random.default_rng(seed)
+    pins, wires, want = [], [], []
+    for _ in range(int(rng.integers(1, 60))):
+        p = rng.integers(0, 20, (int(rng.integers(1, 5)), 2))
+        span = int(np.abs(p[0] - p[-1]).sum())
+        k = max(1, span + 1 + int(rng.integers(-2, 3)))
+        pins.append(p)
+        wires.append(np.zeros((k, 2), np.int64))
+        want.append(len(p) == 2 and k == span + 1)
+    assert neg.as_short_as_can_be(pins, wires).tolist() == want
 
 
 def _cover_by_scan(graph, sizes):

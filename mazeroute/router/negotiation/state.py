@@ -26,8 +26,11 @@ class RouteBook:
     def box(self, i: int) -> tuple[int, int, int, int]:
         """Net ``i``'s search box ``(x0, y0, x1, y1)``: its pins' box grown by its margin,
         clipped to the grid."""
-        x0, y0, x1, y1 = self.boxes(np.array([i]))[0].tolist()
-        return x0, y0, x1, y1
+        # as boxes() does for many, in plain integers: phases ask it net by net
+        h, w = self.shape
+        m = int(self.margin[i])
+        (lx, ly), (hx, hy) = self.lo[i].tolist(), self.hi[i].tolist()
+        return max(lx - m, 0), max(ly - m, 0), min(hx + m, w - 1), min(hy + m, h - 1)
 
     def boxes(self, nets: np.ndarray) -> np.ndarray:
         """:meth:`box` of every net of ``nets``, as a ``(k, 4)`` array."""
