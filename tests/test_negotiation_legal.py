@@ -274,3 +274,35 @@ def test_repair_searches_a_pass_in_one_call_and_again_where_a_wire_was_laid(seed
         assert sorted(calls[0]) == unrouted
         # a net searches again only when it had a way, and never the pass's first net
         assert all(first[u] is not None for u in again)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_wires_reserved_at_each_phase_as_if_set_afresh(monkeypatch, seed):
+    """The phases' reservation of every wire sets only the cells whose owner differs:
+    after it the search's owners are the pins' with each wire on top, and the routes are
+    those of setting every cell again."""
+    from mazeroute.router.negotiation.state import RouteBook
+    lay = random_layout(60, 60, density=0.3, nets=110, pins=2 + seed % 2, seed=seed, span=22)
+    real = RouteBook._reserve_wires
+    checked = []
+
+    def checking(self):
+        real(self)
+        want = np.array(self.owner, np.int32).reshape(self.search.owner.shape)
+        for i, c in enumerate(self.cells):
+            if c is not None:
+                want[0, c[:, 1], c[:, 0]] = i
+        assert (self.search.owner == want).all()
+        checked.append(True)
+
+    def every_cell(self):
+        nets = [i for i, c in enumerate(self.cells) if c is not None]
+        self._reserve(nets, [self.cells[i] for i in nets])
+
+    options = PathFinderOptions(max_iterations=4)
+    monkeypatch.setattr(RouteBook, "_reserve_wires", checking)
+    got = Negotiator(lay, "cpu", options).run()
+    monkeypatch.setattr(RouteBook, "_reserve_wires", every_cell)
+    plain = Negotiator(lay, "cpu", options).run()
+    assert checked
+    assert [n.cells for n in got.nets] == [n.cells for n in plain.nets]
