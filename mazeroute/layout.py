@@ -380,6 +380,8 @@ def check_layout(layout: Layout) -> None:
                else f"a {type(b).__name__}")
         raise InputError(f"must be a bool array of shape {axes} = {shape}, "
                          f"got {got}", file=file, field="blocked")
+    if layout.stack is None and _plainly_valid(layout):
+        return
     seen: dict[str, int] = {}
     for i, net in enumerate(layout.nets):
         if not isinstance(net, Net):
@@ -395,6 +397,35 @@ def check_layout(layout: Layout) -> None:
                                  file=file, field=f"{net_field(i, net.name)} pins[{j}]")
         net_rules(i, net.name, [tuple(int(v) for v in c) for c in pins], seen, file)
     check_pins(layout, file)
+
+
+def _plainly_valid(layout: Layout) -> bool:
+    """Whether every net of a single-layer ``layout`` (its ``blocked`` checked) keeps
+    :func:`check_layout`'s rules, found with whole-array steps: a step a net and a pin
+    in Python took a share of routing a large layout. False whenever in doubt; the
+    checks a net at a time then name the first fault."""
+    nets = layout.nets
+    if not all(type(n) is Net and type(n.name) is str for n in nets):
+        return False
+    if len({n.name for n in nets}) < len(nets) or any(len(n.pins) < 2 for n in nets):
+        return False
+    pins = [c for n in nets for c in n.pins]
+    if not all(len(c) == 2 for c in pins):
+        return False
+    kinds = set(map(type, (v for c in pins for v in c)))
+    if not all(t is int or issubclass(t, np.integer) for t in kinds):
+        return False                   # a bool, a float, text, ...
+    try:
+        xy = np.array(pins, np.int64).reshape(-1, 2)
+    except (OverflowError, ValueError):
+        return False
+    x, y = xy[:, 0], xy[:, 1]
+    if xy.size and (xy.min() < 0 or x.max() >= layout.width or y.max() >= layout.height):
+        return False
+    if layout.blocked[y, x].any():
+        return False
+    cell = y * layout.width + x        # no cell twice, in a net or across nets
+    return np.unique(cell).size == cell.size
 
 
 def _is_index(v) -> bool:

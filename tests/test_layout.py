@@ -15,7 +15,15 @@ from hypothesis import strategies as st
 
 from mazeroute import limits
 from mazeroute.errors import InputError
-from mazeroute.layout import mask_rects, paint, save_layout, with_nets
+from mazeroute.layout import (
+    Layout,
+    Net,
+    check_layout,
+    mask_rects,
+    paint,
+    save_layout,
+    with_nets,
+)
 from mazeroute.limits import MAX_NAME
 from mazeroute.readers import (
     load_layout,
@@ -531,3 +539,60 @@ def test_a_file_and_a_layout_built_in_python_break_a_net_rule_in_the_same_words(
         check_layout(Layout("a", 4, 4, nets=[Net(n, pins) for n, pins in nets]))
     assert str(from_file.value) == f"f.yaml: {words}"
     assert str(built.value) == words
+
+
+_FAULTS = ["none", "bool", "float", "negative", "outside", "blocked", "shared", "twice",
+           "one pin", "name", "name type", "three", "huge", "numpy"]
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.integers(0, 10**6), st.sampled_from(_FAULTS))
+def test_whole_array_checks_refuse_what_the_net_by_net_checks_refuse(seed, fault):
+    """check_layout's whole-array path against its checks a net at a time: the same
+    error (type and words) or none, on layouts with one fault of each kind put into a
+    random net."""
+    import mazeroute.layout as layout_module
+    rng = np.random.default_rng(seed)
+    h, w = int(rng.integers(3, 9)), int(rng.integers(3, 9))
+    blocked = rng.random((h, w)) < 0.2
+    free = [(int(x), int(y)) for y, x in zip(*np.nonzero(~blocked))]
+    rng.shuffle(free)
+    if len(free) < 6:
+        return
+    nets = [Net(f"n{k}", [free[2 * k], free[2 * k + 1]]) for k in range(len(free) // 2)]
+    k = int(rng.integers(len(nets)))
+    pins = list(nets[k].pins)
+    b = [(int(x), int(y)) for y, x in zip(*np.nonzero(blocked))]
+    change = {"bool": lambda: [(True, pins[0][1]), pins[1]],
+              "float": lambda: [(float(pins[0][0]), pins[0][1]), pins[1]],
+              "negative": lambda: [(-1, pins[0][1]), pins[1]],
+              "outside": lambda: [(w, pins[0][1]), pins[1]],
+              "blocked": lambda: [b[0], pins[1]] if b else pins,
+              "shared": lambda: [nets[k - 1].pins[0], pins[1]],
+              "twice": lambda: [pins[0], pins[0]],
+              "one pin": lambda: pins[:1],
+              "three": lambda: [(*pins[0], 0), pins[1]],
+              "huge": lambda: [(2**70, pins[0][1]), pins[1]],
+              "numpy": lambda: [tuple(np.int32(v) for v in pins[0]), pins[1]]}
+    if fault in change:
+        nets[k] = Net(nets[k].name, change[fault]())
+    elif fault == "name":
+        nets[k] = Net(nets[k - 1].name, pins)
+    elif fault == "name type":
+        nets[k] = Net(7, pins)
+    lay = Layout("faults", w, h, blocked=blocked, nets=nets)
+
+    def outcome():
+        try:
+            check_layout(lay)
+        except (InputError, TypeError) as e:
+            return type(e).__name__, str(e)
+        return None
+
+    fast = outcome()
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(layout_module, "_plainly_valid", lambda lay: False)
+        slow = outcome()
+    assert fast == slow
+    assert (fast is None) == (fault in ("none", "numpy") or (fault == "blocked" and not b))
+    assert layout_module._plainly_valid(lay) == (fast is None)   # the fast path is taken
