@@ -3,7 +3,7 @@
 Usage (from the repository root)::
 
     python benchmarks/negotiate_schedule.py [--cases LIST] [--schedules LIST]
-        [--backends cpu,gpu] [--option NAME=VALUE ...] [--jsonl FILE]
+        [--backends cpu,gpu] [--repeats N] [--option NAME=VALUE ...] [--jsonl FILE]
 
 Cases (``generate rects``-style layouts of :func:`mazeroute.generate.random_layout`,
 two-pin nets, seed 1, the targets of the negotiation work):
@@ -19,13 +19,16 @@ Schedules: ``pf`` (PathFinder's order, ``group_nets=0``) and ``gN`` (``group_net
 Every run is negotiated to its end (``wait_factor=0``, unless an ``--option`` says
 otherwise) so that both backends route the same nets; each line of JSON gives nets
 routed, seconds, the engine's calls (in the loop and in all) and a digest of the wires,
-and the table marks a schedule whose digests differ between the backends.
+and the table marks a schedule whose digests differ between the backends. With
+``--repeats N`` each line is N runs in the same process: ``seconds`` their median and
+``runs`` each run's, and the table marks runs whose digests differ.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import sys
 from pathlib import Path
 
@@ -71,6 +74,8 @@ def main() -> None:
     ap.add_argument("--schedules", default="pf,g32,g256")
     ap.add_argument("--backends", default=None, help="default: cpu, and gpu if present")
     ap.add_argument("--big-cpu", action="store_true", help="the CPU runs the big cases too")
+    ap.add_argument("--repeats", type=int, default=1, metavar="N",
+                    help="runs of each line, seconds their median (default 1)")
     ap.add_argument("--option", action="append", default=[], metavar="NAME=VALUE")
     ap.add_argument("--jsonl", metavar="FILE")
     args = ap.parse_args()
@@ -93,7 +98,11 @@ def main() -> None:
             for b in backends:
                 if b == "cpu" and case in BIG and not args.big_cpu:
                     continue
-                row = dict(case=case, schedule=s, backend=b, **measure(lay, b, opts))
+                runs = [measure(lay, b, opts) for _ in range(max(1, args.repeats))]
+                row = dict(case=case, schedule=s, backend=b, **runs[0])
+                row["seconds"] = round(statistics.median(r["seconds"] for r in runs), 3)
+                row["runs"] = [r["seconds"] for r in runs]
+                row["repeats_agree"] = len({r["digest"] for r in runs}) == 1
                 rows.append(row)
                 line = json.dumps(row)
                 print(line, flush=True)
@@ -101,12 +110,12 @@ def main() -> None:
                     with open(args.jsonl, "a") as f:
                         f.write(line + "\n")
     print("\n| case | schedule | backend | nets | sequential | negotiated | iterations | "
-          "calls (loop) | seconds | findings | wires |")
+          "calls (loop) | seconds (median) | findings | wires |")
     print("|---|---|---|---:|---:|---:|---:|---|---:|---:|---|")
     for r in rows:
         peers = {o["digest"] for o in rows if o["case"] == r["case"]
                  and o["schedule"] == r["schedule"]}
-        same = "same" if len(peers) == 1 else "DIFFERENT"
+        same = "same" if len(peers) == 1 and r["repeats_agree"] else "DIFFERENT"
         print(f"| {r['case']} | {r['schedule']} | {r['backend']} | {r['nets']} | "
               f"{r['sequential']} | {r['negotiated']} | {r['iterations']} | "
               f"{r['calls']} ({r['loop_calls']}) | {r['seconds']:.2f} | {r['contract']} | "
