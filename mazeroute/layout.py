@@ -402,8 +402,15 @@ def check_layout(layout: Layout) -> None:
 def _plainly_valid(layout: Layout) -> bool:
     """Whether every net of a single-layer ``layout`` (its ``blocked`` checked) keeps
     :func:`check_layout`'s rules, found with whole-array steps: a step a net and a pin
-    in Python took a share of routing a large layout. False whenever in doubt; the
-    checks a net at a time then name the first fault."""
+    in Python took a share of routing a large layout. False whenever in doubt, and for
+    what is no layout at all; the checks a net at a time then name the first fault."""
+    try:
+        return _nets_plainly_valid(layout)
+    except (TypeError, ValueError, OverflowError, IndexError):
+        return False
+
+
+def _nets_plainly_valid(layout: Layout) -> bool:
     nets = layout.nets
     if not all(type(n) is Net and type(n.name) is str for n in nets):
         return False
@@ -415,10 +422,7 @@ def _plainly_valid(layout: Layout) -> bool:
     kinds = set(map(type, (v for c in pins for v in c)))
     if not all(t is int or issubclass(t, np.integer) for t in kinds):
         return False                   # a bool, a float, text, ...
-    try:
-        xy = np.array(pins, np.int64).reshape(-1, 2)
-    except (OverflowError, ValueError):
-        return False
+    xy = np.array(pins, np.int64).reshape(-1, 2)
     x, y = xy[:, 0], xy[:, 1]
     if xy.size and (xy.min() < 0 or x.max() >= layout.width or y.max() >= layout.height):
         return False

@@ -542,7 +542,7 @@ def test_a_file_and_a_layout_built_in_python_break_a_net_rule_in_the_same_words(
 
 
 _FAULTS = ["none", "bool", "float", "negative", "outside", "blocked", "shared", "twice",
-           "one pin", "name", "name type", "three", "huge", "numpy"]
+           "one pin", "name", "name type", "three", "huge", "numpy", "no pin", "pins"]
 
 
 @settings(max_examples=120, deadline=None)
@@ -573,13 +573,17 @@ def test_whole_array_checks_refuse_what_the_net_by_net_checks_refuse(seed, fault
               "one pin": lambda: pins[:1],
               "three": lambda: [(*pins[0], 0), pins[1]],
               "huge": lambda: [(2**70, pins[0][1]), pins[1]],
-              "numpy": lambda: [tuple(np.int32(v) for v in pins[0]), pins[1]]}
+              "numpy": lambda: [tuple(np.int32(v) for v in pins[0]), pins[1]],
+              "no pin": lambda: [3, pins[1]],       # no cell at all (a TypeError)
+              "pins": lambda: 5}                    # no list of pins
     if fault in change:
         nets[k] = Net(nets[k].name, change[fault]())
     elif fault == "name":
         nets[k] = Net(nets[k - 1].name, pins)
     elif fault == "name type":
         nets[k] = Net(7, pins)
+    if fault in ("no pin", "pins") and k > 0 and seed % 2:  # an earlier net's fault first
+        nets[k - 1] = Net(nets[k - 1].name, [(-1, 0), nets[k - 1].pins[1]])
     lay = Layout("faults", w, h, blocked=blocked, nets=nets)
 
     def outcome():
