@@ -420,7 +420,7 @@ def _nets_plainly_valid(layout: Layout) -> bool:
     if not all(len(c) == 2 for c in pins):
         return False
     kinds = set(map(type, (v for c in pins for v in c)))
-    if not all(t is int or issubclass(t, np.integer) for t in kinds):
+    if not all(map(_index_type, kinds)):
         return False                   # a bool, a float, text, ...
     xy = np.array(pins, np.int64).reshape(-1, 2)
     x, y = xy[:, 0], xy[:, 1]
@@ -435,7 +435,12 @@ def _nets_plainly_valid(layout: Layout) -> bool:
 def _is_index(v) -> bool:
     """An integer of Python or NumPy (a layout built in Python may hold either), not a
     bool."""
-    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+    return _index_type(type(v))
+
+
+def _index_type(t: type) -> bool:
+    """Whether values of type ``t`` are what :func:`_is_index` takes."""
+    return issubclass(t, (int, np.integer)) and not issubclass(t, (bool, np.bool_))
 
 
 def _check_dimensions(layout: Layout, least: int) -> None:

@@ -87,28 +87,27 @@ class RouteBook:
         self.state.add_many(nets, flats, (flat, np.repeat(idx, sizes)))
         self.clock = max(self.clock, int(max(when))) + 1
 
-    def _reserve(self, nets, cells: list[np.ndarray]) -> None:
-        """Give each of ``nets`` its ``cells`` in the search's owners, in one call."""
-        if len(nets):
-            self.search.set_owner(np.concatenate(cells).reshape(-1, 2), np.repeat(
-                np.asarray(nets, np.int32), [len(c) for c in cells]))
-
-    def _reserve_wires(self) -> None:
-        """Every wire reserved for its net in the search (no other net enters it). The
-        phases call it at their start, when the wires are disjoint (legalise's cover has
-        been dropped), and most cells already hold their net from the phase before: only
-        those that do not are set, as a set goes to both engines' grids and the device's."""
-        nets = [i for i, c in enumerate(self.cells) if c is not None]
-        if not nets:
+    def _reserve(self, nets, cells: list[np.ndarray], unset_only: bool = False) -> None:
+        """Give each of ``nets`` its ``cells`` in the search's owners, in one call; with
+        ``unset_only`` (the nets' cells disjoint) only the cells whose owner differs are
+        set, as a set goes to both engines' grids and the device's."""
+        if not len(nets):
             return
-        xy = np.concatenate([self.cells[i] for i in nets]).reshape(-1, 2)
-        who = np.repeat(np.asarray(nets, np.int32), [len(self.cells[i]) for i in nets])
-        owner = getattr(self.search, "owner", None)
+        xy = np.concatenate(cells).reshape(-1, 2)
+        who = np.repeat(np.asarray(nets, np.int32), [len(c) for c in cells])
+        owner = getattr(self.search, "owner", None) if unset_only else None
         if owner is not None:
             differs = owner[0, xy[:, 1], xy[:, 0]] != who
             xy, who = xy[differs], who[differs]
         if who.size:
             self.search.set_owner(xy, who)
+
+    def _reserve_wires(self) -> None:
+        """Every wire reserved for its net in the search (no other net enters it). The
+        phases call it at their start, when the wires are disjoint (legalise's cover has
+        been dropped), and most cells already hold their net from the phase before."""
+        nets = [i for i, c in enumerate(self.cells) if c is not None]
+        self._reserve(nets, [self.cells[i] for i in nets], unset_only=True)
 
     def _rip(self, nets: list[int]) -> None:
         """Rip up every net of ``nets`` at once."""
