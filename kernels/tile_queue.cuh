@@ -37,7 +37,9 @@
 // slot; the reader takes the flag, then fences, then reads), so an acquire-release fence
 // suffices; no store-buffering pattern needs the costlier sequentially consistent one.
 static __device__ __forceinline__ void fence() {
-#if FENCE_SC
+#if defined(MAZEROUTE_EMU)
+    std::atomic_thread_fence(std::memory_order_seq_cst);    // tests/cuda_emu.h's CPU
+#elif FENCE_SC
     __threadfence();
 #else
     asm volatile("fence.acq_rel.gpu;" ::: "memory");
@@ -45,16 +47,24 @@ static __device__ __forceinline__ void fence() {
 }
 
 static __device__ __forceinline__ int ld_volatile(const int* p) {
+#if defined(MAZEROUTE_EMU)
+    return std::atomic_ref<int>(*const_cast<int*>(p)).load();
+#else
     return *((const volatile int*)p);
+#endif
 }
 
 // A CAS with release semantics at GPU scope: every memory operation of this thread before
 // it (program order) is visible to a thread that reads its value and then fences (acquire).
 static __device__ __forceinline__ int cas_release(int* p, int expected, int desired) {
+#if defined(MAZEROUTE_EMU)
+    return atomicCAS(p, expected, desired);                  // sequentially consistent
+#else
     int old;
     asm volatile("atom.release.gpu.global.cas.b32 %0, [%1], %2, %3;"
                  : "=r"(old) : "l"(p), "r"(expected), "r"(desired) : "memory");
     return old;
+#endif
 }
 
 // Append a tile to the work queue (any lane). The pending count must rise before any

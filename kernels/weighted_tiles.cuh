@@ -138,27 +138,23 @@ __device__ void loadHalo(const TileAt& a, const unsigned* d) {
     }
 }
 
-// One round's work on tile t: if it or a neighbour changed in the round before (prev) and
-// some cell of it lies within its request's bound, its distances with a one-cell halo of
-// its neighbours' are relaxed to the tile's fixpoint in shared memory under that bound
-// and what fell is written back; cur[t] tells whether a cell the bound keeps fell, and
-// *moved counts the tiles where one did; the request's u takes what its pins in the tile
-// hold. Every thread of the block calls it; `keep`: the block has tile t in every round
-// of the launch (s_have, 0 at its start, says whether the tile is loaded yet).
-__device__ void relaxTile(int t, const long long* rec, const int* tiles,
-                          const int* __restrict__ pins, const CellCosts& cc, unsigned* gdist,
-                          int width, Bound* bnd, const int* prev, int* cur, int* moved,
-                          bool keep) {
+// What relaxOne reports: a cell the bound keeps fell (FELL), and on which of the tile's
+// sides one did (SIDE_UP << k: up, down, left, right), the halo of the tile beyond it.
+#define SIDE_UP 1u
+#define FELL 16u
+__shared__ unsigned s_sides;
+
+// Tile t of `a` relaxed, if some cell of it lies within its request's bound: its distances
+// with a one-cell halo of its neighbours' relaxed to the tile's fixpoint in shared memory
+// under that bound, and what fell written back; the request's u takes what its pins in
+// the tile hold. Returns FELL and the sides (0 when the bound skips the tile). Every
+// thread of the block calls it; `keep`: the block has tile t in every round of the
+// launch (s_have, 0 at its start, says whether the tile is loaded yet).
+__device__ unsigned relaxOne(int t, const TileAt& a, const long long* rec,
+                             const int* __restrict__ pins, const CellCosts& cc,
+                             unsigned* gdist, int width, Bound* bnd, bool keep) {
     unsigned* sd = s_tileD;
     unsigned short* sc = s_tileC;
-    const TileAt a = tileAt(rec, tiles, t);
-    const int i = a.x / TILE, j = a.y / TILE;
-    const bool awake = prev[t] || (i > 0 && prev[t - 1]) || (i + 1 < a.ntx && prev[t + 1])
-                       || (j > 0 && prev[t - a.ntx]) || (j + 1 < a.nty && prev[t + a.ntx]);
-    if (!awake) {
-        if (threadIdx.x == 0) cur[t] = 0;
-        return;
-    }
     bool skip = false;
     if (threadIdx.x == 0) {         // the bound in the tile's coordinates (halo at 0)
         s_bound = bnd[a.k];
@@ -166,11 +162,11 @@ __device__ void relaxTile(int t, const long long* rec, const int* tiles,
         s_bound.shift(a.x - 1, a.y - 1);
         skip = s_bound.beyond(1, 1, a.w, a.h);
     }
-    if (__syncthreads_or(skip)) {
-        if (threadIdx.x == 0) cur[t] = 0;
-        return;
+    if (__syncthreads_or(skip)) return 0;
+    if (threadIdx.x == 0) {
+        PROBE_ADD(5, 1);
+        s_sides = 0;
     }
-    if (threadIdx.x == 0) PROBE_ADD(5, 1);
     const long long* r = rec + (long long)a.k * REC;
     const int net = (int)r[R_NET];
     unsigned* d = gdist + r[R_SEG];
@@ -189,22 +185,43 @@ __device__ void relaxTile(int t, const long long* rec, const int* tiles,
     const unsigned u0 = s_bound.u;
     relax(b, lw, lh, s_bound, pins, r[R_PIN0], r[R_PIN1], width, (int)r[R_X0] + a.x - 1,
           (int)r[R_Y0] + a.y - 1);
-    bool fell = false;
+    unsigned fell = 0;
     for (int c = threadIdx.x; c < a.w * a.h; c += blockDim.x) {
         const int lx = 1 + c % a.w, ly = 1 + c / a.w;
         unsigned* g = d + (long long)(a.y + ly - 1) * a.bw + a.x + lx - 1;
         const unsigned v = sd[ly * TILE_PITCH + lx];
         if (v < s_tileO[ly * TILE_PITCH + lx]) {
             *g = s_tileO[ly * TILE_PITCH + lx] = v;
-            fell |= s_bound.keeps(v, lx, ly);
+            if (s_bound.keeps(v, lx, ly))
+                fell |= FELL | (ly == 1 ? SIDE_UP : 0u) | (ly == a.h ? SIDE_UP << 1 : 0u)
+                        | (lx == 1 ? SIDE_UP << 2 : 0u) | (lx == a.w ? SIDE_UP << 3 : 0u);
         }
     }
-    fell = __syncthreads_or(fell);
+    if (fell) atomicOr(&s_sides, fell);
+    __syncthreads();
+    fell = s_sides;
     if (threadIdx.x == 0) {
-        cur[t] = fell;
-        if (fell) atomicAdd(moved, 1);
         if (s_bound.u < u0) atomicMin(&bnd[a.k].u, s_bound.u);
         s_have = keep;
+    }
+    return fell;
+}
+
+// One round's work on tile t: relaxOne if it or a neighbour changed in the round before
+// (prev); cur[t] tells whether a cell the bound keeps fell, and *moved counts the tiles
+// where one did. Every thread of the block calls it.
+__device__ void relaxTile(int t, const long long* rec, const int* tiles,
+                          const int* __restrict__ pins, const CellCosts& cc, unsigned* gdist,
+                          int width, Bound* bnd, const int* prev, int* cur, int* moved,
+                          bool keep) {
+    const TileAt a = tileAt(rec, tiles, t);
+    const int i = a.x / TILE, j = a.y / TILE;
+    const bool awake = prev[t] || (i > 0 && prev[t - 1]) || (i + 1 < a.ntx && prev[t + 1])
+                       || (j > 0 && prev[t - a.ntx]) || (j + 1 < a.nty && prev[t + a.ntx]);
+    const unsigned fell = awake ? relaxOne(t, a, rec, pins, cc, gdist, width, bnd, keep) : 0;
+    if (threadIdx.x == 0) {
+        cur[t] = (fell & FELL) != 0;
+        if (fell & FELL) atomicAdd(moved, 1);
     }
 }
 
@@ -255,6 +272,88 @@ tiled_rounds(const long long* rec, const int* tiles, int ntiles, const int* __re
     if (lead) moved[0] = moved[1] = 0;
 }
 #endif
+
+#include "tile_queue.cuh"
+
+__shared__ int s_item;     // tiled_queue: the block's tile (-1: the run is over)
+__shared__ int s_again;    // tiled_queue: relax it again (its halo fell meanwhile)
+
+// The tiles flagged in flagsA (tiled_init, tiled_connect) queued for tiled_queue, their
+// flags cleared. The queue's counters are 0 and every tile IDLE, the queue EMPTY, as a
+// finished tiled_queue leaves them.
+extern "C" __global__ void tiled_seed(int ntiles, int* flagsA, int* tstate, int* queue,
+                                      int* counters, unsigned qmask) {
+    for (int t = blockIdx.x * blockDim.x + threadIdx.x; t < ntiles;
+         t += gridDim.x * blockDim.x) {
+        if (!flagsA[t]) continue;
+        flagsA[t] = 0;
+        tstate[t] = QUEUED;
+        push(queue, counters, qmask, t);
+    }
+}
+
+// The same fixpoint as tiled_rounds without its grid barriers: each block takes a tile
+// from the work queue (tile_queue.cuh, as grid.cu and sweep.cu do), relaxes it
+// (relaxOne) and hands over to the neighbour beyond each side where a cell the bound
+// keeps fell: one idle neighbour the block takes on itself (no queue round trip), the
+// others queued. A tile whose halo fell while it was relaxed is relaxed again at once,
+// from the cells it holds and a fresh halo. A round lasts as long as its slowest tile,
+// where most blocks wait; here a tile goes as soon as its neighbour hands over. The block
+// that brings the pending count to zero ends the run.
+extern "C" __global__ void __launch_bounds__(TILE_LINES)
+tiled_queue(const long long* rec, const int* tiles, int ntiles, const int* __restrict__ pins,
+            const int* __restrict__ code, const unsigned short* __restrict__ cost,
+            const int* __restrict__ ownNet, const unsigned short* __restrict__ ownCost,
+            int owns, unsigned* gdist, int width, int* bnd, int* tstate, int* queue,
+            int* counters, unsigned qmask) {
+    const CellCosts cc = cellCosts(code, cost, ownNet, ownCost, owns);
+    const bool lead = threadIdx.x == 0;
+    int next = -1;                  // the lead's: a neighbour it took on (RUNNING already)
+    while (true) {
+        if (lead) {
+            int item = next;
+            next = -1;
+            if (item < 0) {
+                item = dequeue(queue, counters, qmask);
+                if (item >= 0) atomicExch(&tstate[item], RUNNING);
+            }
+            if (item >= 0) fence();
+            s_item = item;
+            s_have = 0;
+        }
+        __syncthreads();
+        const int t = s_item;
+        if (t < 0) return;
+        const TileAt a = tileAt(rec, tiles, t);
+        const int i = a.x / TILE, j = a.y / TILE;
+        while (true) {
+            const unsigned fell = relaxOne(t, a, rec, pins, cc, gdist, width, (Bound*)bnd,
+                                           true);
+            // every thread's writes of the tile before the hand-overs that publish them
+            fence();
+            __syncthreads();
+            if (lead) {
+                const int side[4] = {j > 0 ? t - a.ntx : -1, j + 1 < a.nty ? t + a.ntx : -1,
+                                     i > 0 ? t - 1 : -1, i + 1 < a.ntx ? t + 1 : -1};
+                for (int k = 0; k < 4; ++k)
+                    if ((fell & SIDE_UP << k) && side[k] >= 0
+                        && activate(tstate, queue, counters, qmask, side[k], next < 0))
+                        next = side[k];
+                // DIRTY: a neighbour's hand-over came while we relaxed: go again
+                s_again = atomicCAS(&tstate[t], RUNNING, IDLE) == DIRTY;
+                if (s_again) {
+                    atomicExch(&tstate[t], RUNNING);
+                    fence();
+                }
+            }
+            __syncthreads();
+            if (!s_again) break;
+        }
+        // a tile taken on takes over this one's pending count (tile_queue.cuh activate)
+        if (lead && next < 0 && atomicSub(&counters[PENDING], 1) == 1)
+            atomicExch(&counters[DONE], 1);
+    }
+}
 
 // A block a request: join the next pin (connect()); a tree with pins left, its bound aimed
 // at them, wakes its tiles and counts itself in *growing.

@@ -45,6 +45,24 @@ static inline T atomicAdd(T* p, T v) {
     return std::atomic_ref<T>(*p).fetch_add(v);
 }
 template <class T>
+static inline T atomicCAS(T* p, T expected, T desired) {
+    std::atomic_ref<T>(*p).compare_exchange_strong(expected, desired);
+    return expected;                 // the value found (desired's slot when it matched)
+}
+template <class T>
+static inline T atomicSub(T* p, T v) {
+    return std::atomic_ref<T>(*p).fetch_sub(v);
+}
+template <class T>
+static inline T atomicOr(T* p, T v) {
+    return std::atomic_ref<T>(*p).fetch_or(v);
+}
+template <class T>
+static inline T atomicExch(T* p, T v) {
+    return std::atomic_ref<T>(*p).exchange(v);
+}
+static inline void __nanosleep(unsigned) { std::this_thread::yield(); }
+template <class T>
 static inline T atomicMax(T* p, T v) {
     std::atomic_ref<T> a(*p);
     T old = a.load();

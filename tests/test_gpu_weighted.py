@@ -54,10 +54,10 @@ LIMITS = [None, 0]
 UNBOUNDED = PathFinderOptions(wait_factor=0)
 
 
-def _gpu(free, owner, smem_limit=None, tile=None):
-    from mazeroute.engines.gpu_weighted import TILE, GPUNetSearch
-    return GPUNetSearch(free, owner, smem_limit=smem_limit,
-                        tile=tile or TILE)
+def _gpu(free, owner, smem_limit=None, tile=None, tiled_schedule=None):
+    from mazeroute.engines.gpu_weighted import TILE, TILED_SCHEDULE, GPUNetSearch
+    return GPUNetSearch(free, owner, smem_limit=smem_limit, tile=tile or TILE,
+                        tiled_schedule=tiled_schedule or TILED_SCHEDULE)
 
 
 def _compare(case: WeightedCase, search=None, oracle: bool = True) -> None:
@@ -97,15 +97,17 @@ def test_large_random_cases_equal_cpu_and_oracle(case, limit):
     _compare(case, _gpu(case.free, case.owner, limit))
 
 
+@pytest.mark.parametrize("schedule", ["rounds", "queue"])
 @pytest.mark.parametrize("tile", [3, 16, 62])
 @pytest.mark.parametrize("case", random_weighted_cases(40, 40, seed=13)
                          + random_weighted_cases(6, 200, seed=12, whole=True),
                          ids=lambda c: c.id)
-def test_small_tiles_equal_cpu_and_oracle(case, tile):
+def test_small_tiles_equal_cpu_and_oracle(case, tile, schedule):
     """Every box searched in tiles of a few cells: paths cross many tiles, whose blocks
-    run at once on the device (their halos read while neighbours write); and in the
-    largest tiles the kernel takes."""
-    _compare(case, _gpu(case.free, case.owner, 0, tile))
+    run at once on the device (their halos read while neighbours write, and hand tiles
+    to each other through the queue); and in the largest tiles the kernel takes; by
+    rounds and by the work queue."""
+    _compare(case, _gpu(case.free, case.owner, 0, tile, schedule))
 
 
 @pytest.mark.parametrize("tile", [3, 30, 62])

@@ -253,6 +253,10 @@ _TILED_ARGS = {
                       np.uint16, None, np.uint32, np.int32, np.int32, np.int32, np.int32,
                       np.int32, np.int32],
     "tiled_finish": [np.int64, None, np.int32, np.int32, np.int32, np.int32, np.int32],
+    "tiled_seed": [None, np.int32, np.int32, np.int32, np.int32, None],
+    "tiled_queue": [np.int64, np.int32, None, np.int32, np.int32, np.uint16, np.int32,
+                    np.uint16, None, np.uint32, None, np.int32, np.int32, np.int32, np.int32,
+                    None],
 }
 
 
@@ -310,17 +314,25 @@ _NUMPY = types.SimpleNamespace(
 class EmuNetSearch(gw.GPUNetSearch):
     """GPUNetSearch whole, on NumPy arrays, with the kernels' code run on the CPU."""
 
-    def __init__(self, free, owner, lib, threads=3, smem_limit=None, tile=gw.TILE):
+    def __init__(self, free, owner, lib, threads=3, smem_limit=None, tile=gw.TILE,
+                 tiled_schedule=gw.TILED_SCHEDULE):
         self._emu = _EmuKernel(lib, threads)
         self._emu_set = _EmuSetCosts(lib)
         self._emu_tiled = [_EmuTiled(lib, k, threads, tile) for k in gw.KERNELS[2:6]]
         self._emu_chain = _EmuChainUses(lib)
-        super().__init__(free, owner, smem_limit=smem_limit, tile=tile)
+        self._emu_queue = [_EmuTiled(lib, k, threads, tile) for k in gw.KERNELS[7:9]]
+        super().__init__(free, owner, smem_limit=smem_limit, tile=tile,
+                         tiled_schedule=tiled_schedule)
+
+    @property
+    def tiled_calls(self) -> int:
+        """Launches of the tiled search's fixpoint (tiled_rounds or tiled_queue)."""
+        return self._emu_tiled[1].calls + self._emu_queue[1].calls
 
     def _device(self):
         # a tiled_rounds launch of 8 blocks strides over the tiles
-        return (_NUMPY, (self._emu, self._emu_set, *self._emu_tiled, self._emu_chain),
-                227 << 10, 8)
+        return (_NUMPY, (self._emu, self._emu_set, *self._emu_tiled, self._emu_chain,
+                         *self._emu_queue), 227 << 10, 8)
 
 
 # shared memory as the device allows, all in global memory, a mix
@@ -351,12 +363,35 @@ def test_emulated_kernel_equals_the_oracle_on_large_cases(emu_lib, case, limit):
                          + random_weighted_cases(30, 24, seed=23)
                          + random_weighted_cases(3, 60, seed=6, whole=True),
                          ids=lambda c: c.id)
-def test_emulated_tiles_equal_the_oracle(emu_small_tiles, case):
+@pytest.mark.parametrize("schedule", ["rounds", "queue"])
+def test_emulated_tiles_equal_the_oracle(emu_small_tiles, case, schedule):
     """Every box searched in tiles of a few cells (so that a path crosses many tiles and
-    trees grow across them), against the oracle and the CPU engine."""
-    search = EmuNetSearch(case.free, case.owner, emu_small_tiles, 3, 0, tile=SMALL_TILE)
+    trees grow across them), against the oracle and the CPU engine, by rounds and by the
+    work queue."""
+    search = EmuNetSearch(case.free, case.owner, emu_small_tiles, 3, 0, tile=SMALL_TILE,
+                          tiled_schedule=schedule)
     _check(case, search)
-    assert search._emu_tiled[1].calls > 0 and not search._emu.calls
+    assert search.tiled_calls > 0 and not search._emu.calls
+    if schedule == "queue":     # a run leaves every tile IDLE and the ring EMPTY
+        assert not search._tq_state.any() and (search._tq_ring == -1).all()
+
+
+@pytest.mark.parametrize("side,queue", [(12, False), (60, True)])
+def test_auto_takes_the_queue_when_blocks_take_turns_at_tiles(emu_small_tiles, side, queue):
+    """``auto``: the rounds while a launch's tiles fit its blocks (8 in the emulator),
+    the queue past that; its wires are the oracle's either way."""
+    case = random_weighted_cases(1, side, seed=31, whole=True)[0]
+    search = EmuNetSearch(case.free, case.owner, emu_small_tiles, 3, 0, tile=SMALL_TILE,
+                          tiled_schedule="auto")
+    _check(case, search)
+    used = (search._emu_tiled[1].calls > 0, search._emu_queue[1].calls > 0)
+    assert used == (not queue, queue)
+
+
+def test_an_unknown_tiled_schedule_is_refused(emu_lib):
+    with pytest.raises(ValueError, match="tiled_schedule = 'waves'"):
+        EmuNetSearch(np.ones((4, 4), bool), np.full((4, 4), -1, np.int32), emu_lib,
+                     tiled_schedule="waves")
 
 
 @pytest.fixture(scope="module")
@@ -669,7 +704,7 @@ def test_emulated_kernel_routes_many_requests_in_one_call(emu_lib):
     search = EmuNetSearch(case.free, case.owner, emu_lib, smem_limit=1000)
     search.route(case.cost, list(case.requests))
     assert search._emu.calls and all(c[2] > 0 for c in search._emu.calls)  # shared memory,
-    assert search._emu_tiled[1].calls > 0                 # and the tiled search
+    assert search.tiled_calls > 0                 # and the tiled search
 
 
 # -- own cells (the group schedule's prices of a net's own wire) -----------------------
@@ -685,7 +720,7 @@ def test_emulated_own_cells_in_small_tiles(emu_small_tiles):
     case = random_weighted_cases(1, 60, seed=6, whole=True)[0]
     search = check_own_cells(
         lambda f, o: EmuNetSearch(f, o, emu_small_tiles, 3, 0, tile=SMALL_TILE), case)
-    assert search._emu_tiled[1].calls > 0
+    assert search.tiled_calls > 0
 
 
 def test_emulated_own_cells_of_overlapping_boxes(emu_lib):

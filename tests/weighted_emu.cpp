@@ -66,6 +66,27 @@ extern "C" int emulate_tiled_rounds(int threads, int blocks, const long long* re
     return 0;
 }
 
+extern "C" int emulate_tiled_seed(int threads, int blocks, int ntiles, int* flagsA,
+                                  int* tstate, int* queue, int* counters, int qmask) {
+    return runSerial(threads, blocks, [=] {
+        tiled_seed(ntiles, flagsA, tstate, queue, counters, (unsigned)qmask);
+    });
+}
+
+// The blocks of tiled_queue one after another: the first takes every tile from the queue
+// until the pending count falls to zero, and the others find the run over.
+extern "C" int emulate_tiled_queue(int threads, int blocks, const long long* rec,
+                                   const int* tiles, int ntiles, const int* pins,
+                                   const int* code, const unsigned short* cost,
+                                   const int* ownNet, const unsigned short* ownCost,
+                                   int owns, unsigned* gdist, int width, int* bnd,
+                                   int* tstate, int* queue, int* counters, int qmask) {
+    return runBlocks(threads, blocks, [=] {
+        tiled_queue(rec, tiles, ntiles, pins, code, cost, ownNet, ownCost, owns, gdist,
+                    width, bnd, tstate, queue, counters, (unsigned)qmask);
+    });
+}
+
 extern "C" int emulate_tiled_connect(int threads, int blocks, const long long* rec, int count,
                                      const int* pins, int width, const int* code,
                                      const unsigned short* cost, const int* ownNet,

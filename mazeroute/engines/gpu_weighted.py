@@ -87,7 +87,16 @@ BND = 10
 ST_OK, ST_UNREACHABLE, ST_ERROR = 1, 2, 3
 #: The kernels of kernels/weighted.cu, in the order :meth:`GPUNetSearch._device` gives them.
 KERNELS = ("weighted_route", "set_costs", "tiled_init", "tiled_rounds", "tiled_connect",
-           "tiled_finish", "chain_uses")
+           "tiled_finish", "chain_uses", "tiled_seed", "tiled_queue")
+#: How the tiled search reaches its fixpoint: ``"rounds"`` (every awake tile, then a grid
+#: barrier, until a round changes nothing), ``"queue"`` (a tile goes as soon as a
+#: neighbour hands over, through a work queue; no barrier), or ``"auto"``: rounds when a
+#: launch's tiles fit its blocks (each block then keeps its tile in shared memory from
+#: round to round), the queue when blocks must take turns at the tiles.
+TILED_SCHEDULES = ("auto", "rounds", "queue")
+TILED_SCHEDULE = "auto"
+#: The work queue's counters (kernels/tile_queue.cuh NUM_COUNTERS).
+QUEUE_COUNTERS = 128
 #: The kernels launched as cooperative grids (their blocks meet at grid barriers).
 COOPERATIVE = ("tiled_rounds",)
 #: Cells of a tile's side in the tiled search of boxes too big for shared memory
@@ -171,11 +180,15 @@ class GPUNetSearch(OwnOverlay, DeviceState, NetSearch):
 
     def __init__(self, free: np.ndarray, owner: np.ndarray, via_cost: int = 0,
                  smem_limit: int | None = None, options: tuple[str, ...] = (),
-                 tile: int = TILE):
+                 tile: int = TILE, tiled_schedule: str = TILED_SCHEDULE):
         super().__init__(free, owner, via_cost)
         if not 1 <= tile <= TILE_MAX:
             raise ValueError(f"tile = {tile} is out of range (1 to {TILE_MAX})")
+        if tiled_schedule not in TILED_SCHEDULES:
+            raise ValueError(f"tiled_schedule = {tiled_schedule!r}: one of "
+                             f"{', '.join(TILED_SCHEDULES)}")
         self.tile = tile
+        self.tiled_schedule = tiled_schedule
         self.options = (*kernel_options(tile), *options)
         _, h, w = self.shape
         if not fits(h, w):
@@ -184,7 +197,8 @@ class GPUNetSearch(OwnOverlay, DeviceState, NetSearch):
         _check_owner_value(self.owner)
         xp, kernels, optin, self._round_blocks = self._device()
         (self._kernel, self._set_costs, self._tiled_init, self._tiled_rounds,
-         self._tiled_connect, self._tiled_finish, self._chain_uses) = kernels
+         self._tiled_connect, self._tiled_finish, self._chain_uses, self._tiled_seed,
+         self._tiled_queue) = kernels
         self._xp = xp
         self._code = xp.empty(h * w, dtype=xp.int32)
         self._code.set(cell_codes(self.free, self.owner).ravel())
@@ -197,6 +211,10 @@ class GPUNetSearch(OwnOverlay, DeviceState, NetSearch):
         self._dist = xp.empty(1, dtype=xp.uint32)  # distances of global-memory boxes
         self._tws = xp.empty(1, dtype=xp.int32)    # the tiled search's tables and flags
         self._ctl = xp.empty(1 + MAX_ROUNDS, dtype=xp.int32)   # growing; moved by round
+        # the tiled queue's tile states (IDLE 0), ring (EMPTY -1) and counters; a run
+        # leaves the first two so, and the counters are cleared before each
+        self._tq_state = self._tq_ring = None
+        self._tq_ctl = xp.empty(QUEUE_COUNTERS, dtype=xp.int32)
         self._ws = xp.empty(1, dtype=xp.int32)  # one call's uploads and results (_run)
         self._seg = xp.empty(1, dtype=xp.int32)
         # a chain's pricing (route_chain): base plus history and load per cell, made at
@@ -721,10 +739,15 @@ class GPUNetSearch(OwnOverlay, DeviceState, NetSearch):
         self._tiled_init((ntiles,), (threads,), (rec, tiles, n, pins, width,
                                                  self._launch_least(), dist, scratch, state,
                                                  bnd, flag_a))
+        queue = self.tiled_schedule == "queue" or (
+            self.tiled_schedule == "auto" and ntiles > self._round_blocks)
         while True:
-            self._tiled_rounds((min(ntiles, self._round_blocks),), (threads,), (
-                rec, tiles, n, pins, self._code, self._cost, *own, dist, width, bnd, flag_a,
-                flag_b, ctl[1:]))
+            if queue:
+                self._queue_run(rec, tiles, ntiles, pins, own, dist, bnd, flag_a, threads)
+            else:
+                self._tiled_rounds((min(ntiles, self._round_blocks),), (threads,), (
+                    rec, tiles, n, pins, self._code, self._cost, *own, dist, width, bnd,
+                    flag_a, flag_b, ctl[1:]))
             ctl[:1].fill(0)
             self._tiled_connect((count,), (threads,), (
                 rec, m, pins, width, self._code, self._cost, *own, dist, scratch, state, bnd,
@@ -734,6 +757,27 @@ class GPUNetSearch(OwnOverlay, DeviceState, NetSearch):
                 break
         self._tiled_finish((count,), (threads,), (rec, m, scratch, state, out, hdr, used))
         self.launches += 2
+
+    def _queue_run(self, rec, tiles, ntiles: int, pins, own, dist, bnd, flag_a,
+                   threads: int) -> None:
+        """The tiled search's fixpoint by the work queue (``tiled_seed``, ``tiled_queue``):
+        the tiles flagged in ``flag_a`` first (their flags cleared, as tiled_rounds
+        leaves them)."""
+        xp = self._xp
+        if self._tq_state is None or self._tq_state.size < ntiles:
+            self._tq_state = xp.empty(ntiles, dtype=xp.int32)
+            self._tq_state.fill(0)
+            ring = 1 << max(ntiles - 1, 1).bit_length()   # each tile queued once at most
+            self._tq_ring = xp.empty(ring, dtype=xp.int32)
+            self._tq_ring.fill(-1)
+        self._tq_ctl.fill(0)
+        qmask, n = np.int32(self._tq_ring.size - 1), np.int32(ntiles)
+        self._tiled_seed((-(-ntiles // threads),), (threads,), (
+            n, flag_a, self._tq_state, self._tq_ring, self._tq_ctl, qmask))
+        self._tiled_queue((min(ntiles, self._round_blocks),), (threads,), (
+            rec, tiles, n, pins, self._code, self._cost, *own, dist, np.int32(self.shape[2]),
+            bnd, self._tq_state, self._tq_ring, self._tq_ctl, qmask))
+        self.launches += 1
 
 
 _NONE = np.zeros(0, np.int32)
