@@ -19,6 +19,7 @@ from mazeroute.engines.weighted import (
     NetRequest,
 )
 from mazeroute.generate import random_layout
+from mazeroute.limits import cores
 from mazeroute.router import route
 from tests.corpus import (
     WeightedCase,
@@ -140,6 +141,34 @@ def test_parallel_calls_with_huge_boxes_among_small_ones_equal_the_oracle():
             for k, r in enumerate(case.requests)]
     assert sum(r.box == (0, 0, w - 1, h - 1) for r in reqs) >= 8
     _check(dataclasses.replace(case, requests=tuple(reqs)), parallel=True)
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_huge_boxes_on_threads_equal_the_oracle_call_after_call(seed):
+    """Whole-grid boxes (reachability floods too) in parallel calls go on threads, each
+    with a search state of its own, kept from call to call: every call's routes are the
+    oracle's, with new costs each time; a call where one of them owns cells stays on
+    one thread (the own costs are swapped into the shared costs)."""
+    rng = np.random.default_rng(seed)
+    free = rng.random((140, 200)) >= 0.3
+    owner = np.full(free.shape, -1, np.int32)
+    cells = np.argwhere(free)[:, ::-1]
+    pins = cells[rng.choice(len(cells), 2 * 14, replace=False)].reshape(14, 2, 2)
+    for k, p in enumerate(pins):
+        owner[p[:, 1], p[:, 0]] = k
+    reqs = tuple(NetRequest(k, p, (0, 0, 199, 139)) for k, p in enumerate(pins))
+    search = CPUNetSearch(free, owner)
+    search.parallel = True
+    for _ in range(3):
+        cost = rng.integers(1, 30, free.shape).astype(COST_DTYPE)
+        _check(WeightedCase("huge", free, owner, cost, reqs), search)
+    assert sum(lane is not None for lane in search._lanes) == min(cores(), len(reqs))
+    owning = (reqs[0]._replace(own=np.array([5]), own_cost=np.array([1])),
+              *reqs[1:])
+    threaded = []
+    search._route_lanes = lambda *a: threaded.append(a) or []
+    _check(WeightedCase("huge-owning", free, owner, cost, owning), search)
+    assert not threaded
 
 
 @pytest.mark.parametrize("case", random_weighted_cases(12, 200, seed=11, whole=True),

@@ -61,11 +61,12 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 import numba
 import numpy as np
 
-from .base import many_cores
+from ..limits import available_memory, cores, many_cores
 from .box_order import LEVEL_TILE, box_colours, box_levels
 from .costs import COST_DTYPE, COST_MAX, COST_SCALE, DIST_MAX, Pricing
 from .net_requests import (
@@ -89,6 +90,10 @@ REACH_CHECK_CELLS = 1 << 14
 #: Calls of at least this many requests (with disjoint boxes) run on all cores; waking
 #: the threads costs more than a few small searches.
 PARALLEL_REQUESTS = 8
+
+#: Bytes of a search lane a grid cell (distances, stamps, scratch, floods): the threads
+#: that search overlapping boxes at once take at most a quarter of the free memory.
+LANE_BYTES_PER_CELL = 28
 
 _INF = np.int64(2**62)
 _NO_CELLS = np.zeros(0, np.int64)
@@ -191,12 +196,8 @@ class CPUNetSearch(NetSearch):
         #: Run the requests of a call in parallel (when there are enough of them and their
         #: boxes are disjoint); by default on many cores (:func:`.base.many_cores`).
         self.parallel = many_cores()
-        n = self.free.size
-        self._dist = np.full(n, _INF, np.int64)
-        self._mark = np.zeros(n, np.int32)         # target and reachability stamps
-        self._stamp = 0
-        self._scratch = np.empty((2, n), np.int32)  # touched cells and backtraces
-        self._queues = np.empty((2, 0), np.int32)  # reachability floods, made when needed
+        self._lane = _Lane(self.free.size)
+        self._lanes: list[_Lane | None] = [self._lane]  # a thread's (:meth:`_route_lanes`)
         self._floor = 0                            # a lower bound of every cost; 0: unknown
 
     def set_owner(self, cells: np.ndarray, owner: int | np.ndarray) -> None:
@@ -220,12 +221,6 @@ class CPUNetSearch(NetSearch):
             return []
         packed = pack_requests(requests, self.shape)
         bw, bh = box_sides(packed.boxes)
-        big = bw * bh >= REACH_CHECK_CELLS
-        if big.any() and self._queues.shape[1] == 0:
-            self._queues = np.empty((2, self.free.size), np.int32)
-        if self._stamp + 3 * packed.pins.size + 3 * len(requests) > 2**29:
-            self._mark[:] = 0               # stamps would wrap: start the marks afresh
-            self._stamp = 0
         _, h, w = self.shape
         parallel = self.parallel and len(requests) >= PARALLEL_REQUESTS
         if parallel and not _disjoint(packed.boxes):
@@ -240,7 +235,15 @@ class CPUNetSearch(NetSearch):
             level[huge] = (level[~huge].max() + 1 if (~huge).any() else 0) \
                 + np.arange(int(huge.sum()))
             found: list[np.ndarray | None] = [None] * len(requests)
-            for lv in np.unique(level):
+            alone = np.flatnonzero(huge)
+            if alone.size > 1 and all(requests[k].own is None for k in alone.tolist()):
+                # each goes alone still, but on a thread of its own: the threads share
+                # only what they read (costs, free cells, owners)
+                for k, xy in zip(alone.tolist(), self._route_lanes(
+                        flat, [requests[k] for k in alone.tolist()])):
+                    found[k] = xy
+                level[huge] = -1
+            for lv in np.unique(level[level >= 0]):
                 part = np.flatnonzero(level == lv)
                 for k, xy in zip(part.tolist(), self.route(cost, [requests[k] for k in part],
                                                            _NO_CELLS)):
@@ -252,14 +255,66 @@ class CPUNetSearch(NetSearch):
             floor = min(floor, int(own_costs.min()))   # the A* bound stays a lower bound
             if not flat.flags.writeable:
                 flat = flat.copy()          # the own costs are swapped in and back
+        return self._lane.search(self, flat, packed, floor, parallel,
+                                 (own_ptr, own_cells, own_costs.astype(flat.dtype)))
+
+    def _route_lanes(self, flat: np.ndarray, requests: Sequence[NetRequest]
+                     ) -> list[np.ndarray | None]:
+        """``requests`` (owning no cells; their boxes may overlap) on all cores, a lane
+        (grid-sized search state) a thread: each search is the one it would be alone,
+        so the routes are those of searching them one after another."""
+        n = len(requests)
+        want = min(n, cores(), max(1, available_memory() // 4 // (
+            LANE_BYTES_PER_CELL * self.free.size)))
+        self._lanes += [None] * (want - len(self._lanes))
+        parts = [list(range(k, n, want)) for k in range(want)]
+        no_own = (np.zeros(n + 1, np.int64), _NO_CELLS, np.zeros(0, flat.dtype))
+
+        def search(i: int, part: list[int]) -> list[np.ndarray | None]:
+            if self._lanes[i] is None:      # made on its thread, beside the others
+                self._lanes[i] = _Lane(self.free.size)
+            mine = pack_requests([requests[k] for k in part], self.shape)
+            return self._lanes[i].search(self, flat, mine, self._floor, False,
+                                         (no_own[0][:len(part) + 1], *no_own[1:]))
+        found: list[np.ndarray | None] = [None] * n
+        with ThreadPoolExecutor(want) as pool:
+            for part, got in zip(parts, pool.map(search, range(want), parts)):
+                for k, xy in zip(part, got):
+                    found[k] = xy
+        return found
+
+
+class _Lane:
+    """One thread's grid-sized search state: distances (``_INF`` between searches),
+    target and flood stamps, the touched cells and backtraces, the floods' queues."""
+
+    def __init__(self, n: int):
+        self.dist = np.full(n, _INF, np.int64)
+        self.mark = np.zeros(n, np.int32)
+        self.stamp = 0
+        self.scratch = np.empty((2, n), np.int32)
+        self.queues = np.empty((2, 0), np.int32)       # made when a box needs them
+
+    def search(self, engine: CPUNetSearch, flat: np.ndarray, packed: PackedRequests,
+               floor: int, parallel: bool, own: tuple) -> list[np.ndarray | None]:
+        """``packed``'s requests on ``engine``'s grid and costs ``flat``; ``parallel``:
+        on all cores at once (their boxes disjoint)."""
+        bw, bh = box_sides(packed.boxes)
+        big = bw * bh >= REACH_CHECK_CELLS
+        if big.any() and self.queues.shape[1] == 0:
+            self.queues = np.empty((2, self.mark.size), np.int32)
+        n = packed.nets.size
+        if self.stamp + 3 * packed.pins.size + 3 * n > 2**29:
+            self.mark[:] = 0                # stamps would wrap: start the marks afresh
+            self.stamp = 0
+        _, h, w = engine.shape
         out, start, count, used = (_route_parallel if parallel else _route_serial)(
-            self.free.reshape(-1), self.owner.reshape(-1), flat, h, w, packed.nets,
-            packed.pin_ptr, packed.pins, packed.boxes, big, floor, self._dist,
-            self._mark, self._stamp + 1, self._scratch, self._queues, own_ptr, own_cells,
-            own_costs.astype(flat.dtype))
-        self._stamp += int(used) + 1
+            engine.free.reshape(-1), engine.owner.reshape(-1), flat, h, w, packed.nets,
+            packed.pin_ptr, packed.pins, packed.boxes, big, floor, self.dist, self.mark,
+            self.stamp + 1, self.scratch, self.queues, *own)
+        self.stamp += int(used) + 1
         xy, at = _as_xy(out, start, count, w)
-        return [None if count[r] < 0 else xy[at[r]:at[r + 1]] for r in range(len(requests))]
+        return [None if count[r] < 0 else xy[at[r]:at[r + 1]] for r in range(n)]
 
 
 @numba.njit(cache=True, nogil=True)
