@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mazeroute.engines import make_net_search
+from mazeroute.engines import make_net_search, weighted
 from mazeroute.engines.weighted import (
     COST_DTYPE,
     COST_MAX,
@@ -144,11 +144,13 @@ def test_parallel_calls_with_huge_boxes_among_small_ones_equal_the_oracle():
 
 
 @pytest.mark.parametrize("seed", [3, 4])
-def test_huge_boxes_on_threads_equal_the_oracle_call_after_call(seed):
+def test_huge_boxes_on_threads_equal_the_oracle_call_after_call(seed, monkeypatch):
     """Whole-grid boxes (reachability floods too) in parallel calls go on threads, each
-    with a search state of its own, kept from call to call: every call's routes are the
-    oracle's, with new costs each time; a call where one of them owns cells stays on
-    one thread (the own costs are swapped into the shared costs)."""
+    with a search state of its own, kept from call to call (when they are expected to
+    take LANE_SECONDS, here 0): every call's routes are the oracle's, with new costs
+    each time; a call where one of them owns cells stays on one thread (the own costs
+    are swapped into the shared costs), and so do searches expected to be quick."""
+    monkeypatch.setattr(weighted, "LANE_SECONDS", 0)
     rng = np.random.default_rng(seed)
     free = rng.random((140, 200)) >= 0.3
     owner = np.full(free.shape, -1, np.int32)
@@ -165,10 +167,14 @@ def test_huge_boxes_on_threads_equal_the_oracle_call_after_call(seed):
     assert sum(lane is not None for lane in search._lanes) == min(cores(), len(reqs))
     owning = (reqs[0]._replace(own=np.array([5]), own_cost=np.array([1])),
               *reqs[1:])
-    threaded = []
-    search._route_lanes = lambda *a: threaded.append(a) or []
+    lanes = []
+    plain = search._route_lanes
+    search._route_lanes = lambda flat, reqs, n: lanes.append(n) or plain(flat, reqs, n)
     _check(WeightedCase("huge-owning", free, owner, cost, owning), search)
-    assert not threaded
+    assert not lanes
+    monkeypatch.setattr(weighted, "LANE_SECONDS", float("inf"))
+    _check(WeightedCase("huge-quick", free, owner, cost, reqs), search)
+    assert lanes == [1]
 
 
 @pytest.mark.parametrize("case", random_weighted_cases(12, 200, seed=11, whole=True),

@@ -59,6 +59,7 @@ Examples
 
 from __future__ import annotations
 
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -91,6 +92,11 @@ REACH_CHECK_CELLS = 1 << 14
 #: the threads costs more than a few small searches.
 PARALLEL_REQUESTS = 8
 
+#: Seconds that a parallel call's searches of overlapping whole-grid boxes must be
+#: expected to take one after another before they go on threads
+#: (:meth:`CPUNetSearch._route_alone`): ten times what starting the threads costs on a
+#: small host (benchmarks/RESULTS.md, "The tiled search's rounds").
+LANE_SECONDS = 0.01
 #: Bytes of a search lane a grid cell (distances, stamps, scratch, floods): the threads
 #: that search overlapping boxes at once take at most a quarter of the free memory.
 LANE_BYTES_PER_CELL = 28
@@ -198,6 +204,7 @@ class CPUNetSearch(NetSearch):
         self.parallel = many_cores()
         self._lane = _Lane(self.free.size)
         self._lanes: list[_Lane | None] = [self._lane]  # a thread's (:meth:`_route_lanes`)
+        self._alone_seconds: float | None = None    # a search's, in :meth:`_route_alone`
         self._floor = 0                            # a lower bound of every cost; 0: unknown
 
     def set_owner(self, cells: np.ndarray, owner: int | np.ndarray) -> None:
@@ -237,9 +244,7 @@ class CPUNetSearch(NetSearch):
             found: list[np.ndarray | None] = [None] * len(requests)
             alone = np.flatnonzero(huge)
             if alone.size > 1 and all(requests[k].own is None for k in alone.tolist()):
-                # each goes alone still, but on a thread of its own: the threads share
-                # only what they read (costs, free cells, owners)
-                for k, xy in zip(alone.tolist(), self._route_lanes(
+                for k, xy in zip(alone.tolist(), self._route_alone(
                         flat, [requests[k] for k in alone.tolist()])):
                     found[k] = xy
                 level[huge] = -1
@@ -258,13 +263,33 @@ class CPUNetSearch(NetSearch):
         return self._lane.search(self, flat, packed, floor, parallel,
                                  (own_ptr, own_cells, own_costs.astype(flat.dtype)))
 
-    def _route_lanes(self, flat: np.ndarray, requests: Sequence[NetRequest]
+    def _route_alone(self, flat: np.ndarray, requests: Sequence[NetRequest]
                      ) -> list[np.ndarray | None]:
-        """``requests`` (owning no cells; their boxes may overlap) on all cores, a lane
-        (grid-sized search state) a thread: each search is the one it would be alone,
-        so the routes are those of searching them one after another."""
+        """``requests`` (owning no cells; their boxes overlap) each searched as if alone:
+        one after another, or on threads (:meth:`_route_lanes`) when the searches left
+        are expected to take :data:`LANE_SECONDS` one after another (at the time a search
+        took in this engine's last such call; the first call's first searches, one a
+        core, measure it). The routes are the same either way."""
+        found: list[np.ndarray | None] = []
+        if self._alone_seconds is None:
+            start, found = time.perf_counter(), self._route_lanes(flat, requests[:cores()], 1)
+            self._alone_seconds = (time.perf_counter() - start) / len(found)
+        rest = requests[len(found):]
+        if rest:
+            lanes = cores() if len(rest) * self._alone_seconds >= LANE_SECONDS else 1
+            start = time.perf_counter()
+            found += self._route_lanes(flat, rest, lanes)
+            self._alone_seconds = (time.perf_counter() - start) * min(lanes, len(rest)) \
+                / len(rest)
+        return found
+
+    def _route_lanes(self, flat: np.ndarray, requests: Sequence[NetRequest], lanes: int
+                     ) -> list[np.ndarray | None]:
+        """``requests`` (owning no cells; their boxes may overlap) on up to ``lanes``
+        threads, a lane (grid-sized search state) each: each search is the one it would
+        be alone, so the routes are those of searching them one after another."""
         n = len(requests)
-        want = min(n, cores(), max(1, available_memory() // 4 // (
+        want = min(n, lanes, max(1, available_memory() // 4 // (
             LANE_BYTES_PER_CELL * self.free.size)))
         self._lanes += [None] * (want - len(self._lanes))
         parts = [list(range(k, n, want)) for k in range(want)]
@@ -276,6 +301,8 @@ class CPUNetSearch(NetSearch):
             mine = pack_requests([requests[k] for k in part], self.shape)
             return self._lanes[i].search(self, flat, mine, self._floor, False,
                                          (no_own[0][:len(part) + 1], *no_own[1:]))
+        if want == 1:
+            return search(0, parts[0])
         found: list[np.ndarray | None] = [None] * n
         with ThreadPoolExecutor(want) as pool:
             for part, got in zip(parts, pool.map(search, range(want), parts)):
