@@ -248,7 +248,7 @@ def cmd_warmup(args: argparse.Namespace) -> int:
     many functions were compiled and how many were already cached."""
     from .cli import build_parser
     from .engines import gpu_available
-    from .engines.base import many_cores
+    from .limits import many_cores
 
     with (tempfile.TemporaryDirectory(prefix="mazeroute-warmup-") as tmp,
           open(os.devnull, "w") as null, contextlib.redirect_stdout(null)):

@@ -9,7 +9,6 @@ and how to flip cells between blocked and free.
 
 from __future__ import annotations
 
-import os
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
@@ -24,22 +23,6 @@ UNREACHED = np.uint32(0xFFFFFFFF)
 BLOCKED = np.uint32(0xFFFFFFFE)
 
 Graph = GridGraph | CSRGraph
-
-#: Cores a machine needs before host passes run on all of them (Numba's parallel loops:
-#: the CPU engine's requests, auto's probes and fingerprint): on two busy cores the
-#: thread pool waits for descheduled threads, milliseconds a pass (benchmarks/RESULTS.md,
-#: "Figures behind code comments"), on idle many-core machines it wins.
-PARALLEL_CORES = 4
-
-
-def many_cores() -> bool:
-    """Whether this process may use at least :data:`PARALLEL_CORES` cores."""
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:                 # not on Linux
-        cores = os.cpu_count() or 1
-    return cores >= PARALLEL_CORES
-
 
 #: Device arrays of at least this many bytes come back through page-locked host memory
 #: (CuPy's pinned pool, reused from call to call): a copy into pageable memory runs at a

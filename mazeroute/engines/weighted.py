@@ -200,7 +200,7 @@ class CPUNetSearch(NetSearch):
     def __init__(self, free: np.ndarray, owner: np.ndarray, via_cost: int = 0):
         super().__init__(free, owner, via_cost)
         #: Run the requests of a call in parallel (when there are enough of them and their
-        #: boxes are disjoint); by default on many cores (:func:`.base.many_cores`).
+        #: boxes are disjoint); by default on many cores (:func:`mazeroute.limits.many_cores`).
         self.parallel = many_cores()
         self._lane = _Lane(self.free.size)
         self._lanes: list[_Lane | None] = [self._lane]  # a thread's (:meth:`_route_lanes`)

@@ -19,8 +19,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ..engines.base import many_cores
 from ..engines.costs import COST_DTYPE, COST_MAX, COST_SCALE
+from ..limits import many_cores
 
 __all__ = ["price_cells", "price_all", "PARALLEL_PRICE_CELLS", "COST_DTYPE", "COST_SCALE"]
 
