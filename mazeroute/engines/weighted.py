@@ -227,7 +227,6 @@ class CPUNetSearch(NetSearch):
         if not requests:
             return []
         packed = pack_requests(requests, self.shape)
-        bw, bh = box_sides(packed.boxes)
         _, h, w = self.shape
         parallel = self.parallel and len(requests) >= PARALLEL_REQUESTS
         if parallel and not _disjoint(packed.boxes):
@@ -236,6 +235,7 @@ class CPUNetSearch(NetSearch):
             # (no cost changed since the checks above: each group passes no cells). A box
             # of a quarter of the grid or more goes alone: it overlaps nearly every other,
             # and colouring many such boxes costs more than their searches
+            bw, bh = box_sides(packed.boxes)
             huge = bw * bh * 4 >= h * w
             level = np.empty(len(requests), np.int64)
             level[~huge] = box_colours(packed.boxes[~huge], (h, w))
@@ -289,8 +289,10 @@ class CPUNetSearch(NetSearch):
         threads, a lane (grid-sized search state) each: each search is the one it would
         be alone, so the routes are those of searching them one after another."""
         n = len(requests)
-        want = min(n, lanes, max(1, available_memory() // 4 // (
-            LANE_BYTES_PER_CELL * self.free.size)))
+        want = min(n, lanes)
+        if want > 1:            # threads: each lane's memory out of the free quarter
+            want = min(want, max(1, available_memory() // 4 // (
+                LANE_BYTES_PER_CELL * self.free.size)))
         self._lanes += [None] * (want - len(self._lanes))
         parts = [list(range(k, n, want)) for k in range(want)]
         no_own = (np.zeros(n + 1, np.int64), _NO_CELLS, np.zeros(0, flat.dtype))
