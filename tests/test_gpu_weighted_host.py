@@ -568,6 +568,7 @@ def check_uploads_and_owners(make) -> None:
     for who in (req.net + 1, -1):
         search.set_owner(mid, who)
         cpu.set_owner(mid, who)
+        assert search.route(held, []) == []     # a call that searches nothing between
         assert same_wires(search.route(held, [req]), cpu.route(held, [req]))
     assert same_wires(search.route(held, [req]), [wire])
     blocked = np.argwhere(~case.free)[:, ::-1]
@@ -590,6 +591,19 @@ def check_uploads_and_owners(make) -> None:
 
 def test_emulated_kernel_keeps_uploads_and_owners(emu_lib):
     check_uploads_and_owners(lambda free, owner: EmuNetSearch(free, owner, emu_lib))
+
+
+def test_owners_reach_the_device_at_the_next_search(emu_lib):
+    """Owners set between searches travel with the next search, not with a call that
+    only brings the costs up (a router makes one each time another engine searches)."""
+    case = two_net_case(np.random.default_rng(3))
+    search = EmuNetSearch(case.free, case.owner, emu_lib)
+    wire = search.route(case.cost, list(case.requests))[0]
+    search.set_owner(wire[1:-1], case.requests[0].net + 1)
+    assert search.route(case.cost, []) == [] and search._owned
+    after = search.route(case.cost, list(case.requests))
+    want = CPUNetSearch(case.free, search.owner).route(case.cost, list(case.requests))
+    assert not search._owned and same_wires(after, want)
 
 
 def same_wires(a, b) -> bool:

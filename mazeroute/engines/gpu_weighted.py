@@ -526,7 +526,6 @@ class GPUNetSearch(OwnOverlay, DeviceState, NetSearch):
     def _route_device(self, cost: np.ndarray, requests: Sequence[NetRequest],
                       changed: np.ndarray | None = None) -> list[np.ndarray | None]:
         cost = self._check_cost(cost)
-        self._sync_owner()
         update = self._cost_update(cost.reshape(-1), changed)
         try:
             packed = self._pack(requests) if requests else None
@@ -536,6 +535,9 @@ class GPUNetSearch(OwnOverlay, DeviceState, NetSearch):
         if packed is None:
             self._send_update(update)
             return []
+        # only a search reads the cells' codes: a call that brings the costs up alone (a
+        # router's, while another engine searches) leaves the owners set since for later
+        self._sync_owner()
         _, h, w = self.shape
         bw, bh = box_sides(packed.boxes)
         areas = bw * bh
