@@ -65,7 +65,7 @@ static_assert((unsigned long long)DIST_MAX <= 0xFFFFFFFEull,
               "distances are uint32 with one value left for unreached");
 #define INF ((unsigned)(DIST_MAX) + 1u)  // unreached (above DIST_MAX: unreachable)
 
-// request record: int64 fields (gpu_weighted.py REC, R_*)
+// request record: int64 fields (weighted_launch.py REC, R_*)
 #define REC 9
 #define R_ROW 0      // the request's row in hdr
 #define R_NET 1
@@ -76,7 +76,7 @@ static_assert((unsigned long long)DIST_MAX <= 0xFFFFFFFEull,
 #define R_PIN0 6     // pins[R_PIN0 .. R_PIN1): its pins as vertex ids, the root first
 #define R_PIN1 7
 #define R_SEG 8      // start of its scratch segment in seg
-// result header per request (gpu_weighted.py HDR, ST_*): status, cells, offset in out
+// result header per request (weighted_launch.py HDR, gpu_weighted.py ST_*): status, cells, offset in out
 #define HDR 3
 #define ST_OK 1
 #define ST_UNREACHABLE 2
@@ -542,7 +542,7 @@ extern "C" __global__ void set_costs(const int* __restrict__ idx, const int* __r
 
 // -- chains --------------------------------------------------------------------------
 // A chain routes batches one after another with no look from the host between them
-// (gpu_weighted.py route_chain): before a batch, its nets' old routes leave the cells'
+// (gpu_chains.py route_chain): before a batch, its nets' old routes leave the cells'
 // loads; after it, the routes it found join them; each time the cells touched are
 // repriced by negotiated congestion's rule (PathFinder: McMurchie and Ebeling, FPGA
 // 1995; pricing.cuh priceOf). chain_uses runs over `count` routes, a block

@@ -4,20 +4,20 @@
 // its halo read from its neighbours, and the blocks meet at a grid barrier (a cooperative
 // launch) until a round changes nothing; then each request joins its next pin as
 // weighted_route does. Part of kernels/weighted.cu (included at its end: its Bound, relax,
-// connect and CellCosts); host side: mazeroute/engines/gpu_weighted.py _tiled.
+// connect and CellCosts); host side: mazeroute/engines/gpu_tiled.py.
 //
 // tiles: (k, i, j) int32 triples, tile column i and row j of request k (its record at
 // rec + k * REC); a request's tiles are consecutive, row by row, from tfirst[k].
 // state: per request (status: 0 while its tree grows, then ST_*; cells in its tree).
 // bnd: per request its Bound (BND int32 words, box coordinates; u lowered by the tiles).
 #define BND 10
-static_assert(sizeof(Bound) == BND * sizeof(int), "gpu_weighted.py sizes bnd by BND");
+static_assert(sizeof(Bound) == BND * sizeof(int), "gpu_tiled.py sizes bnd by BND");
 #ifndef TILE
 #define TILE 30                 // cells of a tile's side; with the halo, a thread a line
 #endif
 #define TILE_LINES (TILE + 2)
 #ifndef MAX_ROUNDS
-#define MAX_ROUNDS 16384        // round counters of tiled_rounds (gpu_weighted.py MAX_ROUNDS)
+#define MAX_ROUNDS 16384        // round counters of tiled_rounds (gpu_tiled.py MAX_ROUNDS)
 #endif
 static_assert(MAX_ROUNDS >= 4, "tiled_rounds clears a counter two rounds ahead of its use, "
               "while the one of the round before may still be read");

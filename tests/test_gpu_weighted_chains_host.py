@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import mazeroute.router.dispatch as dp
+from mazeroute.engines import gpu_chains
 from mazeroute.engines import gpu_weighted as gw
 from mazeroute.engines.weighted import COST_DTYPE, CPUNetSearch, NetRequest, Pricing
 from mazeroute.router import PathFinderOptions
@@ -110,7 +111,7 @@ def check_long_chain(make, monkeypatch, seed: int) -> None:
     """Chains whose boxes hold more cells than CHAIN_ROOM are cut into parts, each read
     back once; the device's state runs on from part to part (check_chain's wires,
     loads and costs). ``make(free, owner)`` builds the search."""
-    monkeypatch.setattr(gw, "CHAIN_ROOM", 1500)
+    monkeypatch.setattr(gpu_chains, "CHAIN_ROOM", 1500)
     calls = []
     search_chain = gw.GPUNetSearch._chain
 

@@ -24,15 +24,13 @@ import numpy as np
 
 from .costs import COST_MAX, Pricing, kernel_defines
 from .weighted import PackedRequests, box_sides
-from .weighted_launch import R_ROW, REC, chunks, plan_launches, records
+from .weighted_launch import HDR, R_ROW, REC, chunks, plan_launches, records
 
 __all__ = ["DeviceState", "DeviceRoutes", "STATE_KERNELS"]
 
 #: The kernels of ``kernels/congestion.cu``.
 STATE_KERNELS = ("route_keep", "route_uses", "route_price", "route_own", "price_cells",
                  "price_grid", "overused_uses", "history_add")
-#: Header words of a request's result (``kernels/weighted.cu`` HDR).
-_HDR = 3
 _THREADS = 128
 _MAX_BLOCKS = 65535
 
@@ -303,9 +301,9 @@ class DeviceState(_DeviceIteration):
                 rec_at += len(rec)
         parts = [np.concatenate(recs).view(np.int32).ravel(), packed.pins, packed.nets,
                  np.concatenate(tables) if tables else np.zeros(0, np.int32),
-                 np.zeros(m * _HDR + 1 + m, np.int32)]
+                 np.zeros(m * HDR + 1 + m, np.int32)]
         ws, off = self._upload(parts, need)
-        hdr_end = off[4] + m * _HDR
+        hdr_end = off[4] + m * HDR
         return _PassViews(
             calls, bounds, ws[:off[1]].view(xp.int64), ws[off[1]:off[2]],
             ws[off[2]:off[3]], ws[off[3]:off[4]], ws[off[4]:hdr_end],
@@ -353,7 +351,7 @@ class DeviceState(_DeviceIteration):
                 self._tiled_launch(r, count, ntiles, v.tables[t_at:], v.work, v.pins[p0:],
                                    v.dist, v.scratch, v.out, v.hdr, v.used, trees)
         self._sk["route_keep"](self._blocks(hi - lo), (_THREADS,), (
-            v.hdr[lo * _HDR:], np.int32(hi - lo), v.out, v.nets[lo:], np.int32(self.shape[2]),
+            v.hdr[lo * HDR:], np.int32(hi - lo), v.out, v.nets[lo:], np.int32(self.shape[2]),
             self._st_pool, self._st_count, self._st_start, self._st_len, self._st_box,
             v.found[lo:]))
 

@@ -54,12 +54,28 @@ from collections.abc import Sequence
 import numpy as np
 
 from .base import allow_shared
-from .costs import COST_MAX, Pricing, kernel_defines
+from .costs import COST_MAX, kernel_defines
+from .gpu_chains import DeviceChains
 from .gpu_own import OwnOverlay
 from .gpu_state import DeviceState
-from .weighted import NetRequest, NetSearch, box_sides, pack_requests, request_boxes
+from .gpu_tiled import (
+    BND,
+    COOPERATIVE,
+    MAX_ROUNDS,
+    QUEUE_COUNTERS,
+    ROUND_BLOCKS_PER_SM,
+    TILE,
+    TILE_MAX,
+    TILED_SCHEDULE,
+    TILED_SCHEDULES,
+    TiledSearch,
+    round_blocks,
+)
+from .gpu_uploads import DeviceUploads
+from .weighted import NetRequest, NetSearch, box_sides, pack_requests
 from .weighted_launch import (
     CELL_BYTES,
+    HDR,
     MAX_BLOCKS,
     R_NET,
     R_PIN0,
@@ -80,43 +96,10 @@ from .weighted_launch import (
 
 #: Cell code of a blocked cell on the device (any other code is the cell's owner).
 BLOCKED_CODE = -(2**31)
-#: int32 fields of a request's result: status, cells, offset in the output.
-HDR = 3
-#: int32 words of a request's bound in the tiled search (kernels/weighted.cu ``Bound``).
-BND = 10
 ST_OK, ST_UNREACHABLE, ST_ERROR = 1, 2, 3
 #: The kernels of kernels/weighted.cu, in the order :meth:`GPUNetSearch._device` gives them.
 KERNELS = ("weighted_route", "set_costs", "tiled_init", "tiled_rounds", "tiled_connect",
            "tiled_finish", "chain_uses", "tiled_seed", "tiled_queue")
-#: How the tiled search reaches its fixpoint: ``"rounds"`` (every awake tile, then a grid
-#: barrier, until a round changes nothing), ``"queue"`` (a tile goes as soon as a
-#: neighbour hands over, through a work queue; no barrier), or ``"auto"``: rounds when a
-#: launch's tiles fit its blocks (each block then keeps its tile in shared memory from
-#: round to round), the queue when blocks must take turns at the tiles.
-TILED_SCHEDULES = ("auto", "rounds", "queue")
-TILED_SCHEDULE = "auto"
-#: The work queue's counters (kernels/tile_queue.cuh NUM_COUNTERS).
-QUEUE_COUNTERS = 128
-#: The kernels launched as cooperative grids (their blocks meet at grid barriers).
-COOPERATIVE = ("tiled_rounds",)
-#: Cells of a tile's side in the tiled search of boxes too big for shared memory
-#: (kernels/weighted_tiles.cuh TILE, passed to it); a tile's block has a thread per line
-#: of the tile and its halo (one warp). Smaller tiles than :data:`TILE_MAX` let more blocks
-#: share a multiprocessor, and a round's work is spread over more of them.
-TILE = 30
-#: Largest tile side the kernel is built and tested for: a block of two warps, whose
-#: tile, halo and loaded copy stay within a block's static shared memory.
-TILE_MAX = 62
-#: Round counters of the tiled search (kernels/weighted_tiles.cuh's ``moved``, a ring).
-MAX_ROUNDS = 1 << 14
-#: Most blocks of a tiled_rounds launch per multiprocessor. All of a cooperative launch's
-#: blocks must be resident at once, so the device's occupancy for the kernel caps it
-#: too (:func:`round_blocks`); more blocks than this make each grid barrier dearer than
-#: the tiles they add to a round.
-ROUND_BLOCKS_PER_SM = 12
-#: Most cells of boxes in one chain's read back (route_chain): the output holds each
-#: request's box area; a longer chain is cut into several, each read back once.
-CHAIN_ROOM = 1 << 26
 #: Largest grid: vertex ids, output offsets and counters are int32 on the device.
 MAX_CELLS = 2**31 - 1
 
@@ -130,18 +113,6 @@ def fits(height: int, width: int) -> bool:
     return height * width <= MAX_CELLS
 
 
-def round_blocks(multiprocessors: int, resident: int) -> int:
-    """Blocks of a tiled_rounds launch: :data:`ROUND_BLOCKS_PER_SM` on each
-    multiprocessor, or as many as can be resident there (``resident``) when fewer.
-
-    >>> round_blocks(132, 32), round_blocks(132, 5)
-    (1584, 660)
-    """
-    if resident < 1:
-        raise RuntimeError("no block of the tiled search fits on a multiprocessor")
-    return multiprocessors * min(ROUND_BLOCKS_PER_SM, resident)
-
-
 def kernel_options(tile: int = TILE) -> tuple[str, ...]:
     """NVRTC flags carrying the constants that the kernel shares with the Python side."""
     return (*kernel_defines(), f"-DBLOCKED_CODE=({BLOCKED_CODE + 1}-1)", f"-DTILE={tile}",
@@ -153,7 +124,8 @@ def cell_codes(free: np.ndarray, owner: np.ndarray) -> np.ndarray:
     return np.where(free, owner, BLOCKED_CODE).astype(np.int32)
 
 
-class GPUNetSearch(OwnOverlay, DeviceState, NetSearch):
+class GPUNetSearch(TiledSearch, DeviceChains, DeviceUploads, OwnOverlay, DeviceState,
+                   NetSearch):
     """The GPU engine of :class:`~mazeroute.engines.weighted.NetSearch` (see the module
     notes): returns the very wires of :class:`~mazeroute.engines.weighted.CPUNetSearch`.
 
@@ -283,204 +255,6 @@ class GPUNetSearch(OwnOverlay, DeviceState, NetSearch):
             return self._timed_device(cost, requests, changed)
         return self._route_own(cost, requests, changed)
 
-    # -- chains (kernels/weighted.cu chain_uses) -----------------------------------------
-    def chainable(self, requests: Sequence[NetRequest]) -> bool:
-        """Whether :meth:`route_chain` takes ``requests`` as a batch: no tree searched in
-        tiles (the host joins their pins round by round) and the boxes' areas within the
-        grid's."""
-        n = len(requests)
-        if not n:
-            return True
-        return self._fits_boxes(request_boxes(requests),
-                                np.fromiter((len(r.pins) for r in requests), np.int64, n))
-
-    def _fits_boxes(self, boxes: np.ndarray, pins: np.ndarray) -> bool:
-        """:meth:`chainable` of a batch of ``boxes`` (``(n, 4)``) with ``pins`` pins each."""
-        _, h, w = self.shape
-        bw, bh = box_sides(boxes)
-        area = bw * bh
-        if ((pins > 2) & (shared_bytes(boxes) > self.smem_limit)).any():
-            return False
-        return int(area.sum()) <= h * w
-
-    def route_chain(self, cost: np.ndarray, changed: np.ndarray | None, pricing: Pricing,
-                    batches: Sequence[Sequence[NetRequest]],
-                    ripped: Sequence[Sequence[np.ndarray | None]]
-                    ) -> list[list[np.ndarray | None]]:
-        """As :meth:`NetSearch.route_chain`, on the device: per batch, chain_uses takes
-        the old routes' loads off and reprices their cells, the batch's launches search
-        (those of :meth:`route`), chain_uses adds the new routes; the host reads back once
-        a chain (or once per :data:`CHAIN_ROOM` cells of boxes, the results' room)."""
-        started = time.perf_counter()
-        if any(r.own is not None for reqs in batches for r in reqs):
-            raise ValueError("a chain's requests price no own cells")
-        if len(batches) != len(ripped):
-            raise ValueError("route_chain needs one list of ripped routes a batch")
-        for b, (reqs, old) in enumerate(zip(batches, ripped)):
-            if len(reqs) != len(old):
-                raise ValueError(f"batch {b}: {len(reqs)} requests but {len(old)} old routes")
-        flat = [r for reqs in batches for r in reqs]
-        packed = self._pack(flat) if flat else None
-        bounds = np.zeros(len(batches) + 1, np.int64)
-        np.cumsum([len(reqs) for reqs in batches], out=bounds[1:])
-        if packed is not None:
-            counts = np.diff(packed.pin_ptr)
-            for b, (lo, hi) in enumerate(zip(bounds[:-1].tolist(), bounds[1:].tolist())):
-                if hi > lo and not self._fits_boxes(packed.boxes[lo:hi], counts[lo:hi]):
-                    raise ValueError(f"batch {b} is not chainable (see chainable)")
-        cost = self._check_cost(cost)
-        self.chain_batches = []
-        self._sync_owner()
-        self._send_update(self._cost_update(cost.reshape(-1), changed))
-        self._sync_pricing(pricing)
-        self._least = min(self._least, max(1, min(COST_MAX, self._least_bh)))
-        results: list[list[np.ndarray | None]] = [[None] * len(reqs) for reqs in batches]
-        if packed is None:
-            return results
-        bw, bh = box_sides(packed.boxes)
-        areas = bw * bh
-        room = np.add.reduceat(areas, bounds[:-1]) if len(batches) else areas[:0]
-        room[bounds[:-1] == bounds[1:]] = 0
-        old = [r for o in ripped for r in o]
-        first = 0
-        while first < len(batches):
-            last, total = first, 0
-            while last < len(batches) and (last == first or total + room[last] <= CHAIN_ROOM):
-                total += int(room[last])
-                last += 1
-            found = self._chain(packed, areas, bounds[first:last + 1], old, pricing)
-            for b in range(first, last):
-                results[b] = found[int(bounds[b] - bounds[first]):
-                                   int(bounds[b + 1] - bounds[first])]
-            first = last
-        self.chains += 1
-        self._spend("chained batches", 0, time.perf_counter() - started, 0.0, calls=0)
-        return results
-
-    def _sync_pricing(self, pricing: Pricing) -> None:
-        """The device's base plus history and loads brought up to ``pricing`` (every cell
-        at first or when ``pricing.changed`` is None, else those cells), and the nets'
-        weights."""
-        xp = self._xp
-        n = self.free.size
-        for name in ("base", "history", "load"):
-            a = getattr(pricing, name)
-            if a.shape != (n,) or a.dtype != np.int64:
-                raise ValueError(f"pricing.{name} must be int64 of the grid's {n} cells")
-        if self._bh is None or pricing.changed is None:
-            bh = pricing.base + pricing.history
-            self._bh = xp.empty(n, dtype=xp.int64)
-            self._bh.set(bh)
-            self._load = xp.empty(n, dtype=xp.int64)
-            self._load.set(pricing.load)
-            self._least_bh = min(self._least_bh, int(bh.min()))
-        elif pricing.changed.size:
-            idx = np.asarray(pricing.changed, np.int64)
-            k = idx.size
-            bh = pricing.base[idx] + pricing.history[idx]
-            # one transfer (each waits for the stream): the cells, then their values
-            sent = xp.asarray(np.concatenate([idx, bh, pricing.load[idx]]))
-            self._bh[sent[:k]] = sent[k:2 * k]
-            self._load[sent[:k]] = sent[2 * k:]
-            self._least_bh = min(self._least_bh, int(bh.min()))
-        self._weight = xp.asarray(np.ascontiguousarray(pricing.weight, np.int64))
-        self._pres = np.int32(pricing.pres)
-
-    def _uses(self, cells, start, hdr, from_hdr: int, row0: int, count: int, nets,
-              sign: int) -> None:
-        """chain_uses twice over ``count`` routes: their loads, then their costs."""
-        blocks = (min(count, 65535),)
-        for price in (0, 1):
-            self._chain_uses(blocks, (128,), (
-                cells, start, hdr, np.int32(from_hdr), np.int32(row0), np.int32(count), nets,
-                np.int32(sign), np.int32(price), self._weight, self._load, self._bh,
-                self._pres, self._cost))
-        self.launches += 2
-
-    def _chain(self, packed, areas: np.ndarray, bounds: np.ndarray, old: list,
-               pricing: Pricing) -> list[np.ndarray | None]:
-        """Requests ``bounds[0] .. bounds[-1]`` of ``packed`` (batches cut at ``bounds``)
-        chained on the device with one upload and one read back; their results."""
-        xp = self._xp
-        lo, hi = int(bounds[0]), int(bounds[-1])
-        m = hi - lo
-        p0, p1 = int(packed.pin_ptr[lo]), int(packed.pin_ptr[hi])
-        pin_ptr = packed.pin_ptr[lo:hi + 1] - p0
-        nets = packed.nets[lo:hi]
-        seg_all = np.zeros(m + 1, np.int64)      # each request's room in the output
-        np.cumsum(areas[lo:hi], out=seg_all[1:])
-        room = int(seg_all[-1])
-        recs, plans, tables = [], [], []
-        rec_at = table_at = scratch_need = work_need = 0
-        for a, b in zip((bounds[:-1] - lo).tolist(), (bounds[1:] - lo).tolist()):
-            boxes = packed.boxes[lo + a:lo + b]
-            seg = np.zeros(b - a + 1, np.int64)
-            np.cumsum(areas[lo + a:lo + b], out=seg[1:])
-            scratch_need = max(scratch_need, int(seg[-1]))
-            order, launches = plan_launches(boxes, self.smem_limit)
-            rec = records(order, nets[a:b], pin_ptr[a:b + 1], boxes, seg)
-            rec[:, R_ROW] += a
-            tiled = []
-            for start, count, smem, _ in launches.tolist():
-                if smem == 0:
-                    table, ntiles = self._tile_table(boxes[order[start:start + count]])
-                    tiled.append((table_at, ntiles))
-                    tables.append(table)
-                    table_at += table.size
-                    work_need = max(work_need, self._tile_work(count, ntiles))
-                else:
-                    tiled.append(None)
-            plans.append((a, b, rec_at, launches, tiled))
-            recs.append(rec)
-            rec_at += len(rec)
-        rip = [old[lo + k] for k in range(m)]
-        rip_len = np.fromiter((0 if r is None else len(r) for r in rip), np.int64, m)
-        rip_start = np.zeros(m + 1, np.int64)
-        np.cumsum(rip_len, out=rip_start[1:])
-        rip_cells = (np.concatenate([r for r in rip if r is not None]) if rip_start[-1]
-                     else np.zeros(0, np.int64))
-        parts = [np.concatenate(recs).view(np.int32).ravel(), packed.pins[p0:p1],
-                 rip_cells.astype(np.int32), rip_start.astype(np.int32), nets,
-                 np.concatenate(tables) if tables else _NONE, np.zeros(m * HDR + 1, np.int32)]
-        ws, off = self._upload(parts, room)
-        rec_d = ws[:off[1]].view(xp.int64)
-        pins, rip_d, rip_start_d, nets_d = (ws[off[k]:off[k + 1]] for k in range(1, 5))
-        tables_d = ws[off[5]:off[6]]
-        hdr = ws[off[6]:off[7]]
-        used = hdr[m * HDR:]
-        out = ws[off[7]:off[7] + room]
-        scratch = self._buffer("_seg", scratch_need, xp.int32)
-        dist = self._buffer("_dist", scratch_need, xp.uint32) if tables else None
-        work = self._buffer("_tws", work_need, xp.int32) if tables else None
-        marks = [self._event()]
-        for a, b, at, launches, tiled in plans:
-            k = b - a
-            if not k:
-                continue
-            if rip_start[b] > rip_start[a]:
-                self._uses(rip_d, rip_start_d[a:], hdr, 0, 0, k, nets_d[a:], -1)
-            for (start, count, smem, threads), t in zip(launches.tolist(), tiled):
-                r = rec_d[(at + start) * REC:]
-                if t is not None:
-                    t_at, ntiles = t
-                    self._tiled_launch(r, count, ntiles, tables_d[t_at:], work, pins, dist,
-                                       scratch, out, hdr, used, False)
-                    continue
-                self._shared_launch(r, count, smem, threads, pins, scratch, out, hdr, used)
-            self._uses(out, rip_start_d, hdr, 1, a, k, nets_d[a:], 1)
-            marks.append(self._event())
-        found = self._read_back(ws[off[6]:], out, packed.boxes[lo:hi], room)
-        sizes = [b - a for a, b, *_ in plans if b > a]
-        device = 0.0
-        if marks[0] is not None:
-            for k, (e0, e1) in enumerate(zip(marks[:-1], marks[1:])):
-                took = self._xp.cuda.get_elapsed_time(e0, e1) / 1e3
-                self.chain_batches.append((sizes[k], took))
-                device += took
-        # the chain's wall time is route_chain's to add
-        self._spend("chained batches", m, 0.0, device, calls=len(sizes))
-        return found
-
     def _event(self):
         """A CUDA event recorded now on the current stream (None off the device)."""
         cuda = getattr(self._xp, "cuda", None)
@@ -548,54 +322,6 @@ class GPUNetSearch(OwnOverlay, DeviceState, NetSearch):
         return results
 
     # -- internals -----------------------------------------------------------------
-    def _cost_update(self, flat: np.ndarray,
-                     changed: np.ndarray | None) -> tuple[np.ndarray, np.ndarray] | None:
-        """Check the costs to send. At the first call or without hints, all of them are
-        uploaded here; else the ``changed`` cells' indices and costs (int32) are returned,
-        to travel with the call's one upload (cells not listed keep their last upload)."""
-        if changed is None or not self._loaded:
-            least = int(flat.min()) if flat.size else 1
-            if least < 1:
-                raise ValueError("cell costs must be at least 1")
-            self._cost.set(flat)
-            self._loaded = True
-            self._least = least
-            return None
-        ch = np.asarray(changed, dtype=np.int64).ravel()
-        if not ch.size:
-            return None
-        if int(ch.min()) < 0 or int(ch.max()) >= flat.size:
-            raise ValueError(f"changed holds a cell index outside the {flat.size} cells")
-        values = flat[ch]
-        least = int(values.min())
-        if least < 1:
-            raise ValueError("cell costs must be at least 1")
-        self._least = min(self._least, least)
-        return ch.astype(np.int32), values.astype(np.int32)
-
-    def _upload(self, parts: list[np.ndarray], extra: int):
-        """``parts`` (int32) copied, in one transfer, to the start of the workspace, which
-        holds ``extra`` more int32 after them. Returns it and the parts' offsets."""
-        sizes = [p.size for p in parts]
-        offsets = np.zeros(len(parts) + 1, np.int64)
-        np.cumsum(sizes, out=offsets[1:])
-        n = int(offsets[-1])
-        ws = self._buffer("_ws", n + extra, self._xp.int32)
-        ws[:n].set(np.concatenate(parts).astype(np.int32, copy=False))
-        return ws, offsets.tolist()
-
-    def _scatter(self, ws, at: int, n: int) -> None:
-        """``cost[idx] = val`` for the ``n`` pairs at ``ws[at:]`` (indices, then costs)."""
-        blocks = min(-(-n // 256), 1024)
-        self._set_costs((blocks,), (256,), (ws[at:at + n], ws[at + n:at + 2 * n],
-                                            np.int32(n), self._cost))
-        self.launches += 1
-
-    def _send_update(self, update) -> None:
-        if update is not None:
-            ws, off = self._upload(list(update), 0)
-            self._scatter(ws, off[0], update[0].size)
-
     def _pack(self, requests: Sequence[NetRequest]):
         """:func:`pack_requests` of ``requests``, refusing the net index that codes a
         blocked cell on the device."""
@@ -631,13 +357,6 @@ class GPUNetSearch(OwnOverlay, DeviceState, NetSearch):
         cells = head[m * HDR + 1:m * HDR + 1 + total] if total <= guess else \
             out[:total].get()
         return self._results(head[:m * HDR].reshape(m, HDR), cells, self.shape[2])
-
-    def _buffer(self, name: str, size: int, dtype) -> object:
-        buf = getattr(self, name)
-        if buf.size < size:
-            buf = self._xp.empty(size, dtype=dtype)
-            setattr(self, name, buf)
-        return buf
 
     def _run(self, packed, areas, lo: int, hi: int, update, results: list) -> None:
         """Requests ``lo .. hi - 1`` (their box areas sum to at most the grid's cells).
@@ -686,102 +405,6 @@ class GPUNetSearch(OwnOverlay, DeviceState, NetSearch):
         if first is not None:
             self._span += self._xp.cuda.get_elapsed_time(first, last) / 1e3
 
-    def _tile_table(self, boxes: np.ndarray) -> tuple[np.ndarray, int]:
-        """The tiled search's table of ``boxes``: a ``(box, column, row)`` triple per tile,
-        then each box's first tile (int32); and the number of tiles."""
-        count = len(boxes)
-        bw, bh = box_sides(boxes)
-        ntx = -(-bw // self.tile)
-        per = ntx * -(-bh // self.tile)
-        first = np.zeros(count + 1, np.int64)
-        np.cumsum(per, out=first[1:])
-        ntiles = int(first[-1])
-        local = np.arange(ntiles) - np.repeat(first[:-1], per)
-        across = np.repeat(ntx, per)
-        table = np.concatenate([np.stack([np.repeat(np.arange(count), per), local % across,
-                                          local // across], axis=1).ravel(), first[:-1]])
-        return table.astype(np.int32), ntiles
-
-    @staticmethod
-    def _tile_work(count: int, ntiles: int) -> int:
-        """int32 words of a tiled search's state, bounds and flags."""
-        return (2 + BND) * count + 2 * ntiles
-
-    def _tiled(self, rec, boxes: np.ndarray, pins, dist, scratch, out, hdr, used,
-               trees: bool = True) -> None:
-        """The requests of records ``rec`` (boxes ``boxes``, too big for shared memory)
-        searched in tiles (kernels/weighted_tiles.cuh's tiled_*): rounds until one changes
-        nothing (one cooperative launch), a pin joined to each tree by tiled_connect,
-        again while a tree has pins left; the results written as weighted_route writes
-        them. Without ``trees`` (every request has two pins) one join ends every search,
-        so the host launches it all without waiting for the device."""
-        table, ntiles = self._tile_table(boxes)
-        ws = self._buffer("_tws", table.size + self._tile_work(len(boxes), ntiles),
-                          self._xp.int32)
-        ws[:table.size].set(table)
-        self._tiled_launch(rec, len(boxes), ntiles, ws[:table.size], ws[table.size:], pins,
-                           dist, scratch, out, hdr, used, trees)
-
-    def _tiled_launch(self, rec, count: int, ntiles: int, table, work, pins, dist, scratch,
-                      out, hdr, used, trees: bool) -> None:
-        """:meth:`_tiled`'s launches, its table (:meth:`_tile_table`) on the device and
-        ``work`` (:meth:`_tile_work` words) to use."""
-        w = self.shape[2]
-        tiles, tfirst = table[:3 * ntiles], table[3 * ntiles:3 * ntiles + count]
-        state = work[:2 * count]
-        bnd = work[2 * count:(2 + BND) * count]
-        flags = (2 + BND) * count
-        # flag_a: the tiles to wake at the next round (left all 0 by each tiled_rounds)
-        flag_a, flag_b = work[flags:flags + ntiles], work[flags + ntiles:flags + 2 * ntiles]
-        ctl = self._ctl                 # growing trees; the ring of round counters
-        ctl.fill(0)
-        n, width, m = np.int32(ntiles), np.int32(w), np.int32(count)
-        threads = self.tile + 2         # every tiled kernel's __launch_bounds__
-        own = self._own_args()
-        self._tiled_init((ntiles,), (threads,), (rec, tiles, n, pins, width,
-                                                 self._launch_least(), dist, scratch, state,
-                                                 bnd, flag_a))
-        queue = self.tiled_schedule == "queue" or (
-            self.tiled_schedule == "auto" and ntiles > self._round_blocks)
-        while True:
-            if queue:
-                self._queue_run(rec, tiles, ntiles, pins, own, dist, bnd, flag_a, threads)
-            else:
-                self._tiled_rounds((min(ntiles, self._round_blocks),), (threads,), (
-                    rec, tiles, n, pins, self._code, self._cost, *own, dist, width, bnd,
-                    flag_a, flag_b, ctl[1:]))
-            ctl[:1].fill(0)
-            self._tiled_connect((count,), (threads,), (
-                rec, m, pins, width, self._code, self._cost, *own, dist, scratch, state, bnd,
-                tfirst, flag_a, ctl))
-            self.launches += 2
-            if not trees or not int(ctl[:1].get()[0]):
-                break
-        self._tiled_finish((count,), (threads,), (rec, m, scratch, state, out, hdr, used))
-        self.launches += 2
-
-    def _queue_run(self, rec, tiles, ntiles: int, pins, own, dist, bnd, flag_a,
-                   threads: int) -> None:
-        """The tiled search's fixpoint by the work queue (``tiled_seed``, ``tiled_queue``):
-        the tiles flagged in ``flag_a`` first (their flags cleared, as tiled_rounds
-        leaves them)."""
-        xp = self._xp
-        if self._tq_state is None or self._tq_state.size < ntiles:
-            self._tq_state = xp.empty(ntiles, dtype=xp.int32)
-            self._tq_state.fill(0)
-            ring = 1 << max(ntiles - 1, 1).bit_length()   # each tile queued once at most
-            self._tq_ring = xp.empty(ring, dtype=xp.int32)
-            self._tq_ring.fill(-1)
-        self._tq_ctl.fill(0)
-        qmask, n = np.int32(self._tq_ring.size - 1), np.int32(ntiles)
-        self._tiled_seed((-(-ntiles // threads),), (threads,), (
-            n, flag_a, self._tq_state, self._tq_ring, self._tq_ctl, qmask))
-        self._tiled_queue((min(ntiles, self._round_blocks),), (threads,), (
-            rec, tiles, n, pins, self._code, self._cost, *own, dist, np.int32(self.shape[2]),
-            bnd, self._tq_state, self._tq_ring, self._tq_ctl, qmask))
-        self.launches += 1
-
-
 _NONE = np.zeros(0, np.int32)
 _NO_CELLS = np.zeros(0, np.int64)
 
@@ -794,5 +417,6 @@ def _check_owner_value(owner: np.ndarray | int) -> None:
 
 __all__ = ["GPUNetSearch", "plan_launches", "chunks", "records", "cell_codes", "fits",
            "kernel_options", "shared_bytes", "BLOCKED_CODE", "CELL_BYTES", "MAX_BLOCKS",
-           "SMEM_CLASSES", "REC", "R_ROW", "R_NET", "R_X0", "R_Y0", "R_X1", "R_Y1", "R_PIN0",
-           "R_PIN1", "R_SEG"]
+           "SMEM_CLASSES", "REC", "HDR", "BND", "R_ROW", "R_NET", "R_X0", "R_Y0", "R_X1",
+           "R_Y1", "R_PIN0", "R_PIN1", "R_SEG", "round_blocks", "ROUND_BLOCKS_PER_SM", "TILE",
+           "TILE_MAX", "MAX_ROUNDS", "TILED_SCHEDULES", "TILED_SCHEDULE"]

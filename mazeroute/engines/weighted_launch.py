@@ -16,13 +16,16 @@ import numpy as np
 
 from .weighted import NetRequest, box_sides
 
-__all__ = ["plan_launches", "chunks", "records", "shared_bytes", "own_parts", "REC",
+__all__ = ["plan_launches", "chunks", "records", "shared_bytes", "own_parts", "REC", "HDR",
            "CELL_BYTES",
            "SMEM_CLASSES", "MAX_BLOCKS", "R_ROW", "R_NET", "R_X0", "R_Y0", "R_X1", "R_Y1",
            "R_PIN0", "R_PIN1", "R_SEG"]
 
 #: int64 fields of a request record (kernels/weighted.cu R_*).
 REC = 9
+#: int32 fields of a request's result (kernels/weighted.cu HDR): status, cells, offset in
+#: the output.
+HDR = 3
 R_ROW, R_NET, R_X0, R_Y0, R_X1, R_Y1, R_PIN0, R_PIN1, R_SEG = range(REC)
 #: Bytes of shared memory a box cell takes (a uint32 distance and a uint16 cost).
 CELL_BYTES = 6
