@@ -72,8 +72,9 @@ def mode_options(p: argparse.ArgumentParser) -> None:
                         "(default: none)")
     g.add_argument("--wait-factor", type=float, metavar="X",
                    help="negotiate, without --time-limit: bound the whole routing to X "
-                        "times as long as sequential routing of the layout takes (routed "
-                        "first, and kept when negotiation ends with fewer nets), or "
+                        "times as long as sequential routing of the layout takes (timed "
+                        "once the run outlasts --min-wait; kept when negotiation ends "
+                        "with fewer nets), or "
                         "--min-wait, whichever is longer; the report says what the bound "
                         "cut short (0: no bound; default 20)")
     g.add_argument("--min-wait", type=float, metavar="SECONDS",

@@ -46,8 +46,10 @@ def _cells(res) -> list:
 
 
 def test_the_default_bound_is_timed_on_the_floor_and_stops_the_loop(monkeypatch):
-    """A floor of 2 s gives 40 s (20 x, above the 10 s floor): the loop stops at the
-    first iteration past it and the report says why; the floor is routed once."""
+    """The run outlasts ``min_wait`` (10 s) in iteration 1, so the floor is routed and
+    timed then: 2 s gives 40 s (20 x), counted from the run's start; the loop stops at
+    the first iteration past it and the report says why; the floor is routed once, and
+    the time left counts to ``min_wait`` until then."""
     lay = puzzle_layout()
     clock = [0.0]
     calls = _slow_floor(monkeypatch, clock, 2.0)
@@ -59,7 +61,7 @@ def test_the_default_bound_is_timed_on_the_floor_and_stops_the_loop(monkeypatch)
         clock[0] = 12.0 if stats.iteration == 1 else 41.0
     res = ng.run(progress)
     assert ng.deadline == 40.0 and len(calls) == 1
-    assert lefts == [38.0, 28.0]
+    assert lefts == [10.0, 26.0]
     assert len(res.iterations) == 2 and res.stop == f"{BOUND} reached"
     assert "stopped after 2 iterations with" in format_report(res)
     assert f": {BOUND} reached" in format_report(res)
@@ -70,11 +72,46 @@ def test_the_default_bound_is_timed_on_the_floor_and_stops_the_loop(monkeypatch)
 
 def test_the_bound_has_a_floor_of_min_wait(monkeypatch):
     clock = [0.0]
-    _slow_floor(monkeypatch, clock, 0.01)
+    calls = _slow_floor(monkeypatch, clock, 0.01)
     ng = _negotiator(puzzle_layout(), clock, min_wait=3.0)
-    ng.run()
-    assert ng.deadline == pytest.approx(3.0)
+
+    def progress(stats):
+        clock[0] = 3.5
+    res = ng.run(progress)
+    assert calls == [1] and ng.deadline == pytest.approx(3.0)
     assert ng.limit_words.startswith("wait bound (3 s: 20 times")
+    assert len(res.iterations) == 1 and res.stop.startswith("wait bound (3 s")
+
+
+def test_a_run_within_min_wait_never_times_the_floor(monkeypatch):
+    """The bound is at least ``min_wait``: a run that ends sooner never routes the floor
+    for its time, and its routes are those of the unbounded loop."""
+    lay = oversubscribed_layout()
+    clock = [0.0]
+    calls = _slow_floor(monkeypatch, clock, 2.0)
+    ng = _negotiator(lay, clock)
+    res = ng.run()
+    free = _negotiator(lay, [0.0], wait_factor=0).run()
+    assert calls == [] and ng.floor_first is None and not ng.cut
+    assert _cells(res) == _cells(free) and res.stop == free.stop
+    assert res.routed >= sequential_routes(lay, "cpu").routed
+
+
+def test_the_untimed_floor_is_routed_whatever_the_clock_says(monkeypatch):
+    """The floor phase of a bounded run whose floor was never timed routes it, past any
+    clock, and keeps it when it connects more nets (here negotiation routed none)."""
+    from mazeroute.router.negotiation import phases
+    lay = oversubscribed_layout()
+    clock = [0.0]
+    calls = _slow_floor(monkeypatch, clock, 2.0)
+    ng = _negotiator(lay, clock)
+    ng._bound()
+    clock[0] = 1e6
+    res = phases.run_phases(ng, 0, (phases.floor,))
+    seq = sequential_routes(lay, "cpu")
+    assert calls == [] and res.routed == seq.routed > 0 and _cells(res) == _cells(seq)
+    assert "its routes are kept" in res.notice
+    assert [p.phase for p in res.phases] == ["sequential floor"] and not ng.cut
 
 
 def test_a_bound_that_is_not_reached_changes_no_route():

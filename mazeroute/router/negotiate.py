@@ -185,9 +185,13 @@ class Negotiator(RouteBook, Conflicts, Loop, DeviceLoop, Legalise, Fillers, Expl
         #: (``wait_factor``) that stands for it when none was given.
         self.limit_words = f"time limit ({self.options.time_limit:g} s)" \
             if self.options.time_limit is not None else None
-        #: Sequential routing's result when the wait bound routed it first (the floor
-        #: phase keeps it, whatever the clock says; see _bound).
+        #: Sequential routing's result when the wait bound timed it (the floor phase
+        #: keeps it, whatever the clock says; see _bound).
         self.floor_first: RouteResult | None = None
+        #: Whether the wait bound's deadline is still ``min_wait``'s, the floor not yet
+        #: timed, and when the bound's time counts from (see _bound).
+        self.bound_pending = False
+        self.bound_start = 0.0
         self.floor_watch: Watch | None = None
         #: Steps the time limit stopped part way ("cut short") or before they began
         #: ("skipped"), in order.
@@ -222,22 +226,32 @@ class Negotiator(RouteBook, Conflicts, Loop, DeviceLoop, Legalise, Fillers, Expl
 
     def _bound(self) -> None:
         """Set the deadline: the time limit's, or without one the wait bound's
-        (:meth:`~.negotiation.options.PathFinderOptions.bound`), timed on sequential
-        routing of the layout, routed now; the floor phase keeps those routes."""
+        (:meth:`~.negotiation.options.PathFinderOptions.bound`). The bound is never less
+        than ``min_wait``, so sequential routing, which it is timed on, is routed only
+        once the run outlasts that (:meth:`_time_floor`); a run that ends sooner never
+        needed its time, and the floor phase routes the floor then."""
         opt = self.options
         if opt.time_limit is not None:
             self.deadline = self.now() + opt.time_limit
             return
         if opt.wait_factor == 0 or not self.layout.nets:
             return
-        # the floor is routed first rather than at the end: its time is what the bound
-        # is measured against, and it costs a small share of negotiation's on the
-        # layouts that need a bound (the same engine, already compiled, on unit costs)
+        self.bound_start = self.now()
+        self.bound_pending = True
+        self.deadline = self.bound_start + opt.min_wait
+        self.limit_words = (f"wait bound (at least {opt.min_wait:g} s: {opt.wait_factor:g} "
+                            "times sequential routing's time)")
+
+    def _time_floor(self) -> None:
+        """Route the floor and time it, which sets the wait bound's deadline, counted
+        from the run's start; the floor phase keeps those routes whatever the clock
+        says."""
+        self.bound_pending = False
         t0 = self.now()
         self.floor_watch = Watch(self.watch.net)
         self.floor_first = sequential_routes(self.layout, self.plan.floor,
                                              watch=self.floor_watch)
-        self._bound_by(t0, self.now() - t0)
+        self._bound_by(self.bound_start, self.now() - t0)
 
     def _bound_by(self, t0: float, seconds: float) -> None:
         """The wait bound's deadline, counted from ``t0``, for a floor of ``seconds``."""

@@ -291,13 +291,21 @@ class Loop:
 
     def _left(self) -> float | None:
         """Seconds left before the deadline (None: no limit)."""
+        self._settle_bound()
         return None if self.deadline is None else max(0.0, self.deadline - self.now())
 
     def _late(self, step: str | None = None) -> bool:
         """Whether the time limit has run out (:attr:`deadline`); if so, ``step`` (a
         phase that stops part way for it) is recorded as cut short."""
+        self._settle_bound()
         if self.deadline is None or self.now() < self.deadline:
             return False
         if step is not None:
             self.cut.setdefault(step, "cut short")
         return True
+
+    def _settle_bound(self) -> None:
+        """The wait bound's deadline, once the run reaches ``min_wait``: the floor routed
+        and timed then (:meth:`~mazeroute.router.negotiate.Negotiator._time_floor`)."""
+        if self.bound_pending and self.now() >= self.deadline:
+            self._time_floor()

@@ -49,11 +49,11 @@ class PathFinderOptions(StopRules):
         what the limit cut short (None: no limit)
     wait_factor : without a ``time_limit``, the whole negotiated routing may take this
         many times as long as sequential routing of the same layout (the floor, routed
-        first and timed for it), or ``min_wait`` seconds, whichever is longer; the bound
-        then acts as a ``time_limit`` does (0: no bound). A user waits for negotiation
-        where sequential routing would have answered at once, so the wait is measured
-        against it; where the bound cuts negotiation short, the floor's routes are kept
-        if they connect more nets
+        and timed for it once the run outlasts ``min_wait``), or ``min_wait`` seconds,
+        whichever is longer; the bound then acts as a ``time_limit`` does (0: no
+        bound). A user waits for negotiation where sequential routing would have
+        answered at once, so the wait is measured against it; where the bound cuts
+        negotiation short, the floor's routes are kept if they connect more nets
     min_wait : seconds ``wait_factor`` always allows (small layouts route sequentially
         in milliseconds, which would leave negotiation no time at all)
     crowd_iterations : stop negotiating after ``crowd_iterations`` iterations or more when

@@ -144,9 +144,17 @@ def floor(ng, run: PhaseRun) -> None:
         return
     t0 = time.perf_counter()
     if ng.floor_first is not None:
-        # routed before the loop for the wait bound: kept whatever the clock says, so
-        # that a bounded run never ends with fewer nets than sequential routing
+        # routed and timed for the wait bound: kept whatever the clock says, so that a
+        # bounded run never ends with fewer nets than sequential routing
         got, floor_watch = ng.floor_first, ng.floor_watch
+    elif ng.bound_pending:
+        # the wait bound never needed the floor's time: it is routed now, whatever the
+        # clock says, for the same reason, and stops once it cannot route more
+        floor_watch = Watch(ng.watch.net)
+        got = sequential_routes(ng.layout, ng.plan.floor, beat=result.routed,
+                                watch=floor_watch)
+        # the bound is not timed after all: only the floor's reasons follow
+        ng.bound_pending, ng.deadline = False, None
     elif (t0 := run.begin("sequential floor")) is None:
         return
     else:
