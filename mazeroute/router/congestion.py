@@ -332,7 +332,12 @@ class Congestion:
         # zeros are mapped lazily: only the cells that have a history are written
         out = np.zeros(self.history.size)
         if self._storied:
-            cells = np.unique(np.concatenate(self._storied))
+            # each cell once, ascending, by a mark on the grid: sorting the cells (the
+            # overused cells of every iteration) costs more on the largest layouts
+            marked = np.zeros(self.history.size, bool)
+            for part in self._storied:
+                marked[part] = True
+            cells = np.flatnonzero(marked)
             self._storied = [cells]
             out[cells] = self.history[cells] / COST_SCALE
         return out.reshape(self.shape)

@@ -116,15 +116,21 @@ class RouteBook:
             self.routes[i] = self.cells[i] = None
 
     def _result(self) -> RouteResult:
-        nets = []
-        routed = [i for i, c in enumerate(self.cells) if c is not None]
-        rank = {i: k for k, i in enumerate(sorted(routed, key=lambda i: self.stamp[i]))}
-        turns = dict(zip(routed, wires_bends([self.cells[i] for i in routed],
-                                             [self.pins[i] for i in routed])))
-        seconds = self.seconds.tolist()
-        for i, net in enumerate(self.layout.nets):
-            nets.append(NetRoute.of_wire(net.name, list(net.pins), self.cells[i], rank.get(i),
-                                         turns.get(i, 0), seconds[i]))
+        n = len(self.layout.nets)
+        routed = np.flatnonzero(np.fromiter((c is not None for c in self.cells), bool, n))
+        # the routing order: by stamp, ties in net order (a stable sort); the ranks and
+        # bends as arrays, as a Python step a net is a share of the result's time on
+        # the largest layouts
+        rank = np.full(n, -1, np.int64)
+        rank[routed[np.argsort(self.stamp[routed], kind="stable")]] = np.arange(routed.size)
+        turns = np.zeros(n, np.int64)
+        turns[routed] = wires_bends([self.cells[i] for i in routed.tolist()],
+                                    [self.pins[i] for i in routed.tolist()])
+        seconds, ranks, turns = self.seconds.tolist(), rank.tolist(), turns.tolist()
+        cells = self.cells
+        nets = [NetRoute.of_wire(net.name, list(net.pins), cells[i],
+                                 ranks[i] if ranks[i] >= 0 else None, turns[i], seconds[i])
+                for i, net in enumerate(self.layout.nets)]
         return RouteResult(self.layout, nets, self.engine, "hpwl", 0.0,
                            mode="negotiate", iterations=list(self.iterations),
                            history=self.state.history_cost(), stop=self.stop)
