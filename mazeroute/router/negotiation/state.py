@@ -124,8 +124,8 @@ class RouteBook:
         rank = np.full(n, -1, np.int64)
         rank[routed[np.argsort(self.stamp[routed], kind="stable")]] = np.arange(routed.size)
         turns = np.zeros(n, np.int64)
-        turns[routed] = wires_bends([self.cells[i] for i in routed.tolist()],
-                                    [self.pins[i] for i in routed.tolist()])
+        have = routed.tolist()
+        turns[routed] = wires_bends([self.cells[i] for i in have], [self.pins[i] for i in have])
         seconds, ranks, turns = self.seconds.tolist(), rank.tolist(), turns.tolist()
         cells = self.cells
         nets = [NetRoute.of_wire(net.name, list(net.pins), cells[i],
