@@ -27,7 +27,7 @@ README_MAX_LINES = 250
 #: The README's two set-up commands, exactly: CI runs the second.
 SETUP_COMMAND = ("python -m pip install -e . && mazeroute route layouts/fig15_5.yaml "
                  "-o outputs/fig15_5/")
-TEST_COMMAND = "python -m pip install -e '.[test]' && python -m pytest -q"
+TEST_COMMAND = "python -m pip install -e '.[test]' && python -m pytest -q -n auto"
 
 RULE_ROW = re.compile(r"^\|\s*`(?P<name>[a-z][a-z0-9_]*)`\s*\|(?P<value>[^|]*)\|"
                       r"(?P<rest>.*)$", re.M)
