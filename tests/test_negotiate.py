@@ -276,6 +276,114 @@ def test_sequential_floor_stops_once_it_cannot_beat(lay):
                 assert [n.cells for n in got.nets] == [n.cells for n in floor.nets]
 
 
+def _beside(lay, **options):
+    """A negotiator on the CPU whose plan routes the floor beside the phases."""
+    from dataclasses import replace
+
+    from mazeroute.plan import make_plan
+    plan = replace(make_plan(lay, "cpu", mode="negotiate"), floor_beside=True)
+    return Negotiator(lay, "cpu", PathFinderOptions(**options), plan)
+
+
+def _started(monkeypatch) -> list[int]:
+    """Count the floors started beside the phases (each one's nets to beat)."""
+    from mazeroute.router.negotiation import phases
+    started, real = [], phases.FloorThread
+
+    def thread(layout, backend, beat=None):
+        started.append(beat)
+        return real(layout, backend, beat)
+    monkeypatch.setattr(phases, "FloorThread", thread)
+    return started
+
+
+@pytest.mark.parametrize("make", [oversubscribed_layout, unroutable_layout,
+                                  lambda: random_layout(48, 40, density=0.3, nets=90,
+                                                        pins=2, seed=4, span=16)])
+def test_the_floor_beside_the_phases_changes_no_route(monkeypatch, make):
+    """Started after legalise with the nets routed then to beat, joined at the floor
+    phase: the routes, notice and phases of the floor routed after the phases."""
+    lay = make()
+    started = _started(monkeypatch)
+    got = _beside(lay, wait_factor=0).run()
+    want = Negotiator(lay, "cpu", PathFinderOptions(wait_factor=0)).run()
+    assert len(started) == 1 and started[0] <= got.routed < len(lay.nets)
+    assert [n.cells for n in got.nets] == [n.cells for n in want.nets]
+    assert [n.reason for n in got.nets] == [n.reason for n in want.nets]
+    assert got.notice == want.notice
+    assert [p.phase for p in got.phases] == [p.phase for p in want.phases]
+
+
+def test_a_floor_beside_that_connects_more_is_kept(monkeypatch):
+    """Every wire dropped before the floor starts: the floor's routes are the result."""
+    from mazeroute.router.negotiation import phases
+    lay = oversubscribed_layout()
+    ng = _beside(lay, wait_factor=0)
+
+    def drop(ng_, run):
+        ng_._rip([i for i, c in enumerate(ng_.cells) if c is not None])
+    res = phases.run_phases(ng, ng.negotiate(), (drop, phases.floor_beside, phases.floor))
+    seq = sequential_routes(lay, "cpu")
+    assert ng.floor_thread is None and res.routed == seq.routed > 0
+    assert [n.cells for n in res.nets] == [n.cells for n in seq.nets]
+    assert "its routes are kept" in res.notice
+
+
+def test_no_floor_beside_where_the_clock_rules_it(monkeypatch):
+    """A time limit's floor heeds the clock, and a floor the bound timed is kept: no
+    thread then; nor where every net is routed after legalise."""
+    started = _started(monkeypatch)
+    _beside(oversubscribed_layout(), time_limit=60.0).run()
+    ng = _beside(oversubscribed_layout())
+    ng.now = iter(float(t) for t in range(0, 10**6, 20)).__next__  # past min_wait at once
+    ng.run()
+    assert ng.floor_first is not None
+    _beside(random_layout(32, 32, density=0.0, nets=4, pins=2, seed=1, span=8),
+            wait_factor=0).run()
+    assert started == []
+
+
+def test_a_floor_beside_that_fails_raises_at_the_floor_phase(monkeypatch):
+    """What the thread raised is raised on the run's thread, and no thread is left."""
+    import threading
+
+    import mazeroute.router.floor as floor_module
+
+    def broken(*args, **kw):
+        raise RuntimeError("the floor broke")
+    monkeypatch.setattr(floor_module, "sequential_routes", broken)
+    with pytest.raises(RuntimeError, match="the floor broke"):
+        _beside(oversubscribed_layout(), wait_factor=0).run()
+    assert not any(t.name == "mazeroute-floor" for t in threading.enumerate())
+
+
+@pytest.mark.gpu
+def test_the_floor_beside_the_phases_on_the_device_changes_no_route():
+    """On the device (both negotiation and the floor the GPU's) the floor is routed
+    beside the phases, with the routes of the floor routed after them; and when it
+    connects more nets it is kept."""
+    from dataclasses import replace
+
+    from mazeroute.plan import make_plan
+    from mazeroute.router.negotiation import phases
+    lay = oversubscribed_layout()
+    plan = make_plan(lay, "gpu", mode="negotiate")
+    opts = PathFinderOptions(wait_factor=0)
+    assert plan.floor_beside
+    got = Negotiator(lay, "gpu", opts, plan).run()
+    want = Negotiator(lay, "gpu", opts, replace(plan, floor_beside=False)).run()
+    assert [n.cells for n in got.nets] == [n.cells for n in want.nets]
+    assert got.notice == want.notice and got.routed < len(lay.nets)
+    ng = Negotiator(lay, "gpu", opts, plan)
+
+    def drop(ng_, run):
+        ng_._rip([i for i, c in enumerate(ng_.cells) if c is not None])
+    res = phases.run_phases(ng, ng.negotiate(), (drop, phases.floor_beside, phases.floor))
+    seq = sequential_routes(lay, "gpu")
+    assert res.routed == seq.routed > 0 and "its routes are kept" in res.notice
+    assert [n.cells for n in res.nets] == [n.cells for n in seq.nets]
+
+
 def test_without_a_clock_or_a_watched_net_the_floor_is_sequential_modes_router():
     """The wait bound is timed on the floor: it is the router ``--mode sequential``
     runs, not the slower loop over the nets."""
@@ -535,7 +643,8 @@ def test_the_phases_after_the_loop_are_one_list():
     one runs the others, in order."""
     from mazeroute.router.negotiation import phases
     names = [step.__name__ for step in phases.PHASES]
-    assert names == ["legalise", "repair", "tidy", "space_fill", "windows", "reasons", "floor"]
+    assert names == ["legalise", "floor_beside", "repair", "tidy", "space_fill", "windows",
+                     "reasons", "floor"]
     lay = unroutable_layout()
     whole = Negotiator(lay, "cpu").run()
     ng = Negotiator(lay, "cpu")

@@ -734,6 +734,9 @@ def test_negotiations_floor_is_sequential_routings_choice(name, backend, with_gp
     seq = make_plan(lay, backend, mode="sequential").backend
     got = make_plan(lay, backend, mode="negotiate")
     assert got.floor == seq
+    # beside the phases only where both it and negotiation are the device's
+    assert got.floor_beside == (got.floor == got.negotiation == "gpu")
+    assert not make_plan(lay, "cpu", mode="negotiate").floor_beside
     if backend == "gpu":
         assert got.floor == "gpu"
     elif name == "spiral:4":        # winding corridors, also on a grid this small

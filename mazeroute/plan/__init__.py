@@ -62,6 +62,9 @@ class Plan:
         error, as when the GPU was asked for by name).
     notice : one line for the user (no usable GPU under ``auto``), or None.
     features : what was measured of the layout to decide.
+    floor_beside : whether the floor routes on a thread beside negotiation's phases
+        after legalise (negotiate plans): where both it and negotiation are the device's,
+        so that the phases, the host's work, hide it.
     """
 
     requested: str
@@ -75,6 +78,7 @@ class Plan:
     fallback: str | None = None
     notice: str | None = None
     features: Features | None = None
+    floor_beside: bool = False
 
     @property
     def engine(self) -> str:
@@ -280,4 +284,5 @@ def make_plan(subject, backend: str = "auto", strategy: str | None = None,
         else None
     return Plan(backend, mode, chosen, strategy, negotiation, floor, gmode, host,
                 "cpu" if backend == "auto" else None, notice,
-                measure.frozen() if measure is not None else None)
+                measure.frozen() if measure is not None else None,
+                floor_beside=negotiation == floor == "gpu")

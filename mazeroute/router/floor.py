@@ -5,6 +5,7 @@ Negotiation keeps them when they connect more nets than it did.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 
@@ -82,3 +83,41 @@ def sequential_routes(layout: Layout, backend: str = "auto", beat: int | None = 
             return None
     engine = f"{getattr(search, 'backend', backend)}/weighted"
     return RouteResult(layout, nets, engine, "file", time.perf_counter() - start)
+
+
+class FloorThread:
+    """:func:`sequential_routes` of ``layout`` on ``backend`` with ``beat``, on a thread
+    of its own from now on; :meth:`join` gives its result (or raises what it raised).
+
+    Examples
+    --------
+    >>> from mazeroute.layout import Layout, Net
+    >>> lay = Layout("two", 8, 8, nets=[Net("a", [(0, 0), (5, 5)])])
+    >>> FloorThread(lay, "cpu", beat=0).join().routed
+    1
+    """
+
+    def __init__(self, layout: Layout, backend: str, beat: int | None = None):
+        self._result: RouteResult | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, args=(layout, backend, beat),
+                                        name="mazeroute-floor", daemon=True)
+        self._thread.start()
+
+    def _run(self, layout: Layout, backend: str, beat: int | None) -> None:
+        try:
+            self._result = sequential_routes(layout, backend, beat=beat)
+        except BaseException as e:     # raised again on the caller's thread, at join
+            self._error = e
+
+    def join(self) -> RouteResult | None:
+        """The routes, once the thread has ended (None: they could not beat ``beat``)."""
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._result
+
+    def wait(self) -> None:
+        """Wait for the thread to end, whatever it found or raised (a run that ends by
+        an error of its own leaves no thread behind it)."""
+        self._thread.join()

@@ -96,7 +96,7 @@ from ..layout import Layout
 from ..plan import Plan, device_errors, first_line, make_plan
 from .congestion import COST_SCALE, Congestion, PathFinderOptions
 from .dispatch import net_search
-from .floor import sequential_routes
+from .floor import FloorThread, sequential_routes
 from .negotiation.conflicts import Conflicts, _independent
 from .negotiation.device import DeviceLoop
 from .negotiation.explain import Explain
@@ -193,6 +193,8 @@ class Negotiator(RouteBook, Conflicts, Loop, DeviceLoop, Legalise, Fillers, Expl
         self.bound_pending = False
         self.bound_start = 0.0
         self.floor_watch: Watch | None = None
+        #: The floor routing beside the phases after legalise (see phases.floor_beside).
+        self.floor_thread: FloorThread | None = None
         #: Steps the time limit stopped part way ("cut short") or before they began
         #: ("skipped"), in order.
         self.cut: dict[str, str] = {}

@@ -15,12 +15,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..floor import sequential_routes
+from ..floor import FloorThread, sequential_routes
 from ..result import PhaseStats, RouteResult
 from ..watch import Watch
 
-__all__ = ["PHASES", "PhaseRun", "run_phases", "legalise", "repair", "tidy", "space_fill",
-           "windows", "reasons", "floor"]
+__all__ = ["PHASES", "PhaseRun", "run_phases", "legalise", "floor_beside", "repair", "tidy",
+           "space_fill", "windows", "reasons", "floor"]
 
 #: The phases after the loop, as they end (``mazeroute route`` shows them on a terminal).
 log = logging.getLogger("mazeroute.router.negotiate")
@@ -87,6 +87,20 @@ repair = _plain("repair", "repair")
 tidy = _plain("tidy", "tidy")
 
 
+def floor_beside(ng, run: PhaseRun) -> None:
+    """Start the floor on a thread (:class:`~mazeroute.router.floor.FloorThread`) where
+    the plan routes it beside the phases, with the nets routed now to beat: the phases
+    after legalise never lose a net, so a floor that cannot beat these cannot beat the
+    end's either, and the floor phase keeps it by the same rule. Not where a time limit
+    runs (the floor phase heeds the clock then), the bound has timed the floor already,
+    or a net is watched (its floor is a loop over the nets)."""
+    if not (ng.plan.floor_beside and ng.floor_first is None and ng.watch.net is None
+            and (ng.deadline is None or ng.bound_pending)
+            and ng.routed < len(ng.layout.nets)):
+        return
+    ng.floor_thread = FloorThread(ng.layout, ng.plan.floor, beat=ng.routed)
+
+
 def space_fill(ng, run: PhaseRun) -> None:
     """The space-filling search (:mod:`mazeroute.router.fill`) where nets stay unrouted;
     its routes replace the result's when it connects every net."""
@@ -140,21 +154,27 @@ def floor(ng, run: PhaseRun) -> None:
     """Sequential mode's routes (:func:`~mazeroute.router.floor.sequential_routes`, on
     the plan's floor backend), kept when they connect more nets."""
     result = run.current()
+    t0 = time.perf_counter()
+    thread, ng.floor_thread = ng.floor_thread, None
+    # a floor beside the phases is waited for whatever comes of it: no thread outlives
+    # the run, and what it raised is raised here
+    beside = thread.join() if thread is not None else None
     if not result.routed < len(ng.layout.nets) - len(ng.enclosed):
         return
-    t0 = time.perf_counter()
     if ng.floor_first is not None:
         # routed and timed for the wait bound: kept whatever the clock says, so that a
         # bounded run never ends with fewer nets than sequential routing
         got, floor_watch = ng.floor_first, ng.floor_watch
-    elif ng.bound_pending:
-        # the wait bound never needed the floor's time: it is routed now, whatever the
-        # clock says, for the same reason, and stops once it cannot route more
+    elif thread is not None or ng.bound_pending:
+        # beside the phases (None: it could not beat legalise's nets), or now: the wait
+        # bound never needed the floor's time, so it is routed whatever the clock says,
+        # for the same reason, and stops once it cannot route more
         floor_watch = Watch(ng.watch.net)
-        got = sequential_routes(ng.layout, ng.plan.floor, beat=result.routed,
-                                watch=floor_watch)
-        # the bound is not timed after all: only the floor's reasons follow
-        ng.bound_pending, ng.deadline = False, None
+        got = beside if thread is not None else sequential_routes(
+            ng.layout, ng.plan.floor, beat=result.routed, watch=floor_watch)
+        if ng.bound_pending:
+            # the bound is not timed after all: only the floor's reasons follow
+            ng.bound_pending, ng.deadline = False, None
     elif (t0 := run.begin("sequential floor")) is None:
         return
     else:
@@ -179,14 +199,19 @@ def floor(ng, run: PhaseRun) -> None:
 
 #: The phases after the loop, in order.
 PHASES: tuple[Callable[[object, PhaseRun], None], ...] = (
-    legalise, repair, tidy, space_fill, windows, reasons, floor)
+    legalise, floor_beside, repair, tidy, space_fill, windows, reasons, floor)
 
 
 def run_phases(ng, iterations: int, phases=PHASES) -> RouteResult:
     """Run ``phases`` after a loop of ``iterations``; the result, with their records."""
     run = PhaseRun(ng, iterations)
-    for step in phases:
-        step(ng, run)
+    try:
+        for step in phases:
+            step(ng, run)
+    finally:
+        if ng.floor_thread is not None:     # no floor step, or a step's error
+            ng.floor_thread.wait()
+            ng.floor_thread = None
     result = run.current()
     result.phases = run.phases
     return result
