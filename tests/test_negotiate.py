@@ -357,6 +357,26 @@ def test_a_floor_beside_that_fails_raises_at_the_floor_phase(monkeypatch):
     assert not any(t.name == "mazeroute-floor" for t in threading.enumerate())
 
 
+def test_the_floor_thread_runs_on_the_callers_device(monkeypatch):
+    """The thread enters the scope made on the caller's thread (its CUDA device) before
+    it routes, and its routes are the floor's."""
+    import contextlib
+    import threading
+
+    import mazeroute.router.floor as floor_module
+    seen = []
+
+    @contextlib.contextmanager
+    def scope():
+        seen.append(threading.current_thread().name)
+        yield
+    monkeypatch.setattr(floor_module, "device_scope", lambda: scope)
+    lay = corridor_layout()
+    got = floor_module.FloorThread(lay, "cpu").join()
+    assert seen == ["mazeroute-floor"]
+    assert [n.cells for n in got.nets] == [n.cells for n in sequential_routes(lay, "cpu").nets]
+
+
 @pytest.mark.gpu
 def test_the_floor_beside_the_phases_on_the_device_changes_no_route():
     """On the device (both negotiation and the floor the GPU's) the floor is routed

@@ -11,10 +11,12 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import functools
+from collections.abc import Callable
 
 __all__ = ["MIN_COMPUTE_CAPABILITY", "gpu_status", "gpu_available", "open_device",
-           "device_errors", "first_line"]
+           "device_scope", "device_errors", "first_line"]
 
 
 #: Oldest GPU the kernels run on: they use ``__reduce_*_sync`` (sm_80) and DPX (sm_90,
@@ -63,6 +65,22 @@ def open_device() -> None:
     import cupy
 
     cupy.empty(1, cupy.uint8)
+
+
+def device_scope() -> Callable[[], contextlib.AbstractContextManager]:
+    """What makes the caller's current CUDA device current again: for work handed to
+    another thread, which starts on CuPy's default device. A null context without a
+    usable GPU.
+
+    >>> with device_scope()():
+    ...     pass
+    """
+    if not gpu_available():
+        return contextlib.nullcontext
+    import cupy
+
+    device = cupy.cuda.Device().id
+    return lambda: cupy.cuda.Device(device)
 
 
 def device_errors() -> tuple[type[BaseException], ...]:

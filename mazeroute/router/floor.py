@@ -15,6 +15,7 @@ from ..engines import make_net_search
 from ..engines.weighted import COST_DTYPE, NetRequest
 from ..layout import Layout
 from ..plan import make_plan
+from ..plan.device import device_scope
 from .result import NetRoute, RouteResult, wire_bends
 from .sequential import Router
 from .watch import Watch
@@ -100,13 +101,17 @@ class FloorThread:
     def __init__(self, layout: Layout, backend: str, beat: int | None = None):
         self._result: RouteResult | None = None
         self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._run, args=(layout, backend, beat),
+        # the caller's device, not the default one, where a host has several
+        scope = device_scope()
+        self._thread = threading.Thread(target=self._run,
+                                        args=(layout, backend, beat, scope),
                                         name="mazeroute-floor", daemon=True)
         self._thread.start()
 
-    def _run(self, layout: Layout, backend: str, beat: int | None) -> None:
+    def _run(self, layout: Layout, backend: str, beat: int | None, scope) -> None:
         try:
-            self._result = sequential_routes(layout, backend, beat=beat)
+            with scope():
+                self._result = sequential_routes(layout, backend, beat=beat)
         except BaseException as e:     # raised again on the caller's thread, at join
             self._error = e
 
