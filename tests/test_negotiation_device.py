@@ -83,7 +83,11 @@ class _HostState:
         return self.box[nets]
 
     def state_routes(self, nets):
-        return [self.cg.routes[i] for i in nets.tolist()]
+        wires = [self.cg.routes[i] for i in nets.tolist()]
+        sizes = [0 if r is None else r.size for r in wires]
+        flat = [r for r in wires if r is not None]
+        return (np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64),
+                np.concatenate(flat).astype(np.int64) if flat else np.zeros(0, np.int64))
 
     def state_close(self):
         from mazeroute.engines.gpu_state import DeviceRoutes

@@ -295,3 +295,41 @@ def test_wire_groups_on_a_kept_scratch_equal_those_on_a_fresh_one(seed):
     for bad in (np.zeros(cells - 1, np.int64), np.zeros(cells, np.int32)):
         with pytest.raises(ValueError, match="scratch"):
             schedule.wire_groups([np.array([0, 1])], cells, 8, bad)
+
+
+def _greedy_groups(wires, size):
+    """The oracle of the wire groups: each wire's lowest colour that no earlier wire
+    sharing a cell took (past the colours, a group of its own), classes in colour order
+    cut into runs of ``size``; ``size`` 1 is the order itself."""
+    if size == 1:
+        return [[k] for k in range(len(wires))]
+    colour, taken = [], []
+    for w in wires:
+        cells = set() if w is None else set(w.tolist())
+        used = {c for c, t in zip(colour, taken) if t & cells}
+        c = next(k for k in range(schedule.WIRE_COLOURS + 1) if k not in used)
+        colour.append(c)
+        taken.append(cells if c < schedule.WIRE_COLOURS else set())
+    groups = []
+    for c in sorted(set(colour)):
+        members = [k for k, got in enumerate(colour) if got == c]
+        step = size if c < schedule.WIRE_COLOURS else 1
+        groups += [members[s:s + step] for s in range(0, len(members), step)]
+    return groups
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_packed_wire_groups_are_the_greedy_colouring(seed):
+    """Wires given one after another (as the device keeps them) are grouped as a greedy
+    colouring in order groups them, a net without a wire included."""
+    rng = np.random.default_rng(seed)
+    cells = 300
+    wires = [None if rng.random() < 0.1 else
+             rng.choice(cells, int(rng.integers(1, 25)), replace=False)
+             for _ in range(int(rng.integers(1, 120)))]
+    sizes = [0 if w is None else w.size for w in wires]
+    ptr = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    flat = np.concatenate([w for w in wires if w is not None]).astype(np.int64)
+    for size in (1, 4, 16):
+        got = schedule.packed_wire_groups(ptr, flat, cells, size)
+        assert [g.tolist() for g in got] == _greedy_groups(wires, size)

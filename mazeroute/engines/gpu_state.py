@@ -125,14 +125,14 @@ class _DeviceIteration:
         idx = self._xp.asarray(np.asarray(nets, np.int32))
         return self._st_box.reshape(-1, 4)[idx].get().astype(np.int64)
 
-    def state_routes(self, nets: np.ndarray) -> list[np.ndarray | None]:
-        """The routes of ``nets`` now (flat cells, int64; None: no route)."""
+    def state_routes(self, nets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The routes of ``nets`` now, one after another: offsets ``(k + 1,)`` and flat
+        cells, int64 (a net without a route has none); no array a net, as a loop over
+        thousands of nets each iteration costs more than the transfer."""
         idx = self._xp.asarray(np.asarray(nets, np.int32))
         start, length = self._st_start[idx].get(), self._st_len[idx].get()
         cells, offsets = self._gathered(start, length)
-        flat = cells.get().astype(np.int64)
-        return [flat[a:z] if z > a else None
-                for a, z in zip(offsets[:-1].tolist(), offsets[1:].tolist())]
+        return offsets, cells.get().astype(np.int64)
 
 class DeviceState(_DeviceIteration):
     """Negotiation's state on the device (module notes); a mixin of the GPU engine,

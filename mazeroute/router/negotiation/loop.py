@@ -149,11 +149,14 @@ class Loop:
         such nets would each see the other's old wire and step aside together,
         iteration after iteration; :func:`~.schedule.wire_groups`); ``size`` 1 is
         PathFinder's order itself."""
-        wires = (self.search.state_routes(pending) if self.on_device
-                 else [self.routes[i] for i in pending.tolist()])
         if self.colour_cells is None:      # the colouring's cells, zero between calls
             self.colour_cells = np.zeros(self.free.size, np.int64)
-        return schedule.wire_groups(wires, self.free.size, size, self.colour_cells)
+        if self.on_device:      # the device's routes come one after another, as kept
+            ptr, flat = self.search.state_routes(pending)
+            return schedule.packed_wire_groups(ptr, flat, self.free.size, size,
+                                               self.colour_cells)
+        return schedule.wire_groups([self.routes[i] for i in pending.tolist()],
+                                    self.free.size, size, self.colour_cells)
 
     def _own(self, requests: list[NetRequest]) -> list[NetRequest]:
         """``requests`` each pricing its net's current wire as if it were gone."""

@@ -24,7 +24,7 @@ import numpy as np
 from ...engines.weighted import box_colours, box_levels
 
 __all__ = ["batches", "colour_order", "as_short_as_can_be", "hpwl_order", "reroute_order",
-           "wire_groups", "WIRE_COLOURS"]
+           "wire_groups", "packed_wire_groups", "WIRE_COLOURS"]
 
 #: Colours that :func:`wire_groups` gives (bits of an int64 a cell); a net that finds
 #: every one taken on its wire is a group of its own.
@@ -162,11 +162,28 @@ def wire_groups(wires: Sequence[np.ndarray | None], cells: int, size: int,
     np.cumsum(sizes, out=ptr[1:])
     flat = (np.concatenate([w for w in wires if w is not None and w.size])
             if ptr[-1] else np.zeros(0, np.int64))
+    return packed_wire_groups(ptr, flat, cells, size, scratch)
+
+
+def packed_wire_groups(ptr: np.ndarray, flat: np.ndarray, cells: int, size: int,
+                       scratch: np.ndarray | None = None) -> list[np.ndarray]:
+    """:func:`wire_groups` of wires given one after another: wire ``k``'s flat cells are
+    ``flat[ptr[k]:ptr[k + 1]]`` (none: no wire), as a device keeps them, so that no
+    list of arrays is made on the way.
+
+    >>> ptr, flat = np.array([0, 2, 4, 5, 5, 7]), np.array([0, 1, 1, 2, 3, 2, 4])
+    >>> [g.tolist() for g in packed_wire_groups(ptr, flat, 5, 8)]
+    [[0, 2, 3, 4], [1]]
+    """
+    n = len(ptr) - 1
+    if size == 1 or n <= 0:
+        return [np.array([k], np.int64) for k in range(max(n, 0))]
     if scratch is None:
         scratch = np.zeros(cells, np.int64)
     elif scratch.dtype != np.int64 or scratch.size < cells:
         raise ValueError(f"scratch must be {cells} int64 zeros")
-    colour = _colours(ptr, flat.astype(np.int64), scratch, WIRE_COLOURS)
+    colour = _colours(np.asarray(ptr, np.int64), np.asarray(flat, np.int64), scratch,
+                      WIRE_COLOURS)
     order = np.argsort(colour, kind="stable")
     bounds = np.flatnonzero(np.diff(colour[order])) + 1
     groups = []
