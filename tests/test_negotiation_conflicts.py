@@ -203,9 +203,13 @@ def _reaches_all_pins(ng: Negotiator, i: int) -> bool:
 @pytest.mark.parametrize("seed", range(10))
 def test_cut_off_equals_a_search_of_the_cells_a_net_may_enter(seed):
     lay = _pockets(seed, (8, 60), [0.2, 0.35, 0.45], (10, 120), 6)
+    """All nets at once (two-pin nets together) and one at a time."""
     ng = Negotiator(lay, "cpu")
-    cut = [ng._cut_off(i) for i in range(len(lay.nets))]
-    assert cut == [not _reaches_all_pins(ng, i) for i in range(len(lay.nets))]
+    n = len(lay.nets)
+    want = [not _reaches_all_pins(ng, i) for i in range(n)]
+    every = ng._cut_off(list(range(n)))
+    assert [i in every for i in range(n)] == want
+    assert [bool(ng._cut_off([i])) for i in range(n)] == want
 
 
 def test_cut_off_nets_over_the_corpus_include_both_answers():
@@ -213,7 +217,8 @@ def test_cut_off_nets_over_the_corpus_include_both_answers():
     for seed in range(10):
         lay = random_layout(30, 30, density=0.4, nets=80, pins=2 + seed % 3, seed=seed)
         ng = Negotiator(lay, "cpu")
-        seen |= {ng._cut_off(i) for i in range(len(lay.nets))}
+        cut = ng._cut_off(list(range(len(lay.nets))))
+        seen |= {i in cut for i in range(len(lay.nets))}
     assert seen == {True, False}
 
 

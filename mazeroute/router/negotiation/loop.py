@@ -14,7 +14,58 @@ from ...engines.weighted import NetRequest, box_sides
 from ..result import IterationStats
 from . import schedule
 
-__all__ = ["Loop"]
+__all__ = ["Loop", "apart", "cut_off"]
+
+#: The four steps to a cell's neighbours.
+STEPS = ((1, 0), (-1, 0), (0, 1), (0, -1))
+
+
+def cut_off(label: np.ndarray, pins: np.ndarray) -> bool:
+    """Whether ``pins`` ``(k, 2)`` (x, y) lie in different pieces of ``label`` (the
+    pieces of the cells a net may enter, 0 elsewhere), joined through the pins: a walk
+    over pins and pieces, where a pin enters the pieces beside it and the pins beside
+    it, a piece every pin beside it.
+
+    >>> label = np.array([[1, 0, 2]])
+    >>> cut_off(label, np.array([[0, 0], [2, 0]])), cut_off(label, np.array([[0, 0], [1, 0]]))
+    (True, False)
+    """
+    h, w = label.shape
+    pins = np.asarray(pins).tolist()
+    near = [{int(label[y + dy, x + dx]) for dx, dy in STEPS
+             if 0 <= x + dx < w and 0 <= y + dy < h and label[y + dy, x + dx]}
+            for x, y in pins]
+    reached, pieces, grew = {0}, set(near[0]), True
+    while grew:
+        grew = False
+        for k, (x, y) in enumerate(pins):
+            if k not in reached and (near[k] & pieces or any(
+                    abs(x - pins[j][0]) + abs(y - pins[j][1]) <= 1 for j in reached)):
+                reached.add(k)
+                pieces |= near[k]
+                grew = True
+    return len(reached) < len(pins)
+
+
+def apart(label: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """:func:`cut_off` of many two-pin nets at once: ``ends`` ``(2, n, 2)`` holds each
+    net's two pins (x, y); a net is cut off when no piece lies beside both pins and the
+    pins are not side by side.
+
+    >>> label = np.array([[1, 0, 2], [1, 1, 0]])
+    >>> apart(label, np.array([[[0, 0], [0, 0]], [[2, 0], [2, 1]]])).tolist()
+    [True, False]
+    """
+    h, w = label.shape
+    beside = np.zeros((2, ends.shape[1], len(STEPS)), label.dtype)
+    for k, (dx, dy) in enumerate(STEPS):
+        x, y = ends[..., 0] + dx, ends[..., 1] + dy
+        inside = (x >= 0) & (x < w) & (y >= 0) & (y < h)
+        beside[inside, k] = label[y[inside], x[inside]]
+    a, b = beside[0][:, :, None], beside[1][:, None, :]
+    shared = ((a == b) & (a > 0)).any(axis=(1, 2))
+    touch = np.abs(ends[0] - ends[1]).sum(axis=1) <= 1
+    return ~(shared | touch)
 
 
 class Loop:
@@ -62,8 +113,10 @@ class Loop:
         retry = []
         if self.iterations and self._late("negotiation"):
             failed = []     # no more searches: the failed nets stay unrouted
-        for i in sorted(failed, key=rank.__getitem__):
-            if self._whole(i) or self._cut_off(i):
+        failed = sorted(failed, key=rank.__getitem__)
+        cut = self._cut_off([i for i in failed if not self._whole(i)])
+        for i in failed:
+            if self._whole(i) or i in cut:
                 self.enclosed.add(i)
             else:
                 self._grow(i)
@@ -178,33 +231,23 @@ class Loop:
         of nets in ``hpwl`` order whose searches reach ``boxes``: their positions."""
         return schedule.reroute_order(self.options.reroute_order, boxes, self.shape)
 
-    def _cut_off(self, i: int) -> bool:
-        """Whether net ``i``'s pins lie in different pieces of the cells it may enter
-        (free cells that hold no other net's pin; wires never block while nets
-        negotiate), joined through its own pins: then no box, however grown, holds a
-        route. The pieces are labelled once, at the first net whose search fails."""
+    def _cut_off(self, nets: list[int]) -> set[int]:
+        """The nets of ``nets`` whose pins lie in different pieces of the cells they may
+        enter (:func:`cut_off`; two-pin nets all at once, :func:`apart`): no box, however
+        grown, holds a route for them. The pieces are labelled once, at the first net
+        whose search fails."""
+        if not nets:
+            return set()
         if self.pieces is None:
             self.pieces = scipy.ndimage.label(self.free & (self.owner < 0))[0]
-        label = self.pieces
-        h, w = self.shape
-        pins = self.pins[i].tolist()
-        # a walk over pins and pieces: a pin enters the pieces beside it and the pins
-        # beside it, a piece every pin beside it
-        near = []
-        for x, y in pins:
-            near.append({int(label[y + dy, x + dx])
-                         for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1))
-                         if 0 <= x + dx < w and 0 <= y + dy < h and label[y + dy, x + dx]})
-        reached, pieces, grew = {0}, set(near[0]), True
-        while grew:
-            grew = False
-            for k, (x, y) in enumerate(pins):
-                if k not in reached and (near[k] & pieces or any(
-                        abs(x - pins[j][0]) + abs(y - pins[j][1]) <= 1 for j in reached)):
-                    reached.add(k)
-                    pieces |= near[k]
-                    grew = True
-        return len(reached) < len(pins)
+        ptr, flat = self.pins_flat
+        at = np.asarray(nets, np.int64)
+        two = ptr[at + 1] - ptr[at] == 2
+        w = self.shape[1]
+        ends = np.stack([flat[ptr[at[two]]], flat[ptr[at[two]] + 1]]).astype(np.int64)
+        cut = {int(i) for i in at[two][apart(self.pieces, np.stack([ends % w, ends // w],
+                                                                   axis=2))]}
+        return cut | {i for i in at[~two].tolist() if cut_off(self.pieces, self.pins[i])}
 
     def negotiate(self, progress: Callable[[IterationStats], None] | None = None) -> int:
         """The PathFinder loop; returns the number of iterations run."""
