@@ -713,3 +713,29 @@ def test_a_nets_box_is_its_row_of_boxes(seed):
     ng.margin[:] = np.random.default_rng(seed).integers(0, 60, len(lay.nets))
     every = ng.boxes(np.arange(len(lay.nets)))
     assert [ng.box(i) for i in range(len(lay.nets))] == [tuple(b) for b in every.tolist()]
+
+
+def test_negotiation_pauses_the_collector_and_leaves_it_as_it_was():
+    """Python's garbage collector is off while a negotiation runs (its progress sees
+    it off) and as it was afterwards: on again, off again, and on again after an
+    error."""
+    import gc
+
+    lay = random_layout(40, 30, density=0.2, nets=20, pins=2, seed=3, span=12)
+    seen = []
+    assert gc.isenabled()
+    res = route(lay, backend="cpu", progress=lambda s: seen.append(gc.isenabled()))
+    assert res.routed and seen and not any(seen)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        route(lay, backend="cpu")
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+    def fail(stats):
+        raise RuntimeError("stop here")
+    with pytest.raises(RuntimeError, match="stop here"):
+        route(lay, backend="cpu", progress=fail)
+    assert gc.isenabled()
