@@ -92,7 +92,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from ..engines.weighted import pin_table
+from ..engines.weighted import PinTable
 from ..errors import EngineUnavailable
 from ..layout import Layout
 from ..plan import Plan, device_errors, first_line, make_plan
@@ -139,9 +139,16 @@ class Negotiator(RouteBook, Conflicts, Loop, DeviceLoop, Legalise, Fillers, Expl
         h, w = self.shape
         self.free = ~layout.blocked
         self.owner = np.full(self.shape, -1, np.int32)
-        self.pins = [np.array(net.pins, np.int64).reshape(-1, 2) for net in layout.nets]
-        for i, p in enumerate(self.pins):
-            self.owner[p[:, 1], p[:, 0]] = i
+        n = len(layout.nets)
+        # every pin in one array, each net's a view of it: an array made a net, and an
+        # owner set a net, took a share of the set-up on the largest layouts
+        count = np.fromiter((len(net.pins) for net in layout.nets), np.int64, n)
+        ptr = np.zeros(n + 1, np.int64)
+        np.cumsum(count, out=ptr[1:])
+        xy = np.fromiter((c for net in layout.nets for p in net.pins for c in p), np.int64,
+                         2 * int(ptr[-1])).reshape(-1, 2)
+        self.pins = [xy[a:z] for a, z in zip(ptr[:-1].tolist(), ptr[1:].tolist())]
+        self.owner[xy[:, 1], xy[:, 0]] = np.repeat(np.arange(n, dtype=np.int32), count)
         #: Every engine choice of this run (the weighted search's backend, the floor's).
         self.plan = plan if plan is not None else make_plan(layout, backend, mode="negotiate")
         # adaptive: calls of few nets go to the CPU engine when that is sooner (late
@@ -149,13 +156,12 @@ class Negotiator(RouteBook, Conflicts, Loop, DeviceLoop, Legalise, Fillers, Expl
         self.search = net_search(self.plan.negotiation, self.free, self.owner, adaptive=True)
         self.backend = self.plan.negotiation
         self.engine = f"{self.backend}/weighted"
-        n = len(layout.nets)
-        #: Every net's pins, flat (:func:`~mazeroute.engines.weighted.pin_table`).
-        self.pins_flat = pin_table(self.pins, w)
+        #: Every net's pins, flat (:class:`~mazeroute.engines.weighted.PinTable`).
+        self.pins_flat = PinTable(ptr, (xy[:, 1] * w + xy[:, 0]).astype(np.int32))
         self.lo = self.hi = np.zeros((0, 2), np.int64)
         if n:
-            xy, starts = np.concatenate(self.pins), self.pins_flat.ptr[:-1]
-            self.lo, self.hi = np.minimum.reduceat(xy, starts), np.maximum.reduceat(xy, starts)
+            self.lo = np.minimum.reduceat(xy, ptr[:-1])
+            self.hi = np.maximum.reduceat(xy, ptr[:-1])
         self.margin = np.full(n, self.options.bb_factor, np.int64)
         self.state = Congestion(self.free, n, self.options.acc_fac, self.options.net_acc)
         self.routes: list[np.ndarray | None] = [None] * n       # flat cell indices
