@@ -205,3 +205,25 @@ def test_the_emulated_state_is_priced_as_the_host_prices(emu_lib, state_lib):
     search.state_pass = checked
     ng.negotiate()
     assert len(seen) > 2
+
+
+def test_the_state_opens_with_its_history_or_none(emu_lib, state_lib):
+    """A state with no history yet uploads its base alone (as the type of base plus
+    history) and makes the history on the device; one with a history uploads both."""
+    from mazeroute.generate import random_layout
+    from mazeroute.router.congestion import Congestion
+
+    lay = random_layout(12, 10, density=0.2, nets=4, pins=2, seed=1, span=6)
+    ng = Negotiator(lay, "cpu", PathFinderOptions(wait_factor=0))
+    for history in (False, True):
+        state = Congestion(ng.free, len(lay.nets), 3, 0)
+        if history:
+            state.history[::7] = 5
+        pricing = state.pricing()
+        search = EmuStateSearch(ng.free, ng.owner, emu_lib, state_lib)
+        search.state_open(pricing, len(lay.nets))
+        want = pricing.base + pricing.history
+        assert np.asarray(search._st_bh).dtype == want.dtype
+        assert np.array_equal(np.asarray(search._st_bh), want)
+        assert np.array_equal(np.asarray(search._st_history), pricing.history)
+        assert np.array_equal(np.asarray(search._st_history0), pricing.history)

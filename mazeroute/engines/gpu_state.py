@@ -153,9 +153,13 @@ class DeviceState(_DeviceIteration):
         if pricing.load.any():
             raise ValueError("the device's state starts with no route")
         self._sk = self._state_kernels()
-        bh = pricing.base + pricing.history
+        # no history yet (a loop's start): the history is made there, not uploaded
+        fresh = not pricing.history.any()
+        bh = (pricing.base.astype(np.result_type(pricing.base, pricing.history)) if fresh
+              else pricing.base + pricing.history)
         self._st_bh = xp.asarray(bh)
-        self._st_history = xp.asarray(pricing.history)
+        self._st_history = (xp.zeros(pricing.history.shape, pricing.history.dtype) if fresh
+                            else xp.asarray(pricing.history))
         self._st_history0 = self._st_history.copy()
         self._st_load = xp.zeros(n, xp.int64)
         self._st_id = xp.zeros(n, xp.int64)
