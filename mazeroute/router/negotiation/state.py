@@ -106,8 +106,20 @@ class RouteBook:
         """Every wire reserved for its net in the search (no other net enters it). The
         phases call it at their start, when the wires are disjoint (legalise's cover has
         been dropped), and most cells already hold their net from the phase before."""
-        nets = [i for i, c in enumerate(self.cells) if c is not None]
-        self._reserve(nets, [self.cells[i] for i in nets], unset_only=True)
+        nets = [i for i, r in enumerate(self.routes) if r is not None]
+        if not nets:
+            return
+        # compared on the flat cells, and turned to (x, y) only where an owner differs:
+        # pairs of indices into the grid cost a share of each phase on the largest layouts
+        flat = np.concatenate([self.routes[i] for i in nets])
+        who = np.repeat(np.asarray(nets, np.int32), [self.routes[i].size for i in nets])
+        owner = getattr(self.search, "owner", None)
+        if owner is not None:
+            differs = np.asarray(owner).reshape(-1)[flat] != who
+            flat, who = flat[differs], who[differs]
+        if who.size:
+            w = self.shape[1]
+            self.search.set_owner(np.stack([flat % w, flat // w], axis=1), who)
 
     def _rip(self, nets: list[int]) -> None:
         """Rip up every net of ``nets`` at once."""
