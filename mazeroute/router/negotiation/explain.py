@@ -45,17 +45,9 @@ class Explain:
             return
         h, w = self.shape
         whole = (0, 0, w - 1, h - 1)
-        wires = np.full(self.shape, -1, np.int32)
-        routed = [i for i, r in enumerate(result.nets) if r.routed]
-        if routed:
-            cells = [result.nets[i].cell_array() for i in routed]
-            xy = np.concatenate(cells)
-            wires[xy[:, 1], xy[:, 0]] = np.repeat(np.asarray(routed, np.int32),
-                                                   [len(c) for c in cells])
-        # wires passable but dear, pins as always: which wires wall a net off
-        wire_search = self._pin_search()
-        wire_cost = np.ones(self.shape, COST_DTYPE)
-        wire_cost[wires >= 0] = COST_MAX
+        # the grid of wires and the search across them are made at the first net that
+        # searches: where every unrouted net is in conflict, none does
+        wires = wire_cost = wire_search = None
         changed = None                  # the costs are sent at the first search only
         for i in todo:
             if negotiated and i in self.conflicts:
@@ -66,6 +58,9 @@ class Explain:
             if self._late("reasons"):
                 result.nets[i].reason = f"unrouted when the {self.limit_words} ran out"
                 continue
+            if wires is None:
+                wires, wire_cost = self._wires_grid(result)
+                wire_search = self._pin_search()
             xy = wire_search.route(wire_cost, [NetRequest(i, self.pins[i], whole)],
                                    changed)[0]
             changed = _NO_CELLS
@@ -75,6 +70,20 @@ class Explain:
                                          + names(self.layout, by))
                 continue
             result.nets[i].reason = self._enclosure(i)
+
+    def _wires_grid(self, result: RouteResult) -> tuple[np.ndarray, np.ndarray]:
+        """Each cell's wire in ``result`` (-1: none), and costs across them: wires
+        passable but dear, pins as always, to find which wires wall a net off."""
+        wires = np.full(self.shape, -1, np.int32)
+        routed = [i for i, r in enumerate(result.nets) if r.routed]
+        if routed:
+            cells = [result.nets[i].cell_array() for i in routed]
+            xy = np.concatenate(cells)
+            wires[xy[:, 1], xy[:, 0]] = np.repeat(np.asarray(routed, np.int32),
+                                                   [len(c) for c in cells])
+        wire_cost = np.ones(self.shape, COST_DTYPE)
+        wire_cost[wires >= 0] = COST_MAX
+        return wires, wire_cost
 
     def _enclosure(self, i: int) -> str:
         """Why net ``i`` has no route even through other nets' wires: the pins of other
