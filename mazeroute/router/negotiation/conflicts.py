@@ -103,9 +103,7 @@ class Conflicts:
         found = None if changed is None else self.state.users(over, changed)
         if found is not None:
             return found
-        nets = [i for i, r in enumerate(self.routes) if r is not None]
-        flat = np.concatenate([self.routes[i] for i in nets])
-        who = np.repeat(np.array(nets, np.int64), [self.routes[i].size for i in nets])
+        flat, who = self._wired()
         # a mark on the grid rather than np.isin, which sorts every routed cell
         overused = np.zeros(self.free.size, bool)
         overused[over] = True

@@ -288,12 +288,9 @@ class _Board:
         self.whole = (0, 0, w - 1, h - 1)
         self.own = np.full(h * w, -1, np.int32)
         self.dear = np.full(h * w, COST_SCALE, COST_DTYPE)
-        nets = [i for i, r in enumerate(ng.routes) if r is not None]
-        if nets:
-            wires = np.concatenate([ng.routes[i] for i in nets])
-            self.own[wires] = np.repeat(np.asarray(nets, np.int32),
-                                        [ng.routes[i].size for i in nets])
-            self.dear[wires] = WIRE_COST * COST_SCALE
+        wires, who = ng._wired()
+        self.own[wires] = who
+        self.dear[wires] = WIRE_COST * COST_SCALE
         self.uniform: np.ndarray | None = None      # unit costs of the victims' searches
         #: Cells a wire was laid on since a repair pass searched its nets' ways.
         self.laid = np.zeros(h * w, bool)

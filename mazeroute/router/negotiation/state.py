@@ -87,39 +87,39 @@ class RouteBook:
         self.state.add_many(nets, flats, (flat, np.repeat(idx, sizes)))
         self.clock = max(self.clock, int(max(when))) + 1
 
-    def _reserve(self, nets, cells: list[np.ndarray], unset_only: bool = False) -> None:
-        """Give each of ``nets`` its ``cells`` in the search's owners, in one call; with
-        ``unset_only`` (the nets' cells disjoint) only the cells whose owner differs are
-        set, as a set goes to both engines' grids and the device's."""
+    def _reserve(self, nets, cells: list[np.ndarray]) -> None:
+        """Give each of ``nets`` its ``cells`` in the search's owners, in one call."""
         if not len(nets):
             return
         xy = np.concatenate(cells).reshape(-1, 2)
         who = np.repeat(np.asarray(nets, np.int32), [len(c) for c in cells])
-        owner = getattr(self.search, "owner", None) if unset_only else None
-        if owner is not None:
-            differs = owner[0, xy[:, 1], xy[:, 0]] != who
-            xy, who = xy[differs], who[differs]
         if who.size:
             self.search.set_owner(xy, who)
+
+    def _wired(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every routed net's flat cells, one net after another, and each cell's net
+        (both int64; empty where no net is routed)."""
+        nets = [i for i, r in enumerate(self.routes) if r is not None]
+        if not nets:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64)
+        flat = np.concatenate([self.routes[i] for i in nets])
+        return flat, np.repeat(np.asarray(nets, np.int64), [self.routes[i].size for i in nets])
 
     def _reserve_wires(self) -> None:
         """Every wire reserved for its net in the search (no other net enters it). The
         phases call it at their start, when the wires are disjoint (legalise's cover has
         been dropped), and most cells already hold their net from the phase before."""
-        nets = [i for i, r in enumerate(self.routes) if r is not None]
-        if not nets:
-            return
         # compared on the flat cells, and turned to (x, y) only where an owner differs:
         # pairs of indices into the grid cost a share of each phase on the largest layouts
-        flat = np.concatenate([self.routes[i] for i in nets])
-        who = np.repeat(np.asarray(nets, np.int32), [self.routes[i].size for i in nets])
+        flat, who = self._wired()
         owner = getattr(self.search, "owner", None)
         if owner is not None:
             differs = np.asarray(owner).reshape(-1)[flat] != who
             flat, who = flat[differs], who[differs]
         if who.size:
             w = self.shape[1]
-            self.search.set_owner(np.stack([flat % w, flat // w], axis=1), who)
+            self.search.set_owner(np.stack([flat % w, flat // w], axis=1),
+                                  who.astype(np.int32))
 
     def _rip(self, nets: list[int]) -> None:
         """Rip up every net of ``nets`` at once."""
