@@ -114,9 +114,10 @@ class Loop:
         if self.iterations and self._late("negotiation"):
             failed = []     # no more searches: the failed nets stay unrouted
         failed = sorted(failed, key=rank.__getitem__)
-        cut = self._cut_off([i for i in failed if not self._whole(i)])
-        for i in failed:
-            if self._whole(i) or i in cut:
+        whole = [self._whole(i) for i in failed]
+        cut = self._cut_off([i for i, grid in zip(failed, whole) if not grid])
+        for i, grid in zip(failed, whole):
+            if grid or i in cut:
                 self.enclosed.add(i)
             else:
                 self._grow(i)
