@@ -1,7 +1,19 @@
-"""Root pytest configuration: skip importing GPU host modules where CuPy is missing."""
+"""Root pytest configuration: a Numba cache a test worker, and GPU host modules not
+imported where CuPy is missing."""
 
 import fnmatch
 import importlib.util
+import os
+from pathlib import Path
+
+# Numba's cache is not safe for processes that compile one function at once: two of them
+# can give different signatures the same cache file, and a process that loads it later
+# runs the wrong machine code. So each pytest-xdist worker keeps a cache of its own, in
+# the checkout's build folder (set before any test imports Numba).
+_WORKER = os.environ.get("PYTEST_XDIST_WORKER")
+if _WORKER and not os.environ.get("NUMBA_CACHE_DIR"):
+    os.environ["NUMBA_CACHE_DIR"] = str(Path(__file__).resolve().parent / "build"
+                                        / "numba-cache" / _WORKER)
 
 GPU_MODULES = ["mazeroute/engines/gpu*.py", "mazeroute/engines/cuda*.py"]
 collect_ignore_glob = []
