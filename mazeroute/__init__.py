@@ -25,9 +25,11 @@ Examples
 import importlib
 
 from .compiled import ensure_cache_dir as _ensure_cache_dir
+from .compiled import lock_numba_cache as _lock_numba_cache
 
 __version__ = "0.1.0"
 _ensure_cache_dir()     # before any compiled function is defined
+_lock_numba_cache()     # before any is saved or loaded
 
 #: Where each name of the public API lives. They load when first used, so that the
 #: command line (``python -m mazeroute``) starts its signal handling before the heavy

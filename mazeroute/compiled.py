@@ -9,6 +9,12 @@ read-only, in the user's cache folder (``~/.cache/numba``). Where none of these 
 written Numba refuses to define the functions at all, so :func:`ensure_cache_dir` points
 it at a private folder of the temporary directory first.
 
+Numba reads, changes and writes a function's cache index without a lock, so two
+processes that compile one function at once (a batch's workers on a fresh install) can
+give two signatures one data file, and a process that loads it later runs the wrong
+machine code. :func:`lock_numba_cache` makes each save of the cache hold an exclusive
+lock on a file beside the index, and each load a shared one.
+
 A compile happens only on a cache miss, and Numba announces each one by its
 ``numba:compile`` event (a load from the cache raises none), so the notice of
 :func:`notice_first_compile` is printed exactly when a command is about to compile, and
@@ -27,11 +33,14 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib.abc
+import importlib.machinery
 import os
 import sys
 import tempfile
 import threading
-from collections.abc import Iterator, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 #: The line printed on stderr before a command's first compile.
@@ -104,6 +113,172 @@ def ensure_cache_dir(source_dirs: Sequence[Path] | None = None,
     if config is not None:          # already imported: it read the environment before
         config.CACHE_DIR = str(fallback)
     return fallback
+
+
+@contextlib.contextmanager
+def _locked(index_path: str, exclusive: bool) -> Iterator[None]:
+    """A lock on the file beside a cache index ``index_path`` for the block (none where
+    the file cannot be opened, as in a read-only cache, which no process writes)."""
+    import fcntl
+
+    try:
+        fd = os.open(index_path + ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError:
+        yield
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+        yield
+    finally:
+        os.close(fd)            # closing lets the lock go
+
+
+def _lock_cache_files(caching) -> bool:
+    """Wrap the save and load of Numba's cache files (``numba.core.caching``) in
+    :func:`_locked`; False where this Numba keeps them otherwise."""
+    files = getattr(caching, "IndexDataCacheFile", None)
+    if files is None or not all(hasattr(files, n) for n in ("save", "load")):
+        return False
+    if getattr(files, "_mazeroute_locked", False):
+        return True
+    save, load = files.save, files.load
+
+    def locked_save(self, key, data):
+        with _locked(self._index_path, exclusive=True):
+            return save(self, key, data)
+
+    def locked_load(self, key):
+        with _locked(self._index_path, exclusive=False):
+            return load(self, key)
+
+    files.save, files.load = locked_save, locked_load
+    files._mazeroute_locked = True
+    return True
+
+
+class _LockOnImport(importlib.abc.MetaPathFinder):
+    """Finds ``numba.core.caching`` once, as the path finder would, and locks its cache
+    files as soon as the module has run: ``import mazeroute`` does not import Numba."""
+
+    NAME = "numba.core.caching"
+
+    def find_spec(self, name, path, target=None):
+        if name != self.NAME:
+            return None
+        with contextlib.suppress(ValueError):
+            sys.meta_path.remove(self)
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        loader = getattr(spec, "loader", None)
+        if loader is None or not hasattr(loader, "exec_module"):
+            return spec
+        run = loader.exec_module
+
+        def exec_module(module) -> None:
+            run(module)
+            _lock_cache_files(module)
+
+        loader.exec_module = exec_module
+        return spec
+
+
+def lock_numba_cache() -> bool:
+    """Make Numba's cache safe for processes that compile at once (module notes): now
+    where Numba is loaded, else as soon as it is.
+
+    Returns
+    -------
+    Whether the cache's files are (or will be) locked: False where locks are not to be
+    had (no ``fcntl``) or this Numba keeps its cache otherwise.
+
+    Examples
+    --------
+    >>> lock_numba_cache()
+    True
+    """
+    try:
+        import fcntl  # noqa: F401
+    except ImportError:
+        return False
+    caching = sys.modules.get(_LockOnImport.NAME)
+    if caching is not None:
+        return _lock_cache_files(caching)
+    if not any(isinstance(f, _LockOnImport) for f in sys.meta_path):
+        sys.meta_path.insert(0, _LockOnImport())
+    return True
+
+
+#: Seconds of wall time during which some thread of this process compiled: the total of
+#: the spans ended, how many compiles run now, and when the current span began.
+_COMPILING = {"listening": False, "seconds": 0.0, "active": 0, "since": 0.0}
+_COMPILING_LOCK = threading.Lock()
+
+
+def _compile_started(event) -> None:
+    with _COMPILING_LOCK:
+        if _COMPILING["active"] == 0:
+            _COMPILING["since"] = time.perf_counter()
+        _COMPILING["active"] += 1
+
+
+def _compile_ended(event) -> None:
+    with _COMPILING_LOCK:
+        _COMPILING["active"] = max(0, _COMPILING["active"] - 1)
+        if _COMPILING["active"] == 0:
+            _COMPILING["seconds"] += time.perf_counter() - _COMPILING["since"]
+
+
+def compile_seconds() -> float:
+    """Wall seconds during which this process compiled with Numba, since the first call
+    (compiles in several threads at once, or one inside another, count once): what a
+    first run on a fresh install spends before its engines run.
+
+    Returns
+    -------
+    The seconds, never falling.
+
+    Examples
+    --------
+    >>> a = compile_seconds(); compile_seconds() >= a
+    True
+    """
+    with _COMPILING_LOCK:
+        if not _COMPILING["listening"]:
+            from numba.core import event
+
+            class Span(event.Listener):
+                def on_start(self, ev):
+                    _compile_started(ev)
+
+                def on_end(self, ev):
+                    _compile_ended(ev)
+
+            event.register("numba:compile", Span())
+            _COMPILING["listening"] = True
+        running = time.perf_counter() - _COMPILING["since"] if _COMPILING["active"] else 0.0
+        return _COMPILING["seconds"] + running
+
+
+def compile_excluded(clock: Callable[[], float]) -> Callable[[], float]:
+    """``clock`` less the seconds compiled from now on (:func:`compile_seconds`): a
+    clock that stands still while the process compiles.
+
+    Parameters
+    ----------
+    clock : seconds, such as :func:`time.perf_counter`
+
+    Returns
+    -------
+    The clock that excludes compiles.
+
+    Examples
+    --------
+    >>> import time
+    >>> now = compile_excluded(time.perf_counter)
+    >>> a = now(); now() >= a
+    True
+    """
+    start = compile_seconds()
+    return lambda: clock() - (compile_seconds() - start)
 
 
 #: Whether the notice is wanted, and whether it was printed (once a process).
@@ -287,5 +462,6 @@ def add_parser(sub) -> None:
     w.set_defaults(func=cmd_warmup)
 
 
-__all__ = ["NOTICE", "add_parser", "cmd_warmup", "compiled_functions", "ensure_cache_dir",
-           "notice_first_compile"]
+__all__ = ["NOTICE", "add_parser", "cmd_warmup", "compile_excluded", "compile_seconds",
+           "compiled_functions", "ensure_cache_dir",
+           "lock_numba_cache", "notice_first_compile"]

@@ -440,3 +440,18 @@ def chain_layouts() -> list:
     from mazeroute.generate import random_layout
     return [random_layout(40, 32, density=0.2, nets=36, seed=s, span=14, pins=1 + (s % 2 + 1),
                           name=f"chain-{s}") for s in range(4)]
+
+
+def fresh_compile() -> None:
+    """Compile a new function with Numba now (uncached: a new function object compiles
+    anew), as a first run on a fresh install does inside its work."""
+    import numba
+
+    @numba.njit(cache=False)
+    def total(a):
+        s = 0.0
+        for v in a:
+            s += v * v
+        return s
+
+    assert total(np.arange(4.0)) == 14.0

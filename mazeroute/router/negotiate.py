@@ -92,6 +92,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from ..compiled import compile_excluded
 from ..engines.weighted import PinTable
 from ..errors import EngineUnavailable
 from ..layout import Layout
@@ -239,13 +240,18 @@ class Negotiator(RouteBook, Conflicts, Loop, DeviceLoop, Legalise, Fillers, Expl
         (:meth:`~.negotiation.options.PathFinderOptions.bound`). The bound is never less
         than ``min_wait``, so sequential routing, which it is timed on, is routed only
         once the run outlasts that (:meth:`_time_floor`); a run that ends sooner never
-        needed its time, and the floor phase routes the floor then."""
+        needed its time, and the floor phase routes the floor then. The bound's clock
+        stands still while the process compiles
+        (:func:`~mazeroute.compiled.compile_excluded`)."""
         opt = self.options
         if opt.time_limit is not None:
             self.deadline = self.now() + opt.time_limit
             return
         if opt.wait_factor == 0 or not self.layout.nets:
             return
+        # a first compile (a fresh install's) is no part of the wait: on the bound's
+        # clock it takes no time, so a first run stops where later runs stop
+        self.now = compile_excluded(self.now)
         self.bound_start = self.now()
         self.bound_pending = True
         self.deadline = self.bound_start + opt.min_wait

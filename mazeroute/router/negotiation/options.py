@@ -53,7 +53,9 @@ class PathFinderOptions(StopRules):
         whichever is longer; the bound then acts as a ``time_limit`` does (0: no
         bound). A user waits for negotiation where sequential routing would have
         answered at once, so the wait is measured against it; where the bound cuts
-        negotiation short, the floor's routes are kept if they connect more nets
+        negotiation short, the floor's routes are kept if they connect more nets.
+        Time spent compiling the engines (a first run on a fresh install) does not
+        count against the bound
     min_wait : seconds ``wait_factor`` always allows (small layouts route sequentially
         in milliseconds, which would leave negotiation no time at all)
     crowd_iterations : stop negotiating after ``crowd_iterations`` iterations or more when
