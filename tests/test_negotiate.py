@@ -76,6 +76,21 @@ def test_walled_off_reason_names_the_wires():
     assert seq.nets[1].reason == "walled off by the wires of nets a"
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_reasons_grid_of_wires_from_the_book_is_the_results(seed):
+    """The reasons' grid of wires made from the book's flat cells (negotiation's own
+    routes) is the one made net by net from the result."""
+    lay = random_layout(28, 28, density=0.3, nets=40, pins=2, seed=seed, span=12)
+    ng = Negotiator(lay, "cpu", PathFinderOptions(max_iterations=4))
+    ng.run()
+    now = ng._result()
+    wires, cost = ng._wires_grid(now, negotiated=True)
+    assert (wires >= 0).sum() == sum(len(n.cells) for n in now.nets if n.routed) > 0
+    for a, b in zip((wires, cost), ng._wires_grid(now, negotiated=False)):
+        assert a.shape == b.shape == (lay.height, lay.width) and a.dtype == b.dtype
+        np.testing.assert_array_equal(a, b)
+
+
 def test_iterations_are_reported_and_limits_hold():
     lay = unroutable_layout()
     seen = []

@@ -118,6 +118,8 @@ class NetSearch(ABC):
     free : (H, W) or (layers, H, W) bool, True where a wire may pass
     owner : same shape, int32: the net whose pin a cell is, or -1
     via_cost : cost of a layer change (unused while ``layers == 1``)
+    share_owner : keep ``owner`` itself (an int32 ``(layers, H, W)`` array), not a copy,
+        so that :meth:`set_owner` on another engine holding it is seen here too
 
     Every request of one :meth:`route` call is searched on the same costs and owners, as
     if it were alone; their boxes may overlap. A router that needs the routes of
@@ -128,9 +130,12 @@ class NetSearch(ABC):
     (:mod:`mazeroute.router.dispatch`).
     """
 
-    def __init__(self, free: np.ndarray, owner: np.ndarray, via_cost: int = 0):
+    def __init__(self, free: np.ndarray, owner: np.ndarray, via_cost: int = 0,
+                 share_owner: bool = False):
         self.free = np.ascontiguousarray(as_layers(free, "free"), dtype=np.bool_)
-        self.owner = np.array(as_layers(owner, "owner"), dtype=np.int32)
+        owner = as_layers(owner, "owner")
+        self.owner = (np.asarray(owner, np.int32) if share_owner
+                      else np.array(owner, dtype=np.int32))
         if self.owner.shape != self.free.shape:
             raise ValueError(f"owner has shape {self.owner.shape}, free {self.free.shape}")
         self.shape = self.free.shape
@@ -197,8 +202,9 @@ class CPUNetSearch(NetSearch):
     still tie the best target, so every distance the backtrace reads is exact.
     """
 
-    def __init__(self, free: np.ndarray, owner: np.ndarray, via_cost: int = 0):
-        super().__init__(free, owner, via_cost)
+    def __init__(self, free: np.ndarray, owner: np.ndarray, via_cost: int = 0,
+                 share_owner: bool = False):
+        super().__init__(free, owner, via_cost, share_owner)
         #: Run the requests of a call in parallel (when there are enough of them and their
         #: boxes are disjoint); by default on many cores (:func:`mazeroute.limits.many_cores`).
         self.parallel = many_cores()

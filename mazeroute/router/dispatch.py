@@ -46,8 +46,8 @@ from ..engines.weighted import (
     request_boxes,
 )
 
-__all__ = ["SearchDispatch", "net_search", "size_class", "CPU_BOX_CELLS", "PROBE_NETS",
-           "REFRESH_CALLS", "TIME_WEIGHT"]
+__all__ = ["SearchDispatch", "net_search", "whole_grid_search", "size_class", "CPU_BOX_CELLS",
+           "PROBE_NETS", "REFRESH_CALLS", "TIME_WEIGHT"]
 
 #: Boxes of more cells than this go to the CPU engine (module notes).
 CPU_BOX_CELLS = 1 << 20
@@ -99,6 +99,23 @@ def net_search(backend: str, free: np.ndarray, owner: np.ndarray, adaptive: bool
     if isinstance(search, CPUNetSearch):
         return search
     return SearchDispatch(search, adaptive=adaptive, cpu_box_cells=cpu_box_cells)
+
+
+def whole_grid_search(backend: str, free: np.ndarray, owner: np.ndarray) -> NetSearch:
+    """:func:`net_search` for a caller whose every box is the whole grid: the CPU engine
+    alone where :class:`SearchDispatch` would send such a box there anyway (a grid of
+    more than :data:`CPU_BOX_CELLS` cells), so that no device engine is made, nor kept
+    current, for searches it never takes.
+
+    Examples
+    --------
+    >>> type(whole_grid_search("gpu", np.ones((1025, 1024), bool),
+    ...                        np.full((1025, 1024), -1, np.int32))).__name__
+    'CPUNetSearch'
+    """
+    if free.size > CPU_BOX_CELLS:
+        return make_net_search("cpu", free, owner)
+    return net_search(backend, free, owner)
 
 
 class SearchDispatch:
@@ -158,10 +175,9 @@ class SearchDispatch:
         return {**getattr(self.device, "spent", {}), "cpu calls": self.cpu_spent}
 
     def set_owner(self, cells: np.ndarray, owner: int | np.ndarray) -> None:
-        """As :meth:`~mazeroute.engines.weighted.NetSearch.set_owner`, on both searches."""
+        """As :meth:`~mazeroute.engines.weighted.NetSearch.set_owner`, on both searches
+        (the CPU engine reads the device's owners on the host)."""
         self.device.set_owner(cells, owner)
-        if self._cpu is not None:
-            self._cpu.set_owner(cells, owner)
 
     def _cpu_sooner(self, nets: int) -> bool:
         """Whether a call of ``nets`` small-box nets should go to the CPU engine."""
@@ -206,8 +222,9 @@ class SearchDispatch:
                                                    changed)):
             out[k] = xy
         if self._cpu is None:
+            # the device's owners on the host are the CPU engine's: one write a change
             self._cpu = CPUNetSearch(self.device.free, self.device.owner,
-                                     self.device.via_cost)
+                                     self.device.via_cost, share_owner=True)
         start = time.perf_counter()
         since = None if self._cpu_changed is None else (
             np.concatenate(self._cpu_changed) if self._cpu_changed else _NO_CELLS)

@@ -59,7 +59,7 @@ class Explain:
                 result.nets[i].reason = f"unrouted when the {self.limit_words} ran out"
                 continue
             if wires is None:
-                wires, wire_cost = self._wires_grid(result)
+                wires, wire_cost = self._wires_grid(result, negotiated)
                 wire_search = self._pin_search()
             xy = wire_search.route(wire_cost, [NetRequest(i, self.pins[i], whole)],
                                    changed)[0]
@@ -71,19 +71,27 @@ class Explain:
                 continue
             result.nets[i].reason = self._enclosure(i)
 
-    def _wires_grid(self, result: RouteResult) -> tuple[np.ndarray, np.ndarray]:
+    def _wires_grid(self, result: RouteResult, negotiated: bool = False
+                    ) -> tuple[np.ndarray, np.ndarray]:
         """Each cell's wire in ``result`` (-1: none), and costs across them: wires
-        passable but dear, pins as always, to find which wires wall a net off."""
-        wires = np.full(self.shape, -1, np.int32)
-        routed = [i for i, r in enumerate(result.nets) if r.routed]
-        if routed:
+        passable but dear, pins as always, to find which wires wall a net off.
+        ``negotiated``: ``result`` holds this negotiation's routes as they are now, whose
+        flat cells the book has (a net at a time from ``result`` is a share of the
+        reasons' time on the largest layouts)."""
+        h, w = self.shape
+        if negotiated:
+            flat, who = self._wired()
+        else:
+            routed = [i for i, r in enumerate(result.nets) if r.routed]
             cells = [result.nets[i].cell_array() for i in routed]
-            xy = np.concatenate(cells)
-            wires[xy[:, 1], xy[:, 0]] = np.repeat(np.asarray(routed, np.int32),
-                                                   [len(c) for c in cells])
-        wire_cost = np.ones(self.shape, COST_DTYPE)
-        wire_cost[wires >= 0] = COST_MAX
-        return wires, wire_cost
+            xy = np.concatenate(cells) if cells else np.zeros((0, 2), np.int64)
+            flat = xy[:, 1] * w + xy[:, 0]
+            who = np.repeat(np.asarray(routed, np.int64), [len(c) for c in cells])
+        wires = np.full(h * w, -1, np.int32)
+        wires[flat] = who
+        wire_cost = np.ones(h * w, COST_DTYPE)
+        wire_cost[flat] = COST_MAX
+        return wires.reshape(h, w), wire_cost.reshape(h, w)
 
     def _enclosure(self, i: int) -> str:
         """Why net ``i`` has no route even through other nets' wires: the pins of other

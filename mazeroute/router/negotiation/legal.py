@@ -11,7 +11,7 @@ import numpy as np
 
 from ...engines.costs import COST_DTYPE, COST_SCALE
 from ...engines.weighted import NetRequest
-from ..dispatch import net_search
+from ..dispatch import whole_grid_search
 from . import schedule
 
 __all__ = ["Legalise", "WIRE_COST", "cover"]
@@ -111,9 +111,10 @@ class Legalise:
     def _pin_search(self):
         """A second search engine whose cells belong only to the nets' pins (wires pass,
         at whatever cost the caller gives them), made once: repair and the reasons of
-        unrouted nets use it, and a grid-sized engine costs a pass over the grid."""
+        unrouted nets use it, on the whole grid alone, and a grid-sized engine costs a
+        pass over the grid."""
         if self.pinned is None:
-            self.pinned = net_search(self.backend, self.free, self.owner)
+            self.pinned = whole_grid_search(self.backend, self.free, self.owner)
         return self.pinned
 
     def _unit_costs(self) -> np.ndarray:
