@@ -118,7 +118,8 @@ def ensure_cache_dir(source_dirs: Sequence[Path] | None = None,
 @contextlib.contextmanager
 def _locked(index_path: str, exclusive: bool) -> Iterator[None]:
     """A lock on the file beside a cache index ``index_path`` for the block (none where
-    the file cannot be opened, as in a read-only cache, which no process writes)."""
+    the file cannot be opened, as in a read-only cache, which no process writes, or
+    where its file system has no locks)."""
     import fcntl
 
     try:
@@ -127,7 +128,9 @@ def _locked(index_path: str, exclusive: bool) -> Iterator[None]:
         yield
         return
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+        # a file system without locks (some network mounts) refuses: then as Numba alone
+        with contextlib.suppress(OSError):
+            fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
         yield
     finally:
         os.close(fd)            # closing lets the lock go

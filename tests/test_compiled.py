@@ -248,3 +248,36 @@ def test_compile_seconds_count_a_compile_and_the_excluding_clock_stands_still():
     s2, c2 = compile_seconds(), clock()
     time.sleep(0.05)                            # no compile: both clocks run alike
     assert compile_seconds() == s2 and clock() - c2 >= 0.05
+
+
+def test_a_cache_on_a_file_system_without_locks_is_used_as_numba_alone_would(
+        tmp_path, monkeypatch):
+    """Where ``flock`` is refused (some network mounts) or the lock file cannot be made
+    (a read-only cache), saves and loads go on unlocked instead of failing a compile."""
+    fcntl = pytest.importorskip("fcntl")
+    import types
+
+    from mazeroute.compiled import _lock_cache_files
+
+    calls = []
+
+    class Files:
+        _index_path = str(tmp_path / "f.nbi")
+
+        def save(self, key, data):
+            calls.append("save")
+
+        def load(self, key):
+            calls.append("load")
+            return key
+
+    def refuse(fd, how):
+        raise OSError(37, "No locks available")
+
+    assert _lock_cache_files(types.SimpleNamespace(IndexDataCacheFile=Files))
+    monkeypatch.setattr(fcntl, "flock", refuse)
+    Files().save("k", "d")
+    assert Files().load("k") == "k"
+    Files._index_path = str(tmp_path / "missing" / "f.nbi")     # no folder to lock in
+    Files().save("k", "d")
+    assert calls == ["save", "load", "save"]
