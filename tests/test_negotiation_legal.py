@@ -65,6 +65,99 @@ def test_repair_puts_everything_back_when_a_victim_finds_no_way():
     assert [None if c is None else c.tolist() for c in ng.cells] == before
 
 
+def _attempt_in_full(ng, u, board, push, max_victims, xy):
+    """The oracle of a repair attempt: every step made on the routes, the congestion
+    state, the board and the owners (the victims lifted, ``u`` committed, each victim
+    searched and committed in turn), and everything put back when one finds no way."""
+    w = ng.shape[1]
+    if xy is None:
+        return 0
+    request = legal.NetRequest(u, ng.pins[u], board.whole)
+    if board.laid[xy[:, 1] * w + xy[:, 0]].any():
+        xy = push.route(board.dear.reshape(ng.shape), [request], board.changes())[0]
+    if xy is None:
+        return 0
+    victims = sorted(set(board.own[xy[:, 1] * w + xy[:, 0]].tolist()) - {-1, u})
+    if len(victims) > max_victims:
+        return 0
+    old = {v: ng.cells[v] for v in victims}
+    board.fresh = []
+    for v in victims:
+        board.lift(v)
+    board.commit(u, xy)
+    redone = {}
+    for v in victims:
+        got = board.legal(v)
+        if got is None:
+            break
+        board.commit(v, got)
+        redone[v] = got
+    if len(redone) == len(victims):
+        ng.conflicts.pop(u, None)
+        return 1
+    for v in redone:
+        board.lift(v)
+    board.lift(u)
+    for v in victims:
+        board.commit(v, old[v])
+    for cells in board.fresh:
+        board.laid[cells] = False
+    return 0
+
+
+def _repair_both(seed: int, monkeypatch) -> list[tuple[int, int]]:
+    """Repair after legalise on one layout, by its attempts and by the oracle's
+    (:func:`_attempt_in_full`), the end states compared; the trials' (routes found,
+    victims) pairs."""
+    lay = random_layout(56, 56, density=0.3, nets=150, pins=2 + seed % 2, seed=seed,
+                        span=18)
+    trials = []
+    plain = legal._Board.trial
+
+    def trial(board, u, xy, victims):
+        found = plain(board, u, xy, victims)
+        trials.append((len(found), len(victims)))
+        return found
+
+    made = []
+    for full in (False, True):
+        ng = Negotiator(lay, "cpu", PathFinderOptions(max_iterations=4, wait_factor=0))
+        ng.negotiate()
+        ng.legalise()
+        if full:
+            ng._repair_net = lambda u, board, push, mv, xy, ng=ng: _attempt_in_full(
+                ng, u, board, push, mv, xy)
+        with monkeypatch.context() as m:
+            m.setattr(legal._Board, "trial", trial)
+            ng.repair()
+        made.append(ng)
+    fast, full = made
+    assert [None if c is None else c.tolist() for c in fast.cells] == \
+        [None if c is None else c.tolist() for c in full.cells]
+    routed = [i for i, c in enumerate(fast.cells) if c is not None]
+    assert fast.stamp[routed].tolist() == full.stamp[routed].tolist()
+    assert fast.clock == full.clock
+    assert (fast.rlo[routed] == full.rlo[routed]).all()
+    np.testing.assert_array_equal(fast.search.owner, full.search.owner)
+    for name in ("occupancy", "load", "id_sum"):
+        np.testing.assert_array_equal(getattr(fast.state, name), getattr(full.state, name))
+    assert check_routes(lay, fast._result().to_json()) == []
+    return trials
+
+
+def test_repair_tries_on_the_owners_alone_and_ends_as_every_step_in_full(monkeypatch):
+    """Repair's attempts search the victims on the search's owners alone and commit
+    only what succeeds; the routes, their order (stamps), boxes, the clock, the
+    owners and the congestion state end as the oracle's, which makes every step on
+    all of them and puts everything back after a failed attempt. The layouts hold
+    trials that fail and trials that succeed."""
+    trials = []
+    for seed in range(6):
+        trials += _repair_both(seed, monkeypatch)
+    assert any(found < victims for found, victims in trials)
+    assert any(found == victims > 0 for found, victims in trials)
+
+
 @pytest.mark.parametrize("seed", range(12))
 def test_tidy_in_batches_equals_one_net_at_a_time(monkeypatch, seed):
     """Tidying in batches gives the wires of one net a call, and legal ones, even where

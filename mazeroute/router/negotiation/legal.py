@@ -192,31 +192,29 @@ class Legalise:
         victims = sorted(set(board.own[xy[:, 1] * w + xy[:, 0]].tolist()) - {-1, u})
         if len(victims) > max_victims:
             return 0
-        old = {v: self.cells[v] for v in victims}
-        board.fresh = []
-        for v in victims:
-            board.lift(v)
-        board.commit(u, xy)
-        redone = {}
-        for v in victims:
-            got = board.legal(v)
-            if got is None:
-                break
-            board.commit(v, got)
-            redone[v] = got
+        # the victims are searched on the search's owners alone (most attempts fail,
+        # and a failed one leaves every route as it was); the routes, the congestion
+        # state and the board follow only when every victim found a way
+        redone = board.trial(u, xy, victims)
         gained = 0
         if len(redone) == len(victims):
             gained = 1
+            board.fresh = []
+            for v in victims:
+                board.lift(v)
+            board.commit(u, xy)
+            for v in victims:
+                board.commit(v, redone[v])
             self.conflicts.pop(u, None)
             self._took_in_repair(u, looked, redone)
-        else:                                   # put everything back
-            for v in redone:
-                board.lift(v)
-            board.lift(u)
-            for v in victims:
-                board.commit(v, old[v])
-            for cells in board.fresh:           # no wire is new where all is as it was
-                board.laid[cells] = False
+        else:
+            # the stamps as committing and putting back would leave them: the routing
+            # order of the result
+            c = self.clock
+            self.stamp[u] = c
+            self.rlo[u], self.rhi[u] = xy.min(axis=0), xy.max(axis=0)
+            self.stamp[victims] = c + 1 + len(redone) + np.arange(len(victims))
+            self.clock = c + 1 + len(redone) + len(victims)
         self.seconds[u] += time.perf_counter() - start
         return gained
 
@@ -329,6 +327,35 @@ class _Board:
         if self.dirty is not None:
             self.dirty.append(ng.routes[i])
         ng._set_route(i, None)
+
+    def trial(self, u: int, xy: np.ndarray, victims: list[int]) -> dict:
+        """Net ``u`` given the way ``xy`` and each of ``victims`` (whose wires it
+        crosses) routed again by :meth:`legal`, in turn, on the search's owners alone:
+        the routes found, up to the first victim that found none; the owners are then
+        as they were (each change put back in the reverse of the order
+        :meth:`commit` and :meth:`lift` would make them)."""
+        ng = self.ng
+        search = ng.search
+        for v in victims:
+            search.set_owner(ng.cells[v], -1)
+            search.set_owner(ng.pins[v], v)
+        search.set_owner(xy, u)
+        found = {}
+        for v in victims:
+            got = self.legal(v)
+            if got is None:
+                break
+            search.set_owner(got, v)
+            found[v] = got
+        if len(found) < len(victims):
+            for v, got in found.items():
+                search.set_owner(got, -1)
+                search.set_owner(ng.pins[v], v)
+            search.set_owner(xy, -1)
+            search.set_owner(ng.pins[u], u)
+            for v in victims:
+                search.set_owner(ng.cells[v], v)
+        return found
 
     def legal(self, i: int) -> np.ndarray | None:
         """Net ``i`` routed on the free cells, in its box, else the whole grid."""
