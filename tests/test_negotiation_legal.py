@@ -66,20 +66,14 @@ def test_repair_puts_everything_back_when_a_victim_finds_no_way():
 
 
 def _attempt_in_full(ng, u, board, push, max_victims, xy):
-    """The oracle of a repair attempt: every step made on the routes, the congestion
-    state, the board and the owners (the victims lifted, ``u`` committed, each victim
-    searched and committed in turn), and everything put back when one finds no way."""
-    w = ng.shape[1]
-    if xy is None:
+    """The oracle of a repair attempt on the way and victims repair takes
+    (``_way``): every step made on the routes, the congestion state, the board and the
+    owners (the victims lifted, ``u`` committed, each victim searched and committed in
+    turn), and everything put back when one finds no way."""
+    way = ng._way(u, board, push, max_victims, xy)
+    if way is None:
         return 0
-    request = legal.NetRequest(u, ng.pins[u], board.whole)
-    if board.laid[xy[:, 1] * w + xy[:, 0]].any():
-        xy = push.route(board.dear.reshape(ng.shape), [request], board.changes())[0]
-    if xy is None:
-        return 0
-    victims = sorted(set(board.own[xy[:, 1] * w + xy[:, 0]].tolist()) - {-1, u})
-    if len(victims) > max_victims:
-        return 0
+    xy, victims, _ = way
     old = {v: ng.cells[v] for v in victims}
     board.fresh = []
     for v in victims:

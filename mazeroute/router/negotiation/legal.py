@@ -176,22 +176,11 @@ class Legalise:
         """:meth:`repair`'s attempt at net ``u`` (``push``: the search across wires;
         ``xy``: its way found at the pass's start, searched again if a wire was laid
         on it since): 1 when it gained the net, else 0 (everything as it was)."""
-        w = self.shape[1]
         start = time.perf_counter()
-        # pins are all that block a way across wires, and they never move: a net
-        # with no way at the pass's start has none now
-        if xy is None:
+        way = self._way(u, board, push, max_victims, xy)
+        if way is None:
             return 0
-        request = NetRequest(u, self.pins[u], board.whole)
-        self.watch.look(push, board.dear.reshape(self.shape), [request], "repair")
-        looked = self.watch.last
-        if board.laid[xy[:, 1] * w + xy[:, 0]].any():
-            xy = push.route(board.dear.reshape(self.shape), [request], board.changes())[0]
-        if xy is None:
-            return 0
-        victims = sorted(set(board.own[xy[:, 1] * w + xy[:, 0]].tolist()) - {-1, u})
-        if len(victims) > max_victims:
-            return 0
+        xy, victims, looked = way
         # the victims are searched on the search's owners alone (most attempts fail,
         # and a failed one leaves every route as it was); the routes, the congestion
         # state and the board follow only when every victim found a way
@@ -217,6 +206,29 @@ class Legalise:
             self.clock = c + 1 + len(redone) + len(victims)
         self.seconds[u] += time.perf_counter() - start
         return gained
+
+    def _way(self, u: int, board: _Board, push, max_victims: int, xy: np.ndarray | None
+             ) -> tuple[np.ndarray, list[int], object] | None:
+        """Net ``u``'s way across the wires for :meth:`_repair_net` (``xy`` found at the
+        pass's start, searched again if a wire was laid on it since), the nets whose
+        wires it crosses, and what the watched net's search saw; None when it has no
+        way or crosses more than ``max_victims`` nets."""
+        # pins are all that block a way across wires, and they never move: a net
+        # with no way at the pass's start has none now
+        if xy is None:
+            return None
+        w = self.shape[1]
+        request = NetRequest(u, self.pins[u], board.whole)
+        self.watch.look(push, board.dear.reshape(self.shape), [request], "repair")
+        looked = self.watch.last
+        if board.laid[xy[:, 1] * w + xy[:, 0]].any():
+            xy = push.route(board.dear.reshape(self.shape), [request], board.changes())[0]
+        if xy is None:
+            return None
+        victims = sorted(set(board.own[xy[:, 1] * w + xy[:, 0]].tolist()) - {-1, u})
+        if len(victims) > max_victims:
+            return None
+        return xy, victims, looked
 
     def _took_in_repair(self, u: int, looked, redone: dict) -> None:
         """Repair committed net ``u`` (searched as ``looked`` saw it) and the victims
