@@ -113,9 +113,7 @@ def whole_grid_search(backend: str, free: np.ndarray, owner: np.ndarray) -> NetS
     ...                        np.full((1025, 1024), -1, np.int32))).__name__
     'CPUNetSearch'
     """
-    if free.size > CPU_BOX_CELLS:
-        return make_net_search("cpu", free, owner)
-    return net_search(backend, free, owner)
+    return net_search("cpu" if free.size > CPU_BOX_CELLS else backend, free, owner)
 
 
 class SearchDispatch:

@@ -197,13 +197,12 @@ class Legalise:
             self.conflicts.pop(u, None)
             self._took_in_repair(u, looked, redone)
         else:
-            # the stamps as committing and putting back would leave them: the routing
-            # order of the result
-            c = self.clock
-            self.stamp[u] = c
-            self.rlo[u], self.rhi[u] = xy.min(axis=0), xy.max(axis=0)
-            self.stamp[victims] = c + 1 + len(redone) + np.arange(len(victims))
-            self.clock = c + 1 + len(redone) + len(victims)
+            # the victims' stamps (the result's routing order) and the clock as
+            # committing u and the victims redone, then putting the victims back, would
+            # leave them (u's own are read only once it is routed, and set then)
+            c = self.clock + 1 + len(redone)
+            self.stamp[victims] = c + np.arange(len(victims))
+            self.clock = c + len(victims)
         self.seconds[u] += time.perf_counter() - start
         return gained
 
@@ -332,13 +331,18 @@ class _Board:
 
     def lift(self, i: int) -> None:
         ng = self.ng
-        ng.search.set_owner(ng.cells[i], -1)
-        ng.search.set_owner(ng.pins[i], i)
+        self._release(i, ng.cells[i])
         self.own[ng.routes[i]] = -1
         self.dear[ng.routes[i]] = COST_SCALE
         if self.dirty is not None:
             self.dirty.append(ng.routes[i])
         ng._set_route(i, None)
+
+    def _release(self, i: int, cells: np.ndarray) -> None:
+        """Net ``i``'s wire ``cells`` given back in the search's owners, its pins kept."""
+        search = self.ng.search
+        search.set_owner(cells, -1)
+        search.set_owner(self.ng.pins[i], i)
 
     def trial(self, u: int, xy: np.ndarray, victims: list[int]) -> dict:
         """Net ``u`` given the way ``xy`` and each of ``victims`` (whose wires it
@@ -349,8 +353,7 @@ class _Board:
         ng = self.ng
         search = ng.search
         for v in victims:
-            search.set_owner(ng.cells[v], -1)
-            search.set_owner(ng.pins[v], v)
+            self._release(v, ng.cells[v])
         search.set_owner(xy, u)
         found = {}
         for v in victims:
@@ -361,10 +364,8 @@ class _Board:
             found[v] = got
         if len(found) < len(victims):
             for v, got in found.items():
-                search.set_owner(got, -1)
-                search.set_owner(ng.pins[v], v)
-            search.set_owner(xy, -1)
-            search.set_owner(ng.pins[u], u)
+                self._release(v, got)
+            self._release(u, xy)
             for v in victims:
                 search.set_owner(ng.cells[v], v)
         return found
