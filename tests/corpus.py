@@ -315,6 +315,25 @@ def grid_of_boxes_case(rng: np.random.Generator, h: int, w: int, bh: int,
     return WeightedCase(f"grid-of-boxes-{w}x{h}", free, owner, cost, tuple(reqs))
 
 
+
+def boxes_of_sizes_case(rng: np.random.Generator, sides: tuple[int, ...]) -> WeightedCase:
+    """Boxes of the given ``sides`` (square, in a row, one cell apart), a net of 2 or 3
+    pins in each, costs 1..8 on 15 % speckle: one call whose boxes fall in several
+    classes of shared memory, and in tiles where a box is larger than a block holds."""
+    h, w = max(sides), sum(sides) + len(sides) - 1
+    free = rng.random((h, w)) >= 0.15
+    cost = rng.integers(1, 9, (h, w)).astype(COST_DTYPE)
+    owner = np.full((h, w), -1, np.int32)
+    reqs, x0 = [], 0
+    for j, side in enumerate(sides):
+        cells = np.argwhere(free[:side, x0:x0 + side])[:, ::-1] + (x0, 0)
+        pins = cells[rng.choice(len(cells), 2 + j % 2, replace=False)]
+        owner[pins[:, 1], pins[:, 0]] = j
+        reqs.append(NetRequest(j, pins, (x0, 0, x0 + side - 1, side - 1)))
+        x0 += side + 1
+    return WeightedCase(f"boxes-of-sizes-{'-'.join(map(str, sides))}", free, owner, cost,
+                        tuple(reqs))
+
 # -- negotiation (router.negotiate) ----------------------------------------------------
 def _layout(width, height, nets, blockages=()):
     from mazeroute.readers import parse_layout

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from functools import partial
 
 import numpy as np
 
@@ -31,7 +32,8 @@ class DeviceChains:
     ``_least_bh``, ``_load``, ``_weight``, ``_pres``, the kernel ``_chain_uses``, and the
     call's steps: ``_check_cost``, ``_pack``, ``_sync_owner``, ``_cost_update``,
     ``_send_update``, ``_upload``, ``_buffer``, ``_event``, ``_spend``, ``_read_back``,
-    ``_shared_launch``, ``_tile_table``, ``_tile_work``, ``_tiled_launch``)."""
+    ``_shared_launch``, ``_tile_table``, ``_tile_work``, ``_tiled_launch``,
+    ``_side_by_side``)."""
 
     def chainable(self, requests: Sequence[NetRequest]) -> bool:
         """Whether :meth:`route_chain` takes ``requests`` as a batch: no tree searched in
@@ -184,14 +186,18 @@ class DeviceChains:
                 continue
             if rip_start[b] > rip_start[a]:
                 self._uses(rip_d, rip_start_d[a:], hdr, 0, 0, k, nets_d[a:], -1)
+            shared, tiles = [], []
             for (start, count, smem, threads), t in zip(launches.tolist(), tiled):
                 r = rec_d[(at + start) * REC:]
                 if t is not None:
                     t_at, ntiles = t
-                    self._tiled_launch(r, count, ntiles, tables_d[t_at:], work, pins, dist,
-                                       scratch, out, hdr, used, False)
+                    tiles.append(partial(self._tiled_launch, r, count, ntiles,
+                                         tables_d[t_at:], work, pins, dist, scratch, out,
+                                         hdr, used, False))
                     continue
-                self._shared_launch(r, count, smem, threads, pins, scratch, out, hdr, used)
+                shared.append(partial(self._shared_launch, r, count, smem, threads, pins,
+                                      scratch, out, hdr, used))
+            self._side_by_side(shared, tiles)
             self._uses(out, rip_start_d, hdr, 1, a, k, nets_d[a:], 1)
             marks.append(self._event())
         found = self._read_back(ws[off[6]:], out, packed.boxes[lo:hi], room)

@@ -18,6 +18,7 @@ host's, so the routes are the host loop's.
 from __future__ import annotations
 
 import time
+from functools import partial
 from typing import NamedTuple
 
 import numpy as np
@@ -138,8 +139,8 @@ class DeviceState(_DeviceIteration):
     """Negotiation's state on the device (module notes); a mixin of the GPU engine,
     which supplies ``_xp``, ``options``, ``free``, ``shape``, ``_cost``, ``_least``,
     ``_loaded``, ``_pack``, ``_sync_owner``, ``_buffer``, ``_upload``, ``_event``, ``_spend``,
-    ``_shared_launch``, ``_tiled_launch``, ``_tile_table``, ``_tile_work`` and
-    ``smem_limit``."""
+    ``_shared_launch``, ``_tiled_launch``, ``_side_by_side``, ``_tile_table``,
+    ``_tile_work`` and ``smem_limit``."""
 
     def _state_kernels(self) -> dict:
         from .cuda import get_kernel
@@ -345,15 +346,18 @@ class DeviceState(_DeviceIteration):
         """One call of a batch: its launches, then its routes kept."""
         lo, hi, at, launches, tiled, p0 = call
         v.used.fill(0)
+        shared, tiles = [], []
         for (start, count, smem, threads), t in zip(launches.tolist(), tiled):
             r = v.rec[(at + start) * REC:]
             if t is None:
-                self._shared_launch(r, count, smem, threads, v.pins[p0:], v.scratch, v.out,
-                                    v.hdr, v.used)
+                shared.append(partial(self._shared_launch, r, count, smem, threads,
+                                      v.pins[p0:], v.scratch, v.out, v.hdr, v.used))
             else:
                 t_at, ntiles, trees = t
-                self._tiled_launch(r, count, ntiles, v.tables[t_at:], v.work, v.pins[p0:],
-                                   v.dist, v.scratch, v.out, v.hdr, v.used, trees)
+                tiles.append(partial(self._tiled_launch, r, count, ntiles, v.tables[t_at:],
+                                     v.work, v.pins[p0:], v.dist, v.scratch, v.out, v.hdr,
+                                     v.used, trees))
+        self._side_by_side(shared, tiles)
         self._sk["route_keep"](self._blocks(hi - lo), (_THREADS,), (
             v.hdr[lo * HDR:], np.int32(hi - lo), v.out, v.nets[lo:], np.int32(self.shape[2]),
             self._st_pool, self._st_count, self._st_start, self._st_len, self._st_box,

@@ -19,6 +19,9 @@ One call
     headers), one launch per group of :func:`plan_launches`, one read back (the headers
     and, unless the trees are unusually long, every cell); requests whose box areas sum
     to more than the grid's cells (only overlapping boxes do) run in several such rounds.
+    A call's launches write apart, so each goes on a stream of its own
+    (:class:`~.gpu_streams.SideStreams`): the call takes about as long as its slowest
+    launch, not the sum of them.
     Boxes too big for a block's shared memory are searched in tiles of :data:`TILE`
     cells a side (:meth:`GPUNetSearch._tiled`): rounds until one changes nothing, in one
     cooperative launch whose blocks stride over every tile of every such box, so a big
@@ -50,6 +53,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from functools import partial
 
 import numpy as np
 
@@ -58,6 +62,7 @@ from .costs import COST_MAX, kernel_defines
 from .gpu_chains import DeviceChains
 from .gpu_own import OwnOverlay
 from .gpu_state import DeviceState
+from .gpu_streams import SideStreams
 from .gpu_tiled import (
     BND,
     COOPERATIVE,
@@ -125,7 +130,7 @@ def cell_codes(free: np.ndarray, owner: np.ndarray) -> np.ndarray:
 
 
 class GPUNetSearch(TiledSearch, DeviceChains, DeviceUploads, OwnOverlay, DeviceState,
-                   NetSearch):
+                   SideStreams, NetSearch):
     """The GPU engine of :class:`~mazeroute.engines.weighted.NetSearch` (see the module
     notes): returns the very wires of :class:`~mazeroute.engines.weighted.CPUNetSearch`.
 
@@ -390,16 +395,18 @@ class GPUNetSearch(TiledSearch, DeviceChains, DeviceUploads, OwnOverlay, DeviceS
         dist = self._buffer("_dist", room, xp.uint32) if (launches[:, 2] == 0).any() \
             else None
         first = self._event()
+        shared, tiles = [], []
         for start, count, smem, threads in launches.tolist():
             if smem == 0:
                 members = order[start:start + count]
                 trees = bool(((packed.pin_ptr[lo + members + 1]
                                - packed.pin_ptr[lo + members]) > 2).any())
-                self._tiled(rec_d[start * REC:], boxes[members], pins, dist, scratch, out,
-                            hdr, used, trees)
+                tiles.append(partial(self._tiled, rec_d[start * REC:], boxes[members], pins,
+                                     dist, scratch, out, hdr, used, trees))
                 continue
-            self._shared_launch(rec_d[start * REC:], count, smem, threads, pins, scratch,
-                                out, hdr, used)
+            shared.append(partial(self._shared_launch, rec_d[start * REC:], count, smem,
+                                  threads, pins, scratch, out, hdr, used))
+        self._side_by_side(shared, tiles)
         last = self._event()
         results[lo:hi] = self._read_back(ws[off[4]:], out, boxes, room)
         if first is not None:
